@@ -1,0 +1,18 @@
+//! The compute core: pure Rust over `ndarray`, with no web-sys and no wgpu.
+//!
+//! Everything a widget shows is computed here (or by a GPU kernel that mirrors an op
+//! here one for one). Shapes use one vocabulary throughout:
+//! `t` tokens (rows), `d` model width, `d_k` query/key width, `h` heads, `d_h = d / h`.
+
+pub mod attention;
+pub mod error;
+pub mod examples;
+pub mod executor;
+pub mod format;
+pub mod matrix;
+pub mod ops;
+pub mod rng;
+
+pub use error::ComputeError;
+pub use executor::{Cpu, Executor};
+pub use matrix::Matrix;

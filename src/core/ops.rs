@@ -1,0 +1,255 @@
+//! The CPU versions of every op: the reference the WGSL kernels are tested against.
+//!
+//! Each function states its contract in one line. Matrix products go through
+//! `ndarray`'s `dot` (the `matrixmultiply` crate's blocked SIMD kernels), never naive loops.
+
+use ndarray::{Array2, Axis};
+
+use super::error::{ComputeError, Result};
+use super::matrix::Matrix;
+
+fn shape_err(op: &'static str, a: &Matrix, b: &Matrix) -> ComputeError {
+    ComputeError::Shape { op, left: a.shape(), right: b.shape() }
+}
+
+// Shape rules, shared with the GPU backend so both reject the same inputs the same way.
+
+/// A (m,k) @ B (k,n): fails unless the inner sizes agree.
+pub fn check_matmul(a: &Matrix, b: &Matrix) -> Result<()> {
+    if a.cols() != b.rows() {
+        return Err(shape_err("A·B", a, b));
+    }
+    Ok(())
+}
+
+/// A (m,k) @ Bᵀ with B (n,k): fails unless both have k columns.
+pub fn check_matmul_bt(a: &Matrix, b: &Matrix) -> Result<()> {
+    if a.cols() != b.cols() {
+        return Err(shape_err("A·Bᵀ", a, b));
+    }
+    Ok(())
+}
+
+/// A + B: B has A's shape or is one row of A's width.
+pub fn check_add(a: &Matrix, b: &Matrix) -> Result<()> {
+    let broadcast_row = b.rows() == 1 && b.cols() == a.cols();
+    if !(b.shape() == a.shape() || broadcast_row) {
+        return Err(shape_err("A+B", a, b));
+    }
+    Ok(())
+}
+
+/// γ and β are single rows of X's width.
+pub fn check_layer_norm(x: &Matrix, gamma: &Matrix, beta: &Matrix) -> Result<()> {
+    if gamma.shape() != (1, x.cols()) {
+        return Err(shape_err("LayerNorm γ", x, gamma));
+    }
+    if beta.shape() != (1, x.cols()) {
+        return Err(shape_err("LayerNorm β", x, beta));
+    }
+    Ok(())
+}
+
+/// Every id indexes a row of the table.
+pub fn check_ids(table: &Matrix, ids: &[u32]) -> Result<()> {
+    let vocab = table.rows();
+    if let Some(&bad) = ids.iter().find(|&&id| id as usize >= vocab) {
+        return Err(ComputeError::Invalid(format!(
+            "O identificador {bad} não existe num vocabulário de {vocab} entradas."
+        )));
+    }
+    Ok(())
+}
+
+/// Q (t_q,d), K and V (t_k,d), d divisible by `heads`; returns d_h = d / heads.
+pub fn check_attention(q: &Matrix, k: &Matrix, v: &Matrix, heads: usize) -> Result<usize> {
+    if q.cols() != k.cols() {
+        return Err(shape_err("Q·Kᵀ", q, k));
+    }
+    if k.shape() != v.shape() {
+        return Err(shape_err("K e V", k, v));
+    }
+    if heads == 0 || q.cols() % heads != 0 {
+        return Err(ComputeError::Invalid(format!(
+            "A largura {} não se divide em {heads} cabeças iguais.",
+            q.cols()
+        )));
+    }
+    Ok(q.cols() / heads)
+}
+
+/// A (m,k) @ B (k,n) → (m,n).
+pub fn matmul(a: &Matrix, b: &Matrix) -> Result<Matrix> {
+    check_matmul(a, b)?;
+    Ok(Matrix::from_array(a.array().dot(b.array())))
+}
+
+/// alpha · A (m,k) @ Bᵀ where B is (n,k) → (m,n). With alpha = 1/√d_k this is QKᵀ/√d_k.
+pub fn matmul_bt(a: &Matrix, b: &Matrix, alpha: f32) -> Result<Matrix> {
+    check_matmul_bt(a, b)?;
+    let mut out = a.array().dot(&b.array().t());
+    if alpha != 1.0 {
+        out.mapv_inplace(|v| v * alpha);
+    }
+    Ok(Matrix::from_array(out))
+}
+
+/// A (m,n) → Aᵀ (n,m).
+pub fn transpose(a: &Matrix) -> Matrix {
+    Matrix::from_array(a.array().t().to_owned())
+}
+
+/// A (m,n) + B, where B is (m,n) or a single row (1,n) broadcast over the rows (a bias).
+pub fn add(a: &Matrix, b: &Matrix) -> Result<Matrix> {
+    check_add(a, b)?;
+    Ok(Matrix::from_array(a.array() + b.array()))
+}
+
+/// alpha · A.
+pub fn scale(a: &Matrix, alpha: f32) -> Matrix {
+    Matrix::from_array(a.array().mapv(|v| v * alpha))
+}
+
+/// Options of the row softmax.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SoftmaxOptions {
+    /// Hide the future: row i sees columns j ≤ i + `causal_offset` only (the others get weight 0).
+    pub causal: bool,
+    /// Shifts the causal diagonal; with a KV cache the query rows come after `offset` cached keys.
+    pub causal_offset: usize,
+    /// Divides the scores before exponentiating: < 1 sharpens, > 1 flattens. Must be > 0.
+    pub temperature: f32,
+}
+
+impl Default for SoftmaxOptions {
+    fn default() -> Self {
+        SoftmaxOptions { causal: false, causal_offset: 0, temperature: 1.0 }
+    }
+}
+
+impl SoftmaxOptions {
+    pub fn causal() -> Self {
+        SoftmaxOptions { causal: true, ..Default::default() }
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        if !(self.temperature > 0.0 && self.temperature.is_finite()) {
+            return Err(ComputeError::Invalid(
+                "A temperatura precisa ser um número positivo.".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether row `i` may look at column `j`.
+    pub fn visible(&self, i: usize, j: usize) -> bool {
+        !self.causal || j <= i + self.causal_offset
+    }
+}
+
+/// Row softmax of A (m,n) → (m,n), each row summing to 1.
+///
+/// Numerically stable (subtracts the row maximum first), so scores like ±1e30 give
+/// no NaN. Masked cells (−∞ or hidden by `causal`) get exactly 0. A row with nothing
+/// visible or finite becomes uniform over its columns: still a distribution, never NaN.
+pub fn softmax_rows(a: &Matrix, opts: SoftmaxOptions) -> Result<Matrix> {
+    opts.validate()?;
+    let inv_t = 1.0 / opts.temperature;
+    let mut out = Array2::<f32>::zeros((a.rows(), a.cols()));
+    for (i, (row, mut out_row)) in a.array().outer_iter().zip(out.outer_iter_mut()).enumerate() {
+        let visible = |j: usize, v: f32| opts.visible(i, j) && v > f32::NEG_INFINITY;
+        let max = row
+            .iter()
+            .enumerate()
+            .filter(|&(j, &v)| visible(j, v))
+            .map(|(_, &v)| v * inv_t)
+            .fold(f32::NEG_INFINITY, f32::max);
+        if max == f32::NEG_INFINITY {
+            out_row.fill(1.0 / a.cols() as f32);
+            continue;
+        }
+        let mut sum = 0.0f32;
+        for (j, (&v, o)) in row.iter().zip(out_row.iter_mut()).enumerate() {
+            *o = if visible(j, v) { (v * inv_t - max).exp() } else { 0.0 };
+            sum += *o;
+        }
+        out_row.mapv_inplace(|v| v / sum);
+    }
+    Ok(Matrix::from_array(out))
+}
+
+/// Layer norm of each row of X (t,d): γ ⊙ (x − μ)/√(σ² + ε) + β, with γ, β of shape (1,d).
+pub fn layer_norm(x: &Matrix, gamma: &Matrix, beta: &Matrix, eps: f32) -> Result<Matrix> {
+    check_layer_norm(x, gamma, beta)?;
+    let d = x.cols() as f32;
+    let mut out = x.array().clone();
+    for mut row in out.outer_iter_mut() {
+        let mean = row.sum() / d;
+        let var = row.iter().map(|v| (v - mean).powi(2)).sum::<f32>() / d;
+        let inv_std = 1.0 / (var + eps).sqrt();
+        for (j, v) in row.iter_mut().enumerate() {
+            *v = gamma.get(0, j) * (*v - mean) * inv_std + beta.get(0, j);
+        }
+    }
+    Ok(Matrix::from_array(out))
+}
+
+/// max(0, x), elementwise.
+pub fn relu(a: &Matrix) -> Matrix {
+    Matrix::from_array(a.array().mapv(|v| v.max(0.0)))
+}
+
+/// GELU, tanh approximation (as in GPT-2): 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+pub fn gelu(a: &Matrix) -> Matrix {
+    Matrix::from_array(a.array().mapv(gelu_scalar))
+}
+
+pub fn gelu_scalar(x: f32) -> f32 {
+    const SQRT_2_OVER_PI: f32 = 0.797_884_6;
+    0.5 * x * (1.0 + (SQRT_2_OVER_PI * (x + 0.044_715 * x * x * x)).tanh())
+}
+
+/// Rows of `table` (vocab, d) picked by `ids` → (ids.len(), d): the one-hot × lookup product without the zeros.
+pub fn embedding(table: &Matrix, ids: &[u32]) -> Result<Matrix> {
+    check_ids(table, ids)?;
+    let idx: Vec<usize> = ids.iter().map(|&i| i as usize).collect();
+    Ok(Matrix::from_array(table.array().select(Axis(0), &idx)))
+}
+
+/// Output of the fused attention core.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AttentionOutput {
+    /// (t_q, d): each head's weighted sum of values, heads concatenated along the columns.
+    pub output: Matrix,
+    /// (h · t_q, t_k): the softmax weights, head after head.
+    pub weights: Matrix,
+}
+
+/// Multi-head attention core, without projections: for each head h over columns
+/// [h·d_h, (h+1)·d_h) of Q (t_q,d), K (t_k,d), V (t_k,d):
+/// softmax(Q_h K_hᵀ / √d_h [+ causal mask]) V_h, heads concatenated → (t_q, d).
+/// `causal_offset` = number of keys before the first query (KV cache).
+pub fn attention(
+    q: &Matrix,
+    k: &Matrix,
+    v: &Matrix,
+    heads: usize,
+    causal: bool,
+    causal_offset: usize,
+) -> Result<AttentionOutput> {
+    let d_h = check_attention(q, k, v, heads)?;
+    let opts = SoftmaxOptions { causal, causal_offset, temperature: 1.0 };
+    let mut output = Array2::<f32>::zeros((q.rows(), q.cols()));
+    let mut weights = Array2::<f32>::zeros((heads * q.rows(), k.rows()));
+    for h in 0..heads {
+        let (qh, kh, vh) = (q.columns(h * d_h, d_h), k.columns(h * d_h, d_h), v.columns(h * d_h, d_h));
+        let scores = matmul_bt(&qh, &kh, 1.0 / (d_h as f32).sqrt())?;
+        let w = softmax_rows(&scores, opts)?;
+        let out_h = matmul(&w, &vh)?;
+        output.slice_mut(ndarray::s![.., h * d_h..(h + 1) * d_h]).assign(out_h.array());
+        weights
+            .slice_mut(ndarray::s![h * q.rows()..(h + 1) * q.rows(), ..])
+            .assign(w.array());
+    }
+    Ok(AttentionOutput { output: Matrix::from_array(output), weights: Matrix::from_array(weights) })
+}

@@ -1,0 +1,165 @@
+//! The WGSL kernels: one file per op, embedded at build time, compiled lazily on first use.
+//!
+//! Binding convention shared by every kernel (see each .wgsl file):
+//! binding 0 = a 32-byte uniform `Params`, then the inputs (read-only storage),
+//! then the outputs (read-write storage).
+
+/// Every kernel the GPU backend runs, named like its CPU twin in `core::ops`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KernelId {
+    Matmul,
+    Softmax,
+    LayerNorm,
+    Relu,
+    Gelu,
+    Scale,
+    Add,
+    Transpose,
+    Embedding,
+    Attention,
+}
+
+impl KernelId {
+    pub const ALL: [KernelId; 10] = [
+        KernelId::Matmul,
+        KernelId::Softmax,
+        KernelId::LayerNorm,
+        KernelId::Relu,
+        KernelId::Gelu,
+        KernelId::Scale,
+        KernelId::Add,
+        KernelId::Transpose,
+        KernelId::Embedding,
+        KernelId::Attention,
+    ];
+
+    /// File stem of the kernel's .wgsl source.
+    pub fn name(self) -> &'static str {
+        match self {
+            KernelId::Matmul => "matmul",
+            KernelId::Softmax => "softmax",
+            KernelId::LayerNorm => "layer_norm",
+            KernelId::Relu => "relu",
+            KernelId::Gelu => "gelu",
+            KernelId::Scale => "scale",
+            KernelId::Add => "add",
+            KernelId::Transpose => "transpose",
+            KernelId::Embedding => "embedding",
+            KernelId::Attention => "attention",
+        }
+    }
+
+    /// The WGSL source, exactly the file in src/gpu/shaders/.
+    pub fn source(self) -> &'static str {
+        match self {
+            KernelId::Matmul => include_str!("shaders/matmul.wgsl"),
+            KernelId::Softmax => include_str!("shaders/softmax.wgsl"),
+            KernelId::LayerNorm => include_str!("shaders/layer_norm.wgsl"),
+            KernelId::Relu => include_str!("shaders/relu.wgsl"),
+            KernelId::Gelu => include_str!("shaders/gelu.wgsl"),
+            KernelId::Scale => include_str!("shaders/scale.wgsl"),
+            KernelId::Add => include_str!("shaders/add.wgsl"),
+            KernelId::Transpose => include_str!("shaders/transpose.wgsl"),
+            KernelId::Embedding => include_str!("shaders/embedding.wgsl"),
+            KernelId::Attention => include_str!("shaders/attention.wgsl"),
+        }
+    }
+
+    /// (inputs, outputs) storage bindings after the uniform.
+    pub fn bindings(self) -> (usize, usize) {
+        match self {
+            KernelId::Matmul | KernelId::Add | KernelId::Embedding => (2, 1),
+            KernelId::LayerNorm => (3, 1),
+            KernelId::Attention => (3, 2),
+            KernelId::Softmax
+            | KernelId::Relu
+            | KernelId::Gelu
+            | KernelId::Scale
+            | KernelId::Transpose => (1, 1),
+        }
+    }
+}
+
+/// The 32-byte uniform every kernel reads: eight 4-byte slots, u32 or f32 by position.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Params([u32; 8]);
+
+impl Params {
+    pub fn new() -> Self {
+        Params::default()
+    }
+    /// Sets slot `i` to an unsigned integer.
+    pub fn u(mut self, i: usize, value: u32) -> Self {
+        self.0[i] = value;
+        self
+    }
+    /// Sets slot `i` to a float (stored as its bits).
+    pub fn f(mut self, i: usize, value: f32) -> Self {
+        self.0[i] = value.to_bits();
+        self
+    }
+    pub fn bytes(&self) -> &[u8] {
+        bytemuck::cast_slice(&self.0)
+    }
+}
+
+/// Builds the explicit bind-group layout for a kernel from its binding counts.
+pub fn bind_group_layout(device: &wgpu::Device, kernel: KernelId) -> wgpu::BindGroupLayout {
+    let (inputs, outputs) = kernel.bindings();
+    let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
+    let mut entries = vec![wgpu::BindGroupLayoutEntry {
+        binding: 0,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }];
+    entries.extend((0..inputs).map(|i| storage(1 + i as u32, true)));
+    entries.extend((0..outputs).map(|i| storage(1 + (inputs + i) as u32, false)));
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(kernel.name()),
+        entries: &entries,
+    })
+}
+
+/// A compiled kernel: its pipeline and the layout its bind groups follow.
+pub struct Kernel {
+    pub pipeline: wgpu::ComputePipeline,
+    pub layout: wgpu::BindGroupLayout,
+}
+
+impl Kernel {
+    pub fn compile(device: &wgpu::Device, id: KernelId) -> Kernel {
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(id.name()),
+            source: wgpu::ShaderSource::Wgsl(id.source().into()),
+        });
+        let layout = bind_group_layout(device, id);
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(id.name()),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(id.name()),
+            layout: Some(&pipeline_layout),
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        Kernel { pipeline, layout }
+    }
+}

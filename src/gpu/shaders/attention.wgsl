@@ -1,0 +1,121 @@
+// Fused multi-head attention core (no projections): for query row i and head h,
+//   w = softmax(q_i,h · K_hᵀ / √d_h  [causal: keys j ≤ i + offset]),  out_i,h = w · V_h
+// where head h owns columns [h·d_h, (h+1)·d_h) of Q (t_q,d), K and V (t_k,d).
+// One workgroup per (row, head). The weights are written out as well: the widgets and
+// the decoder playground draw them.
+// CPU twin: core::ops::attention.
+
+struct Params {
+    t_q: u32,
+    t_k: u32,
+    width: u32,           // d
+    heads: u32,           // h; d_h = d / h
+    causal: u32,
+    causal_offset: u32,   // keys cached before the first query row
+    scale: f32,           // 1/√d_h
+    _pad0: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> q: array<f32>;             // (t_q, d)
+@group(0) @binding(2) var<storage, read> k: array<f32>;             // (t_k, d)
+@group(0) @binding(3) var<storage, read> v: array<f32>;             // (t_k, d)
+@group(0) @binding(4) var<storage, read_write> out: array<f32>;     // (t_q, d)
+@group(0) @binding(5) var<storage, read_write> weights: array<f32>; // (h·t_q, t_k)
+
+const WG: u32 = 64u;
+const NONE: f32 = -3.4028235e38;
+
+var<workgroup> scratch: array<f32, 64>;
+
+fn reduce_max(lid: u32, value: f32) -> f32 {
+    scratch[lid] = value;
+    workgroupBarrier();
+    for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
+        if (lid < stride) {
+            scratch[lid] = max(scratch[lid], scratch[lid + stride]);
+        }
+        workgroupBarrier();
+    }
+    let result = scratch[0];
+    workgroupBarrier();
+    return result;
+}
+
+fn reduce_sum(lid: u32, value: f32) -> f32 {
+    scratch[lid] = value;
+    workgroupBarrier();
+    for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
+        if (lid < stride) {
+            scratch[lid] = scratch[lid] + scratch[lid + stride];
+        }
+        workgroupBarrier();
+    }
+    let result = scratch[0];
+    workgroupBarrier();
+    return result;
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn main(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_id) lid3: vec3<u32>,
+) {
+    let job = wg.x + wg.y * nwg.x;
+    if (job >= params.t_q * params.heads) {
+        return;
+    }
+    let lid = lid3.x;
+    let i = job / params.heads;          // query row
+    let h = job % params.heads;          // head
+    let d_h = params.width / params.heads;
+    let col0 = h * d_h;
+    let w_base = (h * params.t_q + i) * params.t_k;
+
+    // 1. Scores (scaled dot products), masked ones stored as NONE; the row maximum.
+    var local_max = NONE;
+    for (var j = lid; j < params.t_k; j = j + WG) {
+        var s = NONE;
+        if (params.causal == 0u || j <= i + params.causal_offset) {
+            var dot = 0.0;
+            for (var c = 0u; c < d_h; c = c + 1u) {
+                dot = dot + q[i * params.width + col0 + c] * k[j * params.width + col0 + c];
+            }
+            s = dot * params.scale;
+            local_max = max(local_max, s);
+        }
+        weights[w_base + j] = s;
+    }
+    let row_max = reduce_max(lid, local_max);
+
+    // 2. Exponentials and their sum. Each thread rereads only the cells it wrote itself.
+    var local_sum = 0.0;
+    for (var j = lid; j < params.t_k; j = j + WG) {
+        let s = weights[w_base + j];
+        var e = 0.0;
+        if (s > NONE) {
+            e = exp(s - row_max);
+        }
+        weights[w_base + j] = e;
+        local_sum = local_sum + e;
+    }
+    let total = reduce_sum(lid, local_sum);
+
+    // 3. Normalise.
+    for (var j = lid; j < params.t_k; j = j + WG) {
+        weights[w_base + j] = weights[w_base + j] / total;
+    }
+    // Step 4 reads weights written by other threads of the group.
+    storageBarrier();
+    workgroupBarrier();
+
+    // 4. Weighted sum of the values, one output column per thread.
+    for (var c = lid; c < d_h; c = c + WG) {
+        var acc = 0.0;
+        for (var j = 0u; j < params.t_k; j = j + 1u) {
+            acc = acc + weights[w_base + j] * v[j * params.width + col0 + c];
+        }
+        out[i * params.width + col0 + c] = acc;
+    }
+}

@@ -1,0 +1,31 @@
+// GELU, tanh approximation (GPT-2): y = 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+// CPU twin: core::ops::gelu.
+
+struct Params {
+    len: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+    _pad3: u32,
+    _pad4: u32,
+    _pad5: u32,
+    _pad6: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> x: array<f32>;
+@group(0) @binding(2) var<storage, read_write> y: array<f32>;
+
+const SQRT_2_OVER_PI: f32 = 0.7978846;
+
+@compute @workgroup_size(256, 1, 1)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = gid.x + gid.y * nwg.x * 256u;
+    if (i < params.len) {
+        let v = x[i];
+        // tanh saturates to ±1 long before |u| = 10; clamping keeps exp() inside tanh finite
+        // on implementations that expand it naively.
+        let u = clamp(SQRT_2_OVER_PI * (v + 0.044715 * v * v * v), -10.0, 10.0);
+        y[i] = 0.5 * v * (1.0 + tanh(u));
+    }
+}

@@ -1,0 +1,25 @@
+// ReLU, elementwise: y = max(0, x). CPU twin: core::ops::relu.
+
+struct Params {
+    len: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+    _pad3: u32,
+    _pad4: u32,
+    _pad5: u32,
+    _pad6: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> x: array<f32>;
+@group(0) @binding(2) var<storage, read_write> y: array<f32>;
+
+@compute @workgroup_size(256, 1, 1)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    // Flat index over a 2-D grid (long vectors spill into y); the last group may overhang.
+    let i = gid.x + gid.y * nwg.x * 256u;
+    if (i < params.len) {
+        y[i] = max(0.0, x[i]);
+    }
+}
