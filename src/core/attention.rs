@@ -112,3 +112,10 @@ pub async fn feed_forward<E: Executor>(
     let hidden = e.relu(&hidden).await?;
     e.add(&e.matmul(&hidden, w2).await?, b2).await
 }
+
+impl super::executor::Job for AttentionInputs {
+    type Output = AttentionTrace;
+    async fn run<E: Executor>(&self, e: &E) -> Result<AttentionTrace> {
+        attention_trace(e, self).await
+    }
+}

@@ -129,3 +129,11 @@ pub fn block_on_ready<F: std::future::Future>(fut: F) -> F::Output {
         Poll::Pending => panic!("block_on_ready: future was not ready (not a CPU computation?)"),
     }
 }
+
+/// A computation written once over any backend: the web layer runs it on the GPU when
+/// there is one, and reruns it on the CPU if the GPU fails.
+#[allow(async_fn_in_trait)]
+pub trait Job {
+    type Output;
+    async fn run<E: Executor>(&self, e: &E) -> Result<Self::Output>;
+}

@@ -14,5 +14,5 @@ pub mod ops;
 pub mod rng;
 
 pub use error::ComputeError;
-pub use executor::{Cpu, Executor};
+pub use executor::{Cpu, Executor, Job};
 pub use matrix::Matrix;

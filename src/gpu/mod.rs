@@ -6,6 +6,7 @@
 //! scopes and returned as `ComputeError`, so callers can rerun the job on the CPU.
 
 pub mod kernels;
+pub mod parity;
 pub mod pool;
 pub mod readback;
 
@@ -157,9 +158,10 @@ impl GpuContext {
             return Err(ComputeError::Gpu("a grade de workgroups excede o limite desta GPU".into()));
         }
 
-        let kernel = self.kernel(id);
         let oom_scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation_scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        // Compiled inside the scopes: a shader the browser rejects is this op's error, not a lost device.
+        let kernel = self.kernel(id);
 
         let storage_in = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
         let storage_out = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;

@@ -24,7 +24,8 @@ struct Params {
 @group(0) @binding(5) var<storage, read_write> weights: array<f32>; // (h·t_q, t_k)
 
 const WG: u32 = 64u;
-const NONE: f32 = -3.4028235e38;
+// Marks a masked score: just above f32::MIN, which Chrome's WGSL compiler rejects as a literal.
+const NONE: f32 = -3.402823e38;
 
 var<workgroup> scratch: array<f32, 64>;
 

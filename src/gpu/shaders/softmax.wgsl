@@ -21,7 +21,8 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> probs: array<f32>;   // (rows, cols)
 
 const WG: u32 = 64u;
-const NONE: f32 = -3.4028235e38;   // f32::MIN: "no visible value yet"
+// "No visible value yet": just above f32::MIN, which Chrome's WGSL compiler rejects as a literal.
+const NONE: f32 = -3.402823e38;
 
 var<workgroup> scratch: array<f32, 64>;
 

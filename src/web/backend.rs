@@ -1,0 +1,151 @@
+//! Which backend computes: WebGPU when an adapter and a device are obtained, else the CPU.
+//!
+//! The reader can force the CPU (footer switch, remembered in localStorage; `?backend=cpu`
+//! in the URL forces it too). A lost GPU device switches to the CPU and the job reruns
+//! there, without a reload. `<html data-backend>` and the footer badge follow.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use wasm_bindgen::JsCast;
+use web_sys::HtmlInputElement;
+
+use crate::core::error::{ComputeError, Result};
+use crate::core::executor::{BackendKind, Cpu, Job};
+use crate::gpu::GpuContext;
+
+use super::dom;
+use super::widgets::Ctx;
+
+const STORAGE_KEY: &str = "atencao.backend";
+
+pub struct Backend {
+    gpu: RefCell<Option<Rc<GpuContext>>>,
+    forced_cpu: Cell<bool>,
+    /// Why we are on the CPU (shown as the badge's tooltip), or the adapter's name.
+    note: RefCell<String>,
+}
+
+fn url_forces_cpu() -> bool {
+    dom::window()
+        .and_then(|w| w.location().search().ok())
+        .and_then(|search| web_sys::UrlSearchParams::new_with_str(&search).ok())
+        .and_then(|params| params.get("backend"))
+        .is_some_and(|v| v == "cpu")
+}
+
+fn stored_forces_cpu() -> bool {
+    dom::window()
+        .and_then(|w| w.local_storage().ok().flatten())
+        .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
+        .is_some_and(|v| v == "cpu")
+}
+
+impl Backend {
+    pub async fn init() -> Rc<Backend> {
+        let backend = Rc::new(Backend {
+            gpu: RefCell::new(None),
+            forced_cpu: Cell::new(url_forces_cpu() || stored_forces_cpu()),
+            note: RefCell::new(String::new()),
+        });
+        backend.refresh().await;
+        backend
+    }
+
+    /// Opens or drops the GPU according to the forced-CPU setting, then publishes.
+    async fn refresh(&self) {
+        if self.forced_cpu.get() {
+            self.gpu.borrow_mut().take();
+            *self.note.borrow_mut() = "CPU escolhida pelo leitor".into();
+        } else if self.gpu.borrow().is_none() {
+            match GpuContext::acquire().await {
+                Ok(gpu) => {
+                    *self.note.borrow_mut() = gpu.adapter_name().to_string();
+                    *self.gpu.borrow_mut() = Some(Rc::new(gpu));
+                }
+                Err(why) => *self.note.borrow_mut() = format!("WebGPU indisponível: {why}"),
+            }
+        }
+        self.publish();
+    }
+
+    pub fn kind(&self) -> BackendKind {
+        if self.gpu.borrow().is_some() {
+            BackendKind::WebGpu
+        } else {
+            BackendKind::Cpu
+        }
+    }
+
+    pub fn forced_cpu(&self) -> bool {
+        self.forced_cpu.get()
+    }
+
+    /// Switches the forced-CPU setting, remembers it, and reacquires the GPU if released.
+    pub async fn set_forced_cpu(&self, forced: bool) {
+        self.forced_cpu.set(forced);
+        if let Some(storage) = dom::window().and_then(|w| w.local_storage().ok().flatten()) {
+            let _ = if forced { storage.set_item(STORAGE_KEY, "cpu") } else { storage.remove_item(STORAGE_KEY) };
+        }
+        self.refresh().await;
+    }
+
+    /// Runs `job` on the active backend. A GPU failure reruns it on the CPU; a lost
+    /// device also switches the whole site to the CPU.
+    pub async fn run<J: Job>(&self, job: &J) -> Result<(J::Output, BackendKind)> {
+        let gpu = self.gpu.borrow().clone();
+        if let Some(gpu) = gpu {
+            match job.run(&*gpu).await {
+                Ok(out) => return Ok((out, BackendKind::WebGpu)),
+                Err(ComputeError::DeviceLost(why)) => {
+                    dom::log_warn(&format!("atencao: GPU perdida ({why}); passando para a CPU"));
+                    self.gpu.borrow_mut().take();
+                    *self.note.borrow_mut() = format!("a GPU foi perdida: {why}");
+                    self.publish();
+                }
+                Err(e) if e.is_gpu_failure() => {
+                    dom::log_warn(&format!("atencao: {e}; este cálculo vai para a CPU"));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok((job.run(&Cpu).await?, BackendKind::Cpu))
+    }
+
+    /// The GPU context, if any (tests and the device-loss drill use it).
+    pub fn gpu(&self) -> Option<Rc<GpuContext>> {
+        self.gpu.borrow().clone()
+    }
+
+    /// Reflects the state on `<html data-backend>`, the badge and the switch.
+    fn publish(&self) {
+        let Some(document) = dom::document() else { return };
+        let kind = self.kind();
+        if let Some(root) = document.document_element() {
+            dom::set_attr(&root, "data-backend", kind.attr());
+        }
+        if let Some(badge) = document.get_element_by_id("backend-badge") {
+            badge.set_text_content(Some(kind.label()));
+            dom::set_attr(&badge, "title", &self.note.borrow());
+            dom::set_attr(&badge, "data-kind", kind.attr());
+        }
+        if let Some(switch) = document.get_element_by_id("force-cpu").and_then(|e| e.dyn_into::<HtmlInputElement>().ok()) {
+            switch.set_checked(self.forced_cpu.get());
+        }
+    }
+}
+
+/// Wires the footer's "forçar CPU" switch: flips the backend and recomputes every widget.
+pub fn attach_switch(ctx: &Rc<Ctx>) {
+    let Some(switch) = dom::document().and_then(|d| d.get_element_by_id("force-cpu")) else { return };
+    let ctx_for_handler = ctx.clone();
+    let listener = dom::Listener::new(&switch, "change", move |event| {
+        let Some(input) = event.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) else { return };
+        let ctx = ctx_for_handler.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            ctx.backend.set_forced_cpu(input.checked()).await;
+            ctx.recompute_all();
+        });
+    });
+    ctx.keep_page_listener(listener);
+}

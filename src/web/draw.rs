@@ -1,0 +1,341 @@
+//! Canvas drawing: a heatmap of a matrix with its numbers, row/column labels, hover and
+//! keyboard tooltip, crisp on HiDPI screens, and its accessible twin: a `<table>` with the
+//! very numbers the canvas shows (hidden until the widget's "ver números" toggle).
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, KeyboardEvent, MouseEvent};
+
+use crate::core::format::format_pt;
+use crate::core::Matrix;
+
+use super::dom::{self, Listener};
+
+/// How values map to colours.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ColorScale {
+    /// 0 … max: white to deep blue (probabilities, weights).
+    Sequential,
+    /// −m … 0 … m around zero: blue, neutral, orange (scores, projections).
+    Diverging,
+}
+
+/// What one draw shows.
+pub struct HeatmapData {
+    pub matrix: Matrix,
+    pub row_labels: Vec<String>,
+    pub col_labels: Vec<String>,
+    pub scale: ColorScale,
+    /// Cells hidden by a mask: hatched, with "−∞" in place of the value.
+    pub masked: Option<Box<dyn Fn(usize, usize) -> bool>>,
+}
+
+impl HeatmapData {
+    fn is_masked(&self, r: usize, c: usize) -> bool {
+        self.masked.as_ref().is_some_and(|f| f(r, c))
+    }
+
+    /// The text a cell shows, in the table and the tooltip (4 decimals, decimal comma).
+    pub fn cell_text(&self, r: usize, c: usize) -> String {
+        if self.is_masked(r, c) {
+            "−∞".to_string()
+        } else {
+            format_pt(self.matrix.get(r, c), 4)
+        }
+    }
+}
+
+/// Layout in CSS pixels.
+struct Layout {
+    cell: f64,
+    left: f64,
+    top: f64,
+}
+
+/// A titled panel: canvas + tooltip + twin table.
+pub struct MatrixView {
+    pub root: HtmlElement,
+    name: String,
+    canvas: HtmlCanvasElement,
+    tooltip: HtmlElement,
+    table: HtmlElement,
+    data: RefCell<Option<HeatmapData>>,
+    focus: Cell<(usize, usize)>,
+    layout: RefCell<Layout>,
+    _listeners: RefCell<Vec<Listener>>,
+}
+
+impl MatrixView {
+    /// `key` names the matrix in `data-matrix` (tests and embedders read it); `title` is shown.
+    pub fn new(key: &str, title: &str, caption: &str) -> Rc<MatrixView> {
+        let root = dom::el("figure", "mv");
+        dom::set_attr(&root, "data-matrix", key);
+        let heading = dom::text("figcaption", "mv-title", title);
+        if !caption.is_empty() {
+            dom::append(&heading, &dom::text("span", "mv-caption", caption));
+        }
+        dom::append(&root, &heading);
+        let frame = dom::el("div", "mv-frame");
+        let canvas = dom::el("canvas", "mv-canvas").unchecked_into::<HtmlCanvasElement>();
+        dom::set_attr(&canvas, "tabindex", "0");
+        dom::set_attr(&canvas, "role", "img");
+        dom::set_attr(&canvas, "aria-label", &format!("Mapa de calor de {title}; setas percorrem as células"));
+        let tooltip = dom::el("div", "mv-tooltip");
+        dom::set_attr(&tooltip, "role", "status");
+        tooltip.set_hidden(true);
+        dom::append(&frame, &canvas);
+        dom::append(&frame, &tooltip);
+        dom::append(&root, &frame);
+        let table = dom::el("table", "twin");
+        dom::set_attr(&table, "data-matrix", key);
+        table.set_hidden(true);
+        dom::append(&root, &table);
+
+        let view = Rc::new(MatrixView {
+            root,
+            name: title.to_string(),
+            canvas,
+            tooltip,
+            table,
+            data: RefCell::new(None),
+            focus: Cell::new((0, 0)),
+            layout: RefCell::new(Layout { cell: 40.0, left: 0.0, top: 0.0 }),
+            _listeners: RefCell::new(Vec::new()),
+        });
+        let weak = Rc::downgrade(&view);
+        let hover = Listener::new(&view.canvas, "mousemove", move |e| {
+            if let (Some(v), Some(m)) = (weak.upgrade(), e.dyn_ref::<MouseEvent>()) {
+                v.hover_at(m.offset_x() as f64, m.offset_y() as f64);
+            }
+        });
+        let weak = Rc::downgrade(&view);
+        let leave = Listener::new(&view.canvas, "mouseleave", move |_| {
+            if let Some(v) = weak.upgrade() {
+                v.tooltip.set_hidden(true);
+            }
+        });
+        let weak = Rc::downgrade(&view);
+        let keys = Listener::new(&view.canvas, "keydown", move |e| {
+            if let (Some(v), Some(k)) = (weak.upgrade(), e.dyn_ref::<KeyboardEvent>()) {
+                if v.move_focus(&k.key()) {
+                    e.prevent_default();
+                }
+            }
+        });
+        let weak = Rc::downgrade(&view);
+        let blur = Listener::new(&view.canvas, "blur", move |_| {
+            if let Some(v) = weak.upgrade() {
+                v.tooltip.set_hidden(true);
+            }
+        });
+        view._listeners.borrow_mut().extend([hover, leave, keys, blur]);
+        view
+    }
+
+    pub fn set_twin_visible(&self, visible: bool) {
+        self.table.set_hidden(!visible);
+    }
+
+    /// Draws `data` and rebuilds the twin table.
+    pub fn update(&self, data: HeatmapData) {
+        self.fill_table(&data);
+        *self.data.borrow_mut() = Some(data);
+        self.redraw();
+    }
+
+    fn fill_table(&self, data: &HeatmapData) {
+        self.table.set_text_content(None);
+        let caption = dom::text("caption", "", &self.name);
+        dom::append(&self.table, &caption);
+        let head = dom::el("tr", "");
+        dom::append(&head, &dom::el("th", ""));
+        for label in &data.col_labels {
+            let th = dom::text("th", "", label);
+            dom::set_attr(&th, "scope", "col");
+            dom::append(&head, &th);
+        }
+        dom::append(&self.table, &head);
+        for r in 0..data.matrix.rows() {
+            let tr = dom::el("tr", "");
+            let th = dom::text("th", "", data.row_labels.get(r).map_or("", String::as_str));
+            dom::set_attr(&th, "scope", "row");
+            dom::append(&tr, &th);
+            for c in 0..data.matrix.cols() {
+                dom::append(&tr, &dom::text("td", "", &data.cell_text(r, c)));
+            }
+            dom::append(&self.table, &tr);
+        }
+    }
+
+    fn redraw(&self) {
+        let data = self.data.borrow();
+        let Some(data) = data.as_ref() else { return };
+        let (rows, cols) = data.matrix.shape();
+        let dark = dom::prefers_dark();
+        let label_w = data.row_labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64 * 8.0 + 12.0;
+        let cell = (320.0 / cols.max(1) as f64).clamp(14.0, 56.0);
+        let layout = Layout { cell, left: label_w, top: 22.0 };
+        let (css_w, css_h) = (layout.left + cell * cols as f64 + 4.0, layout.top + cell * rows as f64 + 4.0);
+        let dpr = dom::window().map_or(1.0, |w| w.device_pixel_ratio()).max(1.0);
+        self.canvas.set_width((css_w * dpr).round() as u32);
+        self.canvas.set_height((css_h * dpr).round() as u32);
+        let style = self.canvas.style();
+        let _ = style.set_property("width", &format!("{css_w}px"));
+        let _ = style.set_property("height", &format!("{css_h}px"));
+        let Some(ctx) = context_2d(&self.canvas) else { return };
+        let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+        ctx.clear_rect(0.0, 0.0, css_w, css_h);
+
+        let finite = data.matrix.as_slice().iter().copied().filter(|v| v.is_finite());
+        let max_abs = finite.fold(0.0f32, |m, v| m.max(v.abs())).max(1e-12);
+        let label_color = if dark { "#c9d1d9" } else { "#444c56" };
+        ctx.set_font("12px system-ui, sans-serif");
+        ctx.set_text_baseline("middle");
+        ctx.set_fill_style_str(label_color);
+        ctx.set_text_align("center");
+        for (c, label) in data.col_labels.iter().enumerate() {
+            let _ = ctx.fill_text(label, layout.left + cell * (c as f64 + 0.5), layout.top / 2.0);
+        }
+        ctx.set_text_align("right");
+        for (r, label) in data.row_labels.iter().enumerate() {
+            let _ = ctx.fill_text(label, layout.left - 6.0, layout.top + cell * (r as f64 + 0.5));
+        }
+        let show_values = cell >= 34.0;
+        let digits = if cell >= 50.0 { 3 } else { 2 };
+        ctx.set_text_align("center");
+        ctx.set_font(&format!("{}px ui-monospace, monospace", if cell >= 50.0 { 12 } else { 11 }));
+        for r in 0..rows {
+            for c in 0..cols {
+                let (x, y) = (layout.left + cell * c as f64, layout.top + cell * r as f64);
+                if data.is_masked(r, c) {
+                    hatch(&ctx, x, y, cell, dark);
+                    if show_values {
+                        ctx.set_fill_style_str(label_color);
+                        let _ = ctx.fill_text("−∞", x + cell / 2.0, y + cell / 2.0);
+                    }
+                    continue;
+                }
+                let v = data.matrix.get(r, c);
+                let (rgb, light_text) = color(data.scale, v / max_abs, dark);
+                ctx.set_fill_style_str(&rgb);
+                ctx.fill_rect(x + 1.0, y + 1.0, cell - 2.0, cell - 2.0);
+                if show_values {
+                    ctx.set_fill_style_str(if light_text { "#ffffff" } else { "#111111" });
+                    let _ = ctx.fill_text(&format_pt(v, digits), x + cell / 2.0, y + cell / 2.0);
+                }
+            }
+        }
+        if self.tooltip.hidden() {
+            *self.layout.borrow_mut() = layout;
+            return;
+        }
+        let (fr, fc) = self.focus.get();
+        if fr < rows && fc < cols {
+            ctx.set_stroke_style_str(if dark { "#ffffff" } else { "#000000" });
+            ctx.set_line_width(2.0);
+            ctx.stroke_rect(layout.left + cell * fc as f64 + 1.0, layout.top + cell * fr as f64 + 1.0, cell - 2.0, cell - 2.0);
+        }
+        *self.layout.borrow_mut() = layout;
+    }
+
+    fn hover_at(&self, x: f64, y: f64) {
+        let cell = {
+            let layout = self.layout.borrow();
+            let (c, r) = ((x - layout.left) / layout.cell, (y - layout.top) / layout.cell);
+            (r >= 0.0 && c >= 0.0).then(|| (r as usize, c as usize))
+        };
+        match cell {
+            Some((r, c)) if self.in_bounds(r, c) => self.show_tooltip(r, c),
+            _ => self.tooltip.set_hidden(true),
+        }
+    }
+
+    fn in_bounds(&self, r: usize, c: usize) -> bool {
+        self.data.borrow().as_ref().is_some_and(|d| r < d.matrix.rows() && c < d.matrix.cols())
+    }
+
+    /// Arrow keys move the highlighted cell; returns whether the key was used.
+    fn move_focus(&self, key: &str) -> bool {
+        let (mut r, mut c) = self.focus.get();
+        match key {
+            "ArrowUp" => r = r.saturating_sub(1),
+            "ArrowDown" => r += 1,
+            "ArrowLeft" => c = c.saturating_sub(1),
+            "ArrowRight" => c += 1,
+            "Escape" => {
+                self.tooltip.set_hidden(true);
+                self.redraw();
+                return true;
+            }
+            _ => return false,
+        }
+        if self.in_bounds(r, c) {
+            self.show_tooltip(r, c);
+        } else {
+            self.show_tooltip(self.focus.get().0, self.focus.get().1);
+        }
+        true
+    }
+
+    fn show_tooltip(&self, r: usize, c: usize) {
+        let text = {
+            let data = self.data.borrow();
+            let Some(d) = data.as_ref() else { return };
+            let row = d.row_labels.get(r).cloned().unwrap_or_else(|| (r + 1).to_string());
+            let col = d.col_labels.get(c).cloned().unwrap_or_else(|| (c + 1).to_string());
+            format!("{} [{row}, {col}] = {}", self.name, d.cell_text(r, c))
+        };
+        self.focus.set((r, c));
+        self.tooltip.set_text_content(Some(&text));
+        self.tooltip.set_hidden(false);
+        let (left, top) = {
+            let l = self.layout.borrow();
+            (l.left + l.cell * (c as f64 + 1.0), l.top + l.cell * r as f64)
+        };
+        let style = self.tooltip.style();
+        let _ = style.set_property("left", &format!("{left}px"));
+        let _ = style.set_property("top", &format!("{top}px"));
+        self.redraw();
+    }
+}
+
+fn context_2d(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
+    canvas.get_context("2d").ok().flatten()?.dyn_into::<CanvasRenderingContext2d>().ok()
+}
+
+/// Diagonal hatching for masked cells.
+fn hatch(ctx: &CanvasRenderingContext2d, x: f64, y: f64, size: f64, dark: bool) {
+    ctx.save();
+    ctx.begin_path();
+    ctx.rect(x + 1.0, y + 1.0, size - 2.0, size - 2.0);
+    ctx.clip();
+    ctx.set_fill_style_str(if dark { "#1c2128" } else { "#f2f2f2" });
+    ctx.fill_rect(x, y, size, size);
+    ctx.set_stroke_style_str(if dark { "#545d68" } else { "#b0b0b0" });
+    ctx.set_line_width(1.0);
+    ctx.begin_path();
+    let mut offset = -size;
+    while offset < size {
+        ctx.move_to(x + offset, y + size);
+        ctx.line_to(x + offset + size, y);
+        offset += 6.0;
+    }
+    ctx.stroke();
+    ctx.restore();
+}
+
+/// Colour for `t` (value / max |value|, in [−1, 1]) and whether text on it should be light.
+pub fn color(scale: ColorScale, t: f32, dark: bool) -> (String, bool) {
+    let t = t.clamp(-1.0, 1.0) as f64;
+    let base = if dark { [34.0, 39.0, 46.0] } else { [247.0, 247.0, 247.0] };
+    let (target, amount) = match scale {
+        ColorScale::Sequential => ([8.0, 69.0, 148.0], t.max(0.0)),
+        ColorScale::Diverging if t >= 0.0 => ([217.0, 95.0, 2.0], t),
+        ColorScale::Diverging => ([33.0, 102.0, 172.0], -t),
+    };
+    let mix: Vec<f64> = base.iter().zip(target).map(|(b, c)| b + (c - b) * amount).collect();
+    let luminance = 0.2126 * mix[0] + 0.7152 * mix[1] + 0.0722 * mix[2];
+    (format!("rgb({:.0},{:.0},{:.0})", mix[0], mix[1], mix[2]), luminance < 128.0)
+}

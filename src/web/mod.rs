@@ -1,0 +1,35 @@
+//! The browser layer: page shell, routing, backend badge and widgets. It draws what the
+//! core computes and never computes itself.
+//!
+//! Entry: `start` runs when the wasm module loads. On the site (an element `#app`) it
+//! builds the shell and routes; elsewhere it does nothing (the embedding entry point is
+//! a separate issue), so test pages that load the module stay untouched.
+
+pub mod backend;
+pub mod dom;
+pub mod draw;
+pub mod pages;
+pub mod widgets;
+
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+
+use backend::Backend;
+use widgets::Ctx;
+
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+    let Some(document) = dom::document() else { return };
+    if document.get_element_by_id("app").is_none() {
+        return;
+    }
+    wasm_bindgen_futures::spawn_local(async move {
+        pages::build_shell();
+        let backend = Backend::init().await;
+        let ctx = Rc::new(Ctx::new(backend.clone()));
+        backend::attach_switch(&ctx);
+        pages::start_router(ctx);
+    });
+}

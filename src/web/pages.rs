@@ -1,0 +1,164 @@
+//! Page shell and hash routing (`#/slug`): the table of contents, the home page, article
+//! and section pages, all generated from `site::ARTICLES` (one data source).
+//!
+//! Section prose is our own build-time HTML (Markdown + MathML from content/), so it is the
+//! one thing inserted as HTML; anything from the reader or the URL is inserted as text.
+
+use std::rc::Rc;
+
+use web_sys::{Element, HtmlElement};
+
+use crate::site::{self, Article, Route, ARTICLES};
+
+use super::dom::{self, Listener};
+use super::widgets::{self, Ctx};
+
+/// Fills `#toc` with every article and its sections, and wires the menu button.
+pub fn build_shell() {
+    let Some(document) = dom::document() else { return };
+    let Some(toc) = document.get_element_by_id("toc") else { return };
+    toc.set_text_content(None);
+    let list = dom::el("ol", "toc-articles");
+    for article in ARTICLES {
+        let item = dom::el("li", "");
+        dom::append(&item, &link(&format!("#/{}", article.slug), article.title, "toc-article"));
+        let sections = dom::el("ol", "toc-sections");
+        for section in article.sections {
+            let li = dom::el("li", "");
+            dom::append(&li, &link(&format!("#/{}", section.slug), section.title, ""));
+            dom::append(&sections, &li);
+        }
+        dom::append(&item, &sections);
+        dom::append(&list, &item);
+    }
+    dom::append(&toc, &list);
+}
+
+fn link(href: &str, label: &str, class: &str) -> HtmlElement {
+    let a = dom::text("a", class, label);
+    dom::set_attr(&a, "href", href);
+    a
+}
+
+/// Renders the current hash and re-renders on every `hashchange`.
+pub fn start_router(ctx: Rc<Ctx>) {
+    let Some(window) = dom::window() else { return };
+    render(&ctx);
+    let ctx_for_route = ctx.clone();
+    let listener = Listener::new(&window, "hashchange", move |_| render(&ctx_for_route));
+    ctx.keep_page_listener(listener);
+    if let Some(button) = dom::document().and_then(|d| d.get_element_by_id("menu-button")) {
+        let toggle = Listener::new(&button, "click", |_| {
+            let Some(document) = dom::document() else { return };
+            let (Some(body), Some(button)) = (document.body(), document.get_element_by_id("menu-button")) else { return };
+            let open = body.class_list().toggle("menu-open").unwrap_or(false);
+            dom::set_attr(&button, "aria-expanded", if open { "true" } else { "false" });
+        });
+        ctx.keep_page_listener(toggle);
+    }
+}
+
+fn render(ctx: &Rc<Ctx>) {
+    let Some(document) = dom::document() else { return };
+    let Some(app) = document.get_element_by_id("app") else { return };
+    let hash = dom::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    ctx.clear_widgets();
+    app.set_text_content(None);
+    let title = match site::resolve(&hash) {
+        Route::Home => render_home(&app),
+        Route::Article(article) => render_article(&app, article),
+        Route::Section { article, index } => render_section(&app, article, index),
+        Route::NotFound(slug) => {
+            let h1 = dom::text("h1", "", "Página não encontrada");
+            dom::append(&app, &h1);
+            // The slug comes from the URL: text only.
+            dom::append(&app, &dom::text("p", "", &format!("Não há página chamada «{slug}». Escolha uma seção no sumário.")));
+            "Página não encontrada".to_string()
+        }
+    };
+    document.set_title(&format!("{title} · atenção"));
+    mark_current(&document, &hash);
+    if let Some(body) = document.body() {
+        let _ = body.class_list().remove_1("menu-open");
+    }
+    widgets::mount_all(&app, ctx);
+    if let Some(window) = dom::window() {
+        window.scroll_to_with_x_and_y(0.0, 0.0);
+    }
+}
+
+fn mark_current(document: &web_sys::Document, hash: &str) {
+    let Ok(links) = document.query_selector_all("#toc a") else { return };
+    let current = if hash.is_empty() { "#/" } else { hash };
+    for i in 0..links.length() {
+        let Some(a) = links.item(i).and_then(|n| wasm_bindgen::JsCast::dyn_into::<Element>(n).ok()) else { continue };
+        if a.get_attribute("href").as_deref() == Some(current) {
+            dom::set_attr(&a, "aria-current", "page");
+        } else {
+            let _ = a.remove_attribute("aria-current");
+        }
+    }
+}
+
+fn render_home(app: &Element) -> String {
+    dom::append(app, &dom::text("h1", "", "Atenção, passo a passo"));
+    dom::append(
+        app,
+        &dom::text(
+            "p",
+            "lead",
+            "Um tutorial interativo sobre como Transformers funcionam: de vetores e TF-IDF a cadeias de Markov, \
+             atenção e um pequeno modelo de linguagem. Edite os exemplos e veja cada número ser recalculado \
+             no seu navegador, na GPU (WebGPU) ou na CPU.",
+        ),
+    );
+    let grid = dom::el("div", "cards");
+    for article in ARTICLES {
+        let card = dom::el("article", "card");
+        let h2 = dom::el("h2", "");
+        dom::append(&h2, &link(&format!("#/{}", article.slug), article.title, ""));
+        dom::append(&card, &h2);
+        dom::append(&card, &dom::text("p", "", article.summary));
+        dom::append(&card, &dom::text("p", "muted", &format!("{} seções", article.sections.len())));
+        dom::append(&grid, &card);
+    }
+    dom::append(app, &grid);
+    "Início".to_string()
+}
+
+fn render_article(app: &Element, article: &Article) -> String {
+    dom::append(app, &dom::text("h1", "", article.title));
+    let intro = dom::el("div", "prose");
+    intro.set_inner_html(article.intro_html);
+    dom::append(app, &intro);
+    let list = dom::el("ol", "section-list");
+    for section in article.sections {
+        let li = dom::el("li", "");
+        dom::append(&li, &link(&format!("#/{}", section.slug), section.title, ""));
+        dom::append(&list, &li);
+    }
+    dom::append(app, &list);
+    article.title.to_string()
+}
+
+fn render_section(app: &Element, article: &Article, index: usize) -> String {
+    let section = &article.sections[index];
+    let crumb = dom::el("p", "breadcrumb");
+    dom::append(&crumb, &link(&format!("#/{}", article.slug), article.title, ""));
+    dom::append(app, &crumb);
+    dom::append(app, &dom::text("h1", "", section.title));
+    let prose = dom::el("div", "prose");
+    prose.set_inner_html(section.html);
+    dom::append(app, &prose);
+
+    let nav = dom::el("nav", "pager");
+    dom::set_attr(&nav, "aria-label", "Seções vizinhas");
+    if let Some(prev) = index.checked_sub(1).map(|i| &article.sections[i]) {
+        dom::append(&nav, &link(&format!("#/{}", prev.slug), &format!("← {}", prev.title), "prev"));
+    }
+    if let Some(next) = article.sections.get(index + 1) {
+        dom::append(&nav, &link(&format!("#/{}", next.slug), &format!("{} →", next.title), "next"));
+    }
+    dom::append(app, &nav);
+    section.title.to_string()
+}

@@ -1,0 +1,249 @@
+//! `attention`: single-head self-attention with editable X, W^Q, W^K, W^V (default: the
+//! textbook chapter's Example 2). Shows Q, K, V, the scores QKᵀ/√d_k (with the causal mask
+//! when on), the softmax weights and the output, computed on the active backend.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlElement, HtmlInputElement};
+
+use crate::core::attention::{AttentionInputs, AttentionTrace};
+use crate::core::examples::textbook_example_2;
+
+use super::super::draw::{ColorScale, HeatmapData, MatrixView};
+use super::super::dom::{self, Listener};
+use super::editor::MatrixEditor;
+use super::{show_error, show_ready, Ctx, Widget, WidgetKind};
+
+pub const KIND: WidgetKind = WidgetKind { name: "attention", title: "Atenção com Q, K e V", mount };
+
+/// More tokens than this would make the heatmaps unreadable on a phone.
+const MAX_TOKENS: usize = 12;
+
+fn token_label(i: usize) -> String {
+    format!("x{}", dom::subscript(i + 1))
+}
+
+fn weight_row_label(i: usize) -> String {
+    format!("linha {}", i + 1)
+}
+
+struct Views {
+    q: Rc<MatrixView>,
+    k: Rc<MatrixView>,
+    v: Rc<MatrixView>,
+    scores: Rc<MatrixView>,
+    weights: Rc<MatrixView>,
+    output: Rc<MatrixView>,
+}
+
+impl Views {
+    fn all(&self) -> [&Rc<MatrixView>; 6] {
+        [&self.q, &self.k, &self.v, &self.scores, &self.weights, &self.output]
+    }
+}
+
+pub struct AttentionWidget {
+    ctx: Rc<Ctx>,
+    host: HtmlElement,
+    x: RefCell<MatrixEditor>,
+    w_q: RefCell<MatrixEditor>,
+    w_k: RefCell<MatrixEditor>,
+    w_v: RefCell<MatrixEditor>,
+    causal: HtmlInputElement,
+    views: Views,
+    backend_note: HtmlElement,
+    /// Only the newest computation may draw: edits can outrun a GPU round trip.
+    generation: Cell<u32>,
+    listeners: RefCell<Vec<Listener>>,
+}
+
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+    let example = textbook_example_2();
+    dom::set_attr(host, "data-state", "loading");
+    host.class_list().add_1("widget").map_err(|_| "classList indisponível".to_string())?;
+    host.set_text_content(None);
+
+    dom::append(host, &dom::text("h3", "widget-title", KIND.title));
+    let inputs = dom::el("div", "widget-inputs");
+    let x = MatrixEditor::new("x", "X (tokens)", &example.x, token_label);
+    let w_q = MatrixEditor::new("w_q", "W^Q", &example.w_q, weight_row_label);
+    let w_k = MatrixEditor::new("w_k", "W^K", &example.w_k, weight_row_label);
+    let w_v = MatrixEditor::new("w_v", "W^V", &example.w_v, weight_row_label);
+    for editor in [&x, &w_q, &w_k, &w_v] {
+        dom::append(&inputs, &editor.root);
+    }
+    dom::append(host, &inputs);
+
+    let controls = dom::el("div", "widget-controls");
+    let causal_label = dom::el("label", "toggle");
+    let causal = dom::el("input", "").unchecked_into::<HtmlInputElement>();
+    causal.set_type("checkbox");
+    dom::set_attr(&causal, "data-control", "causal");
+    dom::append(&causal_label, &causal);
+    dom::append(&causal_label, &dom::text("span", "", " máscara causal (cada token só vê os anteriores)"));
+    let add = button("+ token", "add-token");
+    let remove = button("− token", "remove-token");
+    let reset = button("restaurar exemplo", "reset");
+    let twins = button("ver números", "twins");
+    dom::set_attr(&twins, "aria-expanded", "false");
+    for el in [causal_label.clone(), add.clone(), remove.clone(), reset.clone(), twins.clone()] {
+        dom::append(&controls, &el);
+    }
+    dom::append(host, &controls);
+
+    let outputs = dom::el("div", "widget-outputs");
+    let views = Views {
+        q: MatrixView::new("q", "Q = X·W^Q", ""),
+        k: MatrixView::new("k", "K = X·W^K", ""),
+        v: MatrixView::new("v", "V = X·W^V", ""),
+        scores: MatrixView::new("scores", "S = Q·Kᵀ/√d_k", ""),
+        weights: MatrixView::new("weights", "A = softmax(S)", " cada linha soma 1"),
+        output: MatrixView::new("output", "Saída = A·V", ""),
+    };
+    for view in views.all() {
+        dom::append(&outputs, &view.root);
+    }
+    dom::append(host, &outputs);
+    let backend_note = dom::el("p", "widget-backend");
+    dom::set_attr(&backend_note, "aria-live", "polite");
+    dom::append(host, &backend_note);
+
+    let widget = Rc::new(AttentionWidget {
+        ctx: ctx.clone(),
+        host: host.clone(),
+        x: RefCell::new(x),
+        w_q: RefCell::new(w_q),
+        w_k: RefCell::new(w_k),
+        w_v: RefCell::new(w_v),
+        causal,
+        views,
+        backend_note,
+        generation: Cell::new(0),
+        listeners: RefCell::new(Vec::new()),
+    });
+
+    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<AttentionWidget>)| {
+        let weak = Rc::downgrade(&widget);
+        Listener::new(target, kind, move |_| {
+            if let Some(w) = weak.upgrade() {
+                action(&w);
+            }
+        })
+    };
+    let listeners = vec![
+        // One delegated listener: any cell edit or the checkbox recomputes.
+        on(&inputs, "input", |w| w.clone().recompute()),
+        on(&controls, "change", |w| w.clone().recompute()),
+        on(&add, "click", |w| w.resize_tokens(true)),
+        on(&remove, "click", |w| w.resize_tokens(false)),
+        on(&reset, "click", |w| w.reset()),
+        on(&twins, "click", |w| w.toggle_twins()),
+    ];
+    *widget.listeners.borrow_mut() = listeners;
+    Ok(widget)
+}
+
+fn button(label: &str, action: &str) -> HtmlElement {
+    let b = dom::text("button", "btn", label);
+    dom::set_attr(&b, "type", "button");
+    dom::set_attr(&b, "data-action", action);
+    b
+}
+
+impl AttentionWidget {
+    fn resize_tokens(self: &Rc<Self>, grow: bool) {
+        {
+            let mut x = self.x.borrow_mut();
+            if grow {
+                if x.rows() >= MAX_TOKENS {
+                    show_error(&self.host, &format!("No máximo {MAX_TOKENS} tokens neste widget."));
+                    return;
+                }
+                x.add_row();
+            } else {
+                x.remove_row();
+            }
+        }
+        self.clone().recompute();
+    }
+
+    fn reset(self: &Rc<Self>) {
+        let example = textbook_example_2();
+        self.x.borrow_mut().set(&example.x);
+        self.w_q.borrow_mut().set(&example.w_q);
+        self.w_k.borrow_mut().set(&example.w_k);
+        self.w_v.borrow_mut().set(&example.w_v);
+        self.causal.set_checked(false);
+        self.clone().recompute();
+    }
+
+    fn toggle_twins(&self) {
+        let Ok(Some(button)) = self.host.query_selector("[data-action=twins]") else { return };
+        let visible = button.get_attribute("aria-expanded").as_deref() != Some("true");
+        dom::set_attr(&button, "aria-expanded", if visible { "true" } else { "false" });
+        button.set_text_content(Some(if visible { "esconder números" } else { "ver números" }));
+        for view in self.views.all() {
+            view.set_twin_visible(visible);
+        }
+    }
+
+    fn read_inputs(&self) -> Result<AttentionInputs, String> {
+        let read = |e: &RefCell<MatrixEditor>| e.borrow().read().map_err(|err| err.message);
+        Ok(AttentionInputs {
+            x: read(&self.x)?,
+            w_q: read(&self.w_q)?,
+            w_k: read(&self.w_k)?,
+            w_v: read(&self.w_v)?,
+            causal: self.causal.checked(),
+        })
+    }
+
+    fn draw(&self, trace: &AttentionTrace, causal: bool) {
+        let tokens: Vec<String> = (0..trace.q.rows()).map(token_label).collect();
+        let dims = |n: usize| (0..n).map(|j| format!("{}", j + 1)).collect::<Vec<_>>();
+        let show = |view: &MatrixView, m: &crate::core::Matrix, cols: Vec<String>, scale, masked: bool| {
+            view.update(HeatmapData {
+                matrix: m.clone(),
+                row_labels: tokens.clone(),
+                col_labels: cols,
+                scale,
+                masked: masked.then(|| Box::new(|r: usize, c: usize| c > r) as Box<dyn Fn(usize, usize) -> bool>),
+            });
+        };
+        show(&self.views.q, &trace.q, dims(trace.q.cols()), ColorScale::Diverging, false);
+        show(&self.views.k, &trace.k, dims(trace.k.cols()), ColorScale::Diverging, false);
+        show(&self.views.v, &trace.v, dims(trace.v.cols()), ColorScale::Diverging, false);
+        show(&self.views.scores, &trace.scores, tokens.clone(), ColorScale::Diverging, causal);
+        show(&self.views.weights, &trace.weights, tokens.clone(), ColorScale::Sequential, false);
+        show(&self.views.output, &trace.output, dims(trace.output.cols()), ColorScale::Diverging, false);
+    }
+}
+
+impl Widget for AttentionWidget {
+    fn recompute(self: Rc<Self>) {
+        let generation = self.generation.get().wrapping_add(1);
+        self.generation.set(generation);
+        let inputs = match self.read_inputs() {
+            Ok(inputs) => inputs,
+            Err(message) => return show_error(&self.host, &message),
+        };
+        dom::set_attr(&self.host, "data-state", "loading");
+        wasm_bindgen_futures::spawn_local(async move {
+            let result = self.ctx.backend.run(&inputs).await;
+            if self.generation.get() != generation {
+                return;
+            }
+            match result {
+                Ok((trace, kind)) => {
+                    self.draw(&trace, inputs.causal);
+                    self.backend_note.set_text_content(Some(&format!("Calculado em {}.", kind.label())));
+                    dom::set_attr(&self.host, "data-computed-on", kind.attr());
+                    show_ready(&self.host);
+                }
+                Err(error) => show_error(&self.host, &error.to_string()),
+            }
+        });
+    }
+}

@@ -1,0 +1,111 @@
+//! The widget contract and registry.
+//!
+//! Any element with `data-widget="KIND"` is mounted by the widget registered under KIND.
+//! While it computes it carries `data-state="loading"`; then `data-state="ready"`, or
+//! `data-state="error"` with a visible Portuguese message (`.widget-error`). Every matrix
+//! drawn has a `<table>` twin with the same numbers ("ver números").
+
+pub mod attention;
+pub mod editor;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use web_sys::{Element, HtmlElement};
+
+use super::backend::Backend;
+use super::dom::{self, Listener};
+
+/// What every widget shares: the backend, and the list of widgets alive on the page.
+pub struct Ctx {
+    pub backend: Rc<Backend>,
+    live: RefCell<Vec<Rc<dyn Widget>>>,
+    page_listeners: RefCell<Vec<Listener>>,
+}
+
+impl Ctx {
+    pub fn new(backend: Rc<Backend>) -> Ctx {
+        Ctx { backend, live: RefCell::new(Vec::new()), page_listeners: RefCell::new(Vec::new()) }
+    }
+
+    /// Drops the widgets of the previous page (their listeners go with them).
+    pub fn clear_widgets(&self) {
+        self.live.borrow_mut().clear();
+    }
+
+    /// Reruns every live widget, e.g. after the backend changed.
+    pub fn recompute_all(&self) {
+        let widgets: Vec<_> = self.live.borrow().clone();
+        for widget in widgets {
+            widget.recompute();
+        }
+    }
+
+    /// Keeps a listener that lives as long as the page (header, footer).
+    pub fn keep_page_listener(&self, listener: Listener) {
+        self.page_listeners.borrow_mut().push(listener);
+    }
+}
+
+/// A mounted widget.
+pub trait Widget {
+    /// Recomputes from the current inputs and redraws (async; sets `data-state`).
+    fn recompute(self: Rc<Self>);
+}
+
+/// One registered kind of widget.
+pub struct WidgetKind {
+    /// The `data-widget` value.
+    pub name: &'static str,
+    /// Shown in headings and in the catalogue.
+    pub title: &'static str,
+    pub mount: fn(&Rc<Ctx>, &HtmlElement) -> Result<Rc<dyn Widget>, String>,
+}
+
+/// Every widget kind. The site, the embedding entry point and the catalogue read this list.
+pub const REGISTRY: &[WidgetKind] = &[attention::KIND];
+
+pub fn find(name: &str) -> Option<&'static WidgetKind> {
+    REGISTRY.iter().find(|k| k.name == name)
+}
+
+/// Mounts every `[data-widget]` under `root` that is not mounted yet.
+pub fn mount_all(root: &Element, ctx: &Rc<Ctx>) {
+    let Ok(nodes) = root.query_selector_all("[data-widget]:not([data-state])") else { return };
+    for i in 0..nodes.length() {
+        let Some(host) = nodes.item(i).and_then(|n| wasm_bindgen::JsCast::dyn_into::<HtmlElement>(n).ok()) else { continue };
+        let name = host.get_attribute("data-widget").unwrap_or_default();
+        let mounted = match find(&name) {
+            Some(kind) => (kind.mount)(ctx, &host),
+            None => Err(format!("Não existe widget chamado «{name}».")),
+        };
+        match mounted {
+            Ok(widget) => {
+                ctx.live.borrow_mut().push(widget.clone());
+                widget.recompute();
+            }
+            Err(message) => show_error(&host, &message),
+        }
+    }
+}
+
+/// Puts `host` in the error state with a visible message (as text, never HTML).
+pub fn show_error(host: &HtmlElement, message: &str) {
+    dom::set_attr(host, "data-state", "error");
+    let existing = host.query_selector(":scope > .widget-error").ok().flatten();
+    let slot = existing.unwrap_or_else(|| {
+        let p = dom::el("p", "widget-error");
+        dom::set_attr(&p, "role", "alert");
+        let _ = host.prepend_with_node_1(&p);
+        p.into()
+    });
+    slot.set_text_content(Some(message));
+}
+
+/// Clears the error message and marks the widget ready.
+pub fn show_ready(host: &HtmlElement) {
+    if let Ok(Some(slot)) = host.query_selector(":scope > .widget-error") {
+        slot.remove();
+    }
+    dom::set_attr(host, "data-state", "ready");
+}
