@@ -339,3 +339,80 @@ pub fn color(scale: ColorScale, t: f32, dark: bool) -> (String, bool) {
     let luminance = 0.2126 * mix[0] + 0.7152 * mix[1] + 0.0722 * mix[2];
     (format!("rgb({:.0},{:.0},{:.0})", mix[0], mix[1], mix[2]), luminance < 128.0)
 }
+
+/// Horizontal bars with labels and values (e.g. one query's attention weights), and its
+/// table twin. Values are expected in [0, max]; negative values draw leftwards from 0.
+pub struct BarView {
+    pub root: HtmlElement,
+    title: HtmlElement,
+    canvas: HtmlCanvasElement,
+    table: HtmlElement,
+}
+
+impl BarView {
+    pub fn new(key: &str, title: &str) -> BarView {
+        let root = dom::el("figure", "mv bars");
+        dom::set_attr(&root, "data-bars", key);
+        let heading = dom::text("figcaption", "mv-title", title);
+        dom::append(&root, &heading);
+        let canvas = dom::el("canvas", "mv-canvas").unchecked_into::<HtmlCanvasElement>();
+        dom::set_attr(&canvas, "role", "img");
+        dom::append(&root, &canvas);
+        let table = dom::el("table", "twin");
+        dom::set_attr(&table, "data-bars", key);
+        table.set_hidden(true);
+        dom::append(&root, &table);
+        BarView { root, title: heading, canvas, table }
+    }
+
+    pub fn set_twin_visible(&self, visible: bool) {
+        self.table.set_hidden(!visible);
+    }
+
+    /// Draws one bar per (label, value); `title` replaces the caption.
+    pub fn update(&self, title: &str, labels: &[String], values: &[f32]) {
+        self.title.set_text_content(Some(title));
+        dom::set_attr(&self.canvas, "aria-label", title);
+        self.table.set_text_content(None);
+        dom::append(&self.table, &dom::text("caption", "", title));
+        for (label, value) in labels.iter().zip(values) {
+            let tr = dom::el("tr", "");
+            let th = dom::text("th", "", label);
+            dom::set_attr(&th, "scope", "row");
+            dom::append(&tr, &th);
+            dom::append(&tr, &dom::text("td", "", &format_pt(*value, 4)));
+            dom::append(&self.table, &tr);
+        }
+
+        let dark = dom::prefers_dark();
+        let (bar_h, gap, label_w, value_w, plot_w) = (22.0, 6.0, 40.0, 64.0, 240.0);
+        let css_w = label_w + plot_w + value_w;
+        let css_h = (bar_h + gap) * values.len() as f64 + gap;
+        let dpr = dom::window().map_or(1.0, |w| w.device_pixel_ratio()).max(1.0);
+        self.canvas.set_width((css_w * dpr).round() as u32);
+        self.canvas.set_height((css_h * dpr).round() as u32);
+        let style = self.canvas.style();
+        let _ = style.set_property("width", &format!("{css_w}px"));
+        let _ = style.set_property("height", &format!("{css_h}px"));
+        let Some(ctx) = context_2d(&self.canvas) else { return };
+        let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+        ctx.clear_rect(0.0, 0.0, css_w, css_h);
+        let max = values.iter().fold(0.0f32, |m, v| m.max(v.abs())).max(1e-12) as f64;
+        let text = if dark { "#c9d1d9" } else { "#444c56" };
+        ctx.set_font("12px system-ui, sans-serif");
+        ctx.set_text_baseline("middle");
+        for (i, (label, &value)) in labels.iter().zip(values).enumerate() {
+            let y = gap + i as f64 * (bar_h + gap);
+            ctx.set_fill_style_str(text);
+            ctx.set_text_align("right");
+            let _ = ctx.fill_text(label, label_w - 6.0, y + bar_h / 2.0);
+            let (fill, _) = color(ColorScale::Sequential, 0.35 + 0.65 * (value.abs() as f64 / max) as f32, dark);
+            ctx.set_fill_style_str(&fill);
+            let w = plot_w * value.abs() as f64 / max;
+            ctx.fill_rect(label_w, y, w.max(1.0), bar_h);
+            ctx.set_fill_style_str(text);
+            ctx.set_text_align("left");
+            let _ = ctx.fill_text(&format_pt(value, 4), label_w + w + 6.0, y + bar_h / 2.0);
+        }
+    }
+}

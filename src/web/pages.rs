@@ -47,6 +47,11 @@ pub fn start_router(ctx: Rc<Ctx>) {
     let ctx_for_route = ctx.clone();
     let listener = Listener::new(&window, "hashchange", move |_| render(&ctx_for_route));
     ctx.keep_page_listener(listener);
+    // Canvases take their colours from the theme: redraw when the reader's system switches it.
+    if let Some(query) = window.match_media("(prefers-color-scheme: dark)").ok().flatten() {
+        let ctx_for_theme = ctx.clone();
+        ctx.keep_page_listener(Listener::new(&query, "change", move |_| ctx_for_theme.recompute_all()));
+    }
     if let Some(button) = dom::document().and_then(|d| d.get_element_by_id("menu-button")) {
         let toggle = Listener::new(&button, "click", |_| {
             let Some(document) = dom::document() else { return };

@@ -144,6 +144,16 @@ async function runMode(mode, base) {
     await page.screenshot({ path: path.join(ARTIFACTS, `attention-${mode}.png`), fullPage: true });
   });
 
+  await check(`[${mode}] bar chart shows the chosen query's weights (x₂ by default)`, async () => {
+    const bars = async () => page.$$eval('[data-widget=attention] table.twin[data-bars=query-weights] td', (tds) => tds.map((td) => td.textContent));
+    assertMatrix('x₂ weights', [await bars()], [GOLDEN.weights[1]]);
+    await page.selectOption('[data-widget=attention] [data-control=query]', '2');
+    await waitReady(page);
+    assertMatrix('x₃ weights', [await bars()], [GOLDEN.weights[2]]);
+    const caption = await page.textContent('[data-widget=attention] [data-bars=query-weights] figcaption');
+    assert(caption.includes('x₃'), caption);
+  });
+
   await check(`[${mode}] hovering a cell shows its value`, async () => {
     const canvas = await page.$('[data-widget=attention] [data-matrix=weights] canvas');
     const box = await canvas.boundingBox();
@@ -234,6 +244,38 @@ async function runMode(mode, base) {
     assert(await page.isVisible('#toc'), 'menu did not open the toc');
     await page.click('#menu-button');
     await page.screenshot({ path: path.join(ARTIFACTS, `attention-${mode}-phone.png`), fullPage: false });
+  });
+
+  await check(`[${mode}] dark theme follows prefers-color-scheme`, async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    // Mean luminance of the painted pixels of the Q heatmap, in each theme.
+    const meanLuminance = () => page.$eval('[data-widget=attention] [data-matrix=q] canvas', (canvas) => {
+      const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+      let sum = 0;
+      let n = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        if (data[i + 3] === 255) { sum += 0.2126 * data[i] + 0.7152 * data[i + 1] + 0.0722 * data[i + 2]; n++; }
+      }
+      return sum / n;
+    });
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.goto(`${base}/${ATTENTION_PAGE}`);
+    await page.reload();
+    await waitReady(page);
+    const light = await meanLuminance();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.waitForFunction(() => matchMedia('(prefers-color-scheme: dark)').matches);
+    // The theme switch alone (no reload) must redraw the canvases.
+    await page.waitForFunction(() => document.querySelector('[data-widget=attention]').dataset.state === 'ready');
+    await page.waitForTimeout(300);
+    await waitReady(page);
+    const dark = await meanLuminance();
+    assert(dark < light - 40, `heatmap luminance light ${light.toFixed(0)} vs dark ${dark.toFixed(0)}`);
+    const bg = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+    const [r, g, b] = bg.match(/\d+/g).map(Number);
+    assert(r + g + b < 150, `background ${bg} is not dark`);
+    await page.locator('[data-widget=attention]').screenshot({ path: path.join(ARTIFACTS, `attention-${mode}-dark.png`) });
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 
   await check(`[${mode}] no console errors`, async () => {

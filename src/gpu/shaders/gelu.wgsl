@@ -23,9 +23,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let i = gid.x + gid.y * nwg.x * 256u;
     if (i < params.len) {
         let v = x[i];
-        // tanh saturates to ±1 long before |u| = 10; clamping keeps exp() inside tanh finite
-        // on implementations that expand it naively.
-        let u = clamp(SQRT_2_OVER_PI * (v + 0.044715 * v * v * v), -10.0, 10.0);
-        y[i] = 0.5 * v * (1.0 + tanh(u));
+        let u = SQRT_2_OVER_PI * (v + 0.044715 * v * v * v);
+        // Same value via ½(1 + tanh u) = 1 / (1 + e^(−2u)). Some implementations (SwiftShader)
+        // compute tanh near 0 with a large relative error; the sigmoid form has no cancellation,
+        // and e^(−2u) → ∞ for very negative u still gives the right limit (−0).
+        y[i] = v / (1.0 + exp(-2.0 * u));
     }
 }

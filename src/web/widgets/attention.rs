@@ -6,12 +6,12 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use wasm_bindgen::JsCast;
-use web_sys::{HtmlElement, HtmlInputElement};
+use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 use crate::core::attention::{AttentionInputs, AttentionTrace};
 use crate::core::examples::textbook_example_2;
 
-use super::super::draw::{ColorScale, HeatmapData, MatrixView};
+use super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::dom::{self, Listener};
 use super::editor::MatrixEditor;
 use super::{show_error, show_ready, Ctx, Widget, WidgetKind};
@@ -52,6 +52,9 @@ pub struct AttentionWidget {
     w_k: RefCell<MatrixEditor>,
     w_v: RefCell<MatrixEditor>,
     causal: HtmlInputElement,
+    /// Which token's weights the bar chart shows.
+    query: HtmlSelectElement,
+    bars: BarView,
     views: Views,
     backend_note: HtmlElement,
     /// Only the newest computation may draw: edits can outrun a GPU round trip.
@@ -83,12 +86,17 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     dom::set_attr(&causal, "data-control", "causal");
     dom::append(&causal_label, &causal);
     dom::append(&causal_label, &dom::text("span", "", " máscara causal (cada token só vê os anteriores)"));
+    let query_label = dom::el("label", "toggle");
+    dom::append(&query_label, &dom::text("span", "", "pesos da consulta "));
+    let query = dom::el("select", "").unchecked_into::<HtmlSelectElement>();
+    dom::set_attr(&query, "data-control", "query");
+    dom::append(&query_label, &query);
     let add = button("+ token", "add-token");
     let remove = button("− token", "remove-token");
     let reset = button("restaurar exemplo", "reset");
     let twins = button("ver números", "twins");
     dom::set_attr(&twins, "aria-expanded", "false");
-    for el in [causal_label.clone(), add.clone(), remove.clone(), reset.clone(), twins.clone()] {
+    for el in [causal_label.clone(), query_label, add.clone(), remove.clone(), reset.clone(), twins.clone()] {
         dom::append(&controls, &el);
     }
     dom::append(host, &controls);
@@ -105,6 +113,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     for view in views.all() {
         dom::append(&outputs, &view.root);
     }
+    let bars = BarView::new("query-weights", "");
+    dom::append(&outputs, &bars.root);
     dom::append(host, &outputs);
     let backend_note = dom::el("p", "widget-backend");
     dom::set_attr(&backend_note, "aria-live", "polite");
@@ -118,6 +128,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         w_k: RefCell::new(w_k),
         w_v: RefCell::new(w_v),
         causal,
+        query,
+        bars,
         views,
         backend_note,
         generation: Cell::new(0),
@@ -187,6 +199,23 @@ impl AttentionWidget {
         for view in self.views.all() {
             view.set_twin_visible(visible);
         }
+        self.bars.set_twin_visible(visible);
+    }
+
+    /// Keeps one option per token, preserving the choice (default x₂, the textbook's query).
+    fn sync_query_options(&self, tokens: &[String]) -> usize {
+        let previous = self.query.value().parse::<usize>().ok();
+        if self.query.length() as usize != tokens.len() {
+            self.query.set_text_content(None);
+            for (i, label) in tokens.iter().enumerate() {
+                let option = dom::text("option", "", label);
+                dom::set_attr(&option, "value", &i.to_string());
+                dom::append(&self.query, &option);
+            }
+        }
+        let chosen = previous.filter(|&i| i < tokens.len()).unwrap_or(1.min(tokens.len().saturating_sub(1)));
+        self.query.set_value(&chosen.to_string());
+        chosen
     }
 
     fn read_inputs(&self) -> Result<AttentionInputs, String> {
@@ -218,6 +247,9 @@ impl AttentionWidget {
         show(&self.views.scores, &trace.scores, tokens.clone(), ColorScale::Diverging, causal);
         show(&self.views.weights, &trace.weights, tokens.clone(), ColorScale::Sequential, false);
         show(&self.views.output, &trace.output, dims(trace.output.cols()), ColorScale::Diverging, false);
+        let query = self.sync_query_options(&tokens);
+        let title = format!("Pesos de atenção da consulta {} (linha {} de A)", tokens[query], query + 1);
+        self.bars.update(&title, &tokens, &trace.weights.row(query));
     }
 }
 

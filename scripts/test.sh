@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs every test of atencao, installing what is missing first (scripts/setup.sh):
+#   1. native: the compute core with the spec's golden values, benches in test mode, and every
+#      WGSL kernel against its CPU twin on a software Vulkan device (llvmpipe);
+#   2. browser: wasm-bindgen-test in headless Chromium, once with WebGPU, once without;
+#   3. end to end: the built site in headless Chromium in both modes (screenshots in tests/artifacts/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+step() { printf '\n\033[1;32m==> %s\033[0m\n' "$*"; }
+
+bash scripts/setup.sh
+
+# Mesa's Vulkan driver wants a runtime dir; CI shells may not have one.
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/atencao-runtime}"
+mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+
+step "1/3 native tests (core, golden values, GPU kernels on llvmpipe)"
+# A missing Vulkan adapter fails the GPU tests here instead of skipping them.
+ATENCAO_REQUIRE_GPU=1 cargo test --all-targets
+
+step "2/3 browser tests (wasm-bindgen-test in headless Chromium)"
+export CHROMEDRIVER=/usr/bin/chromedriver
+export WASM_BINDGEN_TEST_TIMEOUT=300
+common='"--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"'
+for mode in webgpu cpu; do
+  if [ "$mode" = webgpu ]; then extra='"--enable-unsafe-webgpu", "--enable-features=Vulkan"'; else extra='"--disable-gpu"'; fi
+  # wasm-bindgen-test-runner reads the browser's arguments from ./webdriver.json.
+  printf '{"goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": [%s, %s]}}\n' "$common" "$extra" > webdriver.json
+  echo "-- mode: $mode"
+  ATENCAO_EXPECT_BACKEND=$mode cargo test --target wasm32-unknown-unknown --test web
+done
+rm -f webdriver.json
+
+step "3/3 end to end (built site in headless Chromium, WebGPU and CPU)"
+trunk build
+(cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
+node tests/e2e/run.mjs "$root/dist"
+echo "screenshots: $root/tests/artifacts/"

@@ -1,0 +1,81 @@
+//! Browser tests (wasm-bindgen-test in headless Chromium), run twice by scripts/test.sh:
+//! with WebGPU (SwiftShader) and with `--disable-gpu` (no adapter, CPU fallback).
+//! `ATENCAO_EXPECT_BACKEND` (read at compile time) says which of the two this run is.
+#![cfg(target_arch = "wasm32")]
+
+use atencao::core::attention::{attention_trace, AttentionInputs, AttentionTrace};
+use atencao::core::examples::textbook_example_2;
+use atencao::core::executor::BackendKind;
+use atencao::core::rng::Rng;
+use atencao::core::{Cpu, Matrix};
+use atencao::gpu::{parity, GpuContext};
+use atencao::web::backend::Backend;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const EXPECTED_BACKEND: Option<&str> = option_env!("ATENCAO_EXPECT_BACKEND");
+
+/// Row 2 of Example 2, corrected: weights and output (spec 4-transformer.md).
+fn assert_golden(trace: &AttentionTrace, on: &str) {
+    let want_w = [0.3035, 0.2340, 0.4625];
+    let want_o = [0.2228, 0.5154, 0.8079];
+    for (got, want) in trace.weights.row(1).iter().zip(want_w).chain(trace.output.row(1).iter().zip(want_o)) {
+        assert!((got - want).abs() < 1e-4, "{on}: {got} vs {want}");
+    }
+    let s = Matrix::from_rows(&[[0.2656, 0.1617, 0.4272], [0.6813, 0.4215, 1.1027], [0.9469, 0.5831, 1.5300]]).unwrap();
+    assert!(trace.scores.max_abs_diff(&s).unwrap() < 1e-4, "{on}: scores {:?}", trace.scores.to_rows());
+}
+
+#[wasm_bindgen_test]
+async fn the_expected_backend_is_found() {
+    let gpu = GpuContext::acquire().await;
+    match EXPECTED_BACKEND {
+        Some("webgpu") => assert!(gpu.is_ok(), "expected WebGPU: {:?}", gpu.err()),
+        Some("cpu") => assert!(gpu.is_err(), "expected no adapter with --disable-gpu"),
+        _ => {}
+    }
+}
+
+#[wasm_bindgen_test]
+async fn golden_attention_on_every_available_backend() {
+    let inputs = textbook_example_2();
+    let on_cpu = attention_trace(&Cpu, &inputs).await.unwrap();
+    assert_golden(&on_cpu, "CPU");
+    if let Ok(gpu) = GpuContext::acquire().await {
+        let on_gpu = attention_trace(&gpu, &inputs).await.unwrap();
+        assert_golden(&on_gpu, "WebGPU");
+        assert!(on_gpu.output.max_abs_diff(&on_cpu.output).unwrap() < 1e-5);
+        let causal = AttentionInputs { causal: true, ..inputs };
+        let (g, c) = (attention_trace(&gpu, &causal).await.unwrap(), attention_trace(&Cpu, &causal).await.unwrap());
+        assert!(g.weights.max_abs_diff(&c.weights).unwrap() < 1e-5);
+    }
+}
+
+#[wasm_bindgen_test]
+async fn every_kernel_matches_its_cpu_twin_in_the_browser() {
+    let Ok(gpu) = GpuContext::acquire().await else { return };
+    let seed = js_sys::Date::now() as u64;
+    console_log!("parity seed {seed}");
+    let mut rng = Rng::new(seed);
+    if let Err(failures) = parity::run_suite(&gpu, &mut rng, false).await {
+        panic!("seed {seed}: {} kernel checks failed:\n{}", failures.len(), failures.join("\n"));
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_lost_device_falls_back_to_the_cpu_with_the_same_numbers() {
+    let backend = Backend::init().await;
+    let Some(gpu) = backend.gpu() else {
+        assert_eq!(backend.kind(), BackendKind::Cpu);
+        let (trace, kind) = backend.run(&textbook_example_2()).await.unwrap();
+        assert_eq!(kind, BackendKind::Cpu);
+        return assert_golden(&trace, "CPU fallback");
+    };
+    assert_eq!(backend.kind(), BackendKind::WebGpu);
+    gpu.destroy();
+    let (trace, kind) = backend.run(&textbook_example_2()).await.unwrap();
+    assert_eq!(kind, BackendKind::Cpu, "the job should have been rerun on the CPU");
+    assert_eq!(backend.kind(), BackendKind::Cpu, "the backend should have switched to the CPU");
+    assert_golden(&trace, "after device loss");
+}
