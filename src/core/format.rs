@@ -20,6 +20,15 @@ pub fn format_pt(value: f32, decimals: usize) -> String {
     }
 }
 
+/// Like `format_pt` with up to `decimals` places, without trailing zeros: 4, 0,5, −1,25.
+pub fn format_pt_short(value: f32, decimals: usize) -> String {
+    let full = format_pt(value, decimals);
+    if !full.contains(',') {
+        return full;
+    }
+    full.trim_end_matches('0').trim_end_matches(',').to_string()
+}
+
 /// Parses a cell typed by a reader: "0,5", "0.5", "-1", "−1", "1e-3", surrounding spaces.
 /// Returns `None` for anything that is not a finite number.
 pub fn parse_pt(text: &str) -> Option<f32> {
@@ -53,6 +62,9 @@ mod tests {
         assert_eq!(format_pt(-0.00001, 4), "0,0000");
         assert_eq!(format_pt(f32::NEG_INFINITY, 4), "−∞");
         assert_eq!(format_pt(f32::NAN, 4), "indefinido");
+        assert_eq!(format_pt_short(4.0, 2), "4");
+        assert_eq!(format_pt_short(-1.25, 2), "−1,25");
+        assert_eq!(format_pt_short(0.5, 2), "0,5");
     }
 
     #[test]

@@ -97,6 +97,16 @@ impl Matrix {
         Matrix::from_array(self.data.slice(ndarray::s![.., start..start + width]).to_owned())
     }
 
+    /// The given columns, in the given order (e.g. the terms a heatmap has room for).
+    pub fn select_columns(&self, indices: &[usize]) -> Matrix {
+        Matrix::from_array(self.data.select(ndarray::Axis(1), indices))
+    }
+
+    /// The first `rows` rows (all of them if there are fewer).
+    pub fn first_rows(&self, rows: usize) -> Matrix {
+        Matrix::from_array(self.data.slice(ndarray::s![..rows.min(self.rows()), ..]).to_owned())
+    }
+
     /// Fails with the first non-finite cell, naming the matrix `what`.
     pub fn check_finite(&self, what: &'static str) -> Result<()> {
         for ((row, col), v) in self.data.indexed_iter() {

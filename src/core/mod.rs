@@ -12,6 +12,8 @@ pub mod format;
 pub mod matrix;
 pub mod ops;
 pub mod rng;
+pub mod text;
+pub mod vectors;
 
 pub use error::ComputeError;
 pub use executor::{Cpu, Executor, Job};

@@ -253,3 +253,39 @@ pub fn attention(
     }
     Ok(AttentionOutput { output: Matrix::from_array(output), weights: Matrix::from_array(weights) })
 }
+
+/// The terms behind one output cell of A·B: (a_ik, b_kj, a_ik·b_kj) for each k.
+/// Their sum is (A·B)[i][j]; the step-through widget lists them.
+pub fn matmul_cell_terms(a: &Matrix, b: &Matrix, i: usize, j: usize) -> Result<Vec<(f32, f32, f32)>> {
+    check_matmul(a, b)?;
+    if i >= a.rows() || j >= b.cols() {
+        return Err(ComputeError::Invalid(format!("A célula ({}, {}) está fora do resultado.", i + 1, j + 1)));
+    }
+    Ok((0..a.cols()).map(|k| (a.get(i, k), b.get(k, j), a.get(i, k) * b.get(k, j))).collect())
+}
+
+/// For each row of A, the column of its single 1 if the row is one-hot (all 0 but one 1).
+/// When every row is one-hot, A·B just picks rows of B: a lookup table.
+pub fn one_hot_rows(a: &Matrix) -> Option<Vec<usize>> {
+    (0..a.rows())
+        .map(|r| {
+            let row = a.row(r);
+            let ones: Vec<usize> = row.iter().enumerate().filter(|(_, &v)| v == 1.0).map(|(c, _)| c).collect();
+            (ones.len() == 1 && row.iter().all(|&v| v == 0.0 || v == 1.0)).then(|| ones[0])
+        })
+        .collect()
+}
+
+/// A·B as a `Job`, so widgets run it on the active backend.
+#[derive(Clone, Debug)]
+pub struct MatmulJob {
+    pub a: Matrix,
+    pub b: Matrix,
+}
+
+impl super::executor::Job for MatmulJob {
+    type Output = Matrix;
+    async fn run<E: super::executor::Executor>(&self, e: &E) -> Result<Matrix> {
+        e.matmul(&self.a, &self.b).await
+    }
+}

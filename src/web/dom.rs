@@ -79,3 +79,80 @@ pub fn subscript(n: usize) -> String {
 pub fn log_warn(message: &str) {
     web_sys::console::warn_1(&message.into());
 }
+
+/// A `<button type=button data-action=…>`.
+pub fn button(label: &str, action: &str) -> HtmlElement {
+    let b = text("button", "btn", label);
+    set_attr(&b, "type", "button");
+    set_attr(&b, "data-action", action);
+    b
+}
+
+/// A labelled checkbox `data-control=…`; returns (label wrapper, input).
+pub fn checkbox(label: &str, control: &str, checked: bool) -> (HtmlElement, web_sys::HtmlInputElement) {
+    let wrapper = el("label", "toggle");
+    let input = el("input", "").unchecked_into::<web_sys::HtmlInputElement>();
+    input.set_type("checkbox");
+    input.set_checked(checked);
+    set_attr(&input, "data-control", control);
+    append(&wrapper, &input);
+    append(&wrapper, &text("span", "", label));
+    (wrapper, input)
+}
+
+/// A labelled `<select data-control=…>` with (value, label) options.
+pub fn select(label: &str, control: &str, options: &[(String, String)], selected: &str) -> (HtmlElement, web_sys::HtmlSelectElement) {
+    let wrapper = el("label", "toggle");
+    append(&wrapper, &text("span", "", label));
+    let select = el("select", "").unchecked_into::<web_sys::HtmlSelectElement>();
+    set_attr(&select, "data-control", control);
+    for (value, text_label) in options {
+        let option = text("option", "", text_label);
+        set_attr(&option, "value", value);
+        append(&select, &option);
+    }
+    select.set_value(selected);
+    append(&wrapper, &select);
+    (wrapper, select)
+}
+
+/// A labelled range slider `data-control=…` with a live readout of its value.
+pub fn slider(label: &str, control: &str, min: f64, max: f64, step: f64, value: f64) -> (HtmlElement, web_sys::HtmlInputElement) {
+    let wrapper = el("label", "toggle slider");
+    append(&wrapper, &text("span", "", label));
+    let input = el("input", "").unchecked_into::<web_sys::HtmlInputElement>();
+    input.set_type("range");
+    set_attr(&input, "min", &min.to_string());
+    set_attr(&input, "max", &max.to_string());
+    set_attr(&input, "step", &step.to_string());
+    input.set_value(&value.to_string());
+    set_attr(&input, "data-control", control);
+    append(&wrapper, &input);
+    (wrapper, input)
+}
+
+/// A small results table (label, value) used as the twin of scalar readouts.
+pub fn results_table(key: &str, caption: &str, rows: &[(String, String)]) -> HtmlElement {
+    let table = el("table", "results");
+    set_attr(&table, "data-results", key);
+    append(&table, &text("caption", "", caption));
+    for (label, value) in rows {
+        let tr = el("tr", "");
+        let th = text("th", "", label);
+        set_attr(&th, "scope", "row");
+        append(&tr, &th);
+        append(&tr, &text("td", "", value));
+        append(&table, &tr);
+    }
+    table
+}
+
+/// Resolves after `ms` milliseconds (lets the browser paint between chunks of work).
+pub async fn sleep(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, KeyboardEvent, MouseEvent};
 
-use crate::core::format::format_pt;
+use crate::core::format::{format_pt, format_pt_short};
 use crate::core::Matrix;
 
 use super::dom::{self, Listener};
@@ -63,6 +63,10 @@ pub struct MatrixView {
     table: HtmlElement,
     data: RefCell<Option<HeatmapData>>,
     focus: Cell<(usize, usize)>,
+    /// Whether the focused cell stays outlined without a tooltip (a selection made by code).
+    pinned: Cell<bool>,
+    /// Called when the reader picks a cell (click, or arrow keys on the focused canvas).
+    on_select: RefCell<Option<Box<dyn Fn(usize, usize)>>>,
     layout: RefCell<Layout>,
     _listeners: RefCell<Vec<Listener>>,
 }
@@ -101,6 +105,8 @@ impl MatrixView {
             table,
             data: RefCell::new(None),
             focus: Cell::new((0, 0)),
+            pinned: Cell::new(false),
+            on_select: RefCell::new(None),
             layout: RefCell::new(Layout { cell: 40.0, left: 0.0, top: 0.0 }),
             _listeners: RefCell::new(Vec::new()),
         });
@@ -130,8 +136,46 @@ impl MatrixView {
                 v.tooltip.set_hidden(true);
             }
         });
-        view._listeners.borrow_mut().extend([hover, leave, keys, blur]);
+        let weak = Rc::downgrade(&view);
+        let click = Listener::new(&view.canvas, "click", move |e| {
+            if let (Some(v), Some(m)) = (weak.upgrade(), e.dyn_ref::<MouseEvent>()) {
+                if let Some((r, c)) = v.cell_at(m.offset_x() as f64, m.offset_y() as f64) {
+                    v.show_tooltip(r, c);
+                    v.notify_select(r, c);
+                }
+            }
+        });
+        view._listeners.borrow_mut().extend([hover, leave, keys, blur, click]);
         view
+    }
+
+    /// Makes cells selectable: `callback(row, col)` on click or arrow keys.
+    pub fn set_on_select(&self, callback: impl Fn(usize, usize) + 'static) {
+        *self.on_select.borrow_mut() = Some(Box::new(callback));
+        dom::set_attr(&self.canvas, "aria-label", &format!("{}: clique numa célula ou use as setas para escolhê-la", self.name));
+    }
+
+    fn notify_select(&self, r: usize, c: usize) {
+        if let Some(callback) = self.on_select.borrow().as_ref() {
+            callback(r, c);
+        }
+    }
+
+    /// Outlines cell (r, c) as the selected one (no tooltip: the widget explains it itself).
+    pub fn select(&self, r: usize, c: usize) {
+        if self.in_bounds(r, c) {
+            self.focus.set((r, c));
+            self.pinned.set(true);
+            self.redraw();
+        }
+    }
+
+    fn cell_at(&self, x: f64, y: f64) -> Option<(usize, usize)> {
+        let layout = self.layout.borrow();
+        let (c, r) = ((x - layout.left) / layout.cell, (y - layout.top) / layout.cell);
+        let cell = (r >= 0.0 && c >= 0.0).then(|| (r as usize, c as usize))?;
+        drop(layout);
+        self.in_bounds(cell.0, cell.1).then_some(cell)
     }
 
     pub fn set_twin_visible(&self, visible: bool) {
@@ -178,15 +222,7 @@ impl MatrixView {
         let cell = (320.0 / cols.max(1) as f64).clamp(14.0, 56.0);
         let layout = Layout { cell, left: label_w, top: 22.0 };
         let (css_w, css_h) = (layout.left + cell * cols as f64 + 4.0, layout.top + cell * rows as f64 + 4.0);
-        let dpr = dom::window().map_or(1.0, |w| w.device_pixel_ratio()).max(1.0);
-        self.canvas.set_width((css_w * dpr).round() as u32);
-        self.canvas.set_height((css_h * dpr).round() as u32);
-        let style = self.canvas.style();
-        let _ = style.set_property("width", &format!("{css_w}px"));
-        let _ = style.set_property("height", &format!("{css_h}px"));
-        let Some(ctx) = context_2d(&self.canvas) else { return };
-        let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-        ctx.clear_rect(0.0, 0.0, css_w, css_h);
+        let Some(ctx) = prepare_canvas(&self.canvas, css_w, css_h) else { return };
 
         let finite = data.matrix.as_slice().iter().copied().filter(|v| v.is_finite());
         let max_abs = finite.fold(0.0f32, |m, v| m.max(v.abs())).max(1e-12);
@@ -218,16 +254,25 @@ impl MatrixView {
                     continue;
                 }
                 let v = data.matrix.get(r, c);
+                if !v.is_finite() {
+                    // −∞ or undefined (e.g. an IDF): hatched, with a short label.
+                    hatch(&ctx, x, y, cell, dark);
+                    if show_values {
+                        ctx.set_fill_style_str(label_color);
+                        let _ = ctx.fill_text(if v.is_nan() { "?" } else { "−∞" }, x + cell / 2.0, y + cell / 2.0);
+                    }
+                    continue;
+                }
                 let (rgb, light_text) = color(data.scale, v / max_abs, dark);
                 ctx.set_fill_style_str(&rgb);
                 ctx.fill_rect(x + 1.0, y + 1.0, cell - 2.0, cell - 2.0);
                 if show_values {
                     ctx.set_fill_style_str(if light_text { "#ffffff" } else { "#111111" });
-                    let _ = ctx.fill_text(&format_pt(v, digits), x + cell / 2.0, y + cell / 2.0);
+                    let _ = ctx.fill_text(&format_pt_short(v, digits), x + cell / 2.0, y + cell / 2.0);
                 }
             }
         }
-        if self.tooltip.hidden() {
+        if self.tooltip.hidden() && !self.pinned.get() {
             *self.layout.borrow_mut() = layout;
             return;
         }
@@ -241,14 +286,9 @@ impl MatrixView {
     }
 
     fn hover_at(&self, x: f64, y: f64) {
-        let cell = {
-            let layout = self.layout.borrow();
-            let (c, r) = ((x - layout.left) / layout.cell, (y - layout.top) / layout.cell);
-            (r >= 0.0 && c >= 0.0).then(|| (r as usize, c as usize))
-        };
-        match cell {
-            Some((r, c)) if self.in_bounds(r, c) => self.show_tooltip(r, c),
-            _ => self.tooltip.set_hidden(true),
+        match self.cell_at(x, y) {
+            Some((r, c)) => self.show_tooltip(r, c),
+            None => self.tooltip.set_hidden(true),
         }
     }
 
@@ -273,6 +313,7 @@ impl MatrixView {
         }
         if self.in_bounds(r, c) {
             self.show_tooltip(r, c);
+            self.notify_select(r, c);
         } else {
             self.show_tooltip(self.focus.get().0, self.focus.get().1);
         }
@@ -301,8 +342,19 @@ impl MatrixView {
     }
 }
 
-fn context_2d(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
-    canvas.get_context("2d").ok().flatten()?.dyn_into::<CanvasRenderingContext2d>().ok()
+/// Sizes `canvas` to `css_w × css_h` CSS pixels with a backing store of device pixels (crisp
+/// on HiDPI screens), clears it, and returns a context that draws in CSS pixels.
+fn prepare_canvas(canvas: &HtmlCanvasElement, css_w: f64, css_h: f64) -> Option<CanvasRenderingContext2d> {
+    let dpr = dom::window().map_or(1.0, |w| w.device_pixel_ratio()).max(1.0);
+    canvas.set_width((css_w * dpr).round() as u32);
+    canvas.set_height((css_h * dpr).round() as u32);
+    let style = canvas.style();
+    let _ = style.set_property("width", &format!("{css_w}px"));
+    let _ = style.set_property("height", &format!("{css_h}px"));
+    let ctx = canvas.get_context("2d").ok().flatten()?.dyn_into::<CanvasRenderingContext2d>().ok()?;
+    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    ctx.clear_rect(0.0, 0.0, css_w, css_h);
+    Some(ctx)
 }
 
 /// Diagonal hatching for masked cells.
@@ -341,7 +393,7 @@ pub fn color(scale: ColorScale, t: f32, dark: bool) -> (String, bool) {
 }
 
 /// Horizontal bars with labels and values (e.g. one query's attention weights), and its
-/// table twin. Values are expected in [0, max]; negative values draw leftwards from 0.
+/// table twin. Bar length is |value|; negative values are drawn in orange.
 pub struct BarView {
     pub root: HtmlElement,
     title: HtmlElement,
@@ -385,18 +437,11 @@ impl BarView {
         }
 
         let dark = dom::prefers_dark();
-        let (bar_h, gap, label_w, value_w, plot_w) = (22.0, 6.0, 40.0, 64.0, 240.0);
+        let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64;
+        let (bar_h, gap, label_w, value_w, plot_w) = (22.0, 6.0, (longest * 7.0 + 12.0).max(40.0), 72.0, 240.0);
         let css_w = label_w + plot_w + value_w;
         let css_h = (bar_h + gap) * values.len() as f64 + gap;
-        let dpr = dom::window().map_or(1.0, |w| w.device_pixel_ratio()).max(1.0);
-        self.canvas.set_width((css_w * dpr).round() as u32);
-        self.canvas.set_height((css_h * dpr).round() as u32);
-        let style = self.canvas.style();
-        let _ = style.set_property("width", &format!("{css_w}px"));
-        let _ = style.set_property("height", &format!("{css_h}px"));
-        let Some(ctx) = context_2d(&self.canvas) else { return };
-        let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-        ctx.clear_rect(0.0, 0.0, css_w, css_h);
+        let Some(ctx) = prepare_canvas(&self.canvas, css_w, css_h) else { return };
         let max = values.iter().fold(0.0f32, |m, v| m.max(v.abs())).max(1e-12) as f64;
         let text = if dark { "#c9d1d9" } else { "#444c56" };
         ctx.set_font("12px system-ui, sans-serif");
@@ -406,7 +451,13 @@ impl BarView {
             ctx.set_fill_style_str(text);
             ctx.set_text_align("right");
             let _ = ctx.fill_text(label, label_w - 6.0, y + bar_h / 2.0);
-            let (fill, _) = color(ColorScale::Sequential, 0.35 + 0.65 * (value.abs() as f64 / max) as f32, dark);
+            // Length is |value|; negative values are told apart by colour (orange) and the "−" sign.
+            let strength = 0.35 + 0.65 * (value.abs() as f64 / max) as f32;
+            let (fill, _) = if value < 0.0 {
+                color(ColorScale::Diverging, strength, dark)
+            } else {
+                color(ColorScale::Sequential, strength, dark)
+            };
             ctx.set_fill_style_str(&fill);
             let w = plot_w * value.abs() as f64 / max;
             ctx.fill_rect(label_w, y, w.max(1.0), bar_h);

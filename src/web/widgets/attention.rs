@@ -80,21 +80,16 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     dom::append(host, &inputs);
 
     let controls = dom::el("div", "widget-controls");
-    let causal_label = dom::el("label", "toggle");
-    let causal = dom::el("input", "").unchecked_into::<HtmlInputElement>();
-    causal.set_type("checkbox");
-    dom::set_attr(&causal, "data-control", "causal");
-    dom::append(&causal_label, &causal);
-    dom::append(&causal_label, &dom::text("span", "", " máscara causal (cada token só vê os anteriores)"));
+    let (causal_label, causal) = dom::checkbox(" máscara causal (cada token só vê os anteriores)", "causal", false);
     let query_label = dom::el("label", "toggle");
     dom::append(&query_label, &dom::text("span", "", "pesos da consulta "));
     let query = dom::el("select", "").unchecked_into::<HtmlSelectElement>();
     dom::set_attr(&query, "data-control", "query");
     dom::append(&query_label, &query);
-    let add = button("+ token", "add-token");
-    let remove = button("− token", "remove-token");
-    let reset = button("restaurar exemplo", "reset");
-    let twins = button("ver números", "twins");
+    let add = dom::button("+ token", "add-token");
+    let remove = dom::button("− token", "remove-token");
+    let reset = dom::button("restaurar exemplo", "reset");
+    let twins = dom::button("ver números", "twins");
     dom::set_attr(&twins, "aria-expanded", "false");
     for el in [causal_label.clone(), query_label, add.clone(), remove.clone(), reset.clone(), twins.clone()] {
         dom::append(&controls, &el);
@@ -155,13 +150,6 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     ];
     *widget.listeners.borrow_mut() = listeners;
     Ok(widget)
-}
-
-fn button(label: &str, action: &str) -> HtmlElement {
-    let b = dom::text("button", "btn", label);
-    dom::set_attr(&b, "type", "button");
-    dom::set_attr(&b, "data-action", action);
-    b
 }
 
 impl AttentionWidget {

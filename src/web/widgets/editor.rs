@@ -4,7 +4,7 @@
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlInputElement};
 
-use crate::core::format::{format_pt, parse_pt};
+use crate::core::format::{format_pt_short, parse_pt};
 use crate::core::Matrix;
 
 use super::super::dom;
@@ -48,7 +48,7 @@ impl MatrixEditor {
         self.cols = m.cols();
         let _ = self.grid.style().set_property("grid-template-columns", &format!("auto repeat({}, minmax(3.2em, 4.5em))", m.cols()));
         for r in 0..m.rows() {
-            let values: Vec<String> = m.row(r).iter().map(|v| format_pt(*v, 2).replace('−', "-")).collect();
+            let values: Vec<String> = m.row(r).iter().map(|v| format_pt_short(*v, 4).replace('−', "-")).collect();
             self.push_row(&values);
         }
     }
@@ -91,6 +91,31 @@ impl MatrixEditor {
         if let Some(label) = self.grid.query_selector_all(".editor-row-label").ok().and_then(|l| l.item(l.length().saturating_sub(1))) {
             if let Some(el) = label.dyn_ref::<web_sys::Element>() {
                 el.remove();
+            }
+        }
+    }
+
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// Changes the shape, keeping the values that still fit (new cells are 0; unreadable ones too).
+    pub fn resize(&mut self, rows: usize, cols: usize) {
+        let mut next = Matrix::zeros(rows, cols);
+        for (r, row) in self.cells.iter().enumerate().take(rows) {
+            for (c, input) in row.iter().enumerate().take(cols) {
+                next.set(r, c, parse_pt(&input.value()).unwrap_or(0.0));
+            }
+        }
+        self.set(&next);
+    }
+
+    /// Marks row `row` and/or column `col` (the operands of one output cell); `None` clears.
+    pub fn highlight(&self, row: Option<usize>, col: Option<usize>) {
+        for (r, cells) in self.cells.iter().enumerate() {
+            for (c, input) in cells.iter().enumerate() {
+                let on = row == Some(r) || col == Some(c);
+                let _ = input.class_list().toggle_with_force("highlight", on);
             }
         }
     }

@@ -6,7 +6,11 @@
 //! drawn has a `<table>` twin with the same numbers ("ver números").
 
 pub mod attention;
+pub mod dot_product;
 pub mod editor;
+pub mod matmul;
+pub mod text;
+pub mod vectors;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -63,7 +67,17 @@ pub struct WidgetKind {
 }
 
 /// Every widget kind. The site, the embedding entry point and the catalogue read this list.
-pub const REGISTRY: &[WidgetKind] = &[attention::KIND];
+pub const REGISTRY: &[WidgetKind] = &[
+    attention::KIND,
+    vectors::KIND,
+    dot_product::KIND,
+    matmul::KIND,
+    text::BOW,
+    text::TF,
+    text::IDF,
+    text::TFIDF,
+    text::SEARCH,
+];
 
 pub fn find(name: &str) -> Option<&'static WidgetKind> {
     REGISTRY.iter().find(|k| k.name == name)
