@@ -571,3 +571,42 @@ mod robustness {
         }
     }
 }
+
+#[test]
+fn one_hot_rows_follow_the_vocabulary_order() {
+    use atencao::core::text::one_hot;
+    // Translated part: maçã=1, banana=2, encontrar=3, fruta=4; "encontrar fruta maçã" → [3, 4, 1].
+    let vocabulary: Vec<String> = ["maçã", "banana", "encontrar", "fruta"].iter().map(|s| s.to_string()).collect();
+    let tokens = tokenize("Encontrar fruta maçã", &TokenizerOptions::default());
+    let (rows, unknown) = one_hot(&tokens, &vocabulary);
+    assert_eq!(rows.to_rows(), vec![vec![0.0, 0.0, 1.0, 0.0], vec![0.0, 0.0, 0.0, 1.0], vec![1.0, 0.0, 0.0, 0.0]]);
+    assert!(unknown.is_empty());
+    // The one-hot Gram matrix is an equality test: e_i · e_j = 1 exactly when the words match.
+    let tokens = tokenize("fruta banana fruta kiwi", &TokenizerOptions::default());
+    let (rows, unknown) = one_hot(&tokens, &vocabulary);
+    assert_eq!(unknown, vec![3]);
+    let gram = atencao::core::ops::matmul_bt(&rows, &rows, 1.0).unwrap();
+    assert_eq!(gram.row(0), vec![1.0, 0.0, 1.0, 0.0]);
+}
+
+#[test]
+fn article_matrix_products() {
+    // [1,2,3]·[4,5,6]ᵀ = 32; [[1,2],[3,4]]·[5,6]ᵀ = [17,39]; [1,2,3]·[[4,7],[5,8],[6,9]] = [32,50];
+    // the 3×2 · 2×2 product; and the one-hot lookup of rows 1, 4, 3 of B.
+    let want: &[(&str, Vec<Vec<f32>>)] = &[
+        ("linhas", vec![vec![25.0, 28.0], vec![57.0, 64.0], vec![89.0, 100.0]]),
+        ("vetores", vec![vec![32.0]]),
+        ("matriz-vetor", vec![vec![17.0], vec![39.0]]),
+        ("vetor-matriz", vec![vec![32.0, 50.0]]),
+        ("consulta", vec![vec![10.0, 11.0], vec![40.0, 41.0], vec![30.0, 31.0]]),
+    ];
+    let products = atencao::core::examples::article_matrix_products();
+    for (id, expected) in want {
+        let (_, _, a, b) = products.iter().find(|p| p.0 == *id).unwrap();
+        assert_eq!(&atencao::core::ops::matmul(a, b).unwrap().to_rows(), expected, "{id}");
+    }
+    let (_, _, a, _) = products.iter().find(|p| p.0 == "consulta").unwrap();
+    assert_eq!(atencao::core::ops::one_hot_rows(a), Some(vec![0, 3, 2]));
+    let terms = atencao::core::ops::matmul_cell_terms(&products[0].2, &products[0].3, 1, 0).unwrap();
+    assert_eq!(terms, vec![(3.0, 7.0, 21.0), (4.0, 9.0, 36.0)]);
+}

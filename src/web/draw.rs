@@ -220,8 +220,14 @@ impl MatrixView {
         let dark = dom::prefers_dark();
         let label_w = data.row_labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64 * 8.0 + 12.0;
         let cell = (320.0 / cols.max(1) as f64).clamp(14.0, 56.0);
-        let layout = Layout { cell, left: label_w, top: 22.0 };
-        let (css_w, css_h) = (layout.left + cell * cols as f64 + 4.0, layout.top + cell * rows as f64 + 4.0);
+        // Column labels wider than a cell are drawn at 45°, which needs more room on top
+        // (and a little on the right, where the last label leans).
+        let col_chars = data.col_labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64;
+        let rotate = col_chars * 7.0 > cell - 4.0;
+        let top = if rotate { (col_chars * 7.0 * 0.72 + 12.0).min(110.0) } else { 22.0 };
+        let layout = Layout { cell, left: label_w, top };
+        let right_room = if rotate { (col_chars * 7.0 * 0.72).min(90.0) } else { 4.0 };
+        let (css_w, css_h) = (layout.left + cell * cols as f64 + right_room, layout.top + cell * rows as f64 + 4.0);
         let Some(ctx) = prepare_canvas(&self.canvas, css_w, css_h) else { return };
 
         let finite = data.matrix.as_slice().iter().copied().filter(|v| v.is_finite());
@@ -232,7 +238,17 @@ impl MatrixView {
         ctx.set_fill_style_str(label_color);
         ctx.set_text_align("center");
         for (c, label) in data.col_labels.iter().enumerate() {
-            let _ = ctx.fill_text(label, layout.left + cell * (c as f64 + 0.5), layout.top / 2.0);
+            let x = layout.left + cell * (c as f64 + 0.5);
+            if rotate {
+                ctx.save();
+                let _ = ctx.translate(x, layout.top - 6.0);
+                let _ = ctx.rotate(-std::f64::consts::FRAC_PI_4);
+                ctx.set_text_align("left");
+                let _ = ctx.fill_text(label, 0.0, 0.0);
+                ctx.restore();
+            } else {
+                let _ = ctx.fill_text(label, x, layout.top / 2.0);
+            }
         }
         ctx.set_text_align("right");
         for (r, label) in data.row_labels.iter().enumerate() {

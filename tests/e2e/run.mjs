@@ -294,6 +294,17 @@ async function runMode(mode, base) {
     assert(lit === 2, `${lit} highlighted cells in A`);
     await page.goto(`${base}/#/one-hot`);
     await waitWidget(page, host);
+    const oneHot = '[data-widget=one-hot]';
+    await waitWidget(page, oneHot);
+    const rows = await readTwin(page, oneHot, 'one-hot');
+    assert(rows['2 gato'].gato === '1,0000' && rows['2 gato'].dorme === '0,0000', JSON.stringify(rows['2 gato']));
+    await page.selectOption(`${oneHot} [data-control=preset]`, 'frutas');
+    await waitWidget(page, oneHot);
+    assertMatrix('encontrar fruta maçã', await readTable(page, 'one-hot', oneHot), [[0, 0, 1, 0], [0, 0, 0, 1], [1, 0, 0, 0]]);
+    await page.fill(`${oneHot} [data-control=sentence]`, 'fruta banana fruta kiwi');
+    await waitWidget(page, oneHot);
+    assert((await page.textContent(`${oneHot} .ids`)).includes('Fora do vocabulário (linha só de zeros): kiwi'), 'unknown word not reported');
+    assertMatrix('gram', await readTable(page, 'gram', oneHot), [[1, 0, 1, 0], [0, 1, 0, 0], [1, 0, 1, 0], [0, 0, 0, 0]]);
     assertMatrix('lookup', await readTable(page, 'c', host), [[10, 11], [40, 41], [30, 31]]);
     const note = await page.textContent(`${host} .note`);
     assert(note.includes('linha 2 de C = linha 4 de B'), note);
@@ -405,6 +416,17 @@ async function runMode(mode, base) {
     await page.fill(corpus, '!!! ... ???');
     await page.waitForSelector(`${host}[data-state=error]`);
     assert(await page.inputValue(corpus) === '!!! ... ???', 'text lost');
+    await page.fill(corpus, 'o gato e o rato\nde o a');
+    await waitWidget(page, host);
+    await page.check(`${host} [data-control=stopwords]`);
+    await waitWidget(page, host);
+    // The second document holds only stopwords: an empty row, not an error.
+    const counts = await readTwin(page, host, 'counts');
+    assert(Object.keys(counts.D1).join(' ') === 'gato rato' && counts.D2.gato === '0,0000', JSON.stringify(counts));
+    await page.fill(corpus, 'o a de\npara com');
+    await page.waitForSelector(`${host}[data-state=error]`);
+    assert((await page.textContent(`${host} .widget-error`)).includes('stopwords'), 'stopword-only corpus message');
+    await page.uncheck(`${host} [data-control=stopwords]`);
     await page.fill(corpus, '日本語 café 🙂 Ελληνικά\n<img src=x onerror=window.__pwned=1> café');
     await waitWidget(page, host);
     const vocab = await page.textContent(`${host} .vocabulary`);

@@ -102,6 +102,21 @@ impl Corpus {
     }
 }
 
+/// One-hot rows (tokens × vocabulary): row t has a single 1 in the column of token t. Tokens
+/// outside the vocabulary get an all-zero row; their positions are returned as well.
+pub fn one_hot(tokens: &[String], vocabulary: &[String]) -> (Matrix, Vec<usize>) {
+    let column = index_of(vocabulary);
+    let mut rows = Matrix::zeros(tokens.len(), vocabulary.len());
+    let mut unknown = Vec::new();
+    for (t, token) in tokens.iter().enumerate() {
+        match column.get(token.as_str()) {
+            Some(&j) => rows.set(t, j, 1.0),
+            None => unknown.push(t),
+        }
+    }
+    (rows, unknown)
+}
+
 /// Word → column, for linear-time counting and query vectorisation.
 pub(crate) fn index_of(vocabulary: &[String]) -> HashMap<&str, usize> {
     vocabulary.iter().enumerate().map(|(i, w)| (w.as_str(), i)).collect()

@@ -9,6 +9,7 @@ pub mod attention;
 pub mod dot_product;
 pub mod editor;
 pub mod matmul;
+pub mod one_hot;
 pub mod text;
 pub mod vectors;
 
@@ -72,6 +73,7 @@ pub const REGISTRY: &[WidgetKind] = &[
     vectors::KIND,
     dot_product::KIND,
     matmul::KIND,
+    one_hot::KIND,
     text::BOW,
     text::TF,
     text::IDF,

@@ -123,6 +123,8 @@ impl CorpusPanel {
         let text = dom::el("textarea", "corpus-text").unchecked_into::<HtmlTextAreaElement>();
         dom::set_attr(&text, "data-control", "corpus");
         dom::set_attr(&text, "spellcheck", "false");
+        // One document per line, shown as such (also cheaper to lay out for long pastes).
+        dom::set_attr(&text, "wrap", "off");
         dom::append(&text_label, &text);
         dom::append(&root, &text_label);
         let settings = dom::el("div", "widget-controls");
@@ -450,12 +452,14 @@ impl TextWidget {
 
     fn render(&self, corpus: &Corpus, options: &TokenizerOptions) {
         let (tf, idf_variant, base) = self.settings();
-        if let Some(k) = &self.k {
-            let visible = matches!(tf, TfVariant::KModified(_));
-            if let Some(label) = k.parent_element() {
+        // Parameters only show with the variant that uses them.
+        let show_only_for = |input: &Option<HtmlInputElement>, visible: bool| {
+            if let Some(label) = input.as_ref().and_then(|i| i.parent_element()) {
                 let _ = label.class_list().toggle_with_force("hidden", !visible);
             }
-        }
+        };
+        show_only_for(&self.k, matches!(tf, TfVariant::KModified(_)));
+        show_only_for(&self.cap, matches!(idf_variant, IdfVariant::Max { .. }));
         let terms = self.shown_terms(corpus);
         let docs = corpus.n_docs().min(MAX_DOCS_SHOWN);
         let term_labels: Vec<String> = terms.iter().map(|&j| corpus.vocabulary[j].clone()).collect();
@@ -591,7 +595,8 @@ fn draw_curve(canvas: &HtmlCanvasElement, points: &[(usize, IdfValue)]) {
     for (d, _) in points.iter().step_by(((points.len() / 10).max(1)) as usize) {
         let _ = ctx.fill_text(&d.to_string(), x(*d), h - 8.0);
     }
-    let _ = ctx.fill_text("df →", w - pad / 2.0, h - 8.0);
+    ctx.set_text_align("left");
+    let _ = ctx.fill_text("df", 2.0, h - 8.0);
     ctx.set_text_align("left");
     let _ = ctx.fill_text(&format_pt_short(hi as f32, 2), 2.0, y(hi) + 4.0);
     let _ = ctx.fill_text(&format_pt_short(lo as f32, 2), 2.0, y(lo) + 4.0);
