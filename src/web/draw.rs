@@ -178,10 +178,6 @@ impl MatrixView {
         self.in_bounds(cell.0, cell.1).then_some(cell)
     }
 
-    pub fn set_twin_visible(&self, visible: bool) {
-        self.table.set_hidden(!visible);
-    }
-
     /// Draws `data` and rebuilds the twin table.
     pub fn update(&self, data: HeatmapData) {
         self.fill_table(&data);
@@ -431,10 +427,6 @@ impl BarView {
         table.set_hidden(true);
         dom::append(&root, &table);
         BarView { root, title: heading, canvas, table }
-    }
-
-    pub fn set_twin_visible(&self, visible: bool) {
-        self.table.set_hidden(!visible);
     }
 
     /// Draws one bar per (label, value); `title` replaces the caption.

@@ -89,8 +89,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let add = dom::button("+ token", "add-token");
     let remove = dom::button("− token", "remove-token");
     let reset = dom::button("restaurar exemplo", "reset");
-    let twins = dom::button("ver números", "twins");
-    dom::set_attr(&twins, "aria-expanded", "false");
+    let (twins, twins_listener) = super::twins_button(host);
     for el in [causal_label.clone(), query_label, add.clone(), remove.clone(), reset.clone(), twins.clone()] {
         dom::append(&controls, &el);
     }
@@ -146,7 +145,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         on(&add, "click", |w| w.resize_tokens(true)),
         on(&remove, "click", |w| w.resize_tokens(false)),
         on(&reset, "click", |w| w.reset()),
-        on(&twins, "click", |w| w.toggle_twins()),
+        twins_listener,
     ];
     *widget.listeners.borrow_mut() = listeners;
     Ok(widget)
@@ -179,16 +178,6 @@ impl AttentionWidget {
         self.clone().recompute();
     }
 
-    fn toggle_twins(&self) {
-        let Ok(Some(button)) = self.host.query_selector("[data-action=twins]") else { return };
-        let visible = button.get_attribute("aria-expanded").as_deref() != Some("true");
-        dom::set_attr(&button, "aria-expanded", if visible { "true" } else { "false" });
-        button.set_text_content(Some(if visible { "esconder números" } else { "ver números" }));
-        for view in self.views.all() {
-            view.set_twin_visible(visible);
-        }
-        self.bars.set_twin_visible(visible);
-    }
 
     /// Keeps one option per token, preserving the choice (default x₂, the textbook's query).
     fn sync_query_options(&self, tokens: &[String]) -> usize {

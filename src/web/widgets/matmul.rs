@@ -78,8 +78,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
 
     let actions = dom::el("div", "widget-controls");
     let next = dom::button("próxima célula →", "next-cell");
-    let twins = dom::button("ver números", "twins");
-    dom::set_attr(&twins, "aria-expanded", "false");
+    let (twins, twins_listener) = super::twins_button(host);
     dom::append(&actions, &next);
     dom::append(&actions, &twins);
     dom::append(host, &actions);
@@ -132,7 +131,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         on(&inputs, "input", |w, _| w.clone().recompute()),
         on(&controls, "change", |w, e| w.on_control(e)),
         on(&next, "click", |w, _| w.next_cell()),
-        on(&twins, "click", |w, _| w.toggle_twins()),
+        twins_listener,
     ];
     Ok(widget)
 }
@@ -170,13 +169,6 @@ impl MatmulWidget {
         self.select(flat / rows_cols.1, flat % rows_cols.1);
     }
 
-    fn toggle_twins(&self) {
-        let Ok(Some(button)) = self.host.query_selector("[data-action=twins]") else { return };
-        let visible = button.get_attribute("aria-expanded").as_deref() != Some("true");
-        dom::set_attr(&button, "aria-expanded", if visible { "true" } else { "false" });
-        button.set_text_content(Some(if visible { "esconder números" } else { "ver números" }));
-        self.result.set_twin_visible(visible);
-    }
 
     /// Shows how output cell (r, c) is made.
     fn select(&self, r: usize, c: usize) {

@@ -125,3 +125,24 @@ pub fn show_ready(host: &HtmlElement) {
     }
     dom::set_attr(host, "data-state", "ready");
 }
+
+/// The "ver números" button: shows or hides every table twin inside `host` (the numbers
+/// behind each canvas). Returns the button and the listener the widget must keep.
+pub fn twins_button(host: &HtmlElement) -> (HtmlElement, Listener) {
+    let button = dom::button("ver números", "twins");
+    dom::set_attr(&button, "aria-expanded", "false");
+    let host = host.clone();
+    let listener = Listener::new(&button, "click", move |event| {
+        let Some(button) = event.current_target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<Element>(t).ok()) else { return };
+        let visible = button.get_attribute("aria-expanded").as_deref() != Some("true");
+        dom::set_attr(&button, "aria-expanded", if visible { "true" } else { "false" });
+        button.set_text_content(Some(if visible { "esconder números" } else { "ver números" }));
+        let Ok(tables) = host.query_selector_all("table.twin") else { return };
+        for i in 0..tables.length() {
+            if let Some(table) = tables.item(i).and_then(|n| wasm_bindgen::JsCast::dyn_into::<HtmlElement>(n).ok()) {
+                table.set_hidden(!visible);
+            }
+        }
+    });
+    (button, listener)
+}

@@ -63,8 +63,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let options: Vec<(String, String)> = PRESETS.iter().map(|p| (p.0.to_string(), p.1.to_string())).collect();
     let (preset_label, preset) = dom::select("exemplo ", "preset", &options, &wanted);
     dom::append(&controls, &preset_label);
-    let twins = dom::button("ver números", "twins");
-    dom::set_attr(&twins, "aria-expanded", "false");
+    let (twins, twins_listener) = super::twins_button(host);
     dom::append(&controls, &twins);
     dom::append(host, &controls);
     let fields = dom::el("div", "fields");
@@ -100,16 +99,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
             w.clone().recompute();
         }
     });
-    let weak = Rc::downgrade(&widget);
-    let on_twins = Listener::new(&twins, "click", move |event| {
-        let (Some(w), Some(button)) = (weak.upgrade(), event.current_target().and_then(|t| t.dyn_into::<web_sys::Element>().ok())) else { return };
-        let visible = button.get_attribute("aria-expanded").as_deref() != Some("true");
-        dom::set_attr(&button, "aria-expanded", if visible { "true" } else { "false" });
-        button.set_text_content(Some(if visible { "esconder números" } else { "ver números" }));
-        w.rows.set_twin_visible(visible);
-        w.gram.set_twin_visible(visible);
-    });
-    *widget.listeners.borrow_mut() = vec![on_input, on_preset, on_twins];
+    *widget.listeners.borrow_mut() = vec![on_input, on_preset, twins_listener];
     Ok(widget)
 }
 

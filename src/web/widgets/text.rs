@@ -306,8 +306,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, mode: Mode) -> Result<Rc<dyn Widget
         dom::append(&controls, &label);
         query = Some(input);
     }
-    let twins = dom::button("ver números", "twins");
-    dom::set_attr(&twins, "aria-expanded", "false");
+    let (twins, twins_listener) = super::twins_button(host);
     dom::append(&controls, &twins);
     dom::append(host, &controls);
 
@@ -377,13 +376,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, mode: Mode) -> Result<Rc<dyn Widget
             w.on_input(&e);
         }
     });
-    let weak = Rc::downgrade(&widget);
-    let on_twins = Listener::new(&twins, "click", move |_| {
-        if let Some(w) = weak.upgrade() {
-            w.toggle_twins();
-        }
-    });
-    *widget.listeners.borrow_mut() = vec![on_input, on_change, on_twins];
+    *widget.listeners.borrow_mut() = vec![on_input, on_change, twins_listener];
     Ok(widget)
 }
 
@@ -408,18 +401,6 @@ impl TextWidget {
         }
     }
 
-    fn toggle_twins(&self) {
-        let Ok(Some(button)) = self.host.query_selector("[data-action=twins]") else { return };
-        let visible = button.get_attribute("aria-expanded").as_deref() != Some("true");
-        dom::set_attr(&button, "aria-expanded", if visible { "true" } else { "false" });
-        button.set_text_content(Some(if visible { "esconder números" } else { "ver números" }));
-        for (_, view) in &self.views {
-            view.set_twin_visible(visible);
-        }
-        if let Some(b) = &self.bars {
-            b.set_twin_visible(visible);
-        }
-    }
 
     fn settings(&self) -> (TfVariant, IdfVariant, LogBase) {
         let k = self.k.as_ref().and_then(|k| k.value().parse::<f32>().ok()).unwrap_or(0.4);
