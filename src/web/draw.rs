@@ -215,7 +215,7 @@ impl MatrixView {
         let (rows, cols) = data.matrix.shape();
         let dark = dom::prefers_dark();
         let label_w = data.row_labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64 * 8.0 + 12.0;
-        let cell = (320.0 / cols.max(1) as f64).clamp(14.0, 56.0);
+        let cell = ((available_width(&self.root) - label_w - 8.0) / cols.max(1) as f64).clamp(14.0, 56.0);
         // Column labels wider than a cell are drawn at 45°, which needs more room on top
         // (and a little on the right, where the last label leans).
         let col_chars = data.col_labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64;
@@ -354,6 +354,12 @@ impl MatrixView {
     }
 }
 
+/// Width (CSS px) of the box a figure sits in, so drawings fit a phone; 360 before layout.
+fn available_width(figure: &HtmlElement) -> f64 {
+    let width = figure.parent_element().map_or(0.0, |p| p.client_width() as f64);
+    if width > 0.0 { width.min(640.0) } else { 360.0 }
+}
+
 /// Sizes `canvas` to `css_w × css_h` CSS pixels with a backing store of device pixels (crisp
 /// on HiDPI screens), clears it, and returns a context that draws in CSS pixels.
 fn prepare_canvas(canvas: &HtmlCanvasElement, css_w: f64, css_h: f64) -> Option<CanvasRenderingContext2d> {
@@ -446,7 +452,8 @@ impl BarView {
 
         let dark = dom::prefers_dark();
         let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64;
-        let (bar_h, gap, label_w, value_w, plot_w) = (22.0, 6.0, (longest * 7.0 + 12.0).max(40.0), 72.0, 240.0);
+        let (bar_h, gap, label_w, value_w) = (22.0, 6.0, (longest * 7.0 + 12.0).max(40.0), 72.0);
+        let plot_w = (available_width(&self.root) - label_w - value_w).clamp(100.0, 240.0);
         let css_w = label_w + plot_w + value_w;
         let css_h = (bar_h + gap) * values.len() as f64 + gap;
         let Some(ctx) = prepare_canvas(&self.canvas, css_w, css_h) else { return };

@@ -495,6 +495,7 @@ async function runMode(mode, base) {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert(overflow <= 0, `page is ${overflow}px wider than the phone screen`);
     assert(await page.isHidden('#toc'), 'toc visible before opening the menu');
+    assert(await page.isHidden('table.twin[data-matrix=weights]'), 'twin table visible on a phone before "ver números"');
     await page.click('#menu-button');
     assert(await page.isVisible('#toc'), 'menu did not open the toc');
     await page.click('#menu-button');
