@@ -82,3 +82,8 @@ pub const ARTICLE_CORPORA: &[CorpusPreset] = &[
 pub fn corpus_preset(id: &str) -> Option<&'static CorpusPreset> {
     ARTICLE_CORPORA.iter().find(|p| p.id == id)
 }
+
+/// "Explicando Transformers", mask section: the first 3×3 block of its score matrix.
+pub fn explicando_mask_scores() -> Matrix {
+    Matrix::from_rows(&[[6.32, -1.12, 1.32], [-1.81, 0.96, 0.89], [-1.81, 0.06, -2.27]]).expect("3×3 literal")
+}

@@ -12,6 +12,7 @@ pub mod format;
 pub mod matrix;
 pub mod ops;
 pub mod rng;
+pub mod sequence;
 pub mod text;
 pub mod vectors;
 

@@ -289,3 +289,17 @@ impl super::executor::Job for MatmulJob {
         e.matmul(&self.a, &self.b).await
     }
 }
+
+/// Row softmax as a `Job` (the masked-softmax widget runs it on the active backend).
+#[derive(Clone, Debug)]
+pub struct SoftmaxJob {
+    pub scores: Matrix,
+    pub options: SoftmaxOptions,
+}
+
+impl super::executor::Job for SoftmaxJob {
+    type Output = Matrix;
+    async fn run<E: super::executor::Executor>(&self, e: &E) -> Result<Matrix> {
+        e.softmax_rows(&self.scores, self.options).await
+    }
+}

@@ -465,6 +465,21 @@ async function runMode(mode, base) {
     }
   });
 
+  await check(`[${mode}] masked softmax: the explicando-transformers mask example`, async () => {
+    const host = '[data-widget=masked-softmax]';
+    await page.goto(`${base}/#/autorregressao-e-mascara`);
+    await waitWidget(page, host);
+    assert(await page.getAttribute(host, 'data-computed-on') === mode, 'masked softmax backend');
+    assertMatrix('masked weights', await readTable(page, 'weights', host), [[1, 0, 0], [0.0590, 0.9410, 0], [0.1232, 0.7991, 0.0777]]);
+    const masked = await readTable(page, 'masked', host);
+    assert(masked[0][1] === '−∞' && masked[1][2] === '−∞' && masked[2][0] === '−1,8100', JSON.stringify(masked));
+    await page.uncheck(`${host} [data-control=causal]`);
+    await waitWidget(page, host);
+    const open = await readTable(page, 'weights', host);
+    // Without the mask row 1 also sees the future: softmax(6,32; −1,12; 1,32).
+    assertMatrix('row 1 unmasked', [open[0]], [[0.9927, 0.0006, 0.0067]]);
+  });
+
   if (mode === 'webgpu') {
     await check('[webgpu] the "forçar CPU" switch recomputes on the CPU and is remembered', async () => {
       await page.goto(`${base}/${ATTENTION_PAGE}`);

@@ -8,6 +8,7 @@
 pub mod attention;
 pub mod dot_product;
 pub mod editor;
+pub mod masked_softmax;
 pub mod matmul;
 pub mod one_hot;
 pub mod text;
@@ -70,6 +71,7 @@ pub struct WidgetKind {
 /// Every widget kind. The site, the embedding entry point and the catalogue read this list.
 pub const REGISTRY: &[WidgetKind] = &[
     attention::KIND,
+    masked_softmax::KIND,
     vectors::KIND,
     dot_product::KIND,
     matmul::KIND,
