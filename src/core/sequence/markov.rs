@@ -115,6 +115,7 @@ impl MarkovChain {
         MarkovChain::new(vec!["sol".into(), "chuva".into()], p).expect("stochastic literal")
     }
 
+    /// The state names, in row order.
     pub fn states(&self) -> &[String] {
         &self.states
     }
@@ -190,7 +191,11 @@ impl MarkovChain {
             let change: f64 = (&next - &pi).iter().map(|d| d.abs()).sum();
             pi = next;
             if change < 1e-10 {
-                return Stationary { distribution: to_f32_distribution(&pi), iterations: iteration, converged: true };
+                return Stationary {
+                    distribution: to_f32_distribution(&pi),
+                    iterations: iteration,
+                    converged: true,
+                };
             }
         }
         Stationary {
@@ -266,9 +271,7 @@ impl MarkovChain {
 
 fn check_steps(steps: usize) -> Result<()> {
     if steps > MAX_STEPS {
-        return Err(ComputeError::Invalid(format!(
-            "São {steps} passos; o limite é {MAX_STEPS}."
-        )));
+        return Err(ComputeError::Invalid(format!("São {steps} passos; o limite é {MAX_STEPS}.")));
     }
     Ok(())
 }

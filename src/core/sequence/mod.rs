@@ -48,10 +48,8 @@ pub(crate) fn check_dense(rows: usize, cols: usize) -> Result<()> {
 /// keeps Portuguese compounds whole ("guarda-chuva").
 pub fn tokenize_words(text: &str, opts: &TokenizerOptions, split_hyphens: bool) -> Vec<String> {
     if split_hyphens {
-        let spaced: String = text
-            .chars()
-            .map(|c| if matches!(c, '-' | '\u{2010}' | '\u{2011}') { ' ' } else { c })
-            .collect();
+        let spaced: String =
+            text.chars().map(|c| if matches!(c, '-' | '\u{2010}' | '\u{2011}') { ' ' } else { c }).collect();
         tokenize(&spaced, opts)
     } else {
         tokenize(text, opts)

@@ -49,6 +49,7 @@ pub struct NgramOptions {
     pub end: bool,
     /// Words of history: 1 = bigram (first order), 2 = trigram, …
     pub context: usize,
+    /// Order of the rows and columns.
     pub order: VocabularyOrder,
 }
 
@@ -76,6 +77,7 @@ pub struct Transition {
     pub row: usize,
     /// Column (next word) index in the vocabulary.
     pub next: usize,
+    /// How many times the transition occurs.
     pub count: f32,
     /// count / row sum.
     pub probability: f32,
@@ -86,6 +88,7 @@ pub struct Transition {
 pub struct SentenceStep {
     /// The context words, space-separated.
     pub context: String,
+    /// The word predicted from the context.
     pub word: String,
     /// P(word | context); 0 for an unseen transition or an unknown word.
     pub probability: f64,
@@ -94,6 +97,7 @@ pub struct SentenceStep {
 /// P(sentence) as the product of its transitions.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SentenceProbability {
+    /// One factor per transition, in sentence order.
     pub steps: Vec<SentenceStep>,
     /// Π of the steps (f64: long sentences underflow f32).
     pub probability: f64,
@@ -115,7 +119,9 @@ pub enum StopReason {
 /// A sampled sentence, markers left out.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SampledSentence {
+    /// The sampled words.
     pub words: Vec<String>,
+    /// Why sampling stopped.
     pub stop: StopReason,
 }
 
@@ -144,10 +150,8 @@ impl NgramModel {
                 "O contexto precisa ter de 1 a {MAX_CONTEXT} palavras."
             )));
         }
-        let tokens: Vec<Vec<String>> = texts
-            .iter()
-            .map(|t| tokenize_words(t, &options.tokenizer, options.split_hyphens))
-            .collect();
+        let tokens: Vec<Vec<String>> =
+            texts.iter().map(|t| tokenize_words(t, &options.tokenizer, options.split_hyphens)).collect();
         if tokens.iter().all(Vec::is_empty) {
             return Err(ComputeError::Invalid(
                 "O corpus não tem palavras depois da tokenização: escreva pelo menos uma.".into(),
@@ -177,11 +181,11 @@ impl NgramModel {
             successors: Vec::new(),
             totals: Vec::new(),
         };
-        model.count();
+        model.count_transitions();
         Ok(model)
     }
 
-    fn count(&mut self) {
+    fn count_transitions(&mut self) {
         let c = self.options.context;
         if c == 1 {
             // Rows are the vocabulary itself, words never followed included (zero rows).
@@ -221,6 +225,7 @@ impl NgramModel {
         self.totals = self.successors.iter().map(|l| l.iter().map(|&(_, n)| n).sum()).collect();
     }
 
+    /// The options the model was built with (sentences are tokenized the same way).
     pub fn options(&self) -> &NgramOptions {
         &self.options
     }
@@ -235,13 +240,16 @@ impl NgramModel {
         self.index.get(word).copied()
     }
 
+    /// Number of documents, empty ones included.
     pub fn n_documents(&self) -> usize {
         self.documents.len()
     }
 
     /// Document `d` as the model sees it, markers included (empty if `d` is out of range).
     pub fn document_tokens(&self, d: usize) -> Vec<&str> {
-        self.documents.get(d).map_or(Vec::new(), |doc| doc.iter().map(|&i| self.vocabulary[i].as_str()).collect())
+        self.documents
+            .get(d)
+            .map_or(Vec::new(), |doc| doc.iter().map(|&i| self.vocabulary[i].as_str()).collect())
     }
 
     /// Number of rows (contexts): |V| for bigrams, the observed contexts otherwise.
@@ -316,7 +324,8 @@ impl NgramModel {
         for ((row, next), n) in cells {
             successors[row].push((next, n));
         }
-        let totals: Vec<f32> = successors.iter().map(|l: &Vec<(usize, f32)>| l.iter().map(|p| p.1).sum()).collect();
+        let totals: Vec<f32> =
+            successors.iter().map(|l: &Vec<(usize, f32)>| l.iter().map(|p| p.1).sum()).collect();
         self.transitions_of(&successors, &totals)
     }
 
@@ -365,7 +374,6 @@ impl NgramModel {
         if row >= self.n_rows() {
             return Err(ComputeError::Invalid(format!("A linha {} não existe na matriz.", row + 1)));
         }
-        check_dense(1, self.n_rows())?;
         let mut h = Matrix::zeros(1, self.n_rows());
         h.set(0, row, 1.0);
         Ok(h)
@@ -432,12 +440,12 @@ impl NgramModel {
         let start = self.word_index(START);
         let end = self.word_index(END);
         let mut window: Vec<usize> = match start {
-            Some(s) if self.options.start => vec![s; c],
-            _ => {
+            Some(s) => vec![s; c],
+            None => {
                 let openings: Vec<&[usize]> = self
                     .documents
                     .iter()
-                    .map(|d| &d[..d.len() - usize::from(end.is_some() && self.options.end)])
+                    .map(|d| &d[..d.len() - usize::from(end.is_some())])
                     .filter(|d| d.len() >= c)
                     .map(|d| &d[..c])
                     .collect();
@@ -481,10 +489,10 @@ impl NgramModel {
 }
 
 /// The vocabulary in the requested order, `<START>` first and `<END>` last when on.
-fn vocabulary(tokens: &[Vec<String>], options: &NgramOptions) -> Result<Vec<String>> {
-    let mut seen: HashSet<&str> = HashSet::new();
-    let mut words: Vec<&str> = Vec::new();
-    let mut push = |w: &'_ str, words: &mut Vec<&'_ str>| {
+fn vocabulary<'a>(tokens: &'a [Vec<String>], options: &'a NgramOptions) -> Result<Vec<String>> {
+    let mut seen: HashSet<&'a str> = HashSet::new();
+    let mut words: Vec<&'a str> = Vec::new();
+    let mut push = |w: &'a str, words: &mut Vec<&'a str>| {
         if seen.insert(w) {
             words.push(w);
         }

@@ -19,6 +19,7 @@ pub fn possible_ngrams_exact(vocabulary_size: usize, n: u32) -> Option<u128> {
 /// One line of the observed-vs-possible table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SparsityRow {
+    /// N, the length of the N-grams.
     pub n: usize,
     /// |V|^N.
     pub possible: f64,
