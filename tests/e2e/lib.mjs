@@ -1,0 +1,94 @@
+// Shared helpers of the end-to-end suites: a static server for dist/, the check counter,
+// assertions, and readers of the widgets' twin and results tables.
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export const ARTIFACTS = path.resolve('tests/artifacts');
+fs.mkdirSync(ARTIFACTS, { recursive: true });
+
+const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm',
+  '.css': 'text/css', '.svg': 'image/svg+xml', '.json': 'application/json', '.png': 'image/png',
+  '.safetensors': 'application/octet-stream', '.md': 'text/markdown; charset=utf-8' };
+
+export function serve(root) {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://localhost');
+    let file = path.join(root, decodeURIComponent(url.pathname));
+    if (!file.startsWith(root)) { res.writeHead(403); return res.end(); }
+    if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
+    if (!fs.existsSync(file)) { res.writeHead(404); return res.end('not found'); }
+    res.writeHead(200, { 'content-type': MIME[path.extname(file)] ?? 'application/octet-stream' });
+    fs.createReadStream(file).pipe(res);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+export const counts = { passed: 0, failed: 0 };
+export async function check(name, fn) {
+  try {
+    await fn();
+    counts.passed++;
+    console.log(`ok   ${name}`);
+  } catch (error) {
+    counts.failed++;
+    console.log(`FAIL ${name}\n     ${String(error?.stack ?? error).split('\n').slice(0, 4).join('\n     ')}`);
+  }
+}
+export function assert(cond, message) { if (!cond) throw new Error(message); }
+
+/** "−0,5000" → -0.5; "−∞" → -Infinity. */
+export function parsePt(text) {
+  const t = text.trim().replace('−', '-');
+  if (t === '-∞') return -Infinity;
+  return Number(t.replace(',', '.'));
+}
+
+export async function readTable(page, key, host = '[data-widget=attention]') {
+  return page.$$eval(`${host} table.twin[data-matrix="${key}"] tr`, (rows) =>
+    rows.slice(1).map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+}
+
+/** A widget's results table as { label: value }. */
+export async function readResults(page, host, key) {
+  return page.$$eval(`${host} table.results[data-results="${key}"] tr`, (rows) =>
+    Object.fromEntries(rows.map((tr) => [tr.querySelector('th').textContent, tr.querySelector('td').textContent])));
+}
+
+/** A twin table as { row label: { column label: text } }. */
+export async function readTwin(page, host, key) {
+  return page.$$eval(`${host} table.twin[data-matrix="${key}"] tr`, (rows) => {
+    const cols = [...rows[0].querySelectorAll('th')].slice(1).map((th) => th.textContent);
+    return Object.fromEntries(rows.slice(1).map((tr) => [tr.querySelector('th').textContent,
+      Object.fromEntries([...tr.querySelectorAll('td')].map((td, i) => [cols[i], td.textContent]))]));
+  });
+}
+
+/** The IDF table as { term: [df, idf] }. */
+export async function readIdf(page, host) {
+  return page.$$eval(`${host} table[data-results=idf] tr[data-term]`, (rows) =>
+    Object.fromEntries(rows.map((tr) => [tr.dataset.term, [...tr.querySelectorAll('td')].map((td) => td.textContent)])));
+}
+
+export function near(text, want, tol = 1e-4) {
+  return Math.abs(parsePt(text) - want) <= tol;
+}
+
+export async function waitWidget(page, host) {
+  await page.waitForSelector(`${host}[data-state=ready]`, { timeout: 30000 });
+}
+
+export function assertMatrix(name, texts, want, tol = 1e-4) {
+  assert(texts.length === want.length, `${name}: ${texts.length} rows, want ${want.length}`);
+  texts.forEach((row, r) => {
+    assert(row.length === want[r].length, `${name} row ${r}: ${row.length} cols`);
+    row.forEach((text, c) => {
+      const got = parsePt(text);
+      assert(Math.abs(got - want[r][c]) <= tol, `${name}[${r}][${c}] = "${text}", want ${want[r][c]}`);
+    });
+  });
+}
+
+export async function waitReady(page) {
+  await page.waitForSelector('[data-widget=attention][data-state=ready]', { timeout: 30000 });
+}
