@@ -127,7 +127,9 @@ fn render_markdown(body: &str, file: &str, links: &mut Vec<(String, String)>) ->
             Event::DisplayMath(tex) => Event::Html(CowStr::from(render_math(&tex, true, file))),
             Event::Start(pulldown_cmark::Tag::Link { ref dest_url, .. }) => {
                 if let Some(route) = dest_url.strip_prefix("#/") {
-                    links.push((file.to_string(), route.to_string()));
+                    // `#/decodificador?preset=chaves`: the page is the part before the query.
+                    let page = route.split(['?', '#']).next().unwrap_or_default();
+                    links.push((file.to_string(), page.to_string()));
                 }
                 event
             }

@@ -79,3 +79,58 @@ async fn a_lost_device_falls_back_to_the_cpu_with_the_same_numbers() {
     assert_eq!(backend.kind(), BackendKind::Cpu, "the backend should have switched to the CPU");
     assert_golden(&trace, "after device loss");
 }
+
+mod decoder {
+    use super::*;
+    use atencao::core::decoder::fixture;
+    use atencao::core::decoder::load::Model;
+    use atencao::core::decoder::manifest::Manifest;
+    use atencao::core::decoder::model::{forward, KvCache};
+
+    const CONFIG: &str = include_str!("../static/model/config.json");
+    const TOKENIZER: &[u8] = include_bytes!("../static/model/tokenizer.json");
+    const WEIGHTS: &[u8] = include_bytes!("../static/model/model.safetensors");
+    const FIXTURE: &str = include_str!("fixtures/decoder_fixture.json");
+
+    fn model() -> Model {
+        Model::load(Manifest::from_json(CONFIG).unwrap(), TOKENIZER, WEIGHTS).unwrap()
+    }
+
+    fn assert_passed(on: &str, results: Vec<fixture::CaseResult>) {
+        for r in &results {
+            console_log!("{on}: {:?} max |Δ| = {:e}", r.prompt, r.max_abs_diff);
+            assert!(r.passed(), "{on}: {r:?}");
+        }
+    }
+
+    /// The shipped model's logits equal candle's fixture within 1e-3, on the CPU (wasm)
+    /// and, when the browser has one, on WebGPU.
+    #[wasm_bindgen_test]
+    async fn decoder_logits_equal_candle_on_every_available_backend() {
+        let m = model();
+        let cases = fixture::parse(FIXTURE).unwrap();
+        assert_passed("CPU", fixture::check(&Cpu, &m.weights, &m.bpe, &cases).await.unwrap());
+        if let Ok(gpu) = GpuContext::acquire().await {
+            assert_passed("WebGPU", fixture::check(&gpu, &m.weights, &m.bpe, &cases).await.unwrap());
+        }
+    }
+
+    /// One token at a time through the KV cache gives the logits of a full recompute.
+    #[wasm_bindgen_test]
+    async fn decoder_incremental_equals_full_recompute() {
+        let m = model();
+        let ids = m.bpe.encode("Uma noite destas, vindo da cidade");
+        let full = forward(&Cpu, &m.weights, &ids, &KvCache::default()).await.unwrap();
+        let backend = Backend::init().await;
+        let mut cache = KvCache::default();
+        let mut last = None;
+        for id in &ids {
+            let job = atencao::core::decoder::model::DecoderStep { weights: &m.weights, ids: std::slice::from_ref(id), cache: &cache };
+            let (out, _) = backend.run(&job).await.unwrap();
+            cache.append(out.new_cache.clone());
+            last = Some(out);
+        }
+        let diff = last.unwrap().logits.max_abs_diff(&full.logits).unwrap();
+        assert!(diff < 1e-3, "incremental vs full: {diff}");
+    }
+}

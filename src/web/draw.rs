@@ -398,6 +398,13 @@ fn hatch(ctx: &CanvasRenderingContext2d, x: f64, y: f64, size: f64, dark: bool) 
 
 /// Colour for `t` (value / max |value|, in [−1, 1]) and whether text on it should be light.
 pub fn color(scale: ColorScale, t: f32, dark: bool) -> (String, bool) {
+    let [r, g, b] = color_rgb(scale, t, dark);
+    let luminance = 0.2126 * r as f64 + 0.7152 * g as f64 + 0.0722 * b as f64;
+    (format!("rgb({r},{g},{b})"), luminance < 128.0)
+}
+
+/// The colour of `t` as RGB bytes (for images painted pixel by pixel).
+pub fn color_rgb(scale: ColorScale, t: f32, dark: bool) -> [u8; 3] {
     let t = t.clamp(-1.0, 1.0) as f64;
     let base = if dark { [34.0, 39.0, 46.0] } else { [247.0, 247.0, 247.0] };
     let (target, amount) = match scale {
@@ -405,9 +412,8 @@ pub fn color(scale: ColorScale, t: f32, dark: bool) -> (String, bool) {
         ColorScale::Diverging if t >= 0.0 => ([217.0, 95.0, 2.0], t),
         ColorScale::Diverging => ([33.0, 102.0, 172.0], -t),
     };
-    let mix: Vec<f64> = base.iter().zip(target).map(|(b, c)| b + (c - b) * amount).collect();
-    let luminance = 0.2126 * mix[0] + 0.7152 * mix[1] + 0.0722 * mix[2];
-    (format!("rgb({:.0},{:.0},{:.0})", mix[0], mix[1], mix[2]), luminance < 128.0)
+    let mix = |i: usize| (base[i] + (target[i] - base[i]) * amount).round() as u8;
+    [mix(0), mix(1), mix(2)]
 }
 
 /// Horizontal bars with labels and values (e.g. one query's attention weights), and its

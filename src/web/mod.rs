@@ -8,6 +8,7 @@
 pub mod backend;
 pub mod dom;
 pub mod draw;
+pub mod model_store;
 pub mod pages;
 pub mod widgets;
 

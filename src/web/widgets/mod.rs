@@ -6,6 +6,8 @@
 //! drawn has a `<table>` twin with the same numbers ("ver números").
 
 pub mod attention;
+pub mod bpe;
+pub mod decoder;
 pub mod dot_product;
 pub mod editor;
 pub mod masked_softmax;
@@ -72,6 +74,9 @@ pub struct WidgetKind {
 pub const REGISTRY: &[WidgetKind] = &[
     attention::KIND,
     masked_softmax::KIND,
+    // The pretrained decoder (issue 6)
+    decoder::KIND,
+    bpe::KIND,
     vectors::KIND,
     dot_product::KIND,
     matmul::KIND,

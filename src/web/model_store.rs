@@ -1,0 +1,213 @@
+//! The pretrained decoder's files, fetched once per page and shared by every widget that
+//! needs them (the playground, the BPE page). Only widgets that ask for the weights load
+//! them; the tokenizer alone is a few KB.
+//!
+//! Each file is checked against the SHA-256 in `config.json` before use. Verified downloads
+//! go to the Cache API (keyed by URL and hash), so a second visit, or an offline one,
+//! reads them from disk; a new model build has new hashes and so new keys.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use js_sys::{Promise, Reflect, Uint8Array};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Cache, ReadableStreamDefaultReader, Response};
+
+use crate::core::bpe::Bpe;
+use crate::core::decoder::bigram::TokenBigram;
+use crate::core::decoder::load::{self, Model};
+use crate::core::decoder::manifest::Manifest;
+
+use super::dom;
+
+/// Where the site keeps the model (dist/static/model/), relative to the page.
+pub const DEFAULT_BASE: &str = "static/model/";
+const CACHE_NAME: &str = "atencao-modelo";
+
+/// Bytes received so far and the expected total (0 if unknown).
+pub type Progress = Rc<dyn Fn(f64, f64)>;
+
+/// One file being loaded or loaded: a promise every waiter awaits, and its result.
+struct Slot<T> {
+    promise: Promise,
+    result: Rc<RefCell<Option<Result<Rc<T>, String>>>>,
+}
+
+thread_local! {
+    static MANIFESTS: RefCell<HashMap<String, Slot<Manifest>>> = RefCell::new(HashMap::new());
+    static TOKENIZERS: RefCell<HashMap<String, Slot<Bpe>>> = RefCell::new(HashMap::new());
+    static MODELS: RefCell<HashMap<String, Slot<Model>>> = RefCell::new(HashMap::new());
+    static BIGRAMS: RefCell<HashMap<String, Slot<TokenBigram>>> = RefCell::new(HashMap::new());
+    /// Progress listeners of the weights download, by base URL.
+    static LISTENERS: RefCell<HashMap<String, Vec<Progress>>> = RefCell::new(HashMap::new());
+}
+
+type Registry<T> = std::thread::LocalKey<RefCell<HashMap<String, Slot<T>>>>;
+
+/// Runs `load` once per `key` (concurrent callers share it) and returns its result. A
+/// failure is not remembered: the next call (the "tentar de novo" button) loads again.
+async fn once<T: 'static, F>(registry: &'static Registry<T>, key: &str, load: F) -> Result<Rc<T>, String>
+where
+    F: std::future::Future<Output = Result<T, String>> + 'static,
+{
+    let existing = registry.with(|r| r.borrow().get(key).map(|s| (s.promise.clone(), s.result.clone())));
+    let (promise, result) = match existing {
+        Some(found) => found,
+        None => {
+            let result: Rc<RefCell<Option<Result<Rc<T>, String>>>> = Rc::new(RefCell::new(None));
+            let sink = result.clone();
+            let promise = wasm_bindgen_futures::future_to_promise(async move {
+                let value = load.await.map(Rc::new);
+                *sink.borrow_mut() = Some(value);
+                Ok(JsValue::UNDEFINED)
+            });
+            registry.with(|r| {
+                r.borrow_mut().insert(key.to_string(), Slot { promise: promise.clone(), result: result.clone() })
+            });
+            (promise, result)
+        }
+    };
+    let _ = JsFuture::from(promise).await;
+    let value = result.borrow().clone().unwrap_or_else(|| Err("O carregamento foi interrompido.".into()));
+    if value.is_err() {
+        registry.with(|r| r.borrow_mut().remove(key));
+    }
+    value
+}
+
+fn js_error(what: &str, e: JsValue) -> String {
+    let detail = e.as_string().or_else(|| Reflect::get(&e, &"message".into()).ok().and_then(|m| m.as_string()));
+    format!("{what}: {}", detail.unwrap_or_else(|| "erro de rede".into()))
+}
+
+/// The Cache API store, where the browser offers one (secure contexts only).
+async fn open_cache() -> Option<Cache> {
+    let caches = dom::window()?.caches().ok()?;
+    JsFuture::from(caches.open(CACHE_NAME)).await.ok()?.dyn_into::<Cache>().ok()
+}
+
+/// Fetches `url` whole, reporting progress; `expected` is the size from the manifest (for
+/// the progress bar when the server sends no length).
+async fn fetch_bytes(url: &str, expected: f64, progress: &dyn Fn(f64, f64)) -> Result<Vec<u8>, String> {
+    let window = dom::window().ok_or("sem janela")?;
+    let response: Response = JsFuture::from(window.fetch_with_str(url))
+        .await
+        .map_err(|e| js_error(&format!("Não consegui baixar {url}"), e))?
+        .dyn_into()
+        .map_err(|_| "resposta inesperada".to_string())?;
+    if !response.ok() {
+        return Err(format!("Não consegui baixar {url}: o servidor respondeu {}.", response.status()));
+    }
+    let Some(body) = response.body() else {
+        let buffer = JsFuture::from(response.array_buffer().map_err(|e| js_error("leitura", e))?)
+            .await
+            .map_err(|e| js_error("leitura", e))?;
+        return Ok(Uint8Array::new(&buffer).to_vec());
+    };
+    let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+    let mut bytes = Vec::with_capacity(expected as usize);
+    loop {
+        let chunk = JsFuture::from(reader.read()).await.map_err(|e| js_error(&format!("O download de {url} parou"), e))?;
+        if Reflect::get(&chunk, &"done".into()).ok().and_then(|d| d.as_bool()).unwrap_or(true) {
+            break;
+        }
+        if let Ok(value) = Reflect::get(&chunk, &"value".into()) {
+            bytes.extend(Uint8Array::new(&value).to_vec());
+        }
+        progress(bytes.len() as f64, expected);
+    }
+    Ok(bytes)
+}
+
+/// A file checked against `sha256`: from the Cache API if it holds a copy, otherwise
+/// downloaded, verified, and then stored there.
+async fn verified_file(base: &str, file: &str, sha256: &str, expected: f64, progress: &dyn Fn(f64, f64)) -> Result<Vec<u8>, String> {
+    // The hash in the key: a new model never reads an old cached file.
+    let url = format!("{base}{file}?sha256={}", &sha256[..sha256.len().min(16)]);
+    let cache = open_cache().await;
+    if let Some(cache) = &cache {
+        if let Ok(hit) = JsFuture::from(cache.match_with_str(&url)).await {
+            if let Ok(response) = hit.dyn_into::<Response>() {
+                if let Ok(promise) = response.array_buffer() {
+                    if let Ok(buffer) = JsFuture::from(promise).await {
+                        let bytes = Uint8Array::new(&buffer).to_vec();
+                        if load::verify(file, &bytes, sha256).is_ok() {
+                            progress(bytes.len() as f64, bytes.len() as f64);
+                            return Ok(bytes);
+                        }
+                        // A damaged cached copy: drop it and download again.
+                        let _ = JsFuture::from(cache.delete_with_str(&url)).await;
+                    }
+                }
+            }
+        }
+    }
+    let bytes = fetch_bytes(&url, expected, progress).await?;
+    load::verify(file, &bytes, sha256).map_err(|e| e.to_string())?;
+    if let Some(cache) = &cache {
+        let mut copy = bytes.clone();
+        if let Ok(response) = Response::new_with_opt_u8_array(Some(&mut copy)) {
+            let _ = JsFuture::from(cache.put_with_str(&url, &response)).await;
+        }
+    }
+    Ok(bytes)
+}
+
+/// `config.json` (always from the network: it names the current files and hashes).
+pub async fn manifest(base: &str) -> Result<Rc<Manifest>, String> {
+    let base_owned = base.to_string();
+    once(&MANIFESTS, base, async move {
+        let url = format!("{base_owned}config.json");
+        let bytes = fetch_bytes(&url, 0.0, &|_, _| {}).await?;
+        let text = String::from_utf8(bytes).map_err(|_| "config.json não é UTF-8.".to_string())?;
+        Manifest::from_json(&text).map_err(|e| e.to_string())
+    })
+    .await
+}
+
+pub async fn tokenizer(base: &str) -> Result<Rc<Bpe>, String> {
+    let m = manifest(base).await?;
+    let base_owned = base.to_string();
+    once(&TOKENIZERS, base, async move {
+        let bytes = verified_file(&base_owned, &m.tokenizer_file, &m.tokenizer_sha256, 0.0, &|_, _| {}).await?;
+        load::load_tokenizer(&m, &bytes).map_err(|e| e.to_string())
+    })
+    .await
+}
+
+pub async fn bigram(base: &str) -> Result<Rc<TokenBigram>, String> {
+    let m = manifest(base).await?;
+    let base_owned = base.to_string();
+    once(&BIGRAMS, base, async move {
+        let bytes = verified_file(&base_owned, &m.bigram_file, &m.bigram_sha256, 0.0, &|_, _| {}).await?;
+        load::load_bigram(&m, &bytes).map_err(|e| e.to_string())
+    })
+    .await
+}
+
+/// The whole model; `progress` hears about the weights download (every caller's listener
+/// does, also when another widget started it).
+pub async fn model(base: &str, progress: Progress) -> Result<Rc<Model>, String> {
+    LISTENERS.with(|l| l.borrow_mut().entry(base.to_string()).or_default().push(progress));
+    let m = manifest(base).await?;
+    let bpe = tokenizer(base).await?;
+    let base_owned = base.to_string();
+    let result = once(&MODELS, base, async move {
+        let notify = {
+            let base = base_owned.clone();
+            move |done: f64, total: f64| {
+                let listeners = LISTENERS.with(|l| l.borrow().get(&base).cloned().unwrap_or_default());
+                for listener in listeners {
+                    listener(done, total);
+                }
+            }
+        };
+        let weights = verified_file(&base_owned, &m.weights_file, &m.weights_sha256, m.weights_bytes as f64, &notify).await?;
+        Model::with_tokenizer((*m).clone(), (*bpe).clone(), &weights).map_err(|e| e.to_string())
+    })
+    .await;
+    LISTENERS.with(|l| l.borrow_mut().remove(base));
+    result
+}

@@ -1,0 +1,161 @@
+// The pretrained decoder: the BPE page, the playground (model download, tokens, sampling,
+// the bigram comparison, attention thumbnails), the same text from the same seed on both
+// backends, and broken downloads (404, truncated file) answered with a message and a retry.
+import path from 'node:path';
+import fs from 'node:fs';
+import { ARTIFACTS, check, assert, parsePt, readResults } from '../lib.mjs';
+
+const BPE_PAGE = '#/tokenizacao-bpe';
+const PLAYGROUND = '#/decodificador';
+const HOST = '[data-widget=decoder]';
+const BPE = '[data-widget=bpe]';
+
+/** Text generated in each mode with the same seed, compared once both modes ran. */
+const seededText = {};
+
+async function ready(page, host, timeout = 120000) {
+  await page.waitForSelector(`${host}[data-state=ready]`, { timeout });
+}
+
+async function bars(page, key) {
+  return page.$$eval(`${HOST} table.twin[data-bars="${key}"] tr`, (rows) =>
+    rows.map((tr) => [tr.querySelector('th').textContent, tr.querySelector('td').textContent]));
+}
+
+async function chipCount(page, host = HOST) {
+  return page.$$eval(`${host} .chips .chip`, (cs) => cs.length);
+}
+
+export default async function decoder({ page, base, mode, browser }) {
+  await check(`[${mode}] BPE page: bytes, merges step by step, tokens that decode back`, async () => {
+    await page.goto(`${base}/${BPE_PAGE}`);
+    await ready(page, BPE);
+    const r = await readResults(page, BPE, 'bpe');
+    const [bytes, tokens, chars] = [Number(r.bytes), Number(r.tokens), Number(r.caracteres)];
+    assert(tokens < bytes && tokens > 5, JSON.stringify(r));
+    assert(bytes > chars, 'accented letters take two bytes');
+    assert(await chipCount(page, BPE) === tokens, 'chips at the last step = tokens');
+    await page.click(`${BPE} [data-action=first]`);
+    assert(await chipCount(page, BPE) === bytes, 'step 0 shows one chip per byte');
+    await page.click(`${BPE} [data-action=next]`);
+    const note = await page.textContent(`${BPE} .bpe-step`);
+    assert(note.startsWith('Passo 1 de') && note.includes('fusão nº'), note);
+    assert(await page.$$eval(`${BPE} .chip.fresh`, (cs) => cs.length) >= 1, 'the merged token is highlighted');
+    await page.fill(`${BPE} [data-control=text]`, '<img src=x onerror=window.__pwned=1> 🙂');
+    await ready(page, BPE);
+    const chips = await page.$$eval(`${BPE} .chips .chip`, (cs) => cs.map((c) => c.textContent).join(''));
+    assert(chips.includes('<img') && !(await page.evaluate(() => window.__pwned)), chips);
+    await page.fill(`${BPE} [data-control=text]`, '');
+    await page.waitForSelector(`${BPE}[data-state=error]`);
+  });
+
+  await check(`[${mode}] playground: the model loads, reads the prompt and predicts on ${mode}`, async () => {
+    await page.goto(`${base}/${PLAYGROUND}?preset=chaves`);
+    await ready(page, HOST);
+    assert(await page.getAttribute(HOST, 'data-computed-on') === mode, 'backend');
+    assert(await page.inputValue(`${HOST} [data-control=prompt]`) === 'As chaves do armário', 'preset from the URL');
+    const n = await chipCount(page);
+    assert(n >= 3 && n <= 8, `${n} prompt tokens`);
+    const model = await bars(page, 'next-model');
+    assert(model.length === 10, `${model.length} bars`);
+    const probs = model.map(([, p]) => parsePt(p));
+    assert(probs.every((p, i) => i === 0 || p <= probs[i - 1]) && probs.reduce((a, b) => a + b) <= 1.0001, probs.join(' '));
+    const bigram = await bars(page, 'next-bigram');
+    assert(bigram.length > 0, 'no bigram bars');
+    const caption = await page.textContent(`${HOST} [data-bars=next-bigram] figcaption`);
+    assert(caption.includes('armário'), caption);
+    const thumbs = await page.$$eval(`${HOST} .attention-grid .thumb`, (t) => t.length);
+    assert(thumbs === 24, `${thumbs} attention thumbnails`);
+  });
+
+  await check(`[${mode}] playground: Step adds one token, Generate adds N, attention rows sum to 1`, async () => {
+    const before = await chipCount(page);
+    await page.click(`${HOST} [data-action=step]`);
+    await ready(page, HOST);
+    assert(await chipCount(page) === before + 1, 'step');
+    await page.fill(`${HOST} [data-control=tokens]`, '6');
+    await page.click(`${HOST} [data-action=generate]`);
+    await ready(page, HOST);
+    assert(await chipCount(page) === before + 7, `generate: ${await chipCount(page)}`);
+    const status = await page.textContent(`${HOST} .widget-backend`);
+    assert(status.includes('tokens/s') && status.includes(mode === 'webgpu' ? 'WebGPU' : 'CPU'), status);
+    await page.click(`${HOST} .thumb[data-layer="3"][data-head="5"]`);
+    const title = await page.textContent(`${HOST} [data-matrix=attention] .mv-title`);
+    assert(title.includes('camada 4, cabeça 6'), title);
+    const rows = await page.$$eval(`${HOST} table.twin[data-matrix=attention] tr`, (trs) =>
+      trs.slice(1).map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    for (const row of rows) {
+      const sum = row.filter((t) => t !== '−∞').reduce((a, t) => a + parsePt(t), 0);
+      assert(Math.abs(sum - 1) < 0.01 || rows.length === 24, `row sums to ${sum}`);
+    }
+    await page.screenshot({ path: path.join(ARTIFACTS, `decoder-${mode}.png`), fullPage: true });
+  });
+
+  await check(`[${mode}] playground: the same seed gives the same text (and on both backends)`, async () => {
+    const generate = async () => {
+      await page.fill(`${HOST} [data-control=seed]`, '7');
+      await page.fill(`${HOST} [data-control=temperature]`, '0,9');
+      await page.click(`${HOST} [data-action=restart]`);
+      await ready(page, HOST);
+      await page.fill(`${HOST} [data-control=tokens]`, '12');
+      await page.click(`${HOST} [data-action=generate]`);
+      await ready(page, HOST);
+      return page.textContent(`${HOST} .decoder-text .generated`);
+    };
+    const first = await generate();
+    const second = await generate();
+    assert(first.length > 0 && first === second, `"${first}" vs "${second}"`);
+    seededText[mode] = first;
+    fs.appendFileSync(path.join(ARTIFACTS, 'measurements.txt'), `${mode}: seed 7 text: ${JSON.stringify(first)}\n`);
+    if (seededText.webgpu && seededText.cpu) {
+      assert(seededText.webgpu === seededText.cpu, `WebGPU "${seededText.webgpu}" vs CPU "${seededText.cpu}"`);
+    }
+  });
+
+  await check(`[${mode}] playground: bad settings and an over-long prompt get messages, not a crash`, async () => {
+    await page.fill(`${HOST} [data-control=temperature]`, 'muito');
+    await page.click(`${HOST} [data-action=step]`);
+    await page.waitForSelector(`${HOST}[data-state=error]`);
+    assert((await page.textContent(`${HOST} .widget-error`)).includes('temperatura'), 'temperature message');
+    await page.fill(`${HOST} [data-control=temperature]`, '0');
+    const long = 'Era uma vez um homem que escrevia cartas. '.repeat(60);
+    await page.fill(`${HOST} [data-control=prompt]`, long);
+    await page.dispatchEvent(`${HOST} [data-control=prompt]`, 'change');
+    await ready(page, HOST);
+    const status = await page.textContent(`${HOST} .widget-backend`);
+    assert(status.includes('descartados'), status);
+    await page.click(`${HOST} [data-action=step]`);
+    await ready(page, HOST);
+    await page.fill(`${HOST} [data-control=prompt]`, '');
+    await page.dispatchEvent(`${HOST} [data-control=prompt]`, 'change');
+    await page.waitForSelector(`${HOST}[data-state=error]`);
+    assert(await page.inputValue(`${HOST} [data-control=prompt]`) === '', 'prompt kept as typed');
+  });
+
+  await check(`[${mode}] weights 404 or truncated: a message and a retry that works`, async () => {
+    // A fresh context: nothing in the Cache API, so the requests reach the (broken) network.
+    const context = await browser.newContext();
+    const fresh = await context.newPage();
+    const weights = fs.readFileSync(path.resolve(process.argv[2] ?? 'dist', 'static/model/model.safetensors'));
+    let fault = '404';
+    await fresh.route('**/model.safetensors*', (route) => {
+      if (fault === '404') return route.fulfill({ status: 404, body: 'not found' });
+      if (fault === 'truncated') return route.fulfill({ status: 200, body: weights.subarray(0, weights.length / 2) });
+      return route.continue();
+    });
+    await fresh.goto(`${base}/${PLAYGROUND}`);
+    await fresh.waitForSelector(`${HOST}[data-state=error]`, { timeout: 60000 });
+    let message = await fresh.textContent(`${HOST} .widget-error`);
+    assert(message.includes('404'), message);
+    assert(await fresh.isVisible(`${HOST} [data-action=retry]`), 'no retry button');
+    fault = 'truncated';
+    await fresh.click(`${HOST} [data-action=retry]`);
+    await fresh.waitForSelector(`${HOST}[data-state=error]`, { timeout: 60000 });
+    message = await fresh.textContent(`${HOST} .widget-error`);
+    assert(message.includes('corrompido') || message.includes('diferente do esperado'), message);
+    fault = 'none';
+    await fresh.click(`${HOST} [data-action=retry]`);
+    await ready(fresh, HOST);
+    await context.close();
+  });
+}
