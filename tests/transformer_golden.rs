@@ -8,7 +8,7 @@ use atencao::core::ops::{softmax_rows, SoftmaxOptions};
 use atencao::core::transformer::block::{self, params, BlockConfig, BlockJob, BlockWeights, Norm};
 use atencao::core::transformer::char_tokenizer::{self as tok, BatchLength, PadOptions, PadSide};
 use atencao::core::transformer::cross_attention::CrossJob;
-use atencao::core::transformer::decoding::{argmax, top_k, HeadJob};
+use atencao::core::transformer::decoding::{argmax, tied_output_weights, top_k, unit_embedding, HeadJob};
 use atencao::core::transformer::embedding::{seeded_table, LookupJob};
 use atencao::core::transformer::multi_head::{self, ConcatJob, ReshapeShape};
 use atencao::core::transformer::positional::{positional_encoding, rotate_by_offset, PositionalJob, THETA};
@@ -360,4 +360,16 @@ fn output_head_greedy_and_temperature() {
     assert!(block_on_ready(HeadJob { temperature: 0.0, ..HeadJob { hidden, w_out, bias, temperature: 1.0 } }.run(&Cpu)).is_err());
     assert_eq!(argmax(&[1.0, 3.0, 3.0]), Some(1));
     assert_eq!(top_k(&[0.1, 0.5, 0.2], 2), vec![(1, 0.5), (2, 0.2)]);
+}
+
+#[test]
+fn tied_head_picks_the_token_whose_embedding_h_copies() {
+    let table = seeded_table(tok::VOCAB_SIZE, 8, 5);
+    let w_out = tied_output_weights(&table, 4.0);
+    for id in [3usize, 17, 30, 45] {
+        let out = run(&HeadJob { hidden: unit_embedding(&table, id), w_out: w_out.clone(), bias: Matrix::zeros(1, tok::VOCAB_SIZE), temperature: 1.0 });
+        assert_eq!(out.argmax, id);
+        assert!((out.logits.get(0, id) - 4.0).abs() < 1e-4, "logit of the copied token = scale");
+        assert_eq!(out.logits.get(0, 0), 0.0, "<pad> (zero row) has logit 0");
+    }
 }

@@ -42,6 +42,31 @@ impl HeadOutput {
     }
 }
 
+/// An output layer tied to an embedding table, for a demonstration without training:
+/// W = s · Êᵀ (d, |V|), Ê = E with each row scaled to length 1 (zero rows stay zero). The logit
+/// of a token is then s · cos(h, its embedding) · ‖h‖, so h equal to a token's unit embedding
+/// makes that token the argmax (every other cosine is below 1).
+pub fn tied_output_weights(table: &Matrix, scale: f32) -> Matrix {
+    let mut w = Matrix::zeros(table.cols(), table.rows());
+    for r in 0..table.rows() {
+        let row = table.row(r);
+        let norm = row.iter().map(|v| v * v).sum::<f32>().sqrt();
+        if norm > 0.0 {
+            for (c, v) in row.iter().enumerate() {
+                w.set(c, r, scale * v / norm);
+            }
+        }
+    }
+    w
+}
+
+/// Row `id` of `table` scaled to length 1 (1, d): the h that picks token `id`.
+pub fn unit_embedding(table: &Matrix, id: usize) -> Matrix {
+    let row = table.row(id.min(table.rows().saturating_sub(1)));
+    let norm = row.iter().map(|v| v * v).sum::<f32>().sqrt().max(1e-12);
+    Matrix::from_rows(&[row.iter().map(|v| v / norm).collect::<Vec<f32>>()]).expect("one row")
+}
+
 /// Index of the largest value (the first one on ties); `None` for an empty slice.
 pub fn argmax(values: &[f32]) -> Option<usize> {
     values

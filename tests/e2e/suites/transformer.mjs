@@ -19,7 +19,8 @@ async function sameInBothModes(mode, key, values, tol = 1e-4) {
 }
 
 const flat = (rows) => rows.flat().map(parsePt);
-const shot = (page, name, mode) => page.screenshot({ path: path.join(ARTIFACTS, `tf-${name}-${mode}.png`), fullPage: true });
+/** A picture of the widget alone (tests/artifacts/tf-NAME-MODE.png), to check the canvases by eye. */
+const shot = (page, host, name, mode) => page.locator(host).first().screenshot({ path: path.join(ARTIFACTS, `tf-${name}-${mode}.png`) });
 
 async function setSlider(page, selector, value) {
   await page.$eval(selector, (el, v) => { el.value = String(v); el.dispatchEvent(new Event('input', { bubbles: true })); }, value);
@@ -77,7 +78,7 @@ export default async function transformer({ page, base, mode }) {
     batch = await readTable(page, 'batch', host);
     assertMatrix('truncated elefante', [batch[1]], [[1, 7, 14, 7, 8, 3]], 0);
     assert((await page.textContent(`${host} .note`)).includes('descartou 8 tokens'), await page.textContent(`${host} .note`));
-    await shot(page, 'padding', mode);
+    await shot(page, host, 'padding', mode);
   });
 
   await check(`[${mode}] embeddings: one-hot × table = gather; editing b's row moves both b rows`, async () => {
@@ -106,7 +107,7 @@ export default async function transformer({ page, base, mode }) {
     assert((await errorText(page, host)).includes('até 16 caracteres'), 'long text message');
     await page.fill(`${host} [data-control=text]`, 'baba');
     await waitWidget(page, host);
-    await shot(page, 'embeddings', mode);
+    await shot(page, host, 'embeddings', mode);
   });
 
   await check(`[${mode}] Example 1 step by step: corrected weights, printed ones, causal version`, async () => {
@@ -126,7 +127,7 @@ export default async function transformer({ page, base, mode }) {
     assertMatrix('causal α₂', [await stepCells(page, host, 'weight')], [[0.2689, 0.7311, 0]]);
     assert((await stepCells(page, host, 'score'))[2].includes('−∞'), 'future key not masked');
     assertMatrix('causal output', await readTable(page, 'output', host), [[1, 0, 0], [0.2689, 0.7311, 0], [0.7881, 0.7881, 0]]);
-    await shot(page, 'example-1', mode);
+    await shot(page, host, 'example-1', mode);
   });
 
   await check(`[${mode}] Example 2 step by step and in matrix form with the mask`, async () => {
@@ -150,7 +151,7 @@ export default async function transformer({ page, base, mode }) {
     assertMatrix('causal output', await readTable(page, 'output', host), [[0.2, 0.4, 0.6], [0.1565, 0.3565, 0.5565], [0.2314, 0.5342, 0.8370]]);
     const scores = await readTable(page, 'scores', host);
     assert(scores[0][1] === '−∞' && scores[1][2] === '−∞' && near(scores[2][2], 1.53), JSON.stringify(scores));
-    await shot(page, 'matrix-mask', mode);
+    await shot(page, host, 'matrix-mask', mode);
   });
 
   await check(`[${mode}] scaling: variance ≈ d without ÷√d, ≈ 1 with it; huge d refused`, async () => {
@@ -173,7 +174,7 @@ export default async function transformer({ page, base, mode }) {
     assert((await errorText(page, host)).includes('o limite é 4096'), 'huge d message');
     await page.fill(`${host} [data-control=d]`, '64');
     await waitWidget(page, host);
-    await shot(page, 'scaling', mode);
+    await shot(page, host, 'scaling', mode);
   });
 
   await check(`[${mode}] multi-head Example 3: corrected [1,6339; 1,6285; 1,6231], printed head [1,593; 1,580; 1,567]`, async () => {
@@ -187,7 +188,7 @@ export default async function transformer({ page, base, mode }) {
     await waitWidget(page, host);
     assertMatrix('as printed', await readTable(page, 'output', host), [[1.593, 1.580, 1.567]], 1e-3);
     assert((await page.textContent(`${host} .correction`)).includes('0,914; 0,79; 0,761'), 'printed value not shown');
-    await shot(page, 'example-3', mode);
+    await shot(page, host, 'example-3', mode);
   });
 
   await check(`[${mode}] multi-head reshape: shapes, head columns, d not divisible by h, caps`, async () => {
@@ -209,7 +210,7 @@ export default async function transformer({ page, base, mode }) {
     await setSlider(page, `${host} [data-control=h-slider]`, 6);
     await waitWidget(page, host);
     assert((await readResults(page, host, 'reshape')).remodelada === '2 × 4 × 6 × 2', 'h slider');
-    await shot(page, 'reshape', mode);
+    await shot(page, host, 'reshape', mode);
   });
 
   await check(`[${mode}] positional encoding: the t=5, d=4 table and the offset property`, async () => {
@@ -232,7 +233,7 @@ export default async function transformer({ page, base, mode }) {
     assert(cols === 8, `${cols} columns for d = 8`);
     r = await readResults(page, host, 'positional');
     assert(near(r['PE(p)·PE(p) = d/2'], 4), JSON.stringify(r));
-    await shot(page, 'positional', mode);
+    await shot(page, host, 'positional', mode);
   });
 
   await check(`[${mode}] shift table: cachorro → dog, achorro<eos><bos>d at step 2`, async () => {
@@ -257,7 +258,7 @@ export default async function transformer({ page, base, mode }) {
     assert((await errorText(page, host)).includes('texto de entrada'), 'empty input message');
     await page.fill(`${host} [data-control=input]`, 'cachorro');
     await waitWidget(page, host);
-    await shot(page, 'shift', mode);
+    await shot(page, host, 'shift', mode);
   });
 
   await check(`[${mode}] transformer block: post-LN vs pre-LN, LN statistics, 4× ReLU layer, parameter counts`, async () => {
@@ -285,7 +286,7 @@ export default async function transformer({ page, base, mode }) {
     assert((await errorText(page, host)).includes('até 22 caracteres'), 'long text message');
     await page.fill(`${host} [data-control=text]`, 'gato');
     await waitWidget(page, host);
-    await shot(page, 'block', mode);
+    await shot(page, host, 'block', mode);
   });
 
   await check(`[${mode}] cross-attention: the article's wiring leaks later decoder positions`, async () => {
@@ -307,7 +308,7 @@ export default async function transformer({ page, base, mode }) {
     assert((await readTable(page, 'paper-weights', host)).length === 5, 'paper wiring with <bos>dog<eos>');
     await page.selectOption(`${host} [data-control=decoder]`, '1');
     await waitWidget(page, host);
-    await shot(page, 'cross', mode);
+    await shot(page, host, 'cross', mode);
   });
 
   await check(`[${mode}] output head: argmax, temperature, the article's argmax + 2`, async () => {
@@ -318,6 +319,10 @@ export default async function transformer({ page, base, mode }) {
     let r = await readResults(page, host, 'choice');
     const chosen = r['argmax (escolha gulosa)'];
     const id = Number(chosen.split(' ')[0]);
+    // h starts as o's unit embedding and the head is tied to the embeddings: o wins with logit 4.
+    assert(chosen === '17 («o»)', `argmax ${chosen}`);
+    const logits = await page.$$eval(`${host} table.twin[data-bars=logits] td`, (tds) => tds.map((td) => td.textContent));
+    assert(near(logits[0], 4, 2e-3), `top logit ${logits[0]}`);
     assert(r['soma das probabilidades'] === '1,0000', JSON.stringify(r));
     assert(r['o código do artigo devolveria (argmax + 2)'].startsWith(String(id + 2)), JSON.stringify(r));
     const probs = await page.$$eval(`${host} table.twin[data-bars=probs] td`, (tds) => tds.map((td) => td.textContent));
@@ -332,6 +337,6 @@ export default async function transformer({ page, base, mode }) {
     assert((await errorText(page, host)).includes('não é um número'), 'bad h message');
     await page.fill(`${host} [data-editor=hidden] input >> nth=0`, '0');
     await waitWidget(page, host);
-    await shot(page, 'output-head', mode);
+    await shot(page, host, 'output-head', mode);
   });
 }

@@ -67,6 +67,8 @@ pub struct BlockWidget {
     views: [Rc<MatrixView>; 5],
     before: Histogram,
     after: Histogram,
+    /// μ and σ of every row, before and after the first layer norm.
+    row_stats: Rc<MatrixView>,
     results: HtmlElement,
     backend_note: HtmlElement,
     table: Matrix,
@@ -115,8 +117,10 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let histograms = dom::el("div", "widget-outputs");
     let before = Histogram::new("ln-before");
     let after = Histogram::new("ln-after");
+    let row_stats = MatrixView::new("ln-rows", "Média e desvio de cada linha", " antes e depois da LayerNorm");
     dom::append(&histograms, &before.root);
     dom::append(&histograms, &after.root);
+    dom::append(&histograms, &row_stats.root);
     dom::append(host, &histograms);
     let results = dom::el("div", "");
     dom::append(host, &results);
@@ -131,6 +135,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         views,
         before,
         after,
+        row_stats,
         results,
         backend_note,
         table: seeded_table(VOCAB_SIZE, config.d, TABLE_SEED),
@@ -188,8 +193,20 @@ impl BlockWidget {
             Norm::Post => ("x + MHA(x)", "x₁ = LN(x + MHA(x))"),
             Norm::Pre => ("x", "LN(x)"),
         };
-        self.before.update(&format!("Antes da primeira LayerNorm: {what_in}"), &labels, &block::histogram(&trace.norm_in, RANGE.0, RANGE.1, BINS));
-        self.after.update(&format!("Depois: {what_out}"), &labels, &block::histogram(&trace.norm_out, RANGE.0, RANGE.1, BINS));
+        let ends = (format_pt_short(RANGE.0, 0), format_pt_short(RANGE.1, 0));
+        let ends = (ends.0.as_str(), ends.1.as_str());
+        self.before.update(&format!("Antes da primeira LayerNorm: {what_in}"), &labels, &block::histogram(&trace.norm_in, RANGE.0, RANGE.1, BINS), ends);
+        self.after.update(&format!("Depois: {what_out}"), &labels, &block::histogram(&trace.norm_out, RANGE.0, RANGE.1, BINS), ends);
+        let mut stats = Matrix::zeros(ids.len(), 4);
+        for r in 0..ids.len() {
+            let (mu_in, sd_in) = block::row_stats(&trace.norm_in, r);
+            let (mu_out, sd_out) = block::row_stats(&trace.norm_out, r);
+            for (c, v) in [mu_in, sd_in, mu_out, sd_out].into_iter().enumerate() {
+                stats.set(r, c, v);
+            }
+        }
+        let heads = ["μ antes", "σ antes", "μ depois", "σ depois"].map(String::from).to_vec();
+        self.row_stats.update(HeatmapData { matrix: stats, row_labels: tokens.clone(), col_labels: heads, scale: ColorScale::Diverging, masked: None });
 
         let (mu_in, sd_in) = block::row_stats(&trace.norm_in, 0);
         let (mu_out, sd_out) = block::row_stats(&trace.norm_out, 0);

@@ -297,10 +297,11 @@ impl ReshapeWidget {
         let dark = dom::prefers_dark();
         let ink = if dark { "#c9d1d9" } else { "#444c56" };
         let width = (available_width(&self.figure) - 8.0).clamp(300.0, 640.0);
-        let gap = 18.0;
-        let cell = ((width / 2.0 - 40.0) / (s.d + s.h) as f64).clamp(4.0, 16.0).min(120.0 / s.t as f64).max(4.0);
+        // Each batch element gets a label line (14 px) above its grids and a gap below.
+        let (gap, label_h) = (14.0, 16.0);
+        let cell = ((width / 2.0 - 40.0) / (s.d + s.h) as f64).clamp(4.0, 22.0).min(132.0 / s.t as f64).max(4.0);
         let block_h = cell * s.t as f64;
-        let height = 36.0 + s.b as f64 * (block_h + gap);
+        let height = 24.0 + s.b as f64 * (label_h + block_h + gap);
         let Some(ctx) = prepare_canvas(&self.canvas, width, height) else { return };
         ctx.set_font("12px system-ui, sans-serif");
         ctx.set_fill_style_str(ink);
@@ -308,8 +309,19 @@ impl ReshapeWidget {
         let _ = ctx.fill_text(&format!("(b, t, d) = ({}, {}, {})", s.b, s.t, s.d), 4.0, 10.0);
         let right = width / 2.0 + 10.0;
         let _ = ctx.fill_text(&format!("(b, h, t, d/h) = ({}, {}, {}, {d_h})", s.b, s.h, s.t), right, 10.0);
+        ctx.set_font("11px system-ui, sans-serif");
         for bi in 0..s.b {
-            let top = 26.0 + bi as f64 * (block_h + gap);
+            let top = 24.0 + bi as f64 * (label_h + block_h + gap) + label_h;
+            ctx.set_fill_style_str(ink);
+            let _ = ctx.fill_text(&format!("exemplo {} do lote", bi + 1), 4.0, top - 8.0);
+            for n in 0..s.h {
+                let left = right + n as f64 * (cell * d_h as f64 + cell);
+                let block_w = cell * d_h as f64;
+                let label = if block_w >= 52.0 { format!("cabeça {}", n + 1) } else { format!("{}", n + 1) };
+                if block_w >= 10.0 || n % 2 == 0 {
+                    let _ = ctx.fill_text(&label, left, top - 8.0);
+                }
+            }
             for p in 0..s.t {
                 for j in 0..s.d {
                     ctx.set_fill_style_str(HEAD_COLORS[(j / d_h) % HEAD_COLORS.len()]);
@@ -326,9 +338,9 @@ impl ReshapeWidget {
                 }
             }
         }
-        ctx.set_font("11px system-ui, sans-serif");
+        ctx.set_font("16px system-ui, sans-serif");
         ctx.set_fill_style_str(ink);
-        let _ = ctx.fill_text("→", width / 2.0 - 8.0, 26.0 + block_h / 2.0);
+        let _ = ctx.fill_text("→", width / 2.0 - 10.0, 24.0 + label_h + block_h / 2.0);
         dom::set_attr(
             &self.canvas,
             "aria-label",

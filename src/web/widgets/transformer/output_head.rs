@@ -1,12 +1,13 @@
-//! `output-head`: the last position's vector h (editable, d = 4) goes through the output
+//! `output-head`: the last position's vector h (editable, d = 8) goes through the output
 //! layer, logits = h·W + b with one logit per token of the 61-token table, then
 //! softmax(logits / T) and the argmax (greedy decoding). The temperature reshapes the
 //! probabilities but never moves the argmax. The article's code adds 2 to the argmax; the
 //! widget shows which token (or non-existent id) that would name.
 //!
-//! So that the logits mean something without training, W is the embedding table transposed
-//! (the logit of a token is the dot product of h with its embedding); the article uses a
-//! separate linear layer, which training would shape the same way.
+//! So that the logits mean something without training, W is the embedding table transposed,
+//! each row scaled to length 1 and multiplied by 4 (`tied_output_weights`): the logit of a
+//! token is 4 × the cosine between h and its embedding. The article uses a separate linear
+//! layer, which training would shape; tying it to the embeddings is a common choice too.
 //!
 //! Attributes: `data-token` (default "o": h starts as that token's embedding).
 
@@ -16,10 +17,9 @@ use std::rc::Rc;
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 use crate::core::format::{format_pt, format_pt_short};
-use crate::core::ops::transpose;
 use crate::core::transformer::char_tokenizer::{char_id, vocabulary, VOCAB_SIZE};
-use crate::core::transformer::decoding::{top_k, HeadJob, HeadOutput, MAX_TEMPERATURE, MIN_TEMPERATURE};
-use crate::core::transformer::embedding::{rows_of, seeded_table};
+use crate::core::transformer::decoding::{tied_output_weights, top_k, unit_embedding, HeadJob, HeadOutput, MAX_TEMPERATURE, MIN_TEMPERATURE};
+use crate::core::transformer::embedding::seeded_table;
 use crate::core::Matrix;
 
 use super::super::super::dom::{self, Listener};
@@ -30,7 +30,9 @@ use super::{backend_note, chip_label, control_of, fill_results, frame, listen, m
 
 pub const KIND: WidgetKind = WidgetKind { name: "output-head", title: "Cabeça de saída: logits, softmax e argmax", mount };
 
-const D: usize = 4;
+const D: usize = 8;
+/// Logit of the token whose unit embedding h equals (the others get less).
+const LOGIT_SCALE: f32 = 4.0;
 const TABLE_SEED: u64 = 5;
 /// Bars shown: the most probable tokens.
 const TOP: usize = 8;
@@ -38,8 +40,9 @@ const TOP: usize = 8;
 pub struct OutputHeadWidget {
     ctx: Rc<Ctx>,
     host: HtmlElement,
-    /// E (|V|, d); W = Eᵀ.
+    /// E (|V|, d), and the tied output layer W (d, |V|).
     table: Matrix,
+    w_out: Matrix,
     hidden: RefCell<MatrixEditor>,
     copy: HtmlSelectElement,
     temperature: HtmlInputElement,
@@ -58,7 +61,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     frame(host, KIND.title);
     let controls = dom::el("div", "widget-controls");
     let options: Vec<(String, String)> = vocabulary().into_iter().map(|(id, label)| (id.to_string(), label)).collect();
-    let (copy_label, copy) = dom::select("h = embedding de ", "copy", &options, &start.to_string());
+    let (copy_label, copy) = dom::select("h = embedding (normalizado) de ", "copy", &options, &start.to_string());
     let (t_label, temperature) = dom::slider("temperatura ", "temperature", MIN_TEMPERATURE as f64, 3.0, 0.05, 1.0);
     let readout = dom::el("span", "readout");
     let (twins, twins_listener) = super::super::twins_button(host);
@@ -66,7 +69,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         dom::append(&controls, el);
     }
     dom::append(host, &controls);
-    let hidden = MatrixEditor::new("hidden", "h (vetor da última posição)", &rows_of(&table, &[start]), |_| "h".into());
+    let hidden = MatrixEditor::new("hidden", "h (vetor da última posição)", &unit_embedding(&table, start as usize), |_| "h".into());
     dom::append(host, &hidden.root);
     let outputs = dom::el("div", "widget-outputs");
     let logits = BarView::new("logits", "");
@@ -80,6 +83,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let widget = Rc::new(OutputHeadWidget {
         ctx: ctx.clone(),
         host: host.clone(),
+        w_out: tied_output_weights(&table, LOGIT_SCALE),
         table,
         hidden: RefCell::new(hidden),
         copy,
@@ -103,7 +107,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         listen(&widget, &controls, "change", |w, e| {
             if control_of(e) == "copy" {
                 let id = w.copy.value().parse::<u32>().unwrap_or(17).min(VOCAB_SIZE as u32 - 1);
-                w.hidden.borrow_mut().set(&rows_of(&w.table, &[id]));
+                w.hidden.borrow_mut().set(&unit_embedding(&w.table, id as usize));
                 w.clone().recompute();
             }
         }),
@@ -148,7 +152,7 @@ impl Widget for OutputHeadWidget {
             Err(e) => return show_error(&self.host, &e.message),
         };
         let temperature = self.temperature.value().parse::<f32>().unwrap_or(1.0).clamp(MIN_TEMPERATURE, MAX_TEMPERATURE);
-        let job = HeadJob { hidden, w_out: transpose(&self.table), bias: Matrix::zeros(1, VOCAB_SIZE), temperature };
+        let job = HeadJob { hidden, w_out: self.w_out.clone(), bias: Matrix::zeros(1, VOCAB_SIZE), temperature };
         dom::set_attr(&self.host, "data-state", "loading");
         wasm_bindgen_futures::spawn_local(async move {
             let result = self.ctx.backend.run(&job).await;

@@ -92,7 +92,7 @@ impl LinePlot {
         let (dark, ink, grid) = theme();
         let (w, h) = ((available_width(&self.root) - 8.0).clamp(260.0, 560.0), 220.0);
         let Some(ctx) = prepare_canvas(&self.canvas, w, h) else { return };
-        let (left, right, top, bottom) = (48.0, 12.0, 26.0, 34.0);
+        let (left, right, top, bottom) = (48.0, 22.0, 26.0, 34.0);
         let finite = series.iter().flat_map(|s| s.values.iter().copied()).filter(|v| v.is_finite());
         let (lo, hi) = y_range.unwrap_or_else(|| finite.fold((0.0f32, 0.0f32), |(a, b), v| (a.min(v), b.max(v))));
         let hi = if hi - lo < 1e-9 { lo + 1.0 } else { hi };
@@ -167,7 +167,8 @@ impl Histogram {
         Histogram { root, title, canvas, table }
     }
 
-    pub fn update(&self, title: &str, bin_labels: &[String], counts: &[usize]) {
+    /// `range` labels the two ends of the axis.
+    pub fn update(&self, title: &str, bin_labels: &[String], counts: &[usize], range: (&str, &str)) {
         self.title.set_text_content(Some(title));
         dom::set_attr(&self.canvas, "aria-label", title);
         table_header(&self.table, title, &["intervalo".to_string(), "quantidade".to_string()]);
@@ -189,13 +190,12 @@ impl Histogram {
         ctx.set_fill_style_str(ink);
         ctx.set_font("11px system-ui, sans-serif");
         ctx.set_text_baseline("middle");
-        for (i, label) in [(0, bin_labels.first()), (counts.len().saturating_sub(1), bin_labels.last())] {
-            if let Some(label) = label {
-                ctx.set_text_align(if i == 0 { "left" } else { "right" });
-                let x = if i == 0 { left } else { w - left };
-                let _ = ctx.fill_text(label.split(" a ").next().unwrap_or(label), x, h - bottom / 2.0);
-            }
-        }
+        ctx.set_text_align("left");
+        let _ = ctx.fill_text(range.0, left, h - bottom / 2.0);
+        ctx.set_text_align("center");
+        let _ = ctx.fill_text("0", w / 2.0, h - bottom / 2.0);
+        ctx.set_text_align("right");
+        let _ = ctx.fill_text(range.1, w - left, h - bottom / 2.0);
     }
 }
 
@@ -242,12 +242,7 @@ impl DenseHeatmap {
         }
         axis_labels(&ctx, ink, left, top, cell_w, cell_h, m.rows(), m.cols());
         ctx.set_text_align("left");
-        let _ = ctx.fill_text(&format!("{col_name} →"), left, h - 8.0);
-        ctx.save();
-        let _ = ctx.translate(10.0, top + 4.0);
-        let _ = ctx.rotate(std::f64::consts::FRAC_PI_2);
-        let _ = ctx.fill_text(&format!("{row_name} →"), 0.0, 0.0);
-        ctx.restore();
+        let _ = ctx.fill_text(&format!("colunas: {col_name} →   linhas: {row_name} ↓"), left, h - 8.0);
     }
 }
 

@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
 
-use crate::core::format::format_pt;
+use crate::core::format::{format_pt, format_pt_short};
 use crate::core::transformer::self_attention::{StepInputs, StepTrace};
 
 use super::super::super::dom::{self, Listener};
@@ -36,6 +36,19 @@ fn weight_row(i: usize) -> String {
 fn vector(values: &[f32]) -> String {
     let parts: Vec<String> = values.iter().map(|v| format_pt(*v, 4)).collect();
     format!("[{}]", parts.join("; "))
+}
+
+/// An input vector, without trailing zeros: [1; 0; 0], [0,9; 0,8; 0,7].
+fn short_vector(values: &[f32]) -> String {
+    let parts: Vec<String> = values.iter().map(|v| format_pt_short(*v, 4)).collect();
+    format!("[{}]", parts.join("; "))
+}
+
+/// Replaces the title text of a `MatrixView` (its first text node), keeping the caption span.
+fn retitle(view: &MatrixView, title: &str) {
+    if let Some(first) = view.root.query_selector(".mv-title").ok().flatten().and_then(|t| t.first_child()) {
+        first.set_text_content(Some(title));
+    }
 }
 
 /// The chapter's printed (wrong) numbers for query x₂ without the mask.
@@ -265,7 +278,7 @@ impl StepsWidget {
                 td
             };
             let hidden = !step.visible[j];
-            dom::append(&tr, &cell("key", vector(&trace.k.row(j))));
+            dom::append(&tr, &cell("key", short_vector(&trace.k.row(j))));
             dom::append(&tr, &cell("dot", format_pt(step.dots[j], 4)));
             dom::append(&tr, &cell("score", if hidden { "−∞ (futuro)".into() } else { format_pt(step.scores[j], 4) }));
             dom::append(&tr, &cell("exp", format_pt(step.exps[j], 4)));
@@ -301,11 +314,8 @@ impl StepsWidget {
         self.scores.update(HeatmapData { matrix: trace.scores.clone(), row_labels: tokens.clone(), col_labels: tokens.clone(), scale: ColorScale::Diverging, masked: mask() });
         self.weights.update(HeatmapData { matrix: trace.weights.clone(), row_labels: tokens.clone(), col_labels: tokens.clone(), scale: ColorScale::Sequential, masked: None });
         self.output.update(HeatmapData { matrix: trace.output.clone(), row_labels: tokens, col_labels: dims(trace.output.cols()), scale: ColorScale::Diverging, masked: None });
-        if let Some(title) = self.scores.root.query_selector(".mv-title").ok().flatten() {
-            if let Some(first) = title.first_child() {
-                first.set_text_content(Some(&format!("Scores {scores_title}")));
-            }
-        }
+        retitle(&self.scores, &format!("Scores {scores_title}"));
+        retitle(&self.output, if example_1 { "Saídas a = α · X" } else { "Saídas a = α · V" });
         self.correction.set_text_content(Some(&self.correction_text(inputs, &step, i)));
     }
 
