@@ -159,6 +159,16 @@ impl ExampleWidget {
         self.clone().recompute();
     }
 
+    /// The editors' values; head 1 is left out while it still has to be computed.
+    fn job(&self) -> Result<ExampleJob, String> {
+        let read = |e: &RefCell<MatrixEditor>| e.borrow().read().map_err(|err| err.message);
+        Ok(ExampleJob {
+            head_1: if self.pending_head.get() { None } else { Some(read(&self.head_1)?) },
+            head_2: read(&self.head_2)?,
+            w_o: read(&self.w_o)?,
+        })
+    }
+
     fn note_text(&self, head_1: &Matrix, output: &Matrix) -> String {
         let shown = |m: &Matrix| m.row(0).iter().map(|v| format_pt(*v, 4)).collect::<Vec<_>>().join("; ");
         let defaults = self.head_2.borrow().read().ok() == Some(example_3_head_2()) && self.w_o.borrow().read().ok() == Some(example_3_w_o());
@@ -186,14 +196,7 @@ impl Widget for ExampleWidget {
     fn recompute(self: Rc<Self>) {
         let generation = self.generation.get().wrapping_add(1);
         self.generation.set(generation);
-        let read = |e: &RefCell<MatrixEditor>| e.borrow().read().map_err(|err| err.message);
-        let job = match (|| {
-            Ok::<_, String>(ExampleJob {
-                head_1: if self.pending_head.get() { None } else { Some(read(&self.head_1)?) },
-                head_2: read(&self.head_2)?,
-                w_o: read(&self.w_o)?,
-            })
-        })() {
+        let job = match self.job() {
             Ok(job) => job,
             Err(message) => return show_error(&self.host, &message),
         };
