@@ -355,14 +355,14 @@ impl MatrixView {
 }
 
 /// Width (CSS px) of the box a figure sits in, so drawings fit a phone; 360 before layout.
-fn available_width(figure: &HtmlElement) -> f64 {
+pub fn available_width(figure: &HtmlElement) -> f64 {
     let width = figure.parent_element().map_or(0.0, |p| p.client_width() as f64);
     if width > 0.0 { width.min(640.0) } else { 360.0 }
 }
 
 /// Sizes `canvas` to `css_w × css_h` CSS pixels with a backing store of device pixels (crisp
 /// on HiDPI screens), clears it, and returns a context that draws in CSS pixels.
-fn prepare_canvas(canvas: &HtmlCanvasElement, css_w: f64, css_h: f64) -> Option<CanvasRenderingContext2d> {
+pub fn prepare_canvas(canvas: &HtmlCanvasElement, css_w: f64, css_h: f64) -> Option<CanvasRenderingContext2d> {
     let dpr = dom::window().map_or(1.0, |w| w.device_pixel_ratio()).max(1.0);
     canvas.set_width((css_w * dpr).round() as u32);
     canvas.set_height((css_h * dpr).round() as u32);

@@ -14,6 +14,7 @@ pub mod masked_softmax;
 pub mod matmul;
 pub mod one_hot;
 pub mod text;
+pub mod transformer;
 pub mod vectors;
 
 use std::cell::RefCell;
@@ -86,6 +87,17 @@ pub const REGISTRY: &[WidgetKind] = &[
     text::IDF,
     text::TFIDF,
     text::SEARCH,
+    // Transformer articles (issue 5)
+    transformer::char_tokenizer::KIND,
+    transformer::embedding::KIND,
+    transformer::self_attention::KIND,
+    transformer::scaling::KIND,
+    transformer::multi_head::KIND,
+    transformer::positional::KIND,
+    transformer::shift::KIND,
+    transformer::block::KIND,
+    transformer::cross_attention::KIND,
+    transformer::output_head::KIND,
 ];
 
 pub fn find(name: &str) -> Option<&'static WidgetKind> {

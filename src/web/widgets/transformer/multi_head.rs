@@ -1,0 +1,395 @@
+//! `multi-head`: two parts of multi-head attention.
+//! - `exemplo-3`: the textbook's Example 3. Two heads' outputs side by side (head 1 = a₂ of
+//!   Example 2, computed, or the value the chapter prints), their concatenation and the
+//!   product by an editable W^O.
+//! - `remodelar`: the batched reshape (b, t, d) → (b, t, h, d/h) → (b, h, t, d/h), drawn with one
+//!   colour per head, for any b, t, d, h; a width that h does not divide is explained, not
+//!   computed. Also the layer's parameter count 4d².
+//!
+//! Attributes: `data-part` = exemplo-3 (default) | remodelar.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement};
+
+use crate::core::format::format_pt;
+use crate::core::transformer::format_count;
+use crate::core::transformer::multi_head::{
+    example_3_head_1, example_3_head_1_as_printed, example_3_head_2, example_3_w_o, mha_parameters, ConcatJob,
+    ReshapeShape,
+};
+use crate::core::{Executor, Job, Matrix};
+
+use super::super::super::dom::{self, Listener};
+use super::super::super::draw::{available_width, prepare_canvas, ColorScale, HeatmapData, MatrixView};
+use super::super::editor::MatrixEditor;
+use super::super::{show_error, show_ready, Ctx, Widget, WidgetKind};
+use super::{backend_note, control_of, fill_results, frame, listen, mark_backend, number_input, read_count};
+
+pub const KIND: WidgetKind = WidgetKind { name: "multi-head", title: "Atenção com múltiplas cabeças", mount };
+
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+    match host.get_attribute("data-part").as_deref() {
+        Some("remodelar") => mount_reshape(host),
+        _ => mount_example(ctx, host),
+    }
+}
+
+// ---- Example 3 --------------------------------------------------------------------------------
+
+/// Head 1 of Example 3 computed from Example 2 on the backend, then the product.
+struct ExampleJob {
+    /// `None`: compute head 1 as a₂ of Example 2 first.
+    head_1: Option<Matrix>,
+    head_2: Matrix,
+    w_o: Matrix,
+}
+
+impl Job for ExampleJob {
+    type Output = (Matrix, crate::core::transformer::multi_head::ConcatOutput);
+    async fn run<E: Executor>(&self, e: &E) -> crate::core::error::Result<Self::Output> {
+        let head_1 = match &self.head_1 {
+            Some(h) => h.clone(),
+            None => example_3_head_1(e).await?,
+        };
+        let out = ConcatJob { heads: vec![head_1.clone(), self.head_2.clone()], w_o: self.w_o.clone() }.run(e).await?;
+        Ok((head_1, out))
+    }
+}
+
+pub struct ExampleWidget {
+    ctx: Rc<Ctx>,
+    host: HtmlElement,
+    source: HtmlSelectElement,
+    head_1: RefCell<MatrixEditor>,
+    head_2: RefCell<MatrixEditor>,
+    w_o: RefCell<MatrixEditor>,
+    /// Set when head 1 must be (re)computed from Example 2 before the product.
+    pending_head: Cell<bool>,
+    concat: Rc<MatrixView>,
+    output: Rc<MatrixView>,
+    note: HtmlElement,
+    backend_note: HtmlElement,
+    generation: Cell<u32>,
+    listeners: RefCell<Vec<Listener>>,
+}
+
+fn position_label(_: usize) -> String {
+    "x₂".into()
+}
+
+fn row_label(i: usize) -> String {
+    format!("linha {}", i + 1)
+}
+
+fn mount_example(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+    frame(host, "Exemplo 3: duas cabeças, concatenação e W^O");
+    let controls = dom::el("div", "widget-controls");
+    let options = [
+        ("corrigida".to_string(), "cabeça 1 = a₂ do Exemplo 2 (calculada)".to_string()),
+        ("artigo".to_string(), "cabeça 1 como impressa: [0,22; 0,48; 0,77]".to_string()),
+    ];
+    let (source_label, source) = dom::select("", "source", &options, "corrigida");
+    let reset = dom::button("restaurar exemplo", "reset");
+    let (twins, twins_listener) = super::super::twins_button(host);
+    for el in [&source_label, &reset, &twins] {
+        dom::append(&controls, el);
+    }
+    dom::append(host, &controls);
+    let inputs = dom::el("div", "widget-inputs");
+    let head_1 = MatrixEditor::new("head-1", "cabeça 1", &example_3_head_1_as_printed(), position_label);
+    let head_2 = MatrixEditor::new("head-2", "cabeça 2", &example_3_head_2(), position_label);
+    let w_o = MatrixEditor::new("w_o", "W^O (6 × 3)", &example_3_w_o(), row_label);
+    for e in [&head_1, &head_2, &w_o] {
+        dom::append(&inputs, &e.root);
+    }
+    dom::append(host, &inputs);
+    let outputs = dom::el("div", "widget-outputs");
+    let concat = MatrixView::new("concat", "Concat(cabeça 1, cabeça 2)", " (1 × 6)");
+    let output = MatrixView::new("output", "Concat · W^O", " (1 × 3)");
+    dom::append(&outputs, &concat.root);
+    dom::append(&outputs, &output.root);
+    dom::append(host, &outputs);
+    let note = dom::el("p", "correction");
+    dom::set_attr(&note, "aria-live", "polite");
+    dom::append(host, &note);
+    let backend_note = backend_note(host);
+    let widget = Rc::new(ExampleWidget {
+        ctx: ctx.clone(),
+        host: host.clone(),
+        source,
+        head_1: RefCell::new(head_1),
+        head_2: RefCell::new(head_2),
+        w_o: RefCell::new(w_o),
+        pending_head: Cell::new(true),
+        concat,
+        output,
+        note,
+        backend_note,
+        generation: Cell::new(0),
+        listeners: RefCell::new(Vec::new()),
+    });
+    *widget.listeners.borrow_mut() = vec![
+        listen(&widget, &inputs, "input", |w, _| w.clone().recompute()),
+        listen(&widget, &controls, "change", |w, e| {
+            if control_of(e) == "source" {
+                w.load_head_1();
+            }
+        }),
+        listen(&widget, &reset, "click", |w, _| {
+            w.head_2.borrow_mut().set(&example_3_head_2());
+            w.w_o.borrow_mut().set(&example_3_w_o());
+            w.load_head_1();
+        }),
+        twins_listener,
+    ];
+    Ok(widget)
+}
+
+impl ExampleWidget {
+    fn load_head_1(self: &Rc<Self>) {
+        if self.source.value() == "artigo" {
+            self.head_1.borrow_mut().set(&example_3_head_1_as_printed());
+            self.pending_head.set(false);
+        } else {
+            self.pending_head.set(true);
+        }
+        self.clone().recompute();
+    }
+
+    /// The editors' values; head 1 is left out while it still has to be computed.
+    fn job(&self) -> Result<ExampleJob, String> {
+        let read = |e: &RefCell<MatrixEditor>| e.borrow().read().map_err(|err| err.message);
+        Ok(ExampleJob {
+            head_1: if self.pending_head.get() { None } else { Some(read(&self.head_1)?) },
+            head_2: read(&self.head_2)?,
+            w_o: read(&self.w_o)?,
+        })
+    }
+
+    fn note_text(&self, head_1: &Matrix, output: &Matrix) -> String {
+        let shown = |m: &Matrix| m.row(0).iter().map(|v| format_pt(*v, 4)).collect::<Vec<_>>().join("; ");
+        let defaults = self.head_2.borrow().read().ok() == Some(example_3_head_2()) && self.w_o.borrow().read().ok() == Some(example_3_w_o());
+        if !defaults {
+            return format!("Saída: [{}].", shown(output));
+        }
+        if *head_1 == example_3_head_1_as_printed() {
+            format!(
+                "O capítulo diz que este produto dá [0,914; 0,79; 0,761]; a conta, feita acima, dá [{}]. Além disso, a cabeça 1 impressa \
+                 não é a saída correta do Exemplo 2: escolha a versão calculada.",
+                shown(output)
+            )
+        } else {
+            format!(
+                "Com a cabeça 1 corrigida ([{}], a saída a₂ do Exemplo 2), o resultado é [{}]. O capítulo imprime [0,914; 0,79; 0,761], \
+                 que não é nem o produto da sua própria concatenação.",
+                shown(head_1),
+                shown(output)
+            )
+        }
+    }
+}
+
+impl Widget for ExampleWidget {
+    fn recompute(self: Rc<Self>) {
+        let generation = self.generation.get().wrapping_add(1);
+        self.generation.set(generation);
+        let job = match self.job() {
+            Ok(job) => job,
+            Err(message) => return show_error(&self.host, &message),
+        };
+        dom::set_attr(&self.host, "data-state", "loading");
+        wasm_bindgen_futures::spawn_local(async move {
+            let result = self.ctx.backend.run(&job).await;
+            if self.generation.get() != generation {
+                return;
+            }
+            match result {
+                Ok(((head_1, out), kind)) => {
+                    if self.pending_head.replace(false) {
+                        self.head_1.borrow_mut().set(&head_1);
+                    }
+                    let dims = |n: usize| (1..=n).map(|j| j.to_string()).collect::<Vec<_>>();
+                    let labels = vec!["x₂".to_string()];
+                    self.concat.update(HeatmapData { matrix: out.concat.clone(), row_labels: labels.clone(), col_labels: dims(6), scale: ColorScale::Diverging, masked: None });
+                    self.output.update(HeatmapData { matrix: out.output.clone(), row_labels: labels, col_labels: dims(out.output.cols()), scale: ColorScale::Diverging, masked: None });
+                    self.note.set_text_content(Some(&self.note_text(&head_1, &out.output)));
+                    mark_backend(&self.host, &self.backend_note, kind);
+                    show_ready(&self.host);
+                }
+                Err(error) => show_error(&self.host, &error.to_string()),
+            }
+        });
+    }
+}
+
+// ---- Reshape ----------------------------------------------------------------------------------
+
+pub struct ReshapeWidget {
+    host: HtmlElement,
+    b: HtmlInputElement,
+    t: HtmlInputElement,
+    d: HtmlInputElement,
+    h: HtmlInputElement,
+    h_slider: HtmlInputElement,
+    canvas: HtmlCanvasElement,
+    figure: HtmlElement,
+    results: HtmlElement,
+    assignment: Rc<MatrixView>,
+    listeners: RefCell<Vec<Listener>>,
+}
+
+fn mount_reshape(host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+    frame(host, "Todas as cabeças num só tensor: o remodelamento");
+    let controls = dom::el("div", "widget-controls");
+    let (b_label, b) = number_input("b = ", "b", 2);
+    let (t_label, t) = number_input("t = ", "t", 4);
+    let (d_label, d) = number_input("d = ", "d", 8);
+    let (h_label, h) = number_input("h = ", "h", 2);
+    let (slider_label, h_slider) = dom::slider("cabeças ", "h-slider", 1.0, 16.0, 1.0, 2.0);
+    let (twins, twins_listener) = super::super::twins_button(host);
+    for el in [&b_label, &t_label, &d_label, &h_label, &slider_label, &twins] {
+        dom::append(&controls, el);
+    }
+    dom::append(host, &controls);
+    let results = dom::el("div", "");
+    dom::append(host, &results);
+    let figure = dom::el("figure", "mv");
+    dom::set_attr(&figure, "data-plot", "reshape");
+    dom::append(&figure, &dom::text("figcaption", "mv-title", "Cada cor é uma cabeça: as colunas de cada posição se repartem entre elas"));
+    let canvas = dom::el("canvas", "mv-canvas").unchecked_into::<HtmlCanvasElement>();
+    dom::set_attr(&canvas, "role", "img");
+    dom::append(&figure, &canvas);
+    dom::append(host, &figure);
+    let outputs = dom::el("div", "widget-outputs");
+    let assignment = MatrixView::new("assignment", "De onde vem cada coluna das cabeças", " (coluna de X, contando de 0)");
+    dom::append(&outputs, &assignment.root);
+    dom::append(host, &outputs);
+    let widget = Rc::new(ReshapeWidget { host: host.clone(), b, t, d, h, h_slider, canvas, figure, results, assignment, listeners: RefCell::new(Vec::new()) });
+    *widget.listeners.borrow_mut() = vec![
+        listen(&widget, &controls, "input", |w, e| {
+            if control_of(e) == "h-slider" {
+                w.h.set_value(&w.h_slider.value());
+            }
+            w.clone().recompute();
+        }),
+        twins_listener,
+    ];
+    Ok(widget)
+}
+
+/// Head colours, cycled; distinct in both themes.
+const HEAD_COLORS: [&str; 8] = ["#0b5cad", "#c2410c", "#1a7f37", "#8250df", "#bf3989", "#9a6700", "#0e7490", "#57606a"];
+
+impl ReshapeWidget {
+    fn shape(&self) -> Result<ReshapeShape, String> {
+        Ok(ReshapeShape {
+            b: read_count(&self.b, "b")?,
+            t: read_count(&self.t, "t")?,
+            d: read_count(&self.d, "d")?,
+            h: read_count(&self.h, "h")?,
+        })
+    }
+
+    /// Left: (b, t, d), one grid per batch element, columns coloured by head. Right: (b, h, t, d_h),
+    /// the same cells regrouped per head.
+    fn draw(&self, s: ReshapeShape) {
+        let d_h = s.d / s.h;
+        let dark = dom::prefers_dark();
+        let ink = if dark { "#c9d1d9" } else { "#444c56" };
+        let width = (available_width(&self.figure) - 8.0).clamp(300.0, 640.0);
+        // Each batch element gets a label line (14 px) above its grids and a gap below.
+        let (gap, label_h) = (14.0, 16.0);
+        let cell = ((width / 2.0 - 40.0) / (s.d + s.h) as f64).clamp(4.0, 22.0).min(132.0 / s.t as f64).max(4.0);
+        let block_h = cell * s.t as f64;
+        let height = 24.0 + s.b as f64 * (label_h + block_h + gap);
+        let Some(ctx) = prepare_canvas(&self.canvas, width, height) else { return };
+        ctx.set_font("12px system-ui, sans-serif");
+        ctx.set_fill_style_str(ink);
+        ctx.set_text_baseline("middle");
+        let _ = ctx.fill_text(&format!("(b, t, d) = ({}, {}, {})", s.b, s.t, s.d), 4.0, 10.0);
+        let right = width / 2.0 + 10.0;
+        let _ = ctx.fill_text(&format!("(b, h, t, d/h) = ({}, {}, {}, {d_h})", s.b, s.h, s.t), right, 10.0);
+        ctx.set_font("11px system-ui, sans-serif");
+        for bi in 0..s.b {
+            let top = 24.0 + bi as f64 * (label_h + block_h + gap) + label_h;
+            ctx.set_fill_style_str(ink);
+            let _ = ctx.fill_text(&format!("exemplo {} do lote", bi + 1), 4.0, top - 8.0);
+            for n in 0..s.h {
+                let left = right + n as f64 * (cell * d_h as f64 + cell);
+                let block_w = cell * d_h as f64;
+                let label = if block_w >= 52.0 { format!("cabeça {}", n + 1) } else { format!("{}", n + 1) };
+                if block_w >= 10.0 || n % 2 == 0 {
+                    let _ = ctx.fill_text(&label, left, top - 8.0);
+                }
+            }
+            for p in 0..s.t {
+                for j in 0..s.d {
+                    ctx.set_fill_style_str(HEAD_COLORS[(j / d_h) % HEAD_COLORS.len()]);
+                    ctx.fill_rect(4.0 + cell * j as f64, top + cell * p as f64, cell - 1.0, cell - 1.0);
+                }
+            }
+            for n in 0..s.h {
+                let left = right + n as f64 * (cell * d_h as f64 + cell);
+                ctx.set_fill_style_str(HEAD_COLORS[n % HEAD_COLORS.len()]);
+                for p in 0..s.t {
+                    for c in 0..d_h {
+                        ctx.fill_rect(left + cell * c as f64, top + cell * p as f64, cell - 1.0, cell - 1.0);
+                    }
+                }
+            }
+        }
+        ctx.set_font("16px system-ui, sans-serif");
+        ctx.set_fill_style_str(ink);
+        let _ = ctx.fill_text("→", width / 2.0 - 10.0, 24.0 + label_h + block_h / 2.0);
+        dom::set_attr(
+            &self.canvas,
+            "aria-label",
+            &format!("Tensor ({}, {}, {}) dividido em {} cabeças de {d_h} colunas, reagrupado como ({}, {}, {}, {d_h})", s.b, s.t, s.d, s.h, s.b, s.h, s.t),
+        );
+    }
+}
+
+impl Widget for ReshapeWidget {
+    fn recompute(self: Rc<Self>) {
+        let shape = match self.shape() {
+            Ok(s) => s,
+            Err(message) => return show_error(&self.host, &message),
+        };
+        let d_h = match shape.validate() {
+            Ok(d_h) => d_h,
+            Err(error) => {
+                // Nothing to draw for an uneven split: the explanation replaces the picture.
+                self.canvas.set_hidden(true);
+                return show_error(&self.host, &error.to_string());
+            }
+        };
+        self.canvas.set_hidden(false);
+        if let Ok(v) = self.h.value().parse::<f64>() {
+            self.h_slider.set_value(&v.to_string());
+        }
+        let mut assignment = Matrix::zeros(shape.h, d_h);
+        for n in 0..shape.h {
+            for c in 0..d_h {
+                assignment.set(n, c, shape.source_column(n, c) as f32);
+            }
+        }
+        let rows: Vec<String> = (1..=shape.h).map(|n| format!("cabeça {n}")).collect();
+        let cols: Vec<String> = (0..d_h).map(|c| c.to_string()).collect();
+        self.assignment.update(HeatmapData { matrix: assignment, row_labels: rows, col_labels: cols, scale: ColorScale::Sequential, masked: None });
+        let (b, t, d, h) = (shape.b, shape.t, shape.d, shape.h);
+        let results = vec![
+            ("entrada".to_string(), format!("{b} × {t} × {d}")),
+            ("remodelada".to_string(), format!("{b} × {t} × {h} × {d_h}")),
+            ("transposta (cabeças como lote)".to_string(), format!("{b} × {h} × {t} × {d_h}")),
+            ("de volta, depois da atenção".to_string(), format!("{b} × {t} × {d}")),
+            ("parâmetros (4·d², sem viés)".to_string(), format_count(mha_parameters(d as u64))),
+            ("com d = 512 (artigo)".to_string(), format_count(mha_parameters(512))),
+        ];
+        fill_results(&self.results, "reshape", "Formas do tensor", &results);
+        self.draw(shape);
+        show_ready(&self.host);
+    }
+}

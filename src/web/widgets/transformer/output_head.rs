@@ -1,0 +1,172 @@
+//! `output-head`: the last position's vector h (editable, d = 8) goes through the output
+//! layer, logits = h·W + b with one logit per token of the 61-token table, then
+//! softmax(logits / T) and the argmax (greedy decoding). The temperature reshapes the
+//! probabilities but never moves the argmax. The article's code adds 2 to the argmax; the
+//! widget shows which token (or non-existent id) that would name.
+//!
+//! So that the logits mean something without training, W is the embedding table transposed,
+//! each row scaled to length 1 and multiplied by 4 (`tied_output_weights`): the logit of a
+//! token is 4 × the cosine between h and its embedding. The article uses a separate linear
+//! layer, which training would shape; tying it to the embeddings is a common choice too.
+//!
+//! Attributes: `data-token` (default "o": h starts as that token's embedding).
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
+
+use crate::core::format::{format_pt, format_pt_short};
+use crate::core::transformer::char_tokenizer::{char_id, vocabulary, VOCAB_SIZE};
+use crate::core::transformer::decoding::{tied_output_weights, top_k, unit_embedding, HeadJob, HeadOutput, MAX_TEMPERATURE, MIN_TEMPERATURE};
+use crate::core::transformer::embedding::seeded_table;
+use crate::core::Matrix;
+
+use super::super::super::dom::{self, Listener};
+use super::super::super::draw::BarView;
+use super::super::editor::MatrixEditor;
+use super::super::{show_error, show_ready, Ctx, Widget, WidgetKind};
+use super::{backend_note, chip_label, control_of, fill_results, frame, listen, mark_backend};
+
+pub const KIND: WidgetKind = WidgetKind { name: "output-head", title: "Cabeça de saída: logits, softmax e argmax", mount };
+
+const D: usize = 8;
+/// Logit of the token whose unit embedding h equals (the others get less).
+const LOGIT_SCALE: f32 = 4.0;
+const TABLE_SEED: u64 = 5;
+/// Bars shown: the most probable tokens.
+const TOP: usize = 8;
+
+pub struct OutputHeadWidget {
+    ctx: Rc<Ctx>,
+    host: HtmlElement,
+    /// E (|V|, d), and the tied output layer W (d, |V|).
+    table: Matrix,
+    w_out: Matrix,
+    hidden: RefCell<MatrixEditor>,
+    copy: HtmlSelectElement,
+    temperature: HtmlInputElement,
+    readout: HtmlElement,
+    logits: BarView,
+    probs: BarView,
+    results: HtmlElement,
+    backend_note: HtmlElement,
+    generation: Cell<u32>,
+    listeners: RefCell<Vec<Listener>>,
+}
+
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+    let start = host.get_attribute("data-token").and_then(|t| t.chars().next()).and_then(char_id).unwrap_or(17);
+    let table = seeded_table(VOCAB_SIZE, D, TABLE_SEED);
+    frame(host, KIND.title);
+    let controls = dom::el("div", "widget-controls");
+    let options: Vec<(String, String)> = vocabulary().into_iter().map(|(id, label)| (id.to_string(), label)).collect();
+    let (copy_label, copy) = dom::select("h = embedding (normalizado) de ", "copy", &options, &start.to_string());
+    let (t_label, temperature) = dom::slider("temperatura ", "temperature", MIN_TEMPERATURE as f64, 3.0, 0.05, 1.0);
+    let readout = dom::el("span", "readout");
+    let (twins, twins_listener) = super::super::twins_button(host);
+    for el in [&copy_label, &t_label, &readout, &twins] {
+        dom::append(&controls, el);
+    }
+    dom::append(host, &controls);
+    let hidden = MatrixEditor::new("hidden", "h (vetor da última posição)", &unit_embedding(&table, start as usize), |_| "h".into());
+    dom::append(host, &hidden.root);
+    let outputs = dom::el("div", "widget-outputs");
+    let logits = BarView::new("logits", "");
+    let probs = BarView::new("probs", "");
+    dom::append(&outputs, &logits.root);
+    dom::append(&outputs, &probs.root);
+    dom::append(host, &outputs);
+    let results = dom::el("div", "");
+    dom::append(host, &results);
+    let backend_note = backend_note(host);
+    let widget = Rc::new(OutputHeadWidget {
+        ctx: ctx.clone(),
+        host: host.clone(),
+        w_out: tied_output_weights(&table, LOGIT_SCALE),
+        table,
+        hidden: RefCell::new(hidden),
+        copy,
+        temperature,
+        readout,
+        logits,
+        probs,
+        results,
+        backend_note,
+        generation: Cell::new(0),
+        listeners: RefCell::new(Vec::new()),
+    });
+    let editor_root = widget.hidden.borrow().root.clone();
+    *widget.listeners.borrow_mut() = vec![
+        listen(&widget, &editor_root, "input", |w, _| w.clone().recompute()),
+        listen(&widget, &controls, "input", |w, e| {
+            if control_of(e) == "temperature" {
+                w.clone().recompute();
+            }
+        }),
+        listen(&widget, &controls, "change", |w, e| {
+            if control_of(e) == "copy" {
+                let id = w.copy.value().parse::<u32>().unwrap_or(17).min(VOCAB_SIZE as u32 - 1);
+                w.hidden.borrow_mut().set(&unit_embedding(&w.table, id as usize));
+                w.clone().recompute();
+            }
+        }),
+        twins_listener,
+    ];
+    Ok(widget)
+}
+
+impl OutputHeadWidget {
+    fn draw(&self, out: &HeadOutput, temperature: f32) {
+        self.readout.set_text_content(Some(&format!("T = {}", format_pt_short(temperature, 2))));
+        let probs = out.probs.row(0);
+        let logits = out.logits.row(0);
+        let best = top_k(&probs, TOP);
+        let labels: Vec<String> = best.iter().map(|&(id, _)| format!("{} ({id})", chip_label(id as u32))).collect();
+        let p: Vec<f32> = best.iter().map(|&(_, v)| v).collect();
+        let l: Vec<f32> = best.iter().map(|&(id, _)| logits[id]).collect();
+        self.logits.update(&format!("Logits h·W + b dos {TOP} tokens mais prováveis"), &labels, &l);
+        self.probs.update(&format!("softmax(logits / T), T = {}", format_pt_short(temperature, 2)), &labels, &p);
+        let article = out.article_token();
+        let article_text = if article < VOCAB_SIZE {
+            format!("{article} («{}»), outro token", chip_label(article as u32))
+        } else {
+            format!("{article}, que não existe num vocabulário de {VOCAB_SIZE} tokens")
+        };
+        let rows = vec![
+            ("argmax (escolha gulosa)".to_string(), format!("{} («{}»)", out.argmax, chip_label(out.argmax as u32))),
+            ("probabilidade do escolhido".to_string(), format_pt(probs[out.argmax], 4)),
+            ("soma das probabilidades".to_string(), format_pt(probs.iter().sum(), 4)),
+            ("o código do artigo devolveria (argmax + 2)".to_string(), article_text),
+        ];
+        fill_results(&self.results, "choice", "A escolha", &rows);
+    }
+}
+
+impl Widget for OutputHeadWidget {
+    fn recompute(self: Rc<Self>) {
+        let generation = self.generation.get().wrapping_add(1);
+        self.generation.set(generation);
+        let hidden = match self.hidden.borrow().read() {
+            Ok(h) => h,
+            Err(e) => return show_error(&self.host, &e.message),
+        };
+        let temperature = self.temperature.value().parse::<f32>().unwrap_or(1.0).clamp(MIN_TEMPERATURE, MAX_TEMPERATURE);
+        let job = HeadJob { hidden, w_out: self.w_out.clone(), bias: Matrix::zeros(1, VOCAB_SIZE), temperature };
+        dom::set_attr(&self.host, "data-state", "loading");
+        wasm_bindgen_futures::spawn_local(async move {
+            let result = self.ctx.backend.run(&job).await;
+            if self.generation.get() != generation {
+                return;
+            }
+            match result {
+                Ok((out, kind)) => {
+                    self.draw(&out, temperature);
+                    mark_backend(&self.host, &self.backend_note, kind);
+                    show_ready(&self.host);
+                }
+                Err(error) => show_error(&self.host, &error.to_string()),
+            }
+        });
+    }
+}

@@ -1,0 +1,162 @@
+//! `shift-table`: autoregressive generation as a window that shifts left. The window starts as
+//! `<bos>input<eos>`; each step drops the first token and appends the generated one (here, the
+//! expected output, as a perfect model would produce it), until `<eos>` or the step limit.
+//! Buttons step forwards and back; the table keeps every window seen so far.
+//!
+//! Attributes: `data-input` (default "cachorro"), `data-output` (default "dog").
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use web_sys::{HtmlElement, HtmlInputElement};
+
+use crate::core::transformer::shift::{shift_trace, ShiftTrace, Stop, MAX_STEPS};
+
+use super::super::super::dom::{self, Listener};
+use super::super::{show_error, show_ready, Ctx, Widget, WidgetKind};
+use super::{chip_label, chips, frame, listen, number_input, read_count, text_input};
+
+pub const KIND: WidgetKind = WidgetKind { name: "shift-table", title: "Geração por deslocamento", mount };
+
+pub struct ShiftWidget {
+    host: HtmlElement,
+    input: HtmlInputElement,
+    output: HtmlInputElement,
+    max_steps: HtmlInputElement,
+    table: HtmlElement,
+    note: HtmlElement,
+    step: Cell<usize>,
+    trace: RefCell<Option<ShiftTrace>>,
+    listeners: RefCell<Vec<Listener>>,
+}
+
+fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+    let input0 = host.get_attribute("data-input").unwrap_or_else(|| "cachorro".into());
+    let output0 = host.get_attribute("data-output").unwrap_or_else(|| "dog".into());
+    frame(host, KIND.title);
+    let fields = dom::el("div", "fields");
+    let (input_label, input) = text_input("entrada ", "input", &input0);
+    let (output_label, output) = text_input("saída esperada ", "output", &output0);
+    dom::append(&fields, &input_label);
+    dom::append(&fields, &output_label);
+    dom::append(host, &fields);
+    let controls = dom::el("div", "widget-controls");
+    let back = dom::button("◀ passo", "prev");
+    let forward = dom::button("passo ▶", "next");
+    let all = dom::button("até o fim", "all");
+    let restart = dom::button("recomeçar", "restart");
+    let (max_label, max_steps) = number_input("máx. de passos ", "max-steps", 16);
+    for el in [&back, &forward, &all, &restart, &max_label] {
+        dom::append(&controls, el);
+    }
+    dom::append(host, &controls);
+    let note = dom::el("p", "step-note");
+    dom::set_attr(&note, "aria-live", "polite");
+    dom::append(host, &note);
+    let table = dom::el("table", "shift");
+    dom::set_attr(&table, "data-results", "shift");
+    dom::append(host, &table);
+    let widget = Rc::new(ShiftWidget {
+        host: host.clone(),
+        input,
+        output,
+        max_steps,
+        table,
+        note,
+        step: Cell::new(0),
+        trace: RefCell::new(None),
+        listeners: RefCell::new(Vec::new()),
+    });
+    *widget.listeners.borrow_mut() = vec![
+        listen(&widget, &fields, "input", |w, _| {
+            w.step.set(0);
+            w.clone().recompute();
+        }),
+        listen(&widget, &max_label, "input", |w, _| w.clone().recompute()),
+        listen(&widget, &back, "click", |w, _| w.go(|s, _| s.saturating_sub(1))),
+        listen(&widget, &forward, "click", |w, _| w.go(|s, last| (s + 1).min(last))),
+        listen(&widget, &all, "click", |w, _| w.go(|_, last| last)),
+        listen(&widget, &restart, "click", |w, _| w.go(|_, _| 0)),
+    ];
+    Ok(widget)
+}
+
+impl ShiftWidget {
+    fn go(&self, next: fn(usize, usize) -> usize) {
+        let last = self.trace.borrow().as_ref().map_or(0, |t| t.windows.len() - 1);
+        self.step.set(next(self.step.get(), last));
+        self.render();
+    }
+
+    /// Draws windows 0 … step; the newest row and its new token are marked.
+    fn render(&self) {
+        let trace = self.trace.borrow();
+        let Some(trace) = trace.as_ref() else { return };
+        let step = self.step.get().min(trace.windows.len() - 1);
+        self.table.set_text_content(None);
+        let width = trace.windows[0].len();
+        dom::append(&self.table, &dom::text("caption", "", &format!("Janela de {width} posições, passo a passo")));
+        let head = dom::el("tr", "");
+        dom::append(&head, &dom::text("th", "", "passo"));
+        dom::append(&head, &dom::text("th", "", "janela"));
+        dom::append(&self.table, &head);
+        for (s, window) in trace.windows.iter().enumerate().take(step + 1) {
+            let tr = dom::el("tr", if s == step { "current" } else { "" });
+            dom::set_attr(&tr, "data-step", &s.to_string());
+            let text: String = window.iter().map(|&id| chip_label(id)).map(|l| if l == "␣" { " ".into() } else { l }).collect();
+            dom::set_attr(&tr, "data-text", &text);
+            let th = dom::text("th", "", &s.to_string());
+            dom::set_attr(&th, "scope", "row");
+            dom::append(&tr, &th);
+            let td = dom::el("td", "");
+            let row = chips(window, None);
+            if s > 0 {
+                if let Some(last) = row.last_element_child() {
+                    let _ = last.class_list().add_1("new");
+                }
+            }
+            dom::append(&td, &row);
+            dom::append(&tr, &td);
+            dom::append(&self.table, &tr);
+        }
+        let message = if step == 0 {
+            "Passo 0: a janela começa com <bos>, a entrada e <eos>. Avance com «passo ▶».".to_string()
+        } else {
+            let left = trace.windows[step - 1][0];
+            let entered = trace.generated[step - 1];
+            let mut m = format!("Passo {step}: saiu «{}» do início, e «{}» entrou no fim.", chip_label(left), chip_label(entered));
+            if step == trace.windows.len() - 1 {
+                m.push_str(match trace.stop {
+                    Stop::EndOfSequence => " O modelo gerou <eos>: a geração termina aqui.",
+                    Stop::StepLimit => " Atingido o número máximo de passos antes de <eos>: a geração para aqui.",
+                });
+            }
+            m
+        };
+        let unknown = if trace.unknown.is_empty() {
+            String::new()
+        } else {
+            format!(" Fora da tabela (viraram <unk>): {}.", trace.unknown.iter().map(|u| format!("«{u}»")).collect::<Vec<_>>().join(", "))
+        };
+        self.note.set_text_content(Some(&format!("{message}{unknown}")));
+    }
+}
+
+impl Widget for ShiftWidget {
+    fn recompute(self: Rc<Self>) {
+        let max_steps = match read_count(&self.max_steps, "Máximo de passos") {
+            Ok(0) => return show_error(&self.host, "O máximo de passos precisa ser pelo menos 1."),
+            Ok(n) if n > MAX_STEPS => return show_error(&self.host, &format!("Use no máximo {MAX_STEPS} passos aqui.")),
+            Ok(n) => n,
+            Err(message) => return show_error(&self.host, &message),
+        };
+        match shift_trace(&self.input.value(), &self.output.value(), max_steps) {
+            Ok(trace) => {
+                *self.trace.borrow_mut() = Some(trace);
+                self.render();
+                show_ready(&self.host);
+            }
+            Err(error) => show_error(&self.host, &error.to_string()),
+        }
+    }
+}
