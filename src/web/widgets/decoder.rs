@@ -99,15 +99,15 @@ pub struct DecoderWidget {
     listeners: RefCell<Vec<Listener>>,
 }
 
-fn number_input(label: &str, control: &str, min: f64, max: f64, step: f64, value: f64) -> (HtmlElement, HtmlInputElement) {
+/// A short text field for a number: text, not `type=number`, so a Portuguese reader can type
+/// "0,9" (the widget parses and range-checks it, and says so when it is not a number).
+fn number_input(label: &str, control: &str, integer: bool, value: f32) -> (HtmlElement, HtmlInputElement) {
     let wrapper = dom::el("label", "toggle");
     dom::append(&wrapper, &dom::text("span", "", label));
     let input = dom::el("input", "num").unchecked_into::<HtmlInputElement>();
-    input.set_type("number");
-    dom::set_attr(&input, "min", &min.to_string());
-    dom::set_attr(&input, "max", &max.to_string());
-    dom::set_attr(&input, "step", &step.to_string());
-    input.set_value(&value.to_string());
+    input.set_type("text");
+    dom::set_attr(&input, "inputmode", if integer { "numeric" } else { "decimal" });
+    input.set_value(&if integer { format!("{value}") } else { format_pt(value, 2) });
     dom::set_attr(&input, "data-control", control);
     dom::append(&wrapper, &input);
     (wrapper, input)
@@ -165,11 +165,11 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
 
     // Sampling controls.
     let controls = dom::el("div", "widget-controls");
-    let (t_label, temperature) = number_input("temperatura ", "temperature", 0.0, 2.0, 0.05, 0.8);
-    let (k_label, top_k) = number_input("top-k ", "top-k", 0.0, 500.0, 1.0, 40.0);
-    let (p_label, top_p) = number_input("top-p ", "top-p", 0.05, 1.0, 0.05, 0.95);
-    let (s_label, seed) = number_input("semente ", "seed", 0.0, 1e9, 1.0, 1839.0);
-    let (n_label, new_tokens) = number_input("tokens ", "tokens", 1.0, MAX_NEW_TOKENS as f64, 1.0, 40.0);
+    let (t_label, temperature) = number_input("temperatura ", "temperature", false, 0.8);
+    let (k_label, top_k) = number_input("top-k ", "top-k", true, 40.0);
+    let (p_label, top_p) = number_input("top-p ", "top-p", false, 0.95);
+    let (s_label, seed) = number_input("semente ", "seed", true, 1839.0);
+    let (n_label, new_tokens) = number_input("tokens ", "tokens", true, 40.0);
     let generate = dom::button("Gerar", "generate");
     let step = dom::button("Passo", "step");
     let stop = dom::button("Parar", "stop");
@@ -638,7 +638,8 @@ impl DecoderWidget {
             row_labels: labels.clone(),
             col_labels: labels,
             scale: ColorScale::Sequential,
-            masked: Some(Box::new(|r, c| c > r)),
+            // Weights, not scores: the future's weight is exactly 0 (its score was −∞).
+            masked: None,
         });
         if let Some(title) = self.enlarged.root.query_selector(".mv-title").ok().flatten() {
             let shown = if start > 0 { format!(" (últimas {size} posições)") } else { String::new() };

@@ -62,8 +62,10 @@ export default async function decoder({ page, base, mode, browser }) {
     assert(probs.every((p, i) => i === 0 || p <= probs[i - 1]) && probs.reduce((a, b) => a + b) <= 1.0001, probs.join(' '));
     const bigram = await bars(page, 'next-bigram');
     assert(bigram.length > 0, 'no bigram bars');
+    // The bigram sees only the last token (a piece of "armário"), named in its caption.
+    const last = await page.$eval(`${HOST} .chips .chip:last-child`, (c) => c.textContent);
     const caption = await page.textContent(`${HOST} [data-bars=next-bigram] figcaption`);
-    assert(caption.includes('armário'), caption);
+    assert(caption.includes(`«${last}»`) && 'armário'.endsWith(last.replace('·', ' ').trim()), `${caption} / last chip ${last}`);
     const thumbs = await page.$$eval(`${HOST} .attention-grid .thumb`, (t) => t.length);
     assert(thumbs === 24, `${thumbs} attention thumbnails`);
   });
