@@ -5,7 +5,8 @@
 
 use std::collections::HashMap;
 
-use atencao::core::decoder::{positional::sinusoidal, DecoderConfig};
+use atencao::core::decoder::DecoderConfig;
+use atencao::core::transformer::positional::sinusoidal;
 use atencao::core::rng::Rng;
 use candle_core::{DType, Device, Result, Tensor, Var, D};
 

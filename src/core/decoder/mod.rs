@@ -4,7 +4,6 @@
 //! - `config`: hyperparameters (one struct, shared with the training command);
 //! - `safetensors`: the weights file format (F16/F32), checked before use;
 //! - `weights`: the tensors as matrices, by block;
-//! - `positional`: the sinusoidal positional encoding;
 //! - `model`: the forward pass with a KV cache;
 //! - `sampling`: greedy, temperature, top-k, top-p.
 
@@ -14,7 +13,6 @@ pub mod fixture;
 pub mod load;
 pub mod manifest;
 pub mod model;
-pub mod positional;
 pub mod safetensors;
 pub mod sampling;
 pub mod weights;

@@ -11,7 +11,7 @@ use crate::core::error::{ComputeError, Result};
 use crate::core::executor::Executor;
 use crate::core::Matrix;
 
-use super::positional::sinusoidal;
+use crate::core::transformer::positional::sinusoidal;
 use super::weights::DecoderWeights;
 
 /// Keys and values of the positions already processed, one (P,C) pair per layer.

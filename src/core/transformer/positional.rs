@@ -31,14 +31,22 @@ pub fn positional_encoding(t: usize, d: usize, theta: f32) -> Result<Matrix> {
     if !(theta.is_finite() && theta > 1.0) {
         return Err(ComputeError::Invalid("θ precisa ser um número maior que 1.".into()));
     }
-    let mut pe = Matrix::zeros(t, d);
-    for p in 0..t {
+    Ok(sinusoidal(0, t, d, theta))
+}
+
+/// Rows `start … start + count − 1` of the table, width `d`, without the widget's caps: the
+/// one implementation, shared by the widgets and the pretrained decoder (which trained with it).
+/// Angles in f64 and rounded once, so large p·ω stay accurate.
+pub fn sinusoidal(start: usize, count: usize, d: usize, theta: f32) -> Matrix {
+    let mut pe = Matrix::zeros(count, d);
+    for r in 0..count {
+        let p = (start + r) as f64;
         for j in 0..d {
-            let angle = p as f64 * frequency(j / 2, d, theta) as f64;
-            pe.set(p, j, if j % 2 == 0 { angle.sin() } else { angle.cos() } as f32);
+            let angle = p / (theta as f64).powf(2.0 * (j / 2) as f64 / d as f64);
+            pe.set(r, j, if j % 2 == 0 { angle.sin() } else { angle.cos() } as f32);
         }
     }
-    Ok(pe)
+    pe
 }
 
 /// PE(p) rotated pair by pair by k·ω_i, which equals PE(p + k) (the offset property).
