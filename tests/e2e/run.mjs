@@ -10,6 +10,7 @@ import path from 'node:path';
 import { counts, check, assert, serve } from './lib.mjs';
 import foundation from './suites/foundation.mjs';
 import vectorization from './suites/vectorization.mjs';
+import sequence from './suites/sequence.mjs';
 
 const DIST = path.resolve(process.argv[2] ?? 'dist');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -22,7 +23,7 @@ const MODES = {
 };
 
 /** Suites in running order; foundation first (it checks the backend the others rely on). */
-const SUITES = { foundation, vectorization };
+const SUITES = { foundation, vectorization, sequence };
 
 async function runMode(mode, base, suites) {
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: MODES[mode] });
