@@ -113,13 +113,14 @@ pub fn format_thousands(n: u128) -> String {
     out
 }
 
-/// A positive number in Portuguese scientific notation with up to `decimals` significant
-/// decimals: 2.5e9 → "2,5 × 10⁹", 6.25e18 → "6,25 × 10¹⁸"; below 10 000 it is written plainly.
+/// A number in Portuguese scientific notation with up to `decimals` decimals in the mantissa:
+/// 2.5e9 → "2,5 × 10⁹", 6.25e18 → "6,25 × 10¹⁸", 8e-4 → "8 × 10⁻⁴"; from 0,001 to 10 000
+/// (and 0) it is written plainly.
 pub fn format_scientific(value: f64, decimals: usize) -> String {
     if !value.is_finite() {
         return if value.is_nan() { "indefinido".into() } else { "∞".into() };
     }
-    if value.abs() < 10_000.0 {
+    if value == 0.0 || (1e-3..10_000.0).contains(&value.abs()) {
         return crate::core::format::format_pt_short(value as f32, decimals);
     }
     let mut exponent = value.abs().log10().floor() as i32;
@@ -132,6 +133,11 @@ pub fn format_scientific(value: f64, decimals: usize) -> String {
     }
     let m = format!("{:.*}", decimals, mantissa);
     let m = if m.contains('.') { m.trim_end_matches('0').trim_end_matches('.').to_string() } else { m };
+    format!("{} × {}", m.replace('.', ","), power_of_ten(exponent))
+}
+
+/// 10ⁿ with the exponent in superscript digits: 10⁹, 10⁻⁴ (axis ticks, scientific notation).
+pub fn power_of_ten(exponent: i32) -> String {
     let superscript: String = exponent
         .to_string()
         .chars()
@@ -140,7 +146,7 @@ pub fn format_scientific(value: f64, decimals: usize) -> String {
             d => ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'][d.to_digit(10).unwrap_or(0) as usize],
         })
         .collect();
-    format!("{} × 10{superscript}", m.replace('.', ","))
+    format!("10{superscript}")
 }
 
 #[cfg(test)]
@@ -155,6 +161,9 @@ mod tests {
         assert_eq!(format_scientific(6.25e18, 3), "6,25 × 10¹⁸");
         assert_eq!(format_scientific(9.99996e5, 3), "1 × 10⁶");
         assert_eq!(format_scientific(50.0, 3), "50");
+        assert_eq!(format_scientific(8e-4, 3), "8 × 10⁻⁴");
+        assert_eq!(format_scientific(0.0, 3), "0");
+        assert_eq!(power_of_ten(-12), "10⁻¹²");
     }
 
     #[test]

@@ -257,6 +257,7 @@ export default async function sequence({ page, base, mode }) {
     const d1 = await readTwin(page, host, 'doc-matrix');
     assertNear('T_1 meus → diretórios', d1.meus['diretórios'], 1);
     assertNear('T_1 meus → arquivos', d1.meus.arquivos, 0);
+    await page.screenshot({ path: path.join(ARTIFACTS, `sequence-doc-vectors-${mode}.png`), fullPage: true });
     await page.selectOption(`${host} [data-control=flatten]`, 'nonzero');
     await waitWidget(page, host);
     assertMatrix('non-zero cosines', await readTable(page, 'cosine', host), [[1, 1, 1], [1, 1, 1], [1, 1, 1]]);
@@ -286,6 +287,7 @@ export default async function sequence({ page, base, mode }) {
     assert(Object.keys(bars).length === 5, Object.keys(bars).join(', '));
     const corpus = await readTwin(page, host, 'corpus-matrix');
     assertNear('T_corpus mostre → me', corpus.mostre.me, 0.6);
+    await page.screenshot({ path: path.join(ARTIFACTS, `sequence-likelihood-${mode}.png`), fullPage: true });
     await page.uncheck(`${host} [data-control=lowercase]`);
     await waitWidget(page, host);
     assertNear('case kept', (await readBars(page, host, 'ratios'))['Mostre → me'], 4 / 3);
@@ -480,5 +482,6 @@ export default async function sequence({ page, base, mode }) {
     const j = await readTwin(page, host, 'jacobian');
     assertNear('J11', j['s₁']['s₁'], 0.6590 * (1 - 0.6590), 2e-4);
     assertNear('J12', j['s₁']['s₂'], -0.6590 * 0.2424, 2e-4);
+    await page.screenshot({ path: path.join(ARTIFACTS, `sequence-softmax-lab-${mode}.png`), fullPage: true });
   });
 }

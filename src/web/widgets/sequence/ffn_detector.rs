@@ -181,7 +181,9 @@ impl FfnWidget {
                     })
                     .collect();
                 let cols: Vec<String> = (0..out.post_activation.cols()).map(|j| j.to_string()).collect();
-                self.table.update(HeatmapData { matrix: out.post_activation.clone(), row_labels, col_labels: cols, scale: ColorScale::Diverging, masked: None });
+                // GeLU lets small negatives through: only then is a diverging scale needed.
+                let scale = if self.activation() == Activation::Gelu { ColorScale::Diverging } else { ColorScale::Sequential };
+                self.table.update(HeatmapData { matrix: out.post_activation.clone(), row_labels, col_labels: cols, scale, masked: None });
             }
             None => self.table.root.set_hidden(true),
         }

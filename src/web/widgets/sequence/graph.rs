@@ -199,10 +199,11 @@ fn self_loop(ctx: &CanvasRenderingContext2d, a: &Point, radius: f64, cx: f64, cy
     ctx.begin_path();
     let _ = ctx.arc(centre.x, centre.y, loop_r, 0.0, std::f64::consts::TAU);
     ctx.stroke();
-    // The arrowhead where the loop re-enters the node, pointing back into it.
+    // The arrowhead where the loop re-enters the node, along the loop's tangent there.
     let angle = uy.atan2(ux) + std::f64::consts::PI * 0.75;
     let tip = Point { x: centre.x + loop_r * angle.cos(), y: centre.y + loop_r * angle.sin() };
-    let from = Point { x: tip.x - (-angle.sin()) * 4.0 + ux * 2.0, y: tip.y - angle.cos() * 4.0 + uy * 2.0 };
+    let (tx, ty) = (-angle.sin(), angle.cos());
+    let from = Point { x: tip.x - tx * 6.0, y: tip.y - ty * 6.0 };
     arrowhead(ctx, &from, &tip, ctx.line_width());
     if let Some(text) = label {
         let at = Point { x: centre.x + ux * (loop_r + 12.0), y: centre.y + uy * (loop_r + 12.0) };

@@ -230,7 +230,7 @@ impl MarkovWidget {
         if let Some(old) = self.host.query_selector("table[data-results=stationary]").ok().flatten() {
             old.remove();
         }
-        let table = dom::results_table("stationary", "Distribuição estacionária π = πP (calculada, não está no artigo)", &rows);
+        let table = dom::results_table("stationary", "π = πP (não está no artigo)", &rows);
         dom::append(&self.plot.root, &table);
         self.backend_note.set_text_content(Some(&format!("Produtos D·P calculados em {kind_label}.")));
     }

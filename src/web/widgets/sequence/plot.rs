@@ -5,6 +5,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, HtmlElement};
 
 use crate::core::format::format_pt_short;
+use crate::core::sequence::sparsity::power_of_ten;
 
 use super::super::super::dom;
 
@@ -82,9 +83,16 @@ impl LinePlot {
         if y1 - y0 < 1e-9 {
             y1 = y0 + 1.0;
         }
+        // Log axes run between whole powers of ten, so their ends read 10ⁿ.
+        if axes.log_y {
+            (y0, y1) = (y0.floor(), y1.ceil().max(y0.floor() + 1.0));
+        }
         let x_min = xs.iter().copied().map(tx).fold(f64::INFINITY, f64::min);
         let x_max = xs.iter().copied().map(tx).fold(f64::NEG_INFINITY, f64::max);
-        let (x0, x1) = if x_max > x_min { (x_min, x_max) } else { (x_min - 1.0, x_min + 1.0) };
+        let (mut x0, mut x1) = if x_max > x_min { (x_min, x_max) } else { (x_min - 1.0, x_min + 1.0) };
+        if axes.log_x {
+            (x0, x1) = (x0.floor(), x1.ceil().max(x0.floor() + 1.0));
+        }
         let px = |x: f64| left + (w - left - right) * (tx(x) - x0) / (x1 - x0);
         let py = |y: f64| top + (h - top - bottom) * (1.0 - (ty(y) - y0) / (y1 - y0));
 
@@ -96,11 +104,11 @@ impl LinePlot {
         ctx.set_fill_style_str(ink);
         ctx.set_text_baseline("middle");
         ctx.set_text_align("right");
-        let y_tick = |v: f64| if axes.log_y { format!("10^{}", format_pt_short(v as f32, 1)) } else { format_pt_short(v as f32, 2) };
+        let y_tick = |v: f64| if axes.log_y { power_of_ten(v.round() as i32) } else { format_pt_short(v as f32, 2) };
         let _ = ctx.fill_text(&y_tick(y1), left - 4.0, top + 4.0);
         let _ = ctx.fill_text(&y_tick(y0), left - 4.0, h - bottom - 2.0);
         ctx.set_text_align("center");
-        let x_tick = |v: f64| if axes.log_x { format!("10^{}", format_pt_short(v as f32, 1)) } else { format_pt_short(v as f32, 2) };
+        let x_tick = |v: f64| if axes.log_x { power_of_ten(v.round() as i32) } else { format_pt_short(v as f32, 2) };
         let _ = ctx.fill_text(&x_tick(x0), left, h - bottom + 10.0);
         let _ = ctx.fill_text(&x_tick(x1), w - right, h - bottom + 10.0);
         let _ = ctx.fill_text(&axes.x_label, left + (w - left - right) / 2.0, h - bottom + 10.0);

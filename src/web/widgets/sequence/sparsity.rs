@@ -98,6 +98,8 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let settings = dom::el("div", "widget-controls");
     let (accents_label, accents) = dom::checkbox(" remover acentos", "accents", true);
     let (s_label, s) = dom::slider(" expoente s de Zipf ", "s", 0.5, 2.0, 0.05, 1.0);
+    let s_readout = dom::text("output", "readout", "1");
+    dom::append(&s_label, &s_readout);
     for el in [&accents_label, &s_label] {
         dom::append(&settings, el);
     }
@@ -106,10 +108,10 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
 
     let outputs = dom::el("div", "widget-outputs");
     let growth = LinePlot::new("growth", "N-gramas possíveis e observados (escala log)");
-    let table_slot = dom::el("div", "explain");
+    let table_slot = dom::el("div", "wide");
     let zipf = LinePlot::new("zipf", "Lei de Zipf: frequência × posição no ranking (log–log)");
-    dom::append(&outputs, &growth.root);
     dom::append(&outputs, &table_slot);
+    dom::append(&outputs, &growth.root);
     dom::append(&outputs, &zipf.root);
     dom::append(host, &outputs);
 
@@ -131,11 +133,12 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     widget.apply_preset(&preset_id);
     let handler = |kind: &'static str| {
         let weak = Rc::downgrade(&widget);
-        let readout = n_readout.clone();
+        let readouts = (n_readout.clone(), s_readout.clone());
         Listener::new(host, kind, move |e| {
             let Some(w) = weak.upgrade() else { return };
             let control = control_of(&e);
-            readout.set_text_content(Some(&w.n.value()));
+            readouts.0.set_text_content(Some(&w.n.value()));
+            readouts.1.set_text_content(Some(&w.s.value().replace('.', ",")));
             match (e.type_().as_str(), control.as_str()) {
                 ("change", "preset") => {
                     w.apply_preset(&w.preset.value());

@@ -113,7 +113,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let sentence_out = dom::el("div", "");
     dom::append(&outputs, &matrix.root);
     dom::append(&outputs, &graph.root);
-    let lookup_box = dom::el("div", "explain");
+    let lookup_box = dom::el("div", "wide");
     for el in [&one_hot.root, &lookup.root, &step] {
         dom::append(&lookup_box, el);
     }
