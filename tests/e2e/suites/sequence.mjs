@@ -67,6 +67,23 @@ async function paste(page, selector, value) {
   await page.$eval(selector, (el, v) => { el.value = v; el.dispatchEvent(new Event('input', { bubbles: true })); }, value);
 }
 
+/** About 1 MB of text in the page: lines of 5–24 words from a 5 000-word vocabulary (seeded). */
+async function megabyte(page) {
+  return page.evaluate(() => {
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const lines = [];
+    let size = 0;
+    while (size < 1_000_000) {
+      const n = 5 + Math.floor(next() * 20);
+      const line = Array.from({ length: n }, () => `palavra${Math.floor(next() * 5000)}`).join(' ');
+      lines.push(line);
+      size += line.length + 1;
+    }
+    return lines.join('\n');
+  });
+}
+
 async function goto(page, base, route, host) {
   await page.goto(`${base}/#/${route}`);
   await waitWidget(page, host);
@@ -205,19 +222,7 @@ export default async function sequence({ page, base, mode }) {
     assert((await readResults(page, host, 'sentence'))['P(frase)'] === '0,0000', 'unknown word gives 0');
     assert((await page.textContent(`${host} .note >> nth=-1`)).includes('«gato» não está no vocabulário'), 'unknown word not explained');
     await noNaN(page, host);
-    const big = await page.evaluate(() => {
-      let seed = 7;
-      const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-      const lines = [];
-      let size = 0;
-      while (size < 1_000_000) {
-        const n = 5 + Math.floor(next() * 20);
-        const line = Array.from({ length: n }, () => `palavra${Math.floor(next() * 5000)}`).join(' ');
-        lines.push(line);
-        size += line.length + 1;
-      }
-      return lines.join('\n');
-    });
+    const big = await megabyte(page);
     await paste(page, `${host} [data-control=corpus]`, big);
     const state = await settled(page, host);
     if (state !== 'ready') throw new Error(`1 MB corpus: ${state} ${await errorText(page, host)}`);
@@ -328,6 +333,12 @@ export default async function sequence({ page, base, mode }) {
     await page.fill(`${host} [data-control=weights]`, '0,5');
     await page.waitForSelector(`${host}[data-state=error]`);
     assert((await page.textContent(`${host} .widget-error`)).includes('2 documentos e 1 pesos'), 'weight count message');
+    // Skip pairs cost O(T²) per document: a megabyte is refused with the reason, the text kept.
+    await page.fill(`${host} [data-control=weights]`, '');
+    await paste(page, `${host} [data-control=corpus]`, await megabyte(page));
+    assert(await settled(page, host) === 'error', '1 MB of skip pairs should be refused');
+    assert((await errorText(page, host)).includes('limite'), await errorText(page, host));
+    assert((await page.inputValue(`${host} [data-control=corpus]`)).length > 900_000, 'the pasted text was lost');
   });
 
   await check(`[${mode}] votes (prestando E2, E3): 17 words and por 10 / 9; five documents 3,5 × 1,5 and the masked 1,0 × 1,0`, async () => {
@@ -467,6 +478,10 @@ export default async function sequence({ page, base, mode }) {
     await waitWidget(page, host);
     await paste(page, `${host} [data-control=corpus]`, '');
     await page.waitForSelector(`${host}[data-state=error]`);
+    await paste(page, `${host} [data-control=corpus]`, await megabyte(page));
+    assert(await settled(page, host) === 'ready', `1 MB: ${await errorText(page, host)}`);
+    const big = await page.$$eval(`${host} table[data-results=sparsity] tr[data-n]`, (trs) => trs.map((tr) => tr.querySelector('td:nth-child(3)').textContent));
+    assert(Number(big[0]) > 4000 && Number(big[0]) <= 5000, `1 MB vocabulary ${big[0]}`);
     await page.selectOption(`${host} [data-control=preset]`, 'oito-documentos');
     await waitWidget(page, host);
     await page.screenshot({ path: path.join(ARTIFACTS, `sequence-sparsity-${mode}.png`), fullPage: true });

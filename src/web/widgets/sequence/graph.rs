@@ -57,12 +57,15 @@ impl StateGraph {
         let n = labels.len().min(p.rows()).min(p.cols());
         let width = self.root.parent_element().map_or(0.0, |e| e.client_width() as f64);
         let w = if width > 0.0 { width.min(560.0) } else { 360.0 };
-        let h = if n <= 2 { 190.0 } else { (w * 0.8).min(460.0) };
+        let h = if n <= 2 { 190.0 } else { (w * 0.85).min(460.0) };
         let Some(ctx) = super::prepare_canvas(&self.canvas, w, h) else { return };
         let dark = dom::prefers_dark();
         let ink = if dark { "#c9d1d9" } else { "#24292f" };
         let (cx, cy) = (w / 2.0, h / 2.0);
-        let radius = if n <= 4 { 30.0 } else { (std::f64::consts::PI * (h / 2.0 - 40.0) / n as f64 * 0.7).clamp(5.0, 24.0) };
+        // The ring leaves room for the labels outside it; nodes shrink so that neighbours keep a
+        // gap of at least their own size on a phone-width canvas.
+        let ring = (h / 2.0 - 36.0).min(w / 2.0 - 80.0).max(40.0);
+        let radius = if n <= 4 { 30.0 } else { (std::f64::consts::PI * ring / n as f64 * 0.5).clamp(4.0, 22.0) };
         let positions: Vec<Point> = (0..n)
             .map(|i| {
                 if n == 1 {
@@ -71,7 +74,6 @@ impl StateGraph {
                     Point { x: cx + if i == 0 { -w * 0.22 } else { w * 0.22 }, y: cy }
                 } else {
                     let angle = -std::f64::consts::FRAC_PI_2 + std::f64::consts::TAU * i as f64 / n as f64;
-                    let ring = (h / 2.0 - radius - 34.0).min(w / 2.0 - radius - 70.0).max(40.0);
                     Point { x: cx + ring * angle.cos(), y: cy + ring * angle.sin() }
                 }
             })
@@ -85,7 +87,12 @@ impl StateGraph {
                     continue;
                 }
                 let faded = style.focus_edges && style.highlight.is_some_and(|h| h != i);
-                let (stroke, _) = color(ColorScale::Sequential, 0.35 + 0.65 * prob.min(1.0), dark);
+                // On a dark page the heatmap's deep blue would vanish: a light blue whose opacity follows p.
+                let stroke = if dark {
+                    format!("rgba(88,166,255,{:.2})", 0.45 + 0.55 * prob.min(1.0))
+                } else {
+                    color(ColorScale::Sequential, 0.35 + 0.65 * prob.min(1.0), dark).0
+                };
                 ctx.set_global_alpha(if faded { 0.18 } else { 1.0 });
                 ctx.set_stroke_style_str(&stroke);
                 ctx.set_fill_style_str(&stroke);
