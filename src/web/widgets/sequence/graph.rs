@@ -83,7 +83,7 @@ impl StateGraph {
         for i in 0..n {
             for j in 0..n {
                 let prob = p.get(i, j);
-                if !(prob > 0.0) {
+                if prob.is_nan() || prob <= 0.0 {
                     continue;
                 }
                 let faded = style.focus_edges && style.highlight.is_some_and(|h| h != i);
@@ -142,7 +142,7 @@ impl StateGraph {
         for i in 0..p.rows().min(labels.len()) {
             for j in 0..p.cols().min(labels.len()) {
                 let prob = p.get(i, j);
-                if !(prob > 0.0) {
+                if prob.is_nan() || prob <= 0.0 {
                     continue;
                 }
                 listed += 1;

@@ -167,7 +167,7 @@ impl SparsityWidget {
         let cleaned: String = typed.chars().filter(|c| !c.is_whitespace() && *c != '.').collect();
         let v = cleaned.replace(',', ".").parse::<f64>().ok().filter(|v| v.is_finite());
         match v {
-            Some(v) if v >= 1.0 && v <= MAX_VOCABULARY && v.fract() == 0.0 => Ok(v),
+            Some(v) if (1.0..=MAX_VOCABULARY).contains(&v) && v.fract() == 0.0 => Ok(v),
             _ => Err(format!(
                 "|V| precisa ser um número inteiro de 1 a {} (você escreveu «{}»).",
                 format_thousands(MAX_VOCABULARY as u128),
