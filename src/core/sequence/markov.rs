@@ -6,6 +6,7 @@
 use ndarray::Array2;
 
 use crate::core::error::{ComputeError, Result};
+use crate::core::executor::{Executor, Job};
 use crate::core::matrix::Matrix;
 use crate::core::rng::Rng;
 
@@ -107,6 +108,47 @@ impl MarkovChain {
             )));
         }
         Ok(MarkovChain { states, transition: normalize_rows(&transition) })
+    }
+
+    /// A chain from weights a reader typed, repaired where that is harmless: rows that do not
+    /// sum to 1 are divided by their sum and an all-zero row becomes a self-loop (see
+    /// `normalize_rows`). Returns the chain and, when something was repaired, a Portuguese
+    /// note saying what. Negative, non-finite or non-square input is still an error: no
+    /// guess would be honest there.
+    pub fn from_weights(states: Vec<String>, weights: &Matrix) -> Result<(Self, Option<String>)> {
+        if weights.rows() == 0 || weights.rows() != weights.cols() || states.len() != weights.rows() {
+            return Err(ComputeError::Invalid(format!(
+                "A matriz de transição precisa ser quadrada, com uma linha por estado ({} estados, matriz {}×{}).",
+                states.len(),
+                weights.rows(),
+                weights.cols()
+            )));
+        }
+        weights.check_finite("A matriz de transição")?;
+        let mut notes = Vec::new();
+        for (r, row) in weights.array().outer_iter().enumerate() {
+            if let Some(c) = row.iter().position(|&v| v < 0.0) {
+                return Err(ComputeError::Invalid(format!(
+                    "Probabilidades não podem ser negativas: linha «{}», coluna «{}».",
+                    states[r], states[c]
+                )));
+            }
+            let sum: f32 = row.sum();
+            if sum == 0.0 {
+                notes.push(format!(
+                    "A linha «{}» só tem zeros: sem saída, a cadeia ficaria parada nesse estado, então as contas usam 1 na diagonal.",
+                    states[r]
+                ));
+            } else if (sum - 1.0).abs() > ROW_SUM_TOLERANCE {
+                notes.push(format!(
+                    "A linha «{}» soma {}, não 1: as contas usam cada valor dividido por essa soma.",
+                    states[r],
+                    crate::core::format::format_pt_short(sum, 4)
+                ));
+            }
+        }
+        let chain = MarkovChain::new(states, normalize_rows(weights))?;
+        Ok((chain, (!notes.is_empty()).then(|| notes.join(" "))))
     }
 
     /// The article's weather: sol→sol 0,7, sol→chuva 0,3, chuva→sol 0,5, chuva→chuva 0,5.
@@ -266,6 +308,42 @@ impl MarkovChain {
             ));
         }
         Ok(())
+    }
+}
+
+/// Most steps `ConvergenceJob` takes: one matrix product per step, each a GPU round trip.
+pub const MAX_CONVERGENCE_STEPS: usize = 200;
+
+/// The convergence plot of the weather widget, from every starting state at once:
+/// D₀ = I, D_{k+1} = D_k P, so row i of D_k (n × n) is π₀ Pᵏ for π₀ the one-hot of state i.
+/// A `Job`, so the products run on the active backend (the same rows as `distribution_path`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConvergenceJob {
+    /// The chain (its matrix is row-stochastic by construction).
+    pub chain: MarkovChain,
+    /// Number of steps (at most `MAX_CONVERGENCE_STEPS`).
+    pub steps: usize,
+}
+
+impl Job for ConvergenceJob {
+    /// D₀ … D_steps.
+    type Output = Vec<Matrix>;
+    async fn run<E: Executor>(&self, e: &E) -> Result<Vec<Matrix>> {
+        if self.steps > MAX_CONVERGENCE_STEPS {
+            return Err(ComputeError::Invalid(format!(
+                "São {} passos; o gráfico vai até {MAX_CONVERGENCE_STEPS}.",
+                self.steps
+            )));
+        }
+        let p = self.chain.transition();
+        let mut d = Matrix::from_array(Array2::<f32>::eye(p.rows()));
+        let mut path = Vec::with_capacity(self.steps + 1);
+        for _ in 0..self.steps {
+            let next = e.matmul(&d, p).await?;
+            path.push(std::mem::replace(&mut d, next));
+        }
+        path.push(d);
+        Ok(path)
     }
 }
 

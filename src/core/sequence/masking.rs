@@ -4,6 +4,7 @@
 //! removes it (e^−∞ = 0). Both are here, so the widget can show the difference.
 
 use crate::core::error::{ComputeError, Result};
+use crate::core::executor::{block_on_ready, Cpu, Executor, Job};
 use crate::core::matrix::Matrix;
 use crate::core::ops::{self, SoftmaxOptions};
 
@@ -101,7 +102,7 @@ pub struct MaskedQuery {
 }
 
 /// Attention of token `t` of X (tokens × d) over all tokens, with `mask` (one weight per token)
-/// applied by `mode`. Row-vector convention: Q = X W^Q.
+/// applied by `mode`. Row-vector convention: Q = X W^Q. The CPU run of `MaskedQueryJob`.
 pub fn masked_query_attention(
     x: &Matrix,
     w_q: &Matrix,
@@ -111,30 +112,89 @@ pub fn masked_query_attention(
     mask: &[f32],
     mode: MaskMode,
 ) -> Result<MaskedQuery> {
-    for (name, m) in [("X", x), ("W^Q", w_q), ("W^K", w_k), ("W^V", w_v)] {
-        m.check_finite(name)?;
+    let job = MaskedQueryJob {
+        x: x.clone(),
+        w_q: w_q.clone(),
+        w_k: w_k.clone(),
+        w_v: w_v.clone(),
+        t,
+        mask: mask.to_vec(),
+        mode,
+    };
+    block_on_ready(job.run(&Cpu))
+}
+
+/// One query attending over a masked sequence, written once over any `Executor` so the
+/// widget runs the products and the softmax on the active backend. The mask itself is applied
+/// on the CPU (`apply_mask`: elementwise, and the point of the lesson); the softmax kernel
+/// gives −∞ exactly weight 0.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MaskedQueryJob {
+    /// X (tokens × d), one row per token.
+    pub x: Matrix,
+    /// W^Q (d × d_k).
+    pub w_q: Matrix,
+    /// W^K (d × d_k).
+    pub w_k: Matrix,
+    /// W^V (d × d_v).
+    pub w_v: Matrix,
+    /// The query position (0-based).
+    pub t: usize,
+    /// One weight in [0, 1] per token.
+    pub mask: Vec<f32>,
+    /// How the mask reaches the scores.
+    pub mode: MaskMode,
+}
+
+impl MaskedQueryJob {
+    fn validate(&self) -> Result<()> {
+        for (name, m) in [("X", &self.x), ("W^Q", &self.w_q), ("W^K", &self.w_k), ("W^V", &self.w_v)] {
+            m.check_finite(name)?;
+        }
+        if self.x.rows() == 0 || self.x.cols() == 0 {
+            return Err(ComputeError::Empty { what: "A matriz X" });
+        }
+        if self.t >= self.x.rows() {
+            return Err(ComputeError::Invalid(format!(
+                "A posição {} não existe: a sequência tem {} tokens.",
+                self.t + 1,
+                self.x.rows()
+            )));
+        }
+        for (name, w) in [("W^Q", &self.w_q), ("W^K", &self.w_k), ("W^V", &self.w_v)] {
+            if w.rows() != self.x.cols() || w.cols() == 0 {
+                return Err(ComputeError::Invalid(format!(
+                    "{name} precisa ter {} linhas (a largura dos embeddings), mas é {}×{}.",
+                    self.x.cols(),
+                    w.rows(),
+                    w.cols()
+                )));
+            }
+        }
+        if self.w_q.cols() != self.w_k.cols() {
+            return Err(ComputeError::Shape { op: "W^Q e W^K", left: self.w_q.shape(), right: self.w_k.shape() });
+        }
+        check_mask(&self.mask, self.x.rows())
     }
-    if x.rows() == 0 || x.cols() == 0 {
-        return Err(ComputeError::Empty { what: "A matriz X" });
+}
+
+impl Job for MaskedQueryJob {
+    type Output = MaskedQuery;
+    async fn run<E: Executor>(&self, e: &E) -> Result<MaskedQuery> {
+        self.validate()?;
+        // q_t = x_t W^Q (1 × d_k); K = X W^K, V = X W^V (tokens × d_k, tokens × d_v).
+        let x_t = Matrix::from_vec(1, self.x.cols(), self.x.row(self.t))?;
+        let q = e.matmul(&x_t, &self.w_q).await?;
+        let k = e.matmul(&self.x, &self.w_k).await?;
+        let v = e.matmul(&self.x, &self.w_v).await?;
+        // q_t · k_i, then the same divided by √d_k (1 × tokens).
+        let dot = e.matmul_bt(&q, &k, 1.0).await?.row(0);
+        let scores = e.matmul_bt(&q, &k, 1.0 / (self.w_q.cols() as f32).sqrt()).await?.row(0);
+        let masked_scores = apply_mask(&scores, &self.mask, self.mode)?;
+        // α_t = softmax(masked scores); c_t = α_t V.
+        let row = Matrix::from_vec(1, masked_scores.len(), masked_scores.clone())?;
+        let alpha = e.softmax_rows(&row, SoftmaxOptions::default()).await?;
+        let context = e.matmul(&alpha, &v).await?.row(0);
+        Ok(MaskedQuery { q: q.row(0), k, v, dot, scores, masked_scores, weights: alpha.row(0), context })
     }
-    if t >= x.rows() {
-        return Err(ComputeError::Invalid(format!(
-            "A posição {} não existe: a sequência tem {} tokens.",
-            t + 1,
-            x.rows()
-        )));
-    }
-    if w_q.cols() != w_k.cols() || w_q.cols() == 0 {
-        return Err(ComputeError::Shape { op: "W^Q e W^K", left: w_q.shape(), right: w_k.shape() });
-    }
-    let q = ops::matmul(&Matrix::from_vec(1, x.cols(), x.row(t))?, w_q)?;
-    let k = ops::matmul(x, w_k)?;
-    let v = ops::matmul(x, w_v)?;
-    let dot = ops::matmul_bt(&q, &k, 1.0)?.row(0);
-    let scores = ops::matmul_bt(&q, &k, 1.0 / (w_q.cols() as f32).sqrt())?.row(0);
-    let masked_scores = apply_mask(&scores, mask, mode)?;
-    let weights = softmax(&masked_scores)?;
-    let alpha = Matrix::from_vec(1, weights.len(), weights.clone())?;
-    let context = ops::matmul(&alpha, &v)?.row(0);
-    Ok(MaskedQuery { q: q.row(0), k, v, dot, scores, masked_scores, weights, context })
 }

@@ -10,6 +10,7 @@
 //! - `votes`: pairwise skip features (w_i, w_t) voting for the next word;
 //! - `masking`: the Hadamard product and masked softmax (additive vs multiplicative);
 //! - `ffn_example`: the feature-detector layer with AND neurons;
+//! - `softmax_lab`: shift invariance, scale and the Jacobian of the softmax;
 //! - `presets`: the articles' corpora and matrices with the settings that reproduce them.
 //!
 //! Corpora are stored sparsely (successor lists), so a large paste stays linear; dense
@@ -21,6 +22,7 @@ pub mod markov;
 pub mod masking;
 pub mod ngram;
 pub mod presets;
+pub mod softmax_lab;
 pub mod sparsity;
 pub mod votes;
 

@@ -344,6 +344,61 @@ impl NgramModel {
             .collect()
     }
 
+    /// How often each vocabulary word occurs in the documents, markers included.
+    pub fn word_counts(&self) -> Vec<f32> {
+        let mut counts = vec![0.0f32; self.vocabulary.len()];
+        for &id in self.documents.iter().flatten() {
+            counts[id] += 1.0;
+        }
+        // `context` copies of <START> pad each document; count the marker once per document.
+        if let Some(s) = self.word_index(START) {
+            counts[s] /= self.options.context as f32;
+        }
+        counts
+    }
+
+    /// The `k` most frequent words (ties by vocabulary order), returned in vocabulary order:
+    /// what a heatmap or a graph shows of a corpus too large to draw whole.
+    pub fn frequent_words(&self, k: usize) -> Vec<usize> {
+        let counts = self.word_counts();
+        let mut order: Vec<usize> = (0..self.vocabulary.len()).collect();
+        if order.len() <= k {
+            return order;
+        }
+        order.sort_by(|&a, &b| counts[b].total_cmp(&counts[a]).then(a.cmp(&b)));
+        order.truncate(k);
+        order.sort_unstable();
+        order
+    }
+
+    /// The cells (rows × cols) of the count or probability matrix, built from the sparse
+    /// counts: a window onto a matrix too large to build densely. Probabilities keep the whole
+    /// row's total as denominator, so a cell shows the same value as in the full matrix.
+    pub fn submatrix(&self, rows: &[usize], cols: &[usize], probabilities: bool) -> Result<Matrix> {
+        check_dense(rows.len(), cols.len())?;
+        let mut m = Matrix::zeros(rows.len(), cols.len());
+        for (i, &row) in rows.iter().enumerate() {
+            for (j, &col) in cols.iter().enumerate() {
+                let v = if probabilities { self.probability(row, col) } else { self.count(row, col) };
+                m.set(i, j, v);
+            }
+        }
+        Ok(m)
+    }
+
+    /// The cells (rows × cols) of T_d, the probability matrix of document `d` alone (zeros if
+    /// `d` is out of range): `submatrix` for one document.
+    pub fn document_submatrix(&self, d: usize, rows: &[usize], cols: &[usize]) -> Result<Matrix> {
+        check_dense(rows.len(), cols.len())?;
+        let mut m = Matrix::zeros(rows.len(), cols.len());
+        for t in self.document_transitions(d) {
+            if let (Some(i), Some(j)) = (rows.iter().position(|&r| r == t.row), cols.iter().position(|&c| c == t.next)) {
+                m.set(i, j, t.probability);
+            }
+        }
+        Ok(m)
+    }
+
     /// Dense rows × |V| matrix of counts (refused beyond `MAX_DENSE_CELLS`).
     pub fn counts_matrix(&self) -> Result<Matrix> {
         self.dense(&self.transitions(), |t| t.count)

@@ -11,6 +11,7 @@
 use std::collections::HashMap;
 
 use crate::core::error::{ComputeError, Result};
+use crate::core::executor::{Executor, Job};
 use crate::core::matrix::Matrix;
 use crate::core::ops;
 use crate::core::text::tokenizer::{tokenize, TokenizerOptions};
@@ -117,6 +118,11 @@ impl SkipPairModel {
             counts,
             totals,
         })
+    }
+
+    /// `text` tokenized as the training corpus was (test sentences, prefixes).
+    pub fn tokens(&self, text: &str) -> Vec<String> {
+        tokenize(text, &self.tokenizer)
     }
 
     /// Every word seen in training, by first appearance.
@@ -246,13 +252,7 @@ impl VoteTable {
     /// Running totals: row i holds the scores after adding the votes of rows 0..=i (the
     /// stacked bars showing how shared features dilute the decisive ones).
     pub fn cumulative(&self) -> Matrix {
-        let mut acc = self.votes.array().clone();
-        for r in 1..acc.nrows() {
-            let previous = acc.row(r - 1).to_owned();
-            let mut row = acc.row_mut(r);
-            row += &previous;
-        }
-        Matrix::from_array(acc)
+        cumulative_rows(&self.votes)
     }
 
     /// Words with a positive score, best first (ties in column order): the prediction.
@@ -262,5 +262,63 @@ impl VoteTable {
             self.columns.iter().cloned().zip(scores).filter(|&(_, s)| s > 0.0).collect();
         out.sort_by(|a, b| b.1.total_cmp(&a.1));
         Ok(out)
+    }
+}
+
+/// Running sums down the rows: row i of the result = rows 0..=i of `m` added up.
+pub fn cumulative_rows(m: &Matrix) -> Matrix {
+    let mut acc = m.array().clone();
+    for r in 1..acc.nrows() {
+        let previous = acc.row(r - 1).to_owned();
+        let mut row = acc.row_mut(r);
+        row += &previous;
+    }
+    Matrix::from_array(acc)
+}
+
+/// Best score minus the runner-up in a ranking (best first): how clearly the prediction
+/// wins. `None` with no candidate; the best score itself when there is a single one.
+pub fn winning_margin(ranking: &[(String, f32)]) -> Option<f32> {
+    let best = ranking.first()?.1;
+    Some(best - ranking.get(1).map_or(0.0, |r| r.1))
+}
+
+/// The masked votes and the scores of a vote table, as matrix products so that the widget
+/// runs them on the active backend: V ∘ m = diag(m) V (each row scaled by its weight) and
+/// score = m V (1 × columns). Mirrors `VoteTable::masked_votes` and `VoteTable::scores`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VoteScoresJob {
+    /// rows × columns votes.
+    pub votes: Matrix,
+    /// One weight in [0, 1] per row.
+    pub mask: Vec<f32>,
+}
+
+/// What `VoteScoresJob` returns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MaskedScores {
+    /// diag(m) V (rows × columns).
+    pub masked: Matrix,
+    /// m V, one score per column.
+    pub scores: Vec<f32>,
+}
+
+impl Job for VoteScoresJob {
+    type Output = MaskedScores;
+    async fn run<E: Executor>(&self, e: &E) -> Result<MaskedScores> {
+        check_mask(&self.mask, self.votes.rows())?;
+        let (rows, cols) = self.votes.shape();
+        // No earlier word or no candidate: nothing to multiply (and GPUs reject empty buffers).
+        if rows == 0 || cols == 0 {
+            return Ok(MaskedScores { masked: self.votes.clone(), scores: vec![0.0; cols] });
+        }
+        let mut diagonal = Matrix::zeros(rows, rows);
+        for (i, &m) in self.mask.iter().enumerate() {
+            diagonal.set(i, i, m);
+        }
+        let masked = e.matmul(&diagonal, &self.votes).await?;
+        let m = Matrix::from_vec(1, rows, self.mask.clone())?;
+        let scores = e.matmul(&m, &self.votes).await?.row(0);
+        Ok(MaskedScores { masked, scores })
     }
 }

@@ -1,6 +1,9 @@
 //! `attention`: single-head self-attention with editable X, W^Q, W^K, W^V (default: the
 //! textbook chapter's Example 2). Shows Q, K, V, the scores QKᵀ/√d_k (with the causal mask
 //! when on), the softmax weights and the output, computed on the active backend.
+//!
+//! Attributes: `data-preset` (`prestando-e5`: the three-word example of "prestando-atencao";
+//! default: the textbook's Example 2), `data-causal` ("true" starts with the mask on).
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -10,6 +13,7 @@ use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 use crate::core::attention::{AttentionInputs, AttentionTrace};
 use crate::core::examples::textbook_example_2;
+use crate::core::sequence::presets::three_word_attention;
 
 use super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::dom::{self, Listener};
@@ -23,6 +27,14 @@ const MAX_TOKENS: usize = 12;
 
 fn token_label(i: usize) -> String {
     format!("x{}", dom::subscript(i + 1))
+}
+
+/// The example named by `data-preset` (the textbook's Example 2 by default).
+fn preset_inputs(id: Option<&str>) -> AttentionInputs {
+    match id {
+        Some("prestando-e5") => three_word_attention(),
+        _ => textbook_example_2(),
+    }
 }
 
 fn weight_row_label(i: usize) -> String {
@@ -54,6 +66,10 @@ pub struct AttentionWidget {
     causal: HtmlInputElement,
     /// Which token's weights the bar chart shows.
     query: HtmlSelectElement,
+    /// The `data-preset` example ("restaurar exemplo" brings it back).
+    example: AttentionInputs,
+    /// The `data-causal` setting of the example.
+    causal_default: bool,
     bars: BarView,
     views: Views,
     backend_note: HtmlElement,
@@ -63,7 +79,8 @@ pub struct AttentionWidget {
 }
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let example = textbook_example_2();
+    let example = preset_inputs(host.get_attribute("data-preset").as_deref());
+    let causal_default = host.get_attribute("data-causal").as_deref() == Some("true");
     dom::set_attr(host, "data-state", "loading");
     host.class_list().add_1("widget").map_err(|_| "classList indisponível".to_string())?;
     host.set_text_content(None);
@@ -80,7 +97,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     dom::append(host, &inputs);
 
     let controls = dom::el("div", "widget-controls");
-    let (causal_label, causal) = dom::checkbox(" máscara causal (cada token só vê os anteriores)", "causal", false);
+    let (causal_label, causal) = dom::checkbox(" máscara causal (cada token só vê os anteriores)", "causal", causal_default);
     let query_label = dom::el("label", "toggle");
     dom::append(&query_label, &dom::text("span", "", "pesos da consulta "));
     let query = dom::el("select", "").unchecked_into::<HtmlSelectElement>();
@@ -123,6 +140,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         w_v: RefCell::new(w_v),
         causal,
         query,
+        example,
+        causal_default,
         bars,
         views,
         backend_note,
@@ -169,12 +188,12 @@ impl AttentionWidget {
     }
 
     fn reset(self: &Rc<Self>) {
-        let example = textbook_example_2();
+        let example = &self.example;
         self.x.borrow_mut().set(&example.x);
         self.w_q.borrow_mut().set(&example.w_q);
         self.w_k.borrow_mut().set(&example.w_k);
         self.w_v.borrow_mut().set(&example.w_v);
-        self.causal.set_checked(false);
+        self.causal.set_checked(self.causal_default);
         self.clone().recompute();
     }
 

@@ -13,6 +13,7 @@ pub mod editor;
 pub mod masked_softmax;
 pub mod matmul;
 pub mod one_hot;
+pub mod sequence;
 pub mod text;
 pub mod transformer;
 pub mod vectors;
@@ -87,6 +88,17 @@ pub const REGISTRY: &[WidgetKind] = &[
     text::IDF,
     text::TFIDF,
     text::SEARCH,
+    // Sequence modelling (issue 4)
+    sequence::markov::KIND,
+    sequence::transitions::KIND,
+    sequence::sparsity::KIND,
+    sequence::doc_vectors::KIND,
+    sequence::likelihood::KIND,
+    sequence::votes::KIND,
+    sequence::vote_mask::KIND,
+    sequence::mask_embeddings::KIND,
+    sequence::ffn_detector::KIND,
+    sequence::softmax_lab::KIND,
     // Transformer articles (issue 5)
     transformer::char_tokenizer::KIND,
     transformer::embedding::KIND,

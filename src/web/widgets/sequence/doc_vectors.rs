@@ -1,0 +1,231 @@
+//! `doc-vectors`: each document as its own transition matrix T_d, turned into a vector: as
+//! (context, next, p) triples (approach 1) or over one fixed list of pairs shared by every
+//! document (approach 2), optionally L2-normalised; and the cosine and Euclidean tables
+//! between documents, with the toggle "só não nulos" (the article's code, which drops the
+//! positions and makes Example 1's documents identical: erratum E6) vs "matriz inteira".
+//!
+//! Attributes: `data-preset` (`tres-comandos`, the default, or `oito-documentos`).
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
+
+use crate::core::format::format_pt;
+use crate::core::sequence::document::{compare_documents, l2_normalize, nonzero_vector, pair_vector, triples, FlattenMode};
+use crate::core::sequence::ngram::NgramModel;
+use crate::core::sequence::presets::ngram_preset;
+use crate::core::Matrix;
+
+use super::super::super::dom::{self, Listener};
+use super::super::super::draw::{ColorScale, HeatmapData, MatrixView};
+use super::super::{show_error, show_ready, twins_button, Ctx, Widget, WidgetKind};
+use super::{control_of, doc_label, NgramPanel, DEBOUNCE_BYTES, MAX_WORDS_SHOWN};
+
+pub const KIND: WidgetKind = WidgetKind { name: "doc-vectors", title: "Documentos como vetores de transição", mount };
+
+/// Pairs of the fixed list (approach 2) and documents shown before the widget summarises.
+const MAX_PAIRS: usize = 40;
+const MAX_DOCS_SHOWN: usize = 20;
+
+pub struct DocVectorsWidget {
+    host: HtmlElement,
+    panel: NgramPanel,
+    document: HtmlSelectElement,
+    approach: HtmlSelectElement,
+    normalize: HtmlInputElement,
+    flatten: HtmlSelectElement,
+    notice: HtmlElement,
+    doc_matrix: Rc<MatrixView>,
+    vectors: Rc<MatrixView>,
+    triples_slot: HtmlElement,
+    cosine: Rc<MatrixView>,
+    euclidean: Rc<MatrixView>,
+    generation: Cell<u32>,
+    listeners: RefCell<Vec<Listener>>,
+}
+
+fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+    let preset_id = host.get_attribute("data-preset").filter(|id| ngram_preset(id).is_some()).unwrap_or_else(|| "tres-comandos".into());
+    super::scaffold(host, KIND.title);
+    let panel = NgramPanel::new(&preset_id, true);
+    dom::append(host, &panel.root);
+    let controls = dom::el("div", "widget-controls");
+    let (doc_label_el, document) = dom::select("documento ", "document", &[], "");
+    let approaches = vec![("pairs".to_string(), "pares fixos (abordagem 2)".to_string()), ("triples".to_string(), "triplas (abordagem 1)".to_string())];
+    let (approach_label, approach) = dom::select("vetor ", "approach", &approaches, "pairs");
+    let (normalize_label, normalize) = dom::checkbox(" normalizar (L2)", "normalize", true);
+    let modes = vec![("full".to_string(), "matriz inteira achatada".to_string()), ("nonzero".to_string(), "só não nulos (código do artigo)".to_string())];
+    let (flatten_label, flatten) = dom::select("comparar com ", "flatten", &modes, "full");
+    let (twins, twins_listener) = twins_button(host);
+    for el in [&doc_label_el, &approach_label, &normalize_label, &flatten_label, &twins] {
+        dom::append(&controls, el);
+    }
+    dom::append(host, &controls);
+    let notice = super::note("note");
+    dom::append(host, &notice);
+    let outputs = dom::el("div", "widget-outputs");
+    let doc_matrix = MatrixView::new("doc-matrix", "T_d", " do documento escolhido");
+    let vectors = MatrixView::new("vectors", "Vetores", "");
+    let triples_slot = dom::el("div", "explain");
+    let cosine = MatrixView::new("cosine", "Cosseno entre documentos", "");
+    let euclidean = MatrixView::new("euclidean", "Distância euclidiana", " entre vetores normalizados");
+    for el in [&doc_matrix.root, &vectors.root, &triples_slot, &cosine.root, &euclidean.root] {
+        dom::append(&outputs, el);
+    }
+    dom::append(host, &outputs);
+
+    let widget = Rc::new(DocVectorsWidget {
+        host: host.clone(),
+        panel,
+        document,
+        approach,
+        normalize,
+        flatten,
+        notice,
+        doc_matrix,
+        vectors,
+        triples_slot,
+        cosine,
+        euclidean,
+        generation: Cell::new(0),
+        listeners: RefCell::new(Vec::new()),
+    });
+    let handler = |kind: &'static str| {
+        let weak = Rc::downgrade(&widget);
+        Listener::new(host, kind, move |e| {
+            let Some(w) = weak.upgrade() else { return };
+            match (e.type_().as_str(), control_of(&e).as_str()) {
+                ("change", "preset") => {
+                    w.panel.apply_preset(&w.panel.preset.value());
+                    w.clone().recompute();
+                }
+                ("input", "corpus") | ("change", "lowercase" | "accents" | "start" | "end" | "document" | "approach" | "normalize" | "flatten") => {
+                    w.clone().recompute()
+                }
+                _ => {}
+            }
+        })
+    };
+    *widget.listeners.borrow_mut() = vec![handler("input"), handler("change"), twins_listener];
+    Ok(widget)
+}
+
+impl DocVectorsWidget {
+    fn sync_documents(&self, n: usize) -> usize {
+        let chosen = self.document.value().parse::<usize>().unwrap_or(0);
+        if self.document.length() as usize != n {
+            self.document.set_text_content(None);
+            for d in 0..n {
+                let option = dom::text("option", "", &doc_label(d));
+                dom::set_attr(&option, "value", &d.to_string());
+                dom::append(&self.document, &option);
+            }
+        }
+        let chosen = if chosen < n { chosen } else { 0 };
+        self.document.set_value(&chosen.to_string());
+        chosen
+    }
+
+    fn render(&self, model: &NgramModel) -> Result<(), String> {
+        let n = model.n_documents();
+        let d = self.sync_documents(n);
+        let vocab = model.vocabulary();
+        let normalize = self.normalize.checked();
+        let mut notes = Vec::new();
+
+        // T_d over the words of the corpus (the most frequent ones if there are many).
+        let shown = model.frequent_words(MAX_WORDS_SHOWN);
+        let labels: Vec<String> = shown.iter().map(|&i| vocab[i].clone()).collect();
+        let t_d = model.document_submatrix(d, &shown, &shown).map_err(|e| e.to_string())?;
+        self.doc_matrix.update(HeatmapData { matrix: t_d, row_labels: labels.clone(), col_labels: labels, scale: ColorScale::Sequential, masked: None });
+
+        let docs_shown = n.min(MAX_DOCS_SHOWN);
+        let doc_labels: Vec<String> = (0..docs_shown).map(doc_label).collect();
+        self.triples_slot.set_text_content(None);
+        if self.approach.value() == "triples" {
+            let list = triples(model, d);
+            let values: Vec<f32> = list.iter().map(|t| t.2).collect();
+            let values = if normalize { l2_normalize(&values) } else { values };
+            let rows: Vec<(String, String)> = list.iter().zip(&values).map(|(t, v)| (format!("({}, {})", t.0, t.1), format_pt(*v, 4))).collect();
+            let caption = format!("{}: {} triplas (contexto, próxima, p){}", doc_label(d), rows.len(), if normalize { ", p normalizado" } else { "" });
+            dom::append(&self.triples_slot, &dom::results_table("triples", &caption, &rows));
+        }
+        // Approach 2: every document over the same pairs (the corpus's transitions, row-major).
+        let pair_cells: Vec<(String, String)> = model
+            .transitions()
+            .iter()
+            .take(MAX_PAIRS)
+            .map(|t| (model.row_label(t.row), vocab[t.next].clone()))
+            .collect();
+        if model.transitions().len() > MAX_PAIRS {
+            notes.push(format!("A lista fixa usa os primeiros {MAX_PAIRS} pares de {}.", model.transitions().len()));
+        }
+        let pairs: Vec<(&str, &str)> = pair_cells.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let nonzero = self.flatten.value() == "nonzero";
+        let (vectors, columns, title) = if nonzero {
+            // The article's listing: non-zero values only, positions dropped, padded to one width.
+            let rows: Vec<Vec<f32>> = (0..docs_shown).map(|k| nonzero_vector(model, k)).collect();
+            let width = rows.iter().map(Vec::len).max().unwrap_or(0);
+            let cols: Vec<String> = (1..=width).map(|k| format!("{k}º")).collect();
+            (rows_to_matrix(&rows, width), cols, "Vetores do código do artigo (só não nulos, normalizados)")
+        } else {
+            let rows: Vec<Vec<f32>> = (0..docs_shown)
+                .map(|k| {
+                    let v = pair_vector(model, k, &pairs);
+                    if normalize { l2_normalize(&v) } else { v }
+                })
+                .collect();
+            let cols: Vec<String> = pair_cells.iter().map(|(a, b)| format!("{a}→{b}")).collect();
+            (rows_to_matrix(&rows, pairs.len()), cols, if normalize { "Vetores sobre a lista fixa de pares (normalizados)" } else { "Vetores sobre a lista fixa de pares" })
+        };
+        self.vectors.update(HeatmapData { matrix: vectors, row_labels: doc_labels.clone(), col_labels: columns, scale: ColorScale::Sequential, masked: None });
+        if let Some(title_el) = self.vectors.root.query_selector(".mv-title").ok().flatten() {
+            title_el.set_text_content(Some(title));
+        }
+
+        let mode = if nonzero { FlattenMode::NonZeroOnly } else { FlattenMode::Full };
+        let comparison = compare_documents(model, mode).map_err(|e| e.to_string())?;
+        let clip = |m: &Matrix| m.first_rows(docs_shown).columns(0, docs_shown);
+        self.cosine.update(HeatmapData { matrix: clip(&comparison.cosine), row_labels: doc_labels.clone(), col_labels: doc_labels.clone(), scale: ColorScale::Sequential, masked: None });
+        self.euclidean.update(HeatmapData { matrix: clip(&comparison.euclidean), row_labels: doc_labels.clone(), col_labels: doc_labels, scale: ColorScale::Sequential, masked: None });
+        if nonzero {
+            notes.push("Só não nulos: a posição k de dois documentos pode ser uma transição diferente em cada um, então documentos diferentes podem parecer idênticos (cosseno 1). Compare com a matriz inteira.".into());
+        }
+        if docs_shown < n {
+            notes.push(format!("Mostrando {docs_shown} de {n} documentos."));
+        }
+        self.notice.set_text_content(Some(&notes.join(" ")));
+        Ok(())
+    }
+}
+
+fn rows_to_matrix(rows: &[Vec<f32>], width: usize) -> Matrix {
+    let mut m = Matrix::zeros(rows.len(), width);
+    for (r, row) in rows.iter().enumerate() {
+        for (c, &v) in row.iter().enumerate().take(width) {
+            m.set(r, c, v);
+        }
+    }
+    m
+}
+
+impl Widget for DocVectorsWidget {
+    fn recompute(self: Rc<Self>) {
+        let generation = self.generation.get().wrapping_add(1);
+        self.generation.set(generation);
+        dom::set_attr(&self.host, "data-state", "loading");
+        let debounce = self.panel.text_len() > DEBOUNCE_BYTES;
+        wasm_bindgen_futures::spawn_local(async move {
+            dom::sleep(if debounce { 250 } else { 0 }).await;
+            if self.generation.get() != generation {
+                return;
+            }
+            let result = self.panel.build().and_then(|model| self.render(&model));
+            match result {
+                Ok(()) => show_ready(&self.host),
+                Err(message) => show_error(&self.host, &message),
+            }
+        });
+    }
+}

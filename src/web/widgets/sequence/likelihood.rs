@@ -1,0 +1,171 @@
+//! `likelihood`: a document's transition matrix T_d beside the corpus's T_corpus (over the
+//! words the document uses), and its likelihood-ratio vector v* = P_d / P_corpus as bars, one
+//! per transition: above 1, the transition is more typical of this document than of the corpus.
+//! The article's v₁* is wrong (erratum E2); this computes the corrected one.
+//!
+//! Attributes: `data-preset` (`oito-documentos`, the default, or `tres-comandos`),
+//! `data-document` (1-based, default 1).
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use web_sys::{HtmlElement, HtmlSelectElement};
+
+use crate::core::format::{format_pt, format_pt_short};
+use crate::core::sequence::document::likelihood_ratios;
+use crate::core::sequence::ngram::NgramModel;
+use crate::core::sequence::presets::ngram_preset;
+
+use super::super::super::dom::{self, Listener};
+use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
+use super::super::{show_error, show_ready, twins_button, Ctx, Widget, WidgetKind};
+use super::{control_of, doc_label, NgramPanel, DEBOUNCE_BYTES, MAX_WORDS_SHOWN};
+
+pub const KIND: WidgetKind = WidgetKind { name: "likelihood", title: "Documento contra corpus: razões de verossimilhança", mount };
+
+/// Ratios drawn as bars before the chart says "…".
+const MAX_BARS: usize = 40;
+
+pub struct LikelihoodWidget {
+    host: HtmlElement,
+    panel: NgramPanel,
+    document: HtmlSelectElement,
+    tokens: HtmlElement,
+    doc_matrix: Rc<MatrixView>,
+    corpus_matrix: Rc<MatrixView>,
+    bars: BarView,
+    detail: HtmlElement,
+    generation: Cell<u32>,
+    listeners: RefCell<Vec<Listener>>,
+}
+
+fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+    let preset_id = host.get_attribute("data-preset").filter(|id| ngram_preset(id).is_some()).unwrap_or_else(|| "oito-documentos".into());
+    let first_doc = host.get_attribute("data-document").and_then(|d| d.parse::<usize>().ok()).unwrap_or(1).max(1) - 1;
+    super::scaffold(host, KIND.title);
+    let panel = NgramPanel::new(&preset_id, true);
+    dom::append(host, &panel.root);
+    let controls = dom::el("div", "widget-controls");
+    let (doc_el, document) = dom::select("documento ", "document", &[], "");
+    dom::set_attr(&document, "data-wanted", &first_doc.to_string());
+    let (twins, twins_listener) = twins_button(host);
+    dom::append(&controls, &doc_el);
+    dom::append(&controls, &twins);
+    dom::append(host, &controls);
+    let tokens = dom::el("p", "text-info");
+    dom::append(host, &tokens);
+    let outputs = dom::el("div", "widget-outputs");
+    let doc_matrix = MatrixView::new("doc-matrix", "T_d", " só este documento");
+    let corpus_matrix = MatrixView::new("corpus-matrix", "T_corpus", " todos os documentos");
+    let bars = BarView::new("ratios", "");
+    let detail = dom::el("div", "explain");
+    for el in [&doc_matrix.root, &corpus_matrix.root, &bars.root, &detail] {
+        dom::append(&outputs, el);
+    }
+    dom::append(host, &outputs);
+    let widget = Rc::new(LikelihoodWidget {
+        host: host.clone(),
+        panel,
+        document,
+        tokens,
+        doc_matrix,
+        corpus_matrix,
+        bars,
+        detail,
+        generation: Cell::new(0),
+        listeners: RefCell::new(Vec::new()),
+    });
+    let handler = |kind: &'static str| {
+        let weak = Rc::downgrade(&widget);
+        Listener::new(host, kind, move |e| {
+            let Some(w) = weak.upgrade() else { return };
+            match (e.type_().as_str(), control_of(&e).as_str()) {
+                ("change", "preset") => {
+                    w.panel.apply_preset(&w.panel.preset.value());
+                    w.clone().recompute();
+                }
+                ("input", "corpus") | ("change", "lowercase" | "accents" | "start" | "end" | "document") => w.clone().recompute(),
+                _ => {}
+            }
+        })
+    };
+    *widget.listeners.borrow_mut() = vec![handler("input"), handler("change"), twins_listener];
+    Ok(widget)
+}
+
+impl LikelihoodWidget {
+    fn sync_documents(&self, n: usize) -> usize {
+        let wanted = self.document.get_attribute("data-wanted").and_then(|w| w.parse::<usize>().ok());
+        let chosen = self.document.value().parse::<usize>().ok().or(wanted).unwrap_or(0);
+        if self.document.length() as usize != n {
+            self.document.set_text_content(None);
+            for d in 0..n {
+                let option = dom::text("option", "", &doc_label(d));
+                dom::set_attr(&option, "value", &d.to_string());
+                dom::append(&self.document, &option);
+            }
+        }
+        let chosen = if chosen < n { chosen } else { 0 };
+        self.document.set_value(&chosen.to_string());
+        dom::set_attr(&self.document, "data-wanted", &chosen.to_string());
+        chosen
+    }
+
+    fn render(&self, model: &NgramModel) -> Result<(), String> {
+        let d = self.sync_documents(model.n_documents());
+        let words = model.document_tokens(d);
+        self.tokens.set_text_content(Some(&format!("{} como o modelo o vê: {}", doc_label(d), words.join(" · "))));
+        // Rows and columns: the document's own words, in vocabulary order (a window for long ones).
+        let mut ids: Vec<usize> = words.iter().filter_map(|w| model.word_index(w)).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.truncate(MAX_WORDS_SHOWN);
+        let labels: Vec<String> = ids.iter().map(|&i| model.vocabulary()[i].clone()).collect();
+        let t_d = model.document_submatrix(d, &ids, &ids).map_err(|e| e.to_string())?;
+        let t_corpus = model.submatrix(&ids, &ids, true).map_err(|e| e.to_string())?;
+        self.doc_matrix.update(HeatmapData { matrix: t_d, row_labels: labels.clone(), col_labels: labels.clone(), scale: ColorScale::Sequential, masked: None });
+        self.corpus_matrix.update(HeatmapData { matrix: t_corpus, row_labels: labels.clone(), col_labels: labels, scale: ColorScale::Sequential, masked: None });
+
+        let ratios = likelihood_ratios(model, d);
+        let names: Vec<String> = ratios.iter().take(MAX_BARS).map(|r| format!("{} → {}", r.context, r.next)).collect();
+        let values: Vec<f32> = ratios.iter().take(MAX_BARS).map(|r| r.ratio).collect();
+        let title = if ratios.is_empty() {
+            format!("{} não tem transições (uma palavra só, sem <START>): v* fica vazio", doc_label(d))
+        } else {
+            format!("v* de {}: P_d / P_corpus por transição (acima de 1 = típica deste documento)", doc_label(d))
+        };
+        self.bars.update(&title, &names, &values);
+        let rows: Vec<(String, String)> = ratios
+            .iter()
+            .take(MAX_BARS)
+            .map(|r| {
+                (
+                    format!("{} → {}", r.context, r.next),
+                    format!("{} / {} = {}", format_pt_short(r.document, 4), format_pt_short(r.corpus, 4), format_pt(r.ratio, 4)),
+                )
+            })
+            .collect();
+        self.detail.set_text_content(None);
+        dom::append(&self.detail, &dom::results_table("ratios", "P_d / P_corpus = razão", &rows));
+        Ok(())
+    }
+}
+
+impl Widget for LikelihoodWidget {
+    fn recompute(self: Rc<Self>) {
+        let generation = self.generation.get().wrapping_add(1);
+        self.generation.set(generation);
+        dom::set_attr(&self.host, "data-state", "loading");
+        let debounce = self.panel.text_len() > DEBOUNCE_BYTES;
+        wasm_bindgen_futures::spawn_local(async move {
+            dom::sleep(if debounce { 250 } else { 0 }).await;
+            if self.generation.get() != generation {
+                return;
+            }
+            match self.panel.build().and_then(|model| self.render(&model)) {
+                Ok(()) => show_ready(&self.host),
+                Err(message) => show_error(&self.host, &message),
+            }
+        });
+    }
+}

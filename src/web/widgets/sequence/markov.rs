@@ -1,0 +1,282 @@
+//! `markov`: the weather chain of "modelagem-de-sequencias". An editable 2×2 matrix P (rows
+//! that do not sum to 1 are divided by their sum, with a note; negative cells are refused),
+//! the state graph, a sampler that animates the days one by one, and the convergence of
+//! P(sol no dia k) from either start towards the stationary distribution (0,625; 0,375).
+//! The convergence products D_{k+1} = D_k P run on the active backend.
+//!
+//! Attributes: none (the article's matrix is the default; "restaurar exemplo" brings it back).
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
+
+use crate::core::format::format_pt;
+use crate::core::rng::Rng;
+use crate::core::sequence::markov::{ConvergenceJob, MarkovChain};
+use crate::core::Matrix;
+
+use super::super::super::dom::{self, Listener};
+use super::super::editor::MatrixEditor;
+use super::super::{show_error, show_ready, twins_button, Ctx, Widget, WidgetKind};
+use super::graph::{GraphStyle, StateGraph};
+use super::plot::{Axes, LinePlot, Series};
+
+pub const KIND: WidgetKind = WidgetKind { name: "markov", title: "Cadeia de Markov: sol e chuva", mount };
+
+const STATES: [&str; 2] = ["sol", "chuva"];
+/// Days one click of "sortear dias" draws and animates.
+const SAMPLED_DAYS: usize = 20;
+/// Milliseconds between two animated days.
+const DAY_MS: i32 = 220;
+
+fn state_label(i: usize) -> String {
+    STATES.get(i).map_or_else(|| format!("estado {}", i + 1), |s| s.to_string())
+}
+
+fn article_matrix() -> Matrix {
+    MarkovChain::weather().transition().clone()
+}
+
+pub struct MarkovWidget {
+    ctx: Rc<Ctx>,
+    host: HtmlElement,
+    editor: RefCell<MatrixEditor>,
+    days: HtmlInputElement,
+    start: HtmlSelectElement,
+    graph: StateGraph,
+    plot: LinePlot,
+    strip: HtmlElement,
+    results: HtmlElement,
+    note: HtmlElement,
+    backend_note: HtmlElement,
+    /// The chain of the last successful computation (the sampler uses it).
+    chain: RefCell<Option<MarkovChain>>,
+    /// Seed of the next sample, so each click draws new days and a reload repeats them.
+    seed: Cell<u64>,
+    generation: Cell<u32>,
+    /// Bumped to stop an animation in flight.
+    animation: Cell<u32>,
+    listeners: RefCell<Vec<Listener>>,
+}
+
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+    super::scaffold(host, KIND.title);
+    let inputs = dom::el("div", "widget-inputs");
+    let editor = MatrixEditor::new("p", "P (linha = hoje, coluna = amanhã: sol, chuva)", &article_matrix(), state_label);
+    dom::append(&inputs, &editor.root);
+    dom::append(host, &inputs);
+
+    let controls = dom::el("div", "widget-controls");
+    let normalize = dom::button("normalizar linhas", "normalize");
+    let reset = dom::button("restaurar exemplo", "reset");
+    let options: Vec<(String, String)> = STATES.iter().enumerate().map(|(i, s)| (i.to_string(), s.to_string())).collect();
+    let (start_label, start) = dom::select("começar com ", "start", &options, "0");
+    let sample = dom::button("sortear 20 dias", "sample");
+    let (days_label, days) = dom::slider(" dias no gráfico ", "days", 5.0, 60.0, 1.0, 30.0);
+    let (twins, twins_listener) = twins_button(host);
+    for el in [&normalize, &reset, &start_label, &sample, &days_label, &twins] {
+        dom::append(&controls, el);
+    }
+    dom::append(host, &controls);
+    let note = super::note("note");
+    dom::append(host, &note);
+
+    let outputs = dom::el("div", "widget-outputs");
+    let graph = StateGraph::new("graph", "Grafo de estados (espessura = probabilidade)");
+    let sampler = dom::el("figure", "mv days");
+    dom::append(&sampler, &dom::text("figcaption", "mv-title", "Dias sorteados"));
+    let strip = dom::el("ol", "day-strip");
+    dom::set_attr(&strip, "aria-live", "polite");
+    dom::append(&sampler, &strip);
+    let results = dom::el("div", "");
+    dom::append(&sampler, &results);
+    let plot = LinePlot::new("convergence", "P(sol no dia k): converge para a distribuição estacionária");
+    dom::append(&outputs, &graph.root);
+    dom::append(&outputs, &sampler);
+    dom::append(&outputs, &plot.root);
+    dom::append(host, &outputs);
+    let backend_note = dom::el("p", "widget-backend");
+    dom::append(host, &backend_note);
+
+    let widget = Rc::new(MarkovWidget {
+        ctx: ctx.clone(),
+        host: host.clone(),
+        editor: RefCell::new(editor),
+        days,
+        start,
+        graph,
+        plot,
+        strip,
+        results,
+        note,
+        backend_note,
+        chain: RefCell::new(None),
+        seed: Cell::new(1),
+        generation: Cell::new(0),
+        animation: Cell::new(0),
+        listeners: RefCell::new(Vec::new()),
+    });
+    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<MarkovWidget>)| {
+        let weak = Rc::downgrade(&widget);
+        Listener::new(target, kind, move |_| {
+            if let Some(w) = weak.upgrade() {
+                action(&w);
+            }
+        })
+    };
+    *widget.listeners.borrow_mut() = vec![
+        on(&inputs, "input", |w| w.clone().recompute()),
+        on(&days_label, "input", |w| w.clone().recompute()),
+        on(&start_label, "change", |w| w.clone().recompute()),
+        on(&normalize, "click", |w| w.normalize()),
+        on(&reset, "click", |w| w.reset()),
+        on(&sample, "click", |w| w.sample(true)),
+        twins_listener,
+    ];
+    Ok(widget)
+}
+
+impl MarkovWidget {
+    /// Writes the repaired matrix (rows divided by their sums) back into the grid.
+    fn normalize(self: &Rc<Self>) {
+        if let Some(chain) = self.chain.borrow().as_ref() {
+            self.editor.borrow_mut().set(chain.transition());
+        }
+        self.clone().recompute();
+    }
+
+    fn reset(self: &Rc<Self>) {
+        self.editor.borrow_mut().set(&article_matrix());
+        self.clone().recompute();
+    }
+
+    /// Draws `SAMPLED_DAYS` days from the chosen start; with `animate`, one day at a time,
+    /// the current state lit in the graph.
+    fn sample(self: &Rc<Self>, animate: bool) {
+        let Some(chain) = self.chain.borrow().clone() else { return };
+        let start = self.start.value().parse::<usize>().unwrap_or(0).min(chain.states().len() - 1);
+        let seed = self.seed.get();
+        self.seed.set(seed + 1);
+        let path = match chain.sample_path(start, SAMPLED_DAYS, &mut Rng::new(seed)) {
+            Ok(path) => path,
+            Err(e) => return show_error(&self.host, &e.to_string()),
+        };
+        let names: Vec<String> = path.iter().map(|&s| chain.states()[s].clone()).collect();
+        dom::set_attr(&self.strip, "data-days", &names.join(" "));
+        let frequencies = chain.visit_frequencies(&path);
+        let rows: Vec<(String, String)> = chain
+            .states()
+            .iter()
+            .zip(&frequencies)
+            .map(|(s, f)| (format!("fração de dias de {s}"), format_pt(*f, 4)))
+            .collect();
+        self.results.set_text_content(None);
+        dom::append(&self.results, &dom::results_table("sampler", &format!("Nos {} dias sorteados (semente {seed})", path.len()), &rows));
+        let token = self.animation.get().wrapping_add(1);
+        self.animation.set(token);
+        self.strip.set_text_content(None);
+        if !animate {
+            for name in &names {
+                dom::append(&self.strip, &day_chip(name));
+            }
+            return;
+        }
+        dom::set_attr(&self.host, "data-animating", "true");
+        let widget = self.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let labels: Vec<String> = chain.states().to_vec();
+            for (k, &state) in path.iter().enumerate() {
+                if widget.animation.get() != token {
+                    return;
+                }
+                dom::append(&widget.strip, &day_chip(&names[k]));
+                widget.graph.update(&labels, chain.transition(), &GraphStyle { highlight: Some(state), focus_edges: false });
+                dom::sleep(DAY_MS).await;
+            }
+            if widget.animation.get() == token {
+                let _ = widget.host.remove_attribute("data-animating");
+            }
+        });
+    }
+
+    fn draw(&self, chain: &MarkovChain, path: &[Matrix], kind_label: &str) {
+        let labels: Vec<String> = chain.states().to_vec();
+        self.graph.update(&labels, chain.transition(), &GraphStyle { highlight: None, focus_edges: false });
+        let stationary = chain.stationary();
+        let xs: Vec<f64> = (0..path.len()).map(|k| k as f64).collect();
+        let series: Vec<Series> = (0..labels.len())
+            .map(|start| Series {
+                label: format!("começando com {}", labels[start]),
+                values: path.iter().map(|d| d.get(start, 0) as f64).collect(),
+                dashed: false,
+                dots: true,
+            })
+            .chain(std::iter::once(Series {
+                label: format!("estacionária: {}", format_pt(stationary.distribution[0], 4)),
+                values: vec![stationary.distribution[0] as f64; path.len()],
+                dashed: true,
+                dots: false,
+            }))
+            .collect();
+        let axes = Axes { x_label: "dia k".into(), y_label: "P(sol)".into(), log_x: false, log_y: false, y_range: Some((0.0, 1.0)) };
+        self.plot.update(&xs, &series, &axes, |x| format!("dia {}", x as usize), |y| format_pt(y as f32, 4));
+        let mut rows: Vec<(String, String)> = labels
+            .iter()
+            .zip(&stationary.distribution)
+            .map(|(s, p)| (format!("π({s})"), format_pt(*p, 4)))
+            .collect();
+        rows.push(("iterações".into(), stationary.iterations.to_string()));
+        if let Some(old) = self.host.query_selector("table[data-results=stationary]").ok().flatten() {
+            old.remove();
+        }
+        let table = dom::results_table("stationary", "π = πP (não está no artigo)", &rows);
+        dom::append(&self.plot.root, &table);
+        self.backend_note.set_text_content(Some(&format!("Produtos D·P calculados em {kind_label}.")));
+    }
+}
+
+fn day_chip(state: &str) -> HtmlElement {
+    let li = dom::text("li", "day", if state == "sol" { "☀ sol" } else if state == "chuva" { "☂ chuva" } else { state });
+    dom::set_attr(&li, "data-state-name", state);
+    li
+}
+
+impl Widget for MarkovWidget {
+    fn recompute(self: Rc<Self>) {
+        let generation = self.generation.get().wrapping_add(1);
+        self.generation.set(generation);
+        let weights = match self.editor.borrow().read() {
+            Ok(m) => m,
+            Err(e) => return show_error(&self.host, &e.message),
+        };
+        let names: Vec<String> = STATES.iter().map(|s| s.to_string()).collect();
+        let (chain, repaired) = match MarkovChain::from_weights(names, &weights) {
+            Ok(ok) => ok,
+            Err(e) => return show_error(&self.host, &e.to_string()),
+        };
+        self.note.set_text_content(repaired.as_deref());
+        let first = self.chain.borrow().is_none();
+        *self.chain.borrow_mut() = Some(chain.clone());
+        let steps = self.days.value().parse::<usize>().unwrap_or(30);
+        dom::set_attr(&self.host, "data-state", "loading");
+        wasm_bindgen_futures::spawn_local(async move {
+            let job = ConvergenceJob { chain: chain.clone(), steps };
+            let result = self.ctx.backend.run(&job).await;
+            if self.generation.get() != generation {
+                return;
+            }
+            match result {
+                Ok((path, kind)) => {
+                    self.draw(&chain, &path, kind.label());
+                    dom::set_attr(&self.host, "data-computed-on", kind.attr());
+                    if first {
+                        self.sample(false);
+                    }
+                    show_ready(&self.host);
+                }
+                Err(error) => show_error(&self.host, &error.to_string()),
+            }
+        });
+    }
+}

@@ -1,0 +1,264 @@
+//! `mask-embeddings`: the third article's masking example step by step. Editable embeddings
+//! E (one row per token), W^Q, W^K, W^V and a mask (one weight per token); for the chosen
+//! query position t: q_t, K, V, the dot products q_t·k_i, the scores ÷ √d_k, the scores after
+//! the mask, the weights α_t and the context c_t = Σ α_ti v_i, on the active backend.
+//! The mode switch shows the article's bug: multiplying a score by 0 leaves e⁰ = 1, so a
+//! "masked" token still gets weight; adding −∞ removes it.
+//!
+//! Attributes: `data-mode` (`additive`, the default; `multiplicative`; `none`).
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use web_sys::{HtmlElement, HtmlSelectElement};
+
+use crate::core::format::format_pt;
+use crate::core::sequence::masking::{MaskMode, MaskedQuery, MaskedQueryJob};
+use crate::core::sequence::presets::masked_embeddings_example;
+use crate::core::Matrix;
+
+use super::super::super::dom::{self, Listener};
+use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
+use super::super::editor::MatrixEditor;
+use super::super::{show_error, show_ready, twins_button, Ctx, Widget, WidgetKind};
+use super::control_of;
+
+pub const KIND: WidgetKind = WidgetKind { name: "mask-embeddings", title: "Máscara na atenção: somar −∞ ou multiplicar por 0", mount };
+
+fn token_label(i: usize) -> String {
+    format!("e{}", dom::subscript(i))
+}
+
+fn weight_row(i: usize) -> String {
+    format!("linha {}", i + 1)
+}
+
+fn mask_row(_: usize) -> String {
+    "M".into()
+}
+
+fn mode_of(id: &str) -> MaskMode {
+    match id {
+        "multiplicative" => MaskMode::Multiplicative,
+        "none" => MaskMode::Unmasked,
+        _ => MaskMode::Additive,
+    }
+}
+
+pub struct MaskEmbeddingsWidget {
+    ctx: Rc<Ctx>,
+    host: HtmlElement,
+    e: RefCell<MatrixEditor>,
+    w_q: RefCell<MatrixEditor>,
+    w_k: RefCell<MatrixEditor>,
+    w_v: RefCell<MatrixEditor>,
+    mask: RefCell<MatrixEditor>,
+    query: HtmlSelectElement,
+    mode: HtmlSelectElement,
+    notice: HtmlElement,
+    q: Rc<MatrixView>,
+    k: Rc<MatrixView>,
+    v: Rc<MatrixView>,
+    scores: Rc<MatrixView>,
+    weights: Rc<MatrixView>,
+    bars: BarView,
+    context: Rc<MatrixView>,
+    backend_note: HtmlElement,
+    generation: Cell<u32>,
+    listeners: RefCell<Vec<Listener>>,
+}
+
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+    let example = masked_embeddings_example();
+    let mode0 = host.get_attribute("data-mode").unwrap_or_else(|| "additive".into());
+    super::scaffold(host, KIND.title);
+    let inputs = dom::el("div", "widget-inputs");
+    let e = MatrixEditor::new("e", "E (embeddings, uma linha por token)", &example.x, token_label);
+    let w_q = MatrixEditor::new("w_q", "W^Q", &example.w_q, weight_row);
+    let w_k = MatrixEditor::new("w_k", "W^K", &example.w_k, weight_row);
+    let w_v = MatrixEditor::new("w_v", "W^V", &example.w_v, weight_row);
+    let mask_m = Matrix::from_vec(1, example.mask.len(), example.mask.clone()).map_err(|e| e.to_string())?;
+    let mask = MatrixEditor::new("mask", "máscara M (um peso de 0 a 1 por token)", &mask_m, mask_row);
+    for editor in [&e, &w_q, &w_k, &w_v, &mask] {
+        dom::append(&inputs, &editor.root);
+    }
+    dom::append(host, &inputs);
+    let controls = dom::el("div", "widget-controls");
+    let positions: Vec<(String, String)> = (0..example.x.rows()).map(|i| (i.to_string(), format!("posição {i}"))).collect();
+    let (query_label, query) = dom::select("consulta t = ", "query", &positions, &example.t.to_string());
+    let modes = vec![
+        ("additive".to_string(), "aditiva: score + ln m (0 → −∞)".to_string()),
+        ("multiplicative".to_string(), "multiplicativa: score × m (como no artigo)".to_string()),
+        ("none".to_string(), "sem máscara".to_string()),
+    ];
+    let (mode_label, mode) = dom::select("máscara ", "mode", &modes, &mode0);
+    let reset = dom::button("restaurar exemplo", "reset");
+    let (twins, twins_listener) = twins_button(host);
+    for el in [&query_label, &mode_label, &reset, &twins] {
+        dom::append(&controls, el);
+    }
+    dom::append(host, &controls);
+    let notice = super::note("note");
+    dom::append(host, &notice);
+    let outputs = dom::el("div", "widget-outputs");
+    let q = MatrixView::new("q", "q_t = e_t · W^Q", "");
+    let k = MatrixView::new("k", "K = E · W^K", "");
+    let v = MatrixView::new("v", "V = E · W^V", "");
+    let scores = MatrixView::new("scores", "Scores de q_t", " produto, ÷ √d_k, depois da máscara");
+    let weights = MatrixView::new("weights", "α_t = softmax", " soma 1");
+    let bars = BarView::new("alpha", "");
+    let context = MatrixView::new("context", "c_t = Σᵢ α_tᵢ vᵢ", "");
+    for el in [&q.root, &k.root, &v.root, &scores.root, &weights.root, &bars.root, &context.root] {
+        dom::append(&outputs, el);
+    }
+    dom::append(host, &outputs);
+    let backend_note = dom::el("p", "widget-backend");
+    dom::append(host, &backend_note);
+    let widget = Rc::new(MaskEmbeddingsWidget {
+        ctx: ctx.clone(),
+        host: host.clone(),
+        e: RefCell::new(e),
+        w_q: RefCell::new(w_q),
+        w_k: RefCell::new(w_k),
+        w_v: RefCell::new(w_v),
+        mask: RefCell::new(mask),
+        query,
+        mode,
+        notice,
+        q,
+        k,
+        v,
+        scores,
+        weights,
+        bars,
+        context,
+        backend_note,
+        generation: Cell::new(0),
+        listeners: RefCell::new(Vec::new()),
+    });
+    let handler = |kind: &'static str| {
+        let weak = Rc::downgrade(&widget);
+        Listener::new(host, kind, move |e| {
+            let Some(w) = weak.upgrade() else { return };
+            let is_cell = e.target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok()).is_some_and(|el| el.class_list().contains("editor-cell"));
+            match (e.type_().as_str(), control_of(&e).as_str()) {
+                ("input", _) if is_cell => w.clone().recompute(),
+                ("change", "query" | "mode") => w.clone().recompute(),
+                ("click", _) => {
+                    let reset = e.target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok()).and_then(|el| el.get_attribute("data-action"));
+                    if reset.as_deref() == Some("reset") {
+                        w.reset();
+                    }
+                }
+                _ => {}
+            }
+        })
+    };
+    *widget.listeners.borrow_mut() = vec![handler("input"), handler("change"), handler("click"), twins_listener];
+    Ok(widget)
+}
+
+impl MaskEmbeddingsWidget {
+    fn reset(self: &Rc<Self>) {
+        let example = masked_embeddings_example();
+        self.e.borrow_mut().set(&example.x);
+        self.w_q.borrow_mut().set(&example.w_q);
+        self.w_k.borrow_mut().set(&example.w_k);
+        self.w_v.borrow_mut().set(&example.w_v);
+        if let Ok(m) = Matrix::from_vec(1, example.mask.len(), example.mask) {
+            self.mask.borrow_mut().set(&m);
+        }
+        self.query.set_value(&example.t.to_string());
+        self.mode.set_value("additive");
+        self.clone().recompute();
+    }
+
+    fn job(&self) -> Result<MaskedQueryJob, String> {
+        let read = |e: &RefCell<MatrixEditor>| e.borrow().read().map_err(|err| err.message);
+        let x = read(&self.e)?;
+        let mask = read(&self.mask)?;
+        if mask.cols() != x.rows() {
+            return Err(format!("A máscara tem {} pesos para {} tokens.", mask.cols(), x.rows()));
+        }
+        Ok(MaskedQueryJob {
+            x,
+            w_q: read(&self.w_q)?,
+            w_k: read(&self.w_k)?,
+            w_v: read(&self.w_v)?,
+            t: self.query.value().parse().unwrap_or(0),
+            mask: mask.row(0),
+            mode: mode_of(&self.mode.value()),
+        })
+    }
+
+    fn draw(&self, job: &MaskedQueryJob, out: &MaskedQuery) {
+        let n = out.scores.len();
+        let tokens: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+        let dims = |k: usize| (1..=k).map(|j| j.to_string()).collect::<Vec<_>>();
+        let row = |v: &[f32]| Matrix::from_vec(1, v.len(), v.to_vec()).unwrap_or_else(|_| Matrix::zeros(1, 0));
+        let t = job.t;
+        let show = |view: &MatrixView, m: Matrix, rows: Vec<String>, cols: Vec<String>, scale| {
+            view.update(HeatmapData { matrix: m, row_labels: rows, col_labels: cols, scale, masked: None });
+        };
+        show(&self.q, row(&out.q), vec![format!("q{}", dom::subscript(t))], dims(out.q.len()), ColorScale::Diverging);
+        let keys: Vec<String> = (0..n).map(|i| format!("k{}", dom::subscript(i))).collect();
+        let values: Vec<String> = (0..n).map(|i| format!("v{}", dom::subscript(i))).collect();
+        show(&self.k, out.k.clone(), keys, dims(out.k.cols()), ColorScale::Diverging);
+        show(&self.v, out.v.clone(), values, dims(out.v.cols()), ColorScale::Diverging);
+        let mut scores = Matrix::zeros(3, n);
+        for i in 0..n {
+            scores.set(0, i, out.dot[i]);
+            scores.set(1, i, out.scores[i]);
+            scores.set(2, i, out.masked_scores[i]);
+        }
+        let d_k = out.q.len();
+        self.scores.update(HeatmapData {
+            matrix: scores,
+            row_labels: vec!["q·k".into(), format!("÷ √{d_k}")  , "com máscara".into()],
+            col_labels: tokens.clone(),
+            scale: ColorScale::Diverging,
+            masked: None,
+        });
+        show(&self.weights, row(&out.weights), vec![format!("α{}", dom::subscript(t))], tokens.clone(), ColorScale::Sequential);
+        let bar_labels: Vec<String> = (0..n).map(|i| format!("posição {i} (m = {})", format_pt(job.mask[i], 2))).collect();
+        self.bars.update(&format!("Pesos de atenção da posição {t}"), &bar_labels, &out.weights);
+        show(&self.context, row(&out.context), vec![format!("c{}", dom::subscript(t))], dims(out.context.len()), ColorScale::Diverging);
+        let leaked: f32 = job.mask.iter().zip(&out.weights).filter(|(m, _)| **m == 0.0).map(|(_, a)| *a).sum();
+        let note = match job.mode {
+            MaskMode::Multiplicative if leaked > 0.0 => format!(
+                "Multiplicar por 0 zera o score, mas e⁰ = 1: as posições com m = 0 ainda ficam com {} do peso no total. Para excluí-las, some −∞ (modo aditivo).",
+                format_pt(leaked, 4)
+            ),
+            MaskMode::Additive => "Somar −∞ dá e^−∞ = 0: as posições com m = 0 ficam com peso exatamente 0, e as demais dividem o total.".into(),
+            _ => String::new(),
+        };
+        self.notice.set_text_content(Some(&note));
+    }
+}
+
+impl Widget for MaskEmbeddingsWidget {
+    fn recompute(self: Rc<Self>) {
+        let generation = self.generation.get().wrapping_add(1);
+        self.generation.set(generation);
+        let job = match self.job() {
+            Ok(job) => job,
+            Err(message) => return show_error(&self.host, &message),
+        };
+        dom::set_attr(&self.host, "data-state", "loading");
+        wasm_bindgen_futures::spawn_local(async move {
+            let result = self.ctx.backend.run(&job).await;
+            if self.generation.get() != generation {
+                return;
+            }
+            match result {
+                Ok((out, kind)) => {
+                    self.draw(&job, &out);
+                    self.backend_note.set_text_content(Some(&format!("Calculado em {}.", kind.label())));
+                    dom::set_attr(&self.host, "data-computed-on", kind.attr());
+                    show_ready(&self.host);
+                }
+                Err(error) => show_error(&self.host, &error.to_string()),
+            }
+        });
+    }
+}

@@ -1,0 +1,291 @@
+//! `sparsity`: why N cannot grow. A calculator of |V|^N (exact digits and scientific
+//! notation, and its growth with N on a log scale), the N-grams a corpus actually contains
+//! against the possible ones for N = 1…5, and Zipf's law: the corpus's rank–frequency curve
+//! on log–log axes beside f(1)/k^s, with the fitted exponent.
+//!
+//! Attributes: `data-vocabulary` (|V|, default 50 000, the article's), `data-n` (default 3),
+//! `data-preset` (`cinco-documentos`, the default, or `oito-documentos`).
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
+
+use crate::core::format::format_pt;
+use crate::core::sequence::presets::{ngram_preset, vote_preset};
+use crate::core::sequence::sparsity::{
+    fit_zipf_exponent, format_scientific, format_thousands, possible_ngrams, possible_ngrams_exact, rank_frequencies,
+    sparsity_table, zipf_expected,
+};
+use crate::core::sequence::tokenize_words;
+use crate::core::text::tokenizer::TokenizerOptions;
+
+use super::super::super::dom::{self, Listener};
+use super::super::{show_error, show_ready, twins_button, Ctx, Widget, WidgetKind};
+use super::plot::{Axes, LinePlot, Series};
+use super::{control_of, documents_of, DEBOUNCE_BYTES};
+
+pub const KIND: WidgetKind = WidgetKind { name: "sparsity", title: "A explosão dos N-gramas", mount };
+
+/// Largest |V| the calculator takes (|V|^10 still fits an f64 comfortably).
+const MAX_VOCABULARY: f64 = 1e9;
+/// N of the observed-vs-possible table.
+const TABLE_N: usize = 5;
+/// Ranks drawn in the Zipf plot.
+const ZIPF_RANKS: usize = 400;
+
+/// The corpora offered: (id, label, documents, strip accents).
+fn corpora() -> Vec<(&'static str, &'static str, &'static [&'static str], bool)> {
+    let mut out = Vec::new();
+    if let Some(p) = vote_preset("cinco-documentos") {
+        out.push((p.id, "cinco documentos (prestando atenção)", p.documents, p.strip_accents));
+    }
+    if let Some(p) = ngram_preset("oito-documentos") {
+        out.push((p.id, "oito pedidos (modelagem de sequências)", p.documents, p.strip_accents));
+    }
+    out
+}
+
+pub struct SparsityWidget {
+    host: HtmlElement,
+    vocabulary: HtmlInputElement,
+    n: HtmlInputElement,
+    preset: HtmlSelectElement,
+    text: HtmlTextAreaElement,
+    accents: HtmlInputElement,
+    s: HtmlInputElement,
+    explosion: HtmlElement,
+    growth: LinePlot,
+    table_slot: HtmlElement,
+    zipf: LinePlot,
+    generation: Cell<u32>,
+    listeners: RefCell<Vec<Listener>>,
+}
+
+fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+    let v0 = host.get_attribute("data-vocabulary").unwrap_or_else(|| "50000".into());
+    let n0 = host.get_attribute("data-n").and_then(|n| n.parse::<f64>().ok()).unwrap_or(3.0);
+    let preset_id = host.get_attribute("data-preset").filter(|id| corpora().iter().any(|c| c.0 == id)).unwrap_or_else(|| "cinco-documentos".into());
+    super::scaffold(host, KIND.title);
+    let controls = dom::el("div", "widget-controls");
+    let (v_label, vocabulary) = super::text_input("|V| = ", "vocabulary", &v0, "cap wide");
+    dom::set_attr(&vocabulary, "inputmode", "numeric");
+    let (n_label, n) = dom::slider(" N = ", "n", 1.0, 10.0, 1.0, n0);
+    let n_readout = dom::text("output", "readout", &format!("{n0}"));
+    dom::append(&n_label, &n_readout);
+    let (twins, twins_listener) = twins_button(host);
+    for el in [&v_label, &n_label, &twins] {
+        dom::append(&controls, el);
+    }
+    dom::append(host, &controls);
+    let explosion = dom::el("div", "");
+    dom::append(host, &explosion);
+
+    let corpus = dom::el("div", "corpus-panel");
+    let options: Vec<(String, String)> = corpora().iter().map(|c| (c.0.to_string(), c.1.to_string())).collect();
+    let (preset_label, preset) = dom::select("corpus ", "preset", &options, &preset_id);
+    dom::append(&corpus, &preset_label);
+    let text_label = dom::el("label", "corpus-label");
+    dom::append(&text_label, &dom::text("span", "", "Documentos (um por linha)"));
+    let text = dom::el("textarea", "corpus-text").unchecked_into::<HtmlTextAreaElement>();
+    dom::set_attr(&text, "data-control", "corpus");
+    dom::set_attr(&text, "spellcheck", "false");
+    dom::set_attr(&text, "wrap", "off");
+    dom::set_attr(&text, "rows", "6");
+    dom::append(&text_label, &text);
+    dom::append(&corpus, &text_label);
+    let settings = dom::el("div", "widget-controls");
+    let (accents_label, accents) = dom::checkbox(" remover acentos", "accents", true);
+    let (s_label, s) = dom::slider(" expoente s de Zipf ", "s", 0.5, 2.0, 0.05, 1.0);
+    let s_readout = dom::text("output", "readout", "1");
+    dom::append(&s_label, &s_readout);
+    for el in [&accents_label, &s_label] {
+        dom::append(&settings, el);
+    }
+    dom::append(&corpus, &settings);
+    dom::append(host, &corpus);
+
+    let outputs = dom::el("div", "widget-outputs");
+    let growth = LinePlot::new("growth", "N-gramas possíveis e observados (escala log)");
+    let table_slot = dom::el("div", "wide");
+    let zipf = LinePlot::new("zipf", "Lei de Zipf: frequência × posição no ranking (log–log)");
+    dom::append(&outputs, &table_slot);
+    dom::append(&outputs, &growth.root);
+    dom::append(&outputs, &zipf.root);
+    dom::append(host, &outputs);
+
+    let widget = Rc::new(SparsityWidget {
+        host: host.clone(),
+        vocabulary,
+        n,
+        preset,
+        text,
+        accents,
+        s,
+        explosion,
+        growth,
+        table_slot,
+        zipf,
+        generation: Cell::new(0),
+        listeners: RefCell::new(Vec::new()),
+    });
+    widget.apply_preset(&preset_id);
+    let handler = |kind: &'static str| {
+        let weak = Rc::downgrade(&widget);
+        let readouts = (n_readout.clone(), s_readout.clone());
+        Listener::new(host, kind, move |e| {
+            let Some(w) = weak.upgrade() else { return };
+            let control = control_of(&e);
+            readouts.0.set_text_content(Some(&w.n.value()));
+            readouts.1.set_text_content(Some(&w.s.value().replace('.', ",")));
+            match (e.type_().as_str(), control.as_str()) {
+                ("change", "preset") => {
+                    w.apply_preset(&w.preset.value());
+                    w.clone().recompute();
+                }
+                ("input", "vocabulary" | "n" | "corpus" | "s") | ("change", "accents") => w.clone().recompute(),
+                _ => {}
+            }
+        })
+    };
+    *widget.listeners.borrow_mut() = vec![handler("input"), handler("change"), twins_listener];
+    Ok(widget)
+}
+
+impl SparsityWidget {
+    fn apply_preset(&self, id: &str) {
+        let Some((_, _, docs, strip)) = corpora().into_iter().find(|c| c.0 == id) else { return };
+        self.preset.set_value(id);
+        self.text.set_value(&docs.join("\n"));
+        self.accents.set_checked(strip);
+    }
+
+    /// |V| as typed ("50.000", "50 000" and "5e4" all read as 50 000), or a message.
+    fn vocabulary_size(&self) -> Result<f64, String> {
+        let typed = self.vocabulary.value();
+        let cleaned: String = typed.chars().filter(|c| !c.is_whitespace() && *c != '.').collect();
+        let v = cleaned.replace(',', ".").parse::<f64>().ok().filter(|v| v.is_finite());
+        match v {
+            Some(v) if (1.0..=MAX_VOCABULARY).contains(&v) && v.fract() == 0.0 => Ok(v),
+            _ => Err(format!(
+                "|V| precisa ser um número inteiro de 1 a {} (você escreveu «{}»).",
+                format_thousands(MAX_VOCABULARY as u128),
+                typed.chars().take(20).collect::<String>()
+            )),
+        }
+    }
+
+    fn draw_explosion(&self, v: f64, n: u32) {
+        let size = v as usize;
+        let possible = possible_ngrams(size, n);
+        let mut rows = vec![
+            (format!("|V|^{n}"), format_scientific(possible, 3)),
+            ("por extenso".into(), possible_ngrams_exact(size, n).map_or_else(|| "grande demais para escrever".into(), format_thousands)),
+        ];
+        let named = ["unigramas", "bigramas", "trigramas", "tetragramas"];
+        for k in 1..=4u32 {
+            rows.push((format!("{} (N = {k})", named[k as usize - 1]), format_scientific(possible_ngrams(size, k), 3)));
+        }
+        // A corpus of a billion tokens holds at most 10⁹ distinct N-grams.
+        let covered = 1e9 / possible;
+        rows.push(("fração coberta por 10⁹ tokens, no máximo".into(), if covered >= 1.0 { "100%".into() } else { format!("{} %", format_scientific(covered * 100.0, 2)) }));
+        self.explosion.set_text_content(None);
+        dom::append(&self.explosion, &dom::results_table("explosion", &format!("N-gramas possíveis com |V| = {}", format_thousands(size as u128)), &rows));
+    }
+
+    fn draw_corpus(&self, v: f64) -> Result<(), String> {
+        let raw = self.text.value();
+        let docs = documents_of(&raw)?;
+        let options = TokenizerOptions { strip_accents: self.accents.checked(), ..TokenizerOptions::default() };
+        let tokens: Vec<Vec<String>> = docs.iter().map(|d| tokenize_words(d, &options, false)).collect();
+        if tokens.iter().all(Vec::is_empty) {
+            return Err("O corpus não tem palavras depois da tokenização: escreva pelo menos uma.".into());
+        }
+        let table = sparsity_table(&tokens, TABLE_N);
+        let corpus_v = rank_frequencies(&tokens).len();
+
+        // The observed-vs-possible table, visible (it is the point of the exercise).
+        let t = dom::el("table", "results sparsity");
+        dom::set_attr(&t, "data-results", "sparsity");
+        dom::append(&t, &dom::text("caption", "", &format!("No corpus: |V| = {corpus_v}")));
+        let head = dom::el("tr", "");
+        for h in ["N", "possíveis", "observados", "ocorrências", "cobertura"] {
+            dom::append(&head, &dom::text("th", "", h));
+        }
+        dom::append(&t, &head);
+        for row in &table {
+            let tr = dom::el("tr", "");
+            dom::set_attr(&tr, "data-n", &row.n.to_string());
+            dom::append(&tr, &dom::text("th", "", &row.n.to_string()));
+            for cell in [
+                format_scientific(row.possible, 3),
+                row.observed.to_string(),
+                row.occurrences.to_string(),
+                format!("{} %", format_scientific(row.coverage * 100.0, 2)),
+            ] {
+                dom::append(&tr, &dom::text("td", "", &cell));
+            }
+            dom::append(&t, &tr);
+        }
+        self.table_slot.set_text_content(None);
+        dom::append(&self.table_slot, &t);
+
+        let xs: Vec<f64> = (1..=TABLE_N).map(|n| n as f64).collect();
+        let series = vec![
+            Series { label: format!("possíveis, |V| = {}", format_thousands(v as u128)), values: xs.iter().map(|&n| possible_ngrams(v as usize, n as u32)).collect(), dashed: true, dots: false },
+            Series { label: format!("possíveis no corpus ({corpus_v})"), values: table.iter().map(|r| r.possible).collect(), dashed: false, dots: true },
+            Series { label: "observados no corpus".into(), values: table.iter().map(|r| r.observed as f64).collect(), dashed: false, dots: true },
+        ];
+        let axes = Axes { x_label: "N".into(), y_label: "quantidade (log)".into(), log_x: false, log_y: true, y_range: None };
+        self.growth.update(&xs, &series, &axes, |x| format!("N = {x}"), |y| format_scientific(y, 3));
+
+        let ranked = rank_frequencies(&tokens);
+        let freqs: Vec<usize> = ranked.iter().map(|r| r.1).collect();
+        let s = self.s.value().parse::<f64>().unwrap_or(1.0);
+        let shown = freqs.len().min(ZIPF_RANKS);
+        let ranks: Vec<f64> = (1..=shown).map(|k| k as f64).collect();
+        let top = freqs.first().copied().unwrap_or(1) as f64;
+        let fitted = fit_zipf_exponent(&freqs);
+        let series = vec![
+            Series { label: "frequência observada".into(), values: freqs.iter().take(shown).map(|&f| f as f64).collect(), dashed: false, dots: true },
+            Series { label: format!("f(1)/k^{}", format_pt(s as f32, 2)), values: ranks.iter().map(|&k| zipf_expected(top, k as usize, s)).collect(), dashed: true, dots: false },
+        ];
+        let axes = Axes { x_label: "posição k (log)".into(), y_label: "frequência (log)".into(), log_x: true, log_y: true, y_range: None };
+        self.zipf.update(&ranks, &series, &axes, |k| format!("{}ª: {}", k as usize, ranked.get(k as usize - 1).map_or("", |r| r.0.as_str())), |y| format_pt(y as f32, 2));
+        if let Some(old) = self.host.query_selector("table[data-results=zipf-fit]").ok().flatten() {
+            old.remove();
+        }
+        let fit_rows = vec![(
+            "s ajustado (mínimos quadrados em log–log)".to_string(),
+            fitted.map_or_else(|| "precisa de 2 palavras distintas".into(), |s| format_pt(s as f32, 2)),
+        )];
+        dom::append(&self.zipf.root, &dom::results_table("zipf-fit", "Quão perto de Zipf", &fit_rows));
+        Ok(())
+    }
+}
+
+impl Widget for SparsityWidget {
+    fn recompute(self: Rc<Self>) {
+        let generation = self.generation.get().wrapping_add(1);
+        self.generation.set(generation);
+        dom::set_attr(&self.host, "data-state", "loading");
+        let debounce = self.text.value().len() > DEBOUNCE_BYTES;
+        wasm_bindgen_futures::spawn_local(async move {
+            dom::sleep(if debounce { 250 } else { 0 }).await;
+            if self.generation.get() != generation {
+                return;
+            }
+            let v = match self.vocabulary_size() {
+                Ok(v) => v,
+                Err(message) => return show_error(&self.host, &message),
+            };
+            let n = self.n.value().parse::<u32>().unwrap_or(3).clamp(1, 10);
+            self.draw_explosion(v, n);
+            match self.draw_corpus(v) {
+                Ok(()) => show_ready(&self.host),
+                Err(message) => show_error(&self.host, &message),
+            }
+        });
+    }
+}

@@ -1,0 +1,423 @@
+//! `transitions`: a corpus becomes a bigram transition matrix. Shows the heatmap (counts or
+//! probabilities), the state graph with edge widths from the probabilities, the one-hot lookup
+//! R = h × T (run on the active backend, with a step-through of R_j = Σ_i h_i T_ij), the bars of
+//! what follows the chosen word, a sentence sampler (stops at `<END>`, at a dead end or at a
+//! length limit, never hangs) and the probability of a typed sentence.
+//!
+//! Attributes: `data-preset` (`tres-comandos`, the default, or `oito-documentos`; ids of
+//! `core::sequence::presets::NGRAM_PRESETS`), `data-word` (the one-hot word, default "meus").
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
+
+use crate::core::format::{format_pt, format_pt_short};
+use crate::core::ops::MatmulJob;
+use crate::core::rng::Rng;
+use crate::core::sequence::ngram::{NgramModel, StopReason};
+use crate::core::sequence::presets::ngram_preset;
+use crate::core::Matrix;
+
+use super::super::super::dom::{self, Listener};
+use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
+use super::super::{show_error, show_ready, twins_button, Ctx, Widget, WidgetKind};
+use super::graph::{GraphStyle, StateGraph};
+use super::{control_of, NgramPanel, DEBOUNCE_BYTES, MAX_WORDS_SHOWN};
+
+pub const KIND: WidgetKind = WidgetKind { name: "transitions", title: "Matriz de transição de um corpus", mount };
+
+const DEFAULT_PRESET: &str = "tres-comandos";
+const DEFAULT_WORD: &str = "meus";
+/// Words a sampled sentence may have before the sampler stops it.
+const MAX_SAMPLED_WORDS: usize = 30;
+/// Milliseconds between two steps of the h × T animation.
+const STEP_MS: i32 = 450;
+
+/// What the last computation produced, kept for the sampler and the step-through.
+struct Computed {
+    model: NgramModel,
+    /// Vocabulary ids of the words shown (rows and columns of the heatmap).
+    shown: Vec<usize>,
+    /// The probabilities shown (shown × shown).
+    probabilities: Matrix,
+    /// Index (into `shown`) of the one-hot word.
+    chosen: usize,
+}
+
+pub struct TransitionsWidget {
+    ctx: Rc<Ctx>,
+    host: HtmlElement,
+    panel: NgramPanel,
+    view: HtmlSelectElement,
+    word: HtmlSelectElement,
+    sentence: HtmlInputElement,
+    info: HtmlElement,
+    notice: HtmlElement,
+    matrix: Rc<MatrixView>,
+    graph: StateGraph,
+    one_hot: Rc<MatrixView>,
+    lookup: Rc<MatrixView>,
+    step: HtmlElement,
+    bars: BarView,
+    sample_out: HtmlElement,
+    sentence_out: HtmlElement,
+    backend_note: HtmlElement,
+    computed: RefCell<Option<Computed>>,
+    seed: Cell<u64>,
+    generation: Cell<u32>,
+    animation: Cell<u32>,
+    listeners: RefCell<Vec<Listener>>,
+}
+
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+    let preset_id = host.get_attribute("data-preset").filter(|id| ngram_preset(id).is_some()).unwrap_or_else(|| DEFAULT_PRESET.into());
+    let word = host.get_attribute("data-word").unwrap_or_else(|| DEFAULT_WORD.into());
+    super::scaffold(host, KIND.title);
+    let panel = NgramPanel::new(&preset_id, true);
+    dom::append(host, &panel.root);
+
+    let controls = dom::el("div", "widget-controls");
+    let views = vec![("prob".to_string(), "probabilidades".to_string()), ("count".to_string(), "contagens".to_string())];
+    let (view_label, view) = dom::select("mostrar ", "view", &views, "prob");
+    let (word_label, word_select) = dom::select("vetor one-hot de ", "word", &[], "");
+    dom::set_attr(&word_select, "data-wanted", &word);
+    let animate = dom::button("animar h × T", "animate");
+    let sample = dom::button("sortear frase", "sample");
+    let (twins, twins_listener) = twins_button(host);
+    for el in [&view_label, &word_label, &animate, &sample, &twins] {
+        dom::append(&controls, el);
+    }
+    dom::append(host, &controls);
+    let sentence_row = dom::el("div", "widget-controls");
+    let first_doc = ngram_preset(&preset_id).map_or("", |p| p.documents[0]);
+    let (sentence_label, sentence) = super::text_input("probabilidade da frase ", "sentence", first_doc, "query-input");
+    dom::append(&sentence_row, &sentence_label);
+    dom::append(host, &sentence_row);
+    let info = dom::el("p", "text-info");
+    dom::append(host, &info);
+    let notice = super::note("note");
+    dom::append(host, &notice);
+
+    let outputs = dom::el("div", "widget-outputs");
+    let matrix = MatrixView::new("transitions", "T", " linha = palavra atual, coluna = próxima");
+    let graph = StateGraph::new("graph", "Grafo de estados");
+    let one_hot = MatrixView::new("h", "h (one-hot)", "");
+    let lookup = MatrixView::new("lookup", "R = h × T", " = a linha escolhida de T");
+    let step = dom::el("p", "matmul-step lookup-step");
+    dom::set_attr(&step, "aria-live", "polite");
+    let bars = BarView::new("next", "");
+    let sample_out = dom::el("p", "sample");
+    dom::set_attr(&sample_out, "aria-live", "polite");
+    let sentence_out = dom::el("div", "");
+    dom::append(&outputs, &matrix.root);
+    dom::append(&outputs, &graph.root);
+    let lookup_box = dom::el("div", "wide");
+    for el in [&one_hot.root, &lookup.root, &step] {
+        dom::append(&lookup_box, el);
+    }
+    dom::append(&outputs, &lookup_box);
+    dom::append(&outputs, &bars.root);
+    let text_box = dom::el("div", "explain");
+    dom::append(&text_box, &dom::text("p", "mv-title", "Frase sorteada"));
+    dom::append(&text_box, &sample_out);
+    dom::append(&text_box, &sentence_out);
+    dom::append(&outputs, &text_box);
+    dom::append(host, &outputs);
+    let backend_note = dom::el("p", "widget-backend");
+    dom::append(host, &backend_note);
+
+    let widget = Rc::new(TransitionsWidget {
+        ctx: ctx.clone(),
+        host: host.clone(),
+        panel,
+        view,
+        word: word_select,
+        sentence,
+        info,
+        notice,
+        matrix,
+        graph,
+        one_hot,
+        lookup,
+        step,
+        bars,
+        sample_out,
+        sentence_out,
+        backend_note,
+        computed: RefCell::new(None),
+        seed: Cell::new(1),
+        generation: Cell::new(0),
+        animation: Cell::new(0),
+        listeners: RefCell::new(Vec::new()),
+    });
+    let weak = Rc::downgrade(&widget);
+    widget.matrix.set_on_select(move |row, _| {
+        if let Some(w) = weak.upgrade() {
+            w.choose_row(row);
+        }
+    });
+    let handler = |kind: &'static str| {
+        let weak = Rc::downgrade(&widget);
+        Listener::new(host, kind, move |e| {
+            if let Some(w) = weak.upgrade() {
+                w.on_event(&e);
+            }
+        })
+    };
+    let listeners = vec![handler("input"), handler("change"), handler("click"), twins_listener];
+    *widget.listeners.borrow_mut() = listeners;
+    Ok(widget)
+}
+
+impl TransitionsWidget {
+    fn on_event(self: &Rc<Self>, event: &web_sys::Event) {
+        let control = control_of(event);
+        let kind = event.type_();
+        let action = event
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|e| e.get_attribute("data-action"))
+            .unwrap_or_default();
+        match (kind.as_str(), control.as_str(), action.as_str()) {
+            ("click", _, "animate") => self.animate(),
+            ("click", _, "sample") => self.sample(),
+            ("change", "preset", _) => {
+                let id = self.panel.preset.value();
+                self.panel.apply_preset(&id);
+                if let Some(p) = ngram_preset(&id) {
+                    self.sentence.set_value(p.documents[0]);
+                }
+                self.clone().recompute();
+            }
+            ("input", "corpus" | "sentence", _) => self.clone().recompute(),
+            ("change", "lowercase" | "accents" | "start" | "end" | "view" | "word", _) => self.clone().recompute(),
+            _ => {}
+        }
+    }
+
+    /// The reader clicked row `row` of the heatmap: make it the one-hot word.
+    fn choose_row(self: &Rc<Self>, row: usize) {
+        let word = {
+            let computed = self.computed.borrow();
+            let Some(c) = computed.as_ref() else { return };
+            let Some(&id) = c.shown.get(row) else { return };
+            c.model.vocabulary()[id].clone()
+        };
+        dom::set_attr(&self.word, "data-wanted", &word);
+        self.word.set_value(&word);
+        self.clone().recompute();
+    }
+
+    fn sample(self: &Rc<Self>) {
+        let computed = self.computed.borrow();
+        let Some(c) = computed.as_ref() else { return };
+        let seed = self.seed.get();
+        self.seed.set(seed + 1);
+        let sampled = c.model.sample(&mut Rng::new(seed), MAX_SAMPLED_WORDS);
+        let last = sampled.words.last().cloned().unwrap_or_default();
+        let (stop, why) = match sampled.stop {
+            StopReason::End => ("end", "terminou ao sortear <END>.".to_string()),
+            StopReason::DeadEnd if last.is_empty() => ("dead-end", "nenhum documento tem palavras suficientes para começar.".to_string()),
+            StopReason::DeadEnd => (
+                "dead-end",
+                format!("parou em «{last}», que nunca é seguida de nada no corpus (a linha dela é só de zeros). Ligue <END> para que o fim de um documento vire uma transição."),
+            ),
+            StopReason::MaxLength => ("max-length", format!("parou no limite de {MAX_SAMPLED_WORDS} palavras.")),
+        };
+        dom::set_attr(&self.sample_out, "data-stop", stop);
+        dom::set_attr(&self.sample_out, "data-words", &sampled.words.join(" "));
+        self.sample_out.set_text_content(Some(&format!("«{}» — {why}", sampled.words.join(" "))));
+    }
+
+    /// Steps through R_j = Σ_i h_i T_ij, one column at a time, lighting the cell of T it copies.
+    fn animate(self: &Rc<Self>) {
+        let token = self.animation.get().wrapping_add(1);
+        self.animation.set(token);
+        let widget = self.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let (labels, row, values) = {
+                let computed = widget.computed.borrow();
+                let Some(c) = computed.as_ref() else { return };
+                let labels: Vec<String> = c.shown.iter().map(|&i| c.model.vocabulary()[i].clone()).collect();
+                (labels, c.chosen, c.probabilities.row(c.chosen))
+            };
+            dom::set_attr(&widget.host, "data-animating", "true");
+            for (j, value) in values.iter().enumerate() {
+                if widget.animation.get() != token {
+                    return;
+                }
+                widget.matrix.select(row, j);
+                widget.lookup.select(0, j);
+                widget.step.set_text_content(Some(&step_text(&labels, row, j, *value)));
+                dom::sleep(STEP_MS).await;
+            }
+            if widget.animation.get() == token {
+                let _ = widget.host.remove_attribute("data-animating");
+            }
+        });
+    }
+
+    /// Keeps one option per shown word, preserving the choice; returns the chosen index.
+    fn sync_words(&self, labels: &[String]) -> usize {
+        let wanted = self.word.get_attribute("data-wanted").unwrap_or_default();
+        let current = self.word.value();
+        self.word.set_text_content(None);
+        for label in labels {
+            let option = dom::text("option", "", label);
+            dom::set_attr(&option, "value", label);
+            dom::append(&self.word, &option);
+        }
+        let pick = [current, wanted]
+            .iter()
+            .find_map(|w| labels.iter().position(|l| l == w))
+            .unwrap_or_else(|| labels.iter().position(|l| !l.starts_with('<')).unwrap_or(0));
+        if let Some(label) = labels.get(pick) {
+            self.word.set_value(label);
+            dom::set_attr(&self.word, "data-wanted", label);
+        }
+        pick
+    }
+
+    fn draw_sentence(&self, model: &NgramModel) {
+        self.sentence_out.set_text_content(None);
+        let text = self.sentence.value();
+        if text.trim().is_empty() {
+            return;
+        }
+        match model.sentence_probability(&text) {
+            Ok(p) => {
+                let mut rows: Vec<(String, String)> = p
+                    .steps
+                    .iter()
+                    .map(|s| (format!("P({} | {})", s.word, s.context), format_pt(s.probability as f32, 4)))
+                    .collect();
+                rows.push(("P(frase)".into(), format_probability(p.probability)));
+                rows.push(("ln P(frase)".into(), if p.log_probability.is_finite() { format_pt(p.log_probability as f32, 4) } else { "−∞".into() }));
+                dom::append(&self.sentence_out, &dom::results_table("sentence", "Probabilidade da frase: o produto das transições", &rows));
+                if let Some(zero) = p.steps.iter().find(|s| s.probability == 0.0) {
+                    let why = if model.word_index(&zero.word).is_none() {
+                        format!("«{}» não está no vocabulário do corpus", zero.word)
+                    } else {
+                        format!("a transição {} → {} nunca aparece no corpus", zero.context, zero.word)
+                    };
+                    dom::append(&self.sentence_out, &dom::text("p", "note", &format!("Probabilidade 0: {why}.")));
+                }
+            }
+            Err(e) => dom::append(&self.sentence_out, &dom::text("p", "note", &e.to_string())),
+        }
+    }
+
+    async fn compute(&self) -> Result<(Computed, Matrix, crate::core::executor::BackendKind), String> {
+        let model = self.panel.build()?;
+        let shown = model.frequent_words(MAX_WORDS_SHOWN);
+        let probabilities = model.submatrix(&shown, &shown, true).map_err(|e| e.to_string())?;
+        let labels: Vec<String> = shown.iter().map(|&i| model.vocabulary()[i].clone()).collect();
+        let chosen = self.sync_words(&labels);
+        let mut h = Matrix::zeros(1, shown.len());
+        h.set(0, chosen, 1.0);
+        let job = MatmulJob { a: h, b: probabilities.clone() };
+        let (lookup, kind) = self.ctx.backend.run(&job).await.map_err(|e| e.to_string())?;
+        Ok((Computed { model, shown, probabilities, chosen }, lookup, kind))
+    }
+
+    fn draw(&self, c: &Computed, lookup: &Matrix) {
+        let model = &c.model;
+        let labels: Vec<String> = c.shown.iter().map(|&i| model.vocabulary()[i].clone()).collect();
+        let counts = self.view.value() == "count";
+        let shown_matrix = if counts { model.submatrix(&c.shown, &c.shown, false).unwrap_or_else(|_| c.probabilities.clone()) } else { c.probabilities.clone() };
+        self.matrix.update(HeatmapData { matrix: shown_matrix, row_labels: labels.clone(), col_labels: labels.clone(), scale: ColorScale::Sequential, masked: None });
+        self.graph.update(&labels, &c.probabilities, &GraphStyle { highlight: Some(c.chosen), focus_edges: labels.len() > 4 });
+        let mut h = Matrix::zeros(1, labels.len());
+        h.set(0, c.chosen, 1.0);
+        let word = &labels[c.chosen];
+        let row_label = vec![format!("h_{word}")];
+        self.one_hot.update(HeatmapData { matrix: h, row_labels: row_label, col_labels: labels.clone(), scale: ColorScale::Sequential, masked: None });
+        self.lookup.update(HeatmapData { matrix: lookup.clone(), row_labels: vec!["R".into()], col_labels: labels.clone(), scale: ColorScale::Sequential, masked: None });
+        self.step.set_text_content(Some(&format!(
+            "h_{word} tem um único 1, na posição de «{word}»: em R_j = Σᵢ hᵢ·T_ij só sobra o termo T[{word}, j], então R é a linha de «{word}». Use «animar» para ver coluna a coluna."
+        )));
+        let next = model.next_distribution(c.shown[c.chosen]);
+        let (names, values): (Vec<String>, Vec<f32>) = next.into_iter().take(20).unzip();
+        let title = if names.is_empty() {
+            format!("Nada vem depois de «{word}» no corpus: a linha é só de zeros")
+        } else {
+            format!("O que vem depois de «{word}»")
+        };
+        self.bars.update(&title, &names, &values);
+        let v = model.vocabulary().len();
+        let documents = model.n_documents();
+        self.info.set_text_content(Some(&format!(
+            "{documents} documento(s), vocabulário de {v} símbolos: {}{}",
+            labels.iter().take(40).cloned().collect::<Vec<_>>().join(", "),
+            if v > labels.len() { ", …" } else { "" }
+        )));
+        let mut notes = Vec::new();
+        if labels.len() < v {
+            notes.push(format!("A matriz e o grafo mostram as {} palavras mais frequentes de {v}; as probabilidades continuam divididas pela linha inteira.", labels.len()));
+        }
+        let dead: Vec<&str> = c.shown.iter().filter(|&&i| model.next_distribution(i).is_empty()).map(|&i| model.vocabulary()[i].as_str()).take(8).collect();
+        if !dead.is_empty() {
+            notes.push(format!("Sem sucessor (linha só de zeros): {}.", dead.join(", ")));
+        }
+        self.notice.set_text_content(Some(&notes.join(" ")));
+        self.draw_sentence(model);
+    }
+}
+
+/// The probability of a sentence: 4 decimals, or scientific notation when that shows 0.
+fn format_probability(p: f64) -> String {
+    if p > 0.0 && p < 1e-4 {
+        format!("{p:.3e}").replace('.', ",")
+    } else {
+        format_pt(p as f32, 4)
+    }
+}
+
+fn step_text(labels: &[String], row: usize, j: usize, value: f32) -> String {
+    let word = &labels[row];
+    format!(
+        "R[{}] = Σᵢ h_{word},ᵢ · T[i, {}] = 1 · T[{word}, {}] + (zeros) = {}",
+        labels[j],
+        labels[j],
+        labels[j],
+        format_pt_short(value, 4)
+    )
+}
+
+impl Widget for TransitionsWidget {
+    fn recompute(self: Rc<Self>) {
+        let generation = self.generation.get().wrapping_add(1);
+        self.generation.set(generation);
+        self.animation.set(self.animation.get().wrapping_add(1));
+        let _ = self.host.remove_attribute("data-animating");
+        dom::set_attr(&self.host, "data-state", "loading");
+        let debounce = self.panel.text_len() > DEBOUNCE_BYTES;
+        wasm_bindgen_futures::spawn_local(async move {
+            // Large texts: wait for a pause in typing, and let "loading" paint first.
+            dom::sleep(if debounce { 250 } else { 0 }).await;
+            if self.generation.get() != generation {
+                return;
+            }
+            let result = self.compute().await;
+            if self.generation.get() != generation {
+                return;
+            }
+            match result {
+                Ok((computed, lookup, kind)) => {
+                    self.draw(&computed, &lookup);
+                    let first = self.computed.borrow().is_none();
+                    *self.computed.borrow_mut() = Some(computed);
+                    if first {
+                        self.sample();
+                    }
+                    self.backend_note.set_text_content(Some(&format!("h × T calculado em {}.", kind.label())));
+                    dom::set_attr(&self.host, "data-computed-on", kind.attr());
+                    show_ready(&self.host);
+                }
+                Err(message) => show_error(&self.host, &message),
+            }
+        });
+    }
+}
