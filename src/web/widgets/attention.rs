@@ -149,14 +149,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         listeners: RefCell::new(Vec::new()),
     });
 
-    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<AttentionWidget>)| {
-        let weak = Rc::downgrade(&widget);
-        Listener::new(target, kind, move |_| {
-            if let Some(w) = weak.upgrade() {
-                action(&w);
-            }
-        })
-    };
+    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<AttentionWidget>)| crate::web::widgets::listen(&widget, target, kind, move |w, _| action(w));
     let listeners = vec![
         // One delegated listener: any cell edit or the checkbox recomputes.
         on(&inputs, "input", |w| w.clone().recompute()),

@@ -81,14 +81,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         generation: Cell::new(0),
         listeners: RefCell::new(Vec::new()),
     });
-    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<BpeWidget>)| {
-        let weak = Rc::downgrade(&widget);
-        Listener::new(target, kind, move |_| {
-            if let Some(w) = weak.upgrade() {
-                action(&w);
-            }
-        })
-    };
+    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<BpeWidget>)| crate::web::widgets::listen(&widget, target, kind, move |w, _| action(w));
     let text_el: HtmlElement = widget.text.clone().unchecked_into();
     let slider_el: HtmlElement = widget.slider.clone().unchecked_into();
     *widget.listeners.borrow_mut() = vec![

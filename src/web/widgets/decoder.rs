@@ -241,14 +241,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         busy: Cell::new(false),
         listeners: RefCell::new(Vec::new()),
     });
-    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<DecoderWidget>)| {
-        let weak = Rc::downgrade(&widget);
-        Listener::new(target, kind, move |_| {
-            if let Some(w) = weak.upgrade() {
-                action(&w);
-            }
-        })
-    };
+    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<DecoderWidget>)| crate::web::widgets::listen(&widget, target, kind, move |w, _| action(w));
     let preset_el: HtmlElement = widget.preset.clone().unchecked_into();
     let prompt_el: HtmlElement = widget.prompt.clone().unchecked_into();
     let sampling: Vec<HtmlElement> = [&widget.temperature, &widget.top_k, &widget.top_p]

@@ -98,14 +98,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         table_slot,
         listeners: RefCell::new(Vec::new()),
     });
-    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<DotProductWidget>, &web_sys::Event)| {
-        let weak = Rc::downgrade(&widget);
-        Listener::new(target, kind, move |e| {
-            if let Some(w) = weak.upgrade() {
-                action(&w, &e);
-            }
-        })
-    };
+    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<DotProductWidget>, &web_sys::Event)| crate::web::widgets::listen(&widget, target, kind, action);
     let editor_root = widget.editor.borrow().root.clone();
     *widget.listeners.borrow_mut() = vec![
         on(&editor_root, "input", |w, _| w.clone().recompute()),

@@ -72,14 +72,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         generation: Cell::new(0),
         listeners: RefCell::new(Vec::new()),
     });
-    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<MaskedSoftmaxWidget>)| {
-        let weak = Rc::downgrade(&widget);
-        Listener::new(target, kind, move |_| {
-            if let Some(w) = weak.upgrade() {
-                action(&w);
-            }
-        })
-    };
+    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<MaskedSoftmaxWidget>)| crate::web::widgets::listen(&widget, target, kind, move |w, _| action(w));
     let editor_root = widget.scores.borrow().root.clone();
     *widget.listeners.borrow_mut() = vec![
         on(&editor_root, "input", |w| w.clone().recompute()),

@@ -119,14 +119,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
             w.select(r, c);
         }
     });
-    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<MatmulWidget>, &web_sys::Event)| {
-        let weak = Rc::downgrade(&widget);
-        Listener::new(target, kind, move |e| {
-            if let Some(w) = weak.upgrade() {
-                action(&w, &e);
-            }
-        })
-    };
+    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<MatmulWidget>, &web_sys::Event)| crate::web::widgets::listen(&widget, target, kind, action);
     *widget.listeners.borrow_mut() = vec![
         on(&inputs, "input", |w, _| w.clone().recompute()),
         on(&controls, "change", |w, e| w.on_control(e)),

@@ -136,6 +136,22 @@ pub fn mount_all(root: &Element, ctx: &Rc<Ctx>) {
     }
 }
 
+/// A listener that runs `action` on the widget while the widget is alive. It holds the
+/// widget weakly, so the listeners a widget owns do not keep it alive after its page is gone.
+pub fn listen<W: 'static>(
+    widget: &Rc<W>,
+    target: &web_sys::EventTarget,
+    kind: &'static str,
+    action: impl Fn(&Rc<W>, &web_sys::Event) + 'static,
+) -> Listener {
+    let weak = Rc::downgrade(widget);
+    Listener::new(target, kind, move |event| {
+        if let Some(w) = weak.upgrade() {
+            action(&w, &event);
+        }
+    })
+}
+
 /// Puts `host` in the error state with a visible message (as text, never HTML).
 pub fn show_error(host: &HtmlElement, message: &str) {
     dom::set_attr(host, "data-state", "error");

@@ -81,14 +81,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         dragging: Cell::new(None),
         listeners: RefCell::new(Vec::new()),
     });
-    let on = |target: &web_sys::EventTarget, kind: &'static str, action: fn(&Rc<VectorsWidget>, &web_sys::Event)| {
-        let weak = Rc::downgrade(&widget);
-        Listener::new(target, kind, move |e| {
-            if let Some(w) = weak.upgrade() {
-                action(&w, &e);
-            }
-        })
-    };
+    let on = |target: &web_sys::EventTarget, kind: &'static str, action: fn(&Rc<VectorsWidget>, &web_sys::Event)| crate::web::widgets::listen(&widget, target, kind, action);
     *widget.listeners.borrow_mut() = vec![
         on(&side, "input", |w, _| w.clone().recompute()),
         on(&side, "change", |w, _| w.clone().recompute()),

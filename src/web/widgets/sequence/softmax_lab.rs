@@ -95,14 +95,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         generation: Cell::new(0),
         listeners: RefCell::new(Vec::new()),
     });
-    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<SoftmaxLabWidget>)| {
-        let weak = Rc::downgrade(&widget);
-        Listener::new(target, kind, move |_| {
-            if let Some(w) = weak.upgrade() {
-                action(&w);
-            }
-        })
-    };
+    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<SoftmaxLabWidget>)| crate::web::widgets::listen(&widget, target, kind, move |w, _| action(w));
     *widget.listeners.borrow_mut() = vec![
         on(&inputs, "input", |w| w.clone().recompute()),
         on(&controls, "input", |w| w.clone().recompute()),

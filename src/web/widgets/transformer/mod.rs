@@ -15,15 +15,13 @@ pub mod scaling;
 pub mod self_attention;
 pub mod shift;
 
-use std::rc::Rc;
-
 use wasm_bindgen::JsCast;
 use web_sys::{Event, HtmlElement, HtmlInputElement};
 
 use crate::core::executor::BackendKind;
 use crate::core::transformer::char_tokenizer::{token_label, EOS, PAD, UNK};
 
-use super::super::dom::{self, Listener};
+use super::super::dom;
 
 /// Empties `host`, marks it loading and gives it the widget frame and title.
 fn frame(host: &HtmlElement, title: &str) {
@@ -33,15 +31,8 @@ fn frame(host: &HtmlElement, title: &str) {
     dom::append(host, &dom::text("h3", "widget-title", title));
 }
 
-/// A listener on `target` that calls `action` with the widget while it is alive.
-fn listen<W: 'static>(widget: &Rc<W>, target: &web_sys::EventTarget, kind: &'static str, action: fn(&Rc<W>, &Event)) -> Listener {
-    let weak = Rc::downgrade(widget);
-    Listener::new(target, kind, move |event| {
-        if let Some(w) = weak.upgrade() {
-            action(&w, &event);
-        }
-    })
-}
+/// The shared widget listener (holds the widget weakly), for the submodules.
+use super::listen;
 
 /// The `data-control` of the element an event came from ("" if none).
 fn control_of(event: &Event) -> String {
