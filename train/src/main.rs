@@ -317,7 +317,12 @@ fn main() -> candle_core::Result<()> {
     // 3. Model and optimiser, from the last checkpoint if there is one.
     let ckpt_model = args.checkpoints.join("model.safetensors");
     let ckpt_state = args.checkpoints.join("state.txt");
-    let resumed_step = std::fs::read_to_string(&ckpt_state).ok().and_then(|s| s.trim().parse::<usize>().ok());
+    // state.txt: "step seconds", the seconds spent by earlier (interrupted) runs.
+    let state = std::fs::read_to_string(&ckpt_state).unwrap_or_default();
+    let mut fields = state.split_whitespace().map(|f| f.parse::<f64>().ok());
+    let resumed_step = fields.next().flatten().map(|s| s as usize);
+    let earlier_seconds = fields.next().flatten().unwrap_or(0.0);
+    let total_seconds = || earlier_seconds + started.elapsed().as_secs_f64();
     let (gpt, mut opt, mut step) = match resumed_step {
         Some(step) if args.bench == 0 => {
             let gpt = Gpt::from_tensors(&args.config, load_tensors(&ckpt_model, &device)?, &device)?;
@@ -375,12 +380,12 @@ fn main() -> candle_core::Result<()> {
             recent.clear();
             let mut csv = std::fs::OpenOptions::new().append(true).open(&csv_path)?;
             writeln!(csv, "{step},{},{lr:.6},{train_loss:.4},{val_loss:.4},{last_val:.4},{:.0}",
-                step * tokens_per_step, started.elapsed().as_secs_f64())?;
+                step * tokens_per_step, total_seconds())?;
         }
         if step % args.checkpoint_every == 0 || step == total {
             save_tensors(&gpt.tensors(), DType::F32, &ckpt_model)?;
             opt.save(&gpt, &args.checkpoints)?;
-            std::fs::write(&ckpt_state, format!("{step}\n"))?;
+            std::fs::write(&ckpt_state, format!("{step} {:.0}\n", total_seconds()))?;
         }
     }
     eprintln!();
@@ -409,7 +414,7 @@ fn main() -> candle_core::Result<()> {
     for prompt in PROMPTS {
         samples.push((prompt.to_string(), generate(&shipped, &bpe, prompt, 40, &device)?));
     }
-    let train_seconds = started.elapsed().as_secs_f64();
+    let train_seconds = total_seconds();
     let manifest = Manifest {
         config: args.config.clone(),
         weights_file: "model.safetensors".into(),
@@ -440,7 +445,9 @@ fn main() -> candle_core::Result<()> {
     // 6. Fixture: last-position logits of each prompt with the shipped (f16) weights.
     let mut fixture = String::from("{\n  \"note\": \"Logits de candle na última posição, pesos f16 do static/model. Gerado por train.\",\n  \"cases\": [\n");
     for (i, prompt) in PROMPTS.iter().enumerate() {
-        let ids = bpe.encode(prompt);
+        // A prompt longer than the context keeps its last `context` tokens (as the site does).
+        let mut ids = bpe.encode(prompt);
+        ids.drain(..ids.len().saturating_sub(args.config.context));
         let input = Tensor::from_vec(ids.clone(), (1, ids.len()), &device)?;
         let logits = shipped.forward(&input)?.squeeze(0)?.get(ids.len() - 1)?.to_vec1::<f32>()?;
         let top = atencao::core::decoder::sampling::top_n(&logits, 10);

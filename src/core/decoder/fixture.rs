@@ -55,7 +55,8 @@ impl CaseResult {
 pub async fn check<E: Executor>(e: &E, w: &DecoderWeights, bpe: &Bpe, cases: &[FixtureCase]) -> Result<Vec<CaseResult>> {
     let mut out = Vec::new();
     for case in cases {
-        let ids = bpe.encode(&case.prompt);
+        let mut ids = bpe.encode(&case.prompt);
+        ids.drain(..ids.len().saturating_sub(w.config.context));
         let logits = forward(e, w, &case.ids, &KvCache::default()).await?.logits;
         let ours = logits.row(0);
         let max_abs_diff = if ours.len() == case.logits.len() {
