@@ -137,3 +137,36 @@ fn tokenizer_round_trips_the_corpus_style_and_anything_else() {
     let ids = m.bpe.encode("Capitu olhou para Bentinho");
     assert!(ids.len() <= 12, "{} tokens", ids.len());
 }
+
+/// The resident GPU decoder (one command buffer per pass, cache on the GPU) gives candle's
+/// logits, and decoding through its cache equals the CPU's forward pass, attention included.
+#[test]
+fn resident_gpu_decoder_equals_candle_and_the_cpu() {
+    use atencao::gpu::decoder::GpuDecoder;
+    let Some(gpu) = gpu() else { return };
+    let m = model();
+    let decoder = GpuDecoder::new(std::rc::Rc::new(gpu), &m.weights).unwrap();
+    for case in fixture::parse(FIXTURE).unwrap() {
+        decoder.reset();
+        let out = pollster::block_on(decoder.forward(&case.ids)).unwrap();
+        let diff = out.logits.row(0).iter().zip(&case.logits).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+        eprintln!("resident GPU: {:?}, max |Δ| = {diff:e}", case.prompt);
+        assert!(diff <= MAX_ABS_DIFF, "{:?}: {diff}", case.prompt);
+    }
+    let ids = m.bpe.encode("Uma noite destas, vindo da cidade para o Engenho Novo");
+    decoder.reset();
+    let mut cache = KvCache::default();
+    for chunk in [&ids[..4], &ids[4..5], &ids[5..]] {
+        let gpu_out = pollster::block_on(decoder.forward(chunk)).unwrap();
+        let cpu_out = block_on_ready(forward(&Cpu, &m.weights, chunk, &cache)).unwrap();
+        cache.append(cpu_out.new_cache);
+        assert!(gpu_out.logits.max_abs_diff(&cpu_out.logits).unwrap() < 1e-3);
+        for (g, c) in gpu_out.attention.iter().zip(&cpu_out.attention) {
+            assert!(g.max_abs_diff(c).unwrap() < 1e-4, "attention differs");
+        }
+    }
+    assert_eq!(decoder.cached(), ids.len());
+    let long = vec![1u32; m.weights.config.context];
+    assert!(pollster::block_on(decoder.forward(&long)).is_err(), "past the context: refused");
+    assert_eq!(decoder.cached(), ids.len(), "a refused pass leaves the cache as it was");
+}

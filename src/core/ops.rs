@@ -52,7 +52,11 @@ pub fn check_layer_norm(x: &Matrix, gamma: &Matrix, beta: &Matrix) -> Result<()>
 
 /// Every id indexes a row of the table.
 pub fn check_ids(table: &Matrix, ids: &[u32]) -> Result<()> {
-    let vocab = table.rows();
+    check_vocab(table.rows(), ids)
+}
+
+/// Every id is below `vocab`.
+pub fn check_vocab(vocab: usize, ids: &[u32]) -> Result<()> {
     if let Some(&bad) = ids.iter().find(|&&id| id as usize >= vocab) {
         return Err(ComputeError::Invalid(format!(
             "O identificador {bad} não existe num vocabulário de {vocab} entradas."

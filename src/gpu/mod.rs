@@ -5,6 +5,7 @@
 //! `map_async` (awaited, never a blocking wait on the web). Errors are caught with error
 //! scopes and returned as `ComputeError`, so callers can rerun the job on the CPU.
 
+pub mod decoder;
 pub mod kernels;
 pub mod parity;
 pub mod pool;

@@ -97,19 +97,25 @@ impl Backend {
         if let Some(gpu) = gpu {
             match job.run(&*gpu).await {
                 Ok(out) => return Ok((out, BackendKind::WebGpu)),
-                Err(ComputeError::DeviceLost(why)) => {
-                    dom::log_warn(&format!("atencao: GPU perdida ({why}); passando para a CPU"));
-                    self.gpu.borrow_mut().take();
-                    *self.note.borrow_mut() = format!("a GPU foi perdida: {why}");
-                    self.publish();
-                }
-                Err(e) if e.is_gpu_failure() => {
-                    dom::log_warn(&format!("atencao: {e}; este cálculo vai para a CPU"));
-                }
+                Err(e) if e.is_gpu_failure() => self.gpu_failed(&e),
                 Err(e) => return Err(e),
             }
         }
         Ok((job.run(&Cpu).await?, BackendKind::Cpu))
+    }
+
+    /// Takes note of a GPU failure the caller will redo on the CPU: a lost device switches
+    /// the whole site to the CPU (badge included); other GPU errors only skip this computation.
+    pub fn gpu_failed(&self, error: &ComputeError) {
+        match error {
+            ComputeError::DeviceLost(why) => {
+                dom::log_warn(&format!("atencao: GPU perdida ({why}); passando para a CPU"));
+                self.gpu.borrow_mut().take();
+                *self.note.borrow_mut() = format!("a GPU foi perdida: {why}");
+                self.publish();
+            }
+            e => dom::log_warn(&format!("atencao: {e}; este cálculo vai para a CPU")),
+        }
     }
 
     /// The GPU context, if any (tests and the device-loss drill use it).

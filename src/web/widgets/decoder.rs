@@ -15,12 +15,13 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, HtmlInpu
 
 use crate::core::decoder::bigram::TokenBigram;
 use crate::core::decoder::load::Model;
-use crate::core::decoder::model::{DecoderStep, KvCache};
+use crate::core::decoder::model::{forward, KvCache};
 use crate::core::decoder::sampling::{probabilities, sample, top_n, SamplingOptions};
-use crate::core::executor::BackendKind;
+use crate::core::executor::{BackendKind, Cpu};
 use crate::core::format::format_pt;
 use crate::core::rng::Rng;
 use crate::core::Matrix;
+use crate::gpu::decoder::GpuDecoder;
 
 use super::super::dom::{self, Listener};
 use super::super::draw::{color_rgb, BarView, ColorScale, HeatmapData, MatrixView};
@@ -46,13 +47,16 @@ const ENLARGED_POSITIONS: usize = 24;
 /// What the model has seen so far and what it predicts next.
 #[derive(Default)]
 struct Run {
+    /// The prompt these ids started from (a recompute with the same prompt keeps the text).
+    prompt_text: String,
     /// Token ids in the context: the prompt's, then the generated ones.
     ids: Vec<u32>,
     /// How many of `ids` came from the prompt.
     prompt_len: usize,
     /// Prompt tokens dropped from the start (too long, or the context filled up).
     dropped: usize,
-    cache: KvCache,
+    /// Keys and values when the CPU computes (the GPU keeps its own, in `GpuDecoder`).
+    cpu_cache: KvCache,
     /// For each layer and head, row i = attention of position i over positions 0..=i.
     attention: Vec<Vec<Vec<f32>>>,
     /// Logits of the next token (after the last id).
@@ -61,11 +65,26 @@ struct Run {
     computed_on: Option<BackendKind>,
 }
 
+/// One pass of the model over some tokens.
+struct Computed {
+    /// Logits of the token after the last one.
+    logits: Vec<f32>,
+    /// Per layer, (nh·T, positions) weights of the T tokens run.
+    attention: Vec<Matrix>,
+    /// Position of the first token run (0 when everything had to be run again).
+    start: usize,
+    kind: BackendKind,
+}
+
 pub struct DecoderWidget {
     ctx: Rc<Ctx>,
     host: HtmlElement,
     base: String,
     model: RefCell<Option<Rc<Model>>>,
+    /// The model resident on the GPU (weights and KV cache in GPU buffers), when there is one.
+    gpu_decoder: RefCell<Option<Rc<GpuDecoder>>>,
+    /// A pass is running: the next one waits (the caches hold one sequence at a time).
+    computing: Cell<bool>,
     bigram: RefCell<Option<Rc<TokenBigram>>>,
     run: RefCell<Run>,
     // Inputs.
@@ -213,6 +232,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         host: host.clone(),
         base,
         model: RefCell::new(None),
+        gpu_decoder: RefCell::new(None),
+        computing: Cell::new(false),
         bigram: RefCell::new(None),
         run: RefCell::new(Run::default()),
         preset,
@@ -252,7 +273,11 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         on(&generate, "click", |w| w.clone().start(false)),
         on(&step, "click", |w| w.clone().start(true)),
         on(&stop, "click", |w| w.cancel()),
-        on(&restart, "click", |w| w.clone().recompute()),
+        on(&restart, "click", |w| {
+            // Forget the run, so the prefill starts again from the prompt (with the seed).
+            w.run.borrow_mut().ids.clear();
+            w.clone().recompute()
+        }),
         on(&retry, "click", |w| w.clone().recompute()),
         on(&preset_el, "change", |w| {
             w.prompt.set_value(preset_text(&w.preset.value()));
@@ -360,7 +385,80 @@ impl DecoderWidget {
         }
     }
 
-    /// Tokenizes the prompt and runs it through the model in one pass.
+    /// The GPU-resident model for the page's current GPU (built on first use), or `None` on the CPU.
+    fn gpu_decoder(&self, model: &Model) -> Option<Rc<GpuDecoder>> {
+        let Some(gpu) = self.ctx.backend.gpu() else {
+            self.gpu_decoder.borrow_mut().take();
+            return None;
+        };
+        if let Some(existing) = self.gpu_decoder.borrow().as_ref().filter(|d| Rc::ptr_eq(d.context(), &gpu)) {
+            return Some(existing.clone());
+        }
+        match GpuDecoder::new(gpu, &model.weights) {
+            Ok(decoder) => {
+                let decoder = Rc::new(decoder);
+                *self.gpu_decoder.borrow_mut() = Some(decoder.clone());
+                Some(decoder)
+            }
+            Err(e) => {
+                dom::log_warn(&format!("atencao: o decodificador não coube na GPU ({e}); usando a CPU"));
+                None
+            }
+        }
+    }
+
+    /// Runs `ids[from..]` through the model, `ids[..from]` being in the cache of the engine that
+    /// ran them. Where that cache is not there (the backend changed, the GPU failed), runs all
+    /// of `ids`. On the GPU when the page has one, otherwise (or if it fails) on the CPU.
+    async fn compute(&self, model: &Model, ids: &[u32], from: usize) -> Result<Computed, String> {
+        while self.computing.get() {
+            dom::sleep(5).await;
+        }
+        self.computing.set(true);
+        let result = self.compute_now(model, ids, from).await;
+        self.computing.set(false);
+        result
+    }
+
+    async fn compute_now(&self, model: &Model, ids: &[u32], from: usize) -> Result<Computed, String> {
+        if let Some(gpu) = self.gpu_decoder(model) {
+            self.run.borrow_mut().cpu_cache = KvCache::default();
+            let start = if gpu.cached() == from { from } else { 0 };
+            if start == 0 {
+                gpu.reset();
+            }
+            match gpu.forward(&ids[start..]).await {
+                Ok(out) => return Ok(Computed { logits: out.logits.row(0), attention: out.attention, start, kind: BackendKind::WebGpu }),
+                Err(e) if e.is_gpu_failure() => {
+                    self.gpu_decoder.borrow_mut().take();
+                    self.ctx.backend.gpu_failed(&e);
+                }
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        let mut cache = std::mem::take(&mut self.run.borrow_mut().cpu_cache);
+        let start = if cache.len() == from { from } else { 0 };
+        if start == 0 {
+            cache = KvCache::default();
+        }
+        let out = forward(&Cpu, &model.weights, &ids[start..], &cache).await.map_err(|e| e.to_string())?;
+        cache.append(out.new_cache);
+        self.run.borrow_mut().cpu_cache = cache;
+        Ok(Computed { logits: out.logits.row(0), attention: out.attention, start, kind: BackendKind::Cpu })
+    }
+
+    /// Stores a pass's results: attention rows from `start` on, the next token's logits.
+    fn absorb(&self, run: &mut Run, computed: Computed, heads: usize) {
+        for rows in run.attention.iter_mut() {
+            rows.truncate(computed.start);
+        }
+        append_attention(&mut run.attention, &computed.attention, heads, run.ids.len() - computed.start);
+        run.logits = computed.logits;
+        run.computed_on = Some(computed.kind);
+    }
+
+    /// Runs the context from scratch: the prompt (a new run), or, when the prompt is the one
+    /// the current run started from, everything so far (after a backend switch or a redraw).
     async fn prefill(self: &Rc<Self>, generation: u32) -> Result<(), String> {
         let Some(model) = self.model.borrow().clone() else { return Ok(()) };
         let cfg = &model.manifest.config;
@@ -368,30 +466,38 @@ impl DecoderWidget {
         if prompt.trim().is_empty() {
             return Err("Escreva um texto inicial: o modelo continua a partir dele.".into());
         }
-        let mut ids = model.bpe.encode(&prompt);
-        // Keep room for at least a quarter of the context to generate into.
-        let room = cfg.context - cfg.context / 4;
-        let dropped = ids.len().saturating_sub(room);
-        ids.drain(..dropped);
-        let seed = self.seed_value()?;
-        let (output, kind) = self.forward(&model, &ids, &KvCache::default()).await?;
+        let keep_going = {
+            let run = self.run.borrow();
+            !run.ids.is_empty() && run.prompt_text == prompt
+        };
+        let mut run = if keep_going {
+            let old = std::mem::take(&mut *self.run.borrow_mut());
+            Run { attention: vec![Vec::new(); cfg.n_layers * cfg.n_heads], ..old }
+        } else {
+            let mut ids = model.bpe.encode(&prompt);
+            // Keep room for at least a quarter of the context to generate into.
+            let room = cfg.context - cfg.context / 4;
+            let dropped = ids.len().saturating_sub(room);
+            ids.drain(..dropped);
+            Run {
+                prompt_text: prompt,
+                prompt_len: ids.len(),
+                ids,
+                dropped,
+                rng: Some(Rng::new(self.seed_value()?)),
+                attention: vec![Vec::new(); cfg.n_layers * cfg.n_heads],
+                ..Default::default()
+            }
+        };
+        let computed = self.compute(&model, &run.ids, 0).await?;
         if self.generation.get() != generation {
             return Ok(());
         }
-        let heads = cfg.n_heads;
-        let mut run = Run { prompt_len: ids.len(), dropped, rng: Some(Rng::new(seed)), computed_on: Some(kind), ..Default::default() };
-        run.attention = vec![Vec::new(); cfg.n_layers * heads];
-        append_attention(&mut run.attention, &output.attention, heads, ids.len());
-        run.cache.append(output.new_cache);
-        run.logits = output.logits.row(0);
-        run.ids = ids;
+        self.absorb(&mut run, computed, cfg.n_heads);
+        // The CPU cache, if the CPU ran, was stored in the old run: keep it.
+        run.cpu_cache = std::mem::take(&mut self.run.borrow_mut().cpu_cache);
         *self.run.borrow_mut() = run;
         Ok(())
-    }
-
-    async fn forward(&self, model: &Model, ids: &[u32], cache: &KvCache) -> Result<(crate::core::decoder::ForwardOutput, BackendKind), String> {
-        let job = DecoderStep { weights: &model.weights, ids, cache };
-        self.ctx.backend.run(&job).await.map_err(|e| e.to_string())
     }
 
     /// Samples one token and runs it through the model.
@@ -399,53 +505,36 @@ impl DecoderWidget {
         let Some(model) = self.model.borrow().clone() else { return Ok(()) };
         let cfg = model.manifest.config.clone();
         let opts = self.options()?;
-        let (next, full) = {
+        let (ids, from, dropped_now) = {
             let mut run = self.run.borrow_mut();
             let logits = std::mem::take(&mut run.logits);
             let rng = run.rng.get_or_insert_with(|| Rng::new(1839));
             let next = sample(&logits, &opts, rng).map_err(|e| e.to_string())?;
             run.logits = logits;
-            (next, run.ids.len() + 1 > cfg.context)
-        };
-        if full {
-            // Context full: drop the oldest quarter and recompute the rest from position 0.
-            let (kept, drop) = {
-                let run = self.run.borrow();
+            let mut ids = run.ids.clone();
+            ids.push(next);
+            if ids.len() > cfg.context {
+                // Context full: drop the oldest quarter and run the rest from position 0.
                 let drop = cfg.context / 4;
-                let mut kept: Vec<u32> = run.ids[drop..].to_vec();
-                kept.push(next);
-                (kept, drop)
-            };
-            let (output, kind) = self.forward(&model, &kept, &KvCache::default()).await?;
-            if self.generation.get() != generation {
-                return Ok(());
+                ids.drain(..drop);
+                (ids, 0, drop)
+            } else {
+                let from = ids.len() - 1;
+                (ids, from, 0)
             }
-            let mut run = self.run.borrow_mut();
-            let from_prompt = drop.min(run.prompt_len);
-            run.prompt_len -= from_prompt;
-            run.dropped += drop;
-            run.attention.iter_mut().for_each(Vec::clear);
-            append_attention(&mut run.attention, &output.attention, cfg.n_heads, kept.len());
-            run.cache = KvCache::default();
-            run.cache.append(output.new_cache);
-            run.logits = output.logits.row(0);
-            run.ids = kept;
-            run.computed_on = Some(kind);
-            return Ok(());
-        }
-        let cache = std::mem::take(&mut self.run.borrow_mut().cache);
-        let result = self.forward(&model, &[next], &cache).await;
-        let mut run = self.run.borrow_mut();
-        run.cache = cache;
-        let (output, kind) = result?;
+        };
+        let computed = self.compute(&model, &ids, from).await?;
         if self.generation.get() != generation {
             return Ok(());
         }
-        append_attention(&mut run.attention, &output.attention, cfg.n_heads, 1);
-        run.cache.append(output.new_cache);
-        run.logits = output.logits.row(0);
-        run.ids.push(next);
-        run.computed_on = Some(kind);
+        let mut run = self.run.borrow_mut();
+        if dropped_now > 0 {
+            let from_prompt = dropped_now.min(run.prompt_len);
+            run.prompt_len -= from_prompt;
+            run.dropped += dropped_now;
+        }
+        run.ids = ids;
+        self.absorb(&mut run, computed, cfg.n_heads);
         Ok(())
     }
 
