@@ -115,6 +115,21 @@ mod decoder {
         }
     }
 
+    /// The GPU-resident decoder (one command buffer per pass) gives candle's logits in the browser.
+    #[wasm_bindgen_test]
+    async fn resident_gpu_decoder_equals_candle() {
+        let Ok(gpu) = GpuContext::acquire().await else { return };
+        let m = model();
+        let decoder = atencao::gpu::decoder::GpuDecoder::new(std::rc::Rc::new(gpu), &m.weights).unwrap();
+        for case in fixture::parse(FIXTURE).unwrap() {
+            decoder.reset();
+            let out = decoder.forward(&case.ids).await.unwrap();
+            let diff = out.logits.row(0).iter().zip(&case.logits).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+            console_log!("resident WebGPU: {:?} max |Δ| = {diff:e}", case.prompt);
+            assert!(diff <= fixture::MAX_ABS_DIFF, "{:?}: {diff}", case.prompt);
+        }
+    }
+
     /// One token at a time through the KV cache gives the logits of a full recompute.
     #[wasm_bindgen_test]
     async fn decoder_incremental_equals_full_recompute() {
