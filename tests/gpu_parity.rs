@@ -53,6 +53,10 @@ fn extreme_scores_and_bad_ids_on_gpu() {
     let Some(gpu) = gpu() else { return };
     let extreme = Matrix::from_rows(&[[1e30, -1e30, 0.0]]).unwrap();
     assert_eq!(pollster::block_on(gpu.softmax_rows(&extreme, SoftmaxOptions::default())).unwrap().row(0), vec![1.0, 0.0, 0.0]);
+    // Huge scores at a tiny temperature: (v − max)/T overflows to −∞ (weight 0), never NaN.
+    let huge = Matrix::from_rows(&[[f32::MAX / 2.0, 0.0, f32::MIN / 2.0]]).unwrap();
+    let cold = SoftmaxOptions { temperature: 0.05, ..SoftmaxOptions::default() };
+    assert_eq!(pollster::block_on(gpu.softmax_rows(&huge, cold)).unwrap().row(0), vec![1.0, 0.0, 0.0]);
     let table = Matrix::zeros(103, 4);
     assert!(pollster::block_on(gpu.embedding(&table, &[103])).is_err(), "out-of-vocabulary id must be rejected");
 }

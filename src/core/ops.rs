@@ -162,11 +162,13 @@ pub fn softmax_rows(a: &Matrix, opts: SoftmaxOptions) -> Result<Matrix> {
     let mut out = Array2::<f32>::zeros((a.rows(), a.cols()));
     for (i, (row, mut out_row)) in a.array().outer_iter().zip(out.outer_iter_mut()).enumerate() {
         let visible = |j: usize, v: f32| opts.visible(i, j) && v > f32::NEG_INFINITY;
+        // The maximum of the raw scores; the temperature then divides (v − max) ≤ 0, so huge
+        // scores or a tiny temperature overflow to −∞ (weight 0), never to ∞ − ∞ = NaN.
         let max = row
             .iter()
             .enumerate()
             .filter(|&(j, &v)| visible(j, v))
-            .map(|(_, &v)| v * inv_t)
+            .map(|(_, &v)| v)
             .fold(f32::NEG_INFINITY, f32::max);
         if max == f32::NEG_INFINITY {
             out_row.fill(1.0 / a.cols() as f32);
@@ -174,7 +176,7 @@ pub fn softmax_rows(a: &Matrix, opts: SoftmaxOptions) -> Result<Matrix> {
         }
         let mut sum = 0.0f32;
         for (j, (&v, o)) in row.iter().zip(out_row.iter_mut()).enumerate() {
-            *o = if visible(j, v) { (v * inv_t - max).exp() } else { 0.0 };
+            *o = if visible(j, v) { ((v - max) * inv_t).exp() } else { 0.0 };
             sum += *o;
         }
         out_row.mapv_inplace(|v| v / sum);

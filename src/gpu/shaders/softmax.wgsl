@@ -74,11 +74,13 @@ fn main(
     let lid = lid3.x;
     let base = row * params.cols;
 
+    // The maximum of the raw scores: the temperature divides (v − max) ≤ 0, so huge scores
+    // or a tiny temperature overflow to −∞ (weight 0) and never to +∞ − +∞ = NaN.
     var local_max = NONE;
     for (var j = lid; j < params.cols; j = j + WG) {
         let v = scores[base + j];
         if (visible(row, j, v)) {
-            local_max = max(local_max, v * params.inv_temperature);
+            local_max = max(local_max, v);
         }
     }
     let row_max = reduce_max(lid, local_max);
@@ -87,7 +89,7 @@ fn main(
     for (var j = lid; j < params.cols; j = j + WG) {
         let v = scores[base + j];
         if (visible(row, j, v)) {
-            local_sum = local_sum + exp(v * params.inv_temperature - row_max);
+            local_sum = local_sum + exp((v - row_max) * params.inv_temperature);
         }
     }
     let total = reduce_sum(lid, local_sum);
@@ -98,7 +100,7 @@ fn main(
         if (row_max == NONE) {
             p = 1.0 / f32(params.cols);
         } else if (visible(row, j, v)) {
-            p = exp(v * params.inv_temperature - row_max) / total;
+            p = exp((v - row_max) * params.inv_temperature) / total;
         }
         probs[base + j] = p;
     }
