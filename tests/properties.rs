@@ -66,6 +66,16 @@ proptest! {
         }
     }
 
+    /// Scores that overflowed to +∞ take all the weight (split evenly), never NaN.
+    #[test]
+    fn infinite_scores_take_the_weight(cols in 2usize..8, at in 0usize..8) {
+        let mut v = vec![1.0f32; cols];
+        v[at % cols] = f32::INFINITY;
+        let s = softmax_rows(&Matrix::from_vec(1, cols, v).unwrap(), SoftmaxOptions::default()).unwrap();
+        prop_assert_eq!(s.get(0, at % cols), 1.0);
+        prop_assert!((s.row(0).iter().sum::<f32>() - 1.0).abs() < 1e-6);
+    }
+
     /// A row whose every score is −∞ (fully masked) is still a distribution (uniform), never NaN.
     #[test]
     fn fully_masked_rows_stay_finite(cols in 1usize..10) {

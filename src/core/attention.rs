@@ -74,6 +74,8 @@ pub async fn attention_trace<E: Executor>(e: &E, inputs: &AttentionInputs) -> Re
     let v = e.matmul(&inputs.x, &inputs.w_v).await?;
     let d_k = q.cols() as f32;
     let scores = e.matmul_bt(&q, &k, 1.0 / d_k.sqrt()).await?;
+    // Finite inputs can still overflow f32 in the products: say so instead of drawing NaN.
+    scores.check_finite("S = QKᵀ/√d_k (os valores estouraram o limite do f32)")?;
     let opts = SoftmaxOptions { causal: inputs.causal, ..Default::default() };
     let weights = e.softmax_rows(&scores, opts).await?;
     let output = e.matmul(&weights, &v).await?;

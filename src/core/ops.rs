@@ -176,7 +176,8 @@ pub fn softmax_rows(a: &Matrix, opts: SoftmaxOptions) -> Result<Matrix> {
         }
         let mut sum = 0.0f32;
         for (j, (&v, o)) in row.iter().zip(out_row.iter_mut()).enumerate() {
-            *o = if visible(j, v) { ((v - max) * inv_t).exp() } else { 0.0 };
+            // v == max also covers a +∞ score (an overflowed product): its weight is exp(0).
+            *o = if visible(j, v) { if v == max { 1.0 } else { ((v - max) * inv_t).exp() } } else { 0.0 };
             sum += *o;
         }
         out_row.mapv_inplace(|v| v / sum);

@@ -59,6 +59,11 @@ fn visible(row: u32, col: u32, value: f32) -> bool {
     return unmasked && value >= NONE;   // −∞ fails the comparison: a masked score
 }
 
+// exp((v − max)/T); v == max gives exactly 1, also for a +∞ score where ∞ − ∞ would be NaN.
+fn weight(v: f32, row_max: f32) -> f32 {
+    return select(exp((v - row_max) * params.inv_temperature), 1.0, v == row_max);
+}
+
 @compute @workgroup_size(64, 1, 1)
 fn main(
     @builtin(workgroup_id) wg: vec3<u32>,
@@ -89,7 +94,7 @@ fn main(
     for (var j = lid; j < params.cols; j = j + WG) {
         let v = scores[base + j];
         if (visible(row, j, v)) {
-            local_sum = local_sum + exp((v - row_max) * params.inv_temperature);
+            local_sum = local_sum + weight(v, row_max);
         }
     }
     let total = reduce_sum(lid, local_sum);
@@ -100,7 +105,7 @@ fn main(
         if (row_max == NONE) {
             p = 1.0 / f32(params.cols);
         } else if (visible(row, j, v)) {
-            p = exp((v - row_max) * params.inv_temperature) / total;
+            p = weight(v, row_max) / total;
         }
         probs[base + j] = p;
     }
