@@ -8,8 +8,6 @@
 //! bits per character on the held-out book, round the weights to f16, and compute the
 //! fixture (last-position logits for fixed prompts) with those f16 weights.
 
-mod model;
-mod optim;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -26,8 +24,8 @@ use atencao::core::format::format_pt;
 use atencao::core::rng::Rng;
 use candle_core::{DType, Device, Tensor};
 
-use model::Gpt;
-use optim::AdamW;
+use atencao_train::model::Gpt;
+use atencao_train::optim::AdamW;
 
 /// Prompts of the fixture and of the model card's samples.
 const PROMPTS: &[&str] = &[

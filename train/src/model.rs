@@ -118,6 +118,49 @@ impl Gpt {
         x.broadcast_matmul(&tok_emb.t()?)
     }
 
+    /// Inference with a KV cache, for comparing speed with the site's forward pass: runs `ids`
+    /// (1,T) after the positions in `cache` (per layer, keys and values (1,nh,P,hs)) and
+    /// returns the logits of the last position (V).
+    pub fn forward_cached(&self, ids: &[u32], cache: &mut Vec<(Tensor, Tensor)>) -> Result<Tensor> {
+        let cfg = &self.config;
+        let (t, c, nh) = (ids.len(), cfg.d_model, cfg.n_heads);
+        let hs = c / nh;
+        let p = cache.first().map_or(Ok(0), |(k, _)| k.dim(2))?;
+        let device = self.pe.device();
+        let ids = Tensor::from_vec(ids.to_vec(), t, device)?;
+        let tok_emb = self.w("tok_emb");
+        let x = tok_emb.index_select(&ids, 0)?.reshape((1, t, c))?;
+        let mut x = (x * (c as f64).sqrt())?.broadcast_add(&self.pe.narrow(0, p, t)?)?;
+        // Row i (position p + i) sees keys 0 … p + i.
+        let mask = self.mask.narrow(0, p, t)?.narrow(1, 0, p + t)?;
+        for l in 0..cfg.n_layers {
+            let pre = |n: &str| format!("blocks.{l}.{n}");
+            let h = self.layer_norm(&x, &pre("ln1"))?;
+            let heads = |w: &str| -> Result<Tensor> {
+                h.broadcast_matmul(self.w(&pre(w)))?.reshape((1, t, nh, hs))?.transpose(1, 2)?.contiguous()
+            };
+            let (q, mut k, mut v) = (heads("attn.w_q")?, heads("attn.w_k")?, heads("attn.w_v")?);
+            if let Some((pk, pv)) = cache.get(l) {
+                k = Tensor::cat(&[pk, &k], 2)?;
+                v = Tensor::cat(&[pv, &v], 2)?;
+            }
+            let scores = (q.matmul(&k.t()?)? * (1.0 / (hs as f64).sqrt()))?.broadcast_add(&mask)?;
+            let weights = candle_nn::ops::softmax_last_dim(&scores)?;
+            let y = weights.matmul(&v)?.transpose(1, 2)?.reshape((1, t, c))?;
+            if l < cache.len() {
+                cache[l] = (k, v);
+            } else {
+                cache.push((k, v));
+            }
+            x = (x + y.broadcast_matmul(self.w(&pre("attn.w_o")))?)?;
+            let h = self.layer_norm(&x, &pre("ln2"))?;
+            let hidden = h.broadcast_matmul(self.w(&pre("ffn.w1")))?.broadcast_add(self.w(&pre("ffn.b1")))?.relu()?;
+            x = (x + hidden.broadcast_matmul(self.w(&pre("ffn.w2")))?.broadcast_add(self.w(&pre("ffn.b2")))?)?;
+        }
+        let last = self.layer_norm(&x.narrow(1, t - 1, 1)?, "ln_f")?;
+        last.broadcast_matmul(&tok_emb.t()?)?.flatten_all()
+    }
+
     /// Mean cross-entropy (nats per token) of predicting `targets` (B,T) from `ids` (B,T).
     pub fn loss(&self, ids: &Tensor, targets: &Tensor) -> Result<Tensor> {
         let logits = self.forward(ids)?;
