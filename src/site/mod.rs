@@ -1,6 +1,8 @@
 //! The site's table of contents and page prose, generated at build time from `content/`
 //! by build.rs (Markdown + LaTeX → HTML + MathML). The navigation, the home page and the
-//! routes all read this one list.
+//! routes all read this one list. `widgets` documents every widget kind (the catalogue page).
+
+pub mod widgets;
 
 /// One article of the series.
 #[derive(Debug)]
