@@ -25,9 +25,14 @@ pub struct Section {
 
 include!(concat!(env!("OUT_DIR"), "/content.rs"));
 
+/// The route of the widget catalogue (`#/catalogo`).
+pub const CATALOGUE_SLUG: &str = "catalogo";
+
 /// Where a route leads.
 pub enum Route {
     Home,
+    /// Every widget kind, its attributes, a snippet and a live example.
+    Catalogue,
     Article(&'static Article),
     Section { article: &'static Article, index: usize },
     NotFound(String),
@@ -39,6 +44,9 @@ pub fn resolve(hash: &str) -> Route {
     let slug = slug.split(['?', '#']).next().unwrap_or_default();
     if slug.is_empty() || slug == "inicio" {
         return Route::Home;
+    }
+    if slug == CATALOGUE_SLUG {
+        return Route::Catalogue;
     }
     for article in ARTICLES {
         if article.slug == slug {
