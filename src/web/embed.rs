@@ -62,7 +62,7 @@ struct Pending {
 /// The embedding of this page: its context and the observer of widgets added later.
 struct Embedding {
     _ctx: Rc<Ctx>,
-    _additions: Option<(MutationObserver, Closure<dyn FnMut(Array, MutationObserver)>)>,
+    _additions: Option<Observer>,
 }
 
 thread_local! {
@@ -123,10 +123,13 @@ fn attach_under(root: &web_sys::Node, ctx: &Rc<Ctx>) {
 }
 
 /// Widgets a page adds after loading (a comment thread, a client-side router) are attached too.
-fn watch_additions(ctx: &Rc<Ctx>) -> Option<(MutationObserver, Closure<dyn FnMut(Array, MutationObserver)>)> {
+fn watch_additions(ctx: &Rc<Ctx>) -> Option<Observer> {
     let document = dom::document()?;
     let ctx = ctx.clone();
-    let callback = Closure::<dyn FnMut(Array, MutationObserver)>::new(move |records: Array, _| {
+    let options = MutationObserverInit::new();
+    options.set_child_list(true);
+    options.set_subtree(true);
+    Observer::new(&document, &options, move |records| {
         for record in records.iter().filter_map(|r| r.dyn_into::<MutationRecord>().ok()) {
             let added = record.added_nodes();
             for i in 0..added.length() {
@@ -135,13 +138,7 @@ fn watch_additions(ctx: &Rc<Ctx>) -> Option<(MutationObserver, Closure<dyn FnMut
                 }
             }
         }
-    });
-    let observer = MutationObserver::new(callback.as_ref().unchecked_ref()).ok()?;
-    let options = MutationObserverInit::new();
-    options.set_child_list(true);
-    options.set_subtree(true);
-    observer.observe_with_options(&document, &options).ok()?;
-    Some((observer, callback))
+    })
 }
 
 /// Gives `outer` (a `[data-widget]` element) its shadow root with the widget's copy and a
@@ -231,9 +228,14 @@ fn lazy() -> Option<Rc<Lazy>> {
     Some(lazy)
 }
 
-/// Mounts the widget inside the shadow root and keeps the page's element in step with it.
+/// Mounts the widget inside the shadow root and keeps the page's element in step with it:
+/// `MIRRORED` is copied from the inner element to the page's whenever it changes.
 fn mount(p: Pending) {
-    let mirror = Mirror::new(&p.inner, &p.outer);
+    let options = MutationObserverInit::new();
+    options.set_attributes(true);
+    options.set_attribute_filter(&MIRRORED.iter().map(|a| JsValue::from_str(a)).collect::<Array>());
+    let (from, to) = (p.inner.clone(), p.outer.clone());
+    let mirror = Observer::new(&p.inner, &options, move |_| copy_mirrored(&from, &to));
     match widgets::mount_one(&p.inner, &p.ctx) {
         Some(widget) => p.ctx.adopt(Rc::new(Embedded { widget, _mirror: mirror })),
         None => copy_mirrored(&p.inner, &p.outer),
@@ -243,7 +245,7 @@ fn mount(p: Pending) {
 /// A widget mounted in a shadow root, with the observer that mirrors its state outside.
 struct Embedded {
     widget: Rc<dyn Widget>,
-    _mirror: Option<Mirror>,
+    _mirror: Option<Observer>,
 }
 
 impl Widget for Embedded {
@@ -252,26 +254,22 @@ impl Widget for Embedded {
     }
 }
 
-/// Copies `MIRRORED` from the inner element to the page's element whenever they change.
-struct Mirror {
+/// A MutationObserver with the closure it calls; disconnected when dropped.
+struct Observer {
     observer: MutationObserver,
     _callback: Closure<dyn FnMut(Array, MutationObserver)>,
 }
 
-impl Mirror {
-    fn new(inner: &HtmlElement, outer: &HtmlElement) -> Option<Mirror> {
-        let (from, to) = (inner.clone(), outer.clone());
-        let callback = Closure::<dyn FnMut(Array, MutationObserver)>::new(move |_: Array, _| copy_mirrored(&from, &to));
+impl Observer {
+    fn new(target: &web_sys::Node, options: &MutationObserverInit, mut on_change: impl FnMut(Array) + 'static) -> Option<Observer> {
+        let callback = Closure::<dyn FnMut(Array, MutationObserver)>::new(move |records: Array, _| on_change(records));
         let observer = MutationObserver::new(callback.as_ref().unchecked_ref()).ok()?;
-        let options = MutationObserverInit::new();
-        options.set_attributes(true);
-        options.set_attribute_filter(&MIRRORED.iter().map(|a| JsValue::from_str(a)).collect::<Array>());
-        observer.observe_with_options(inner, &options).ok()?;
-        Some(Mirror { observer, _callback: callback })
+        observer.observe_with_options(target, options).ok()?;
+        Some(Observer { observer, _callback: callback })
     }
 }
 
-impl Drop for Mirror {
+impl Drop for Observer {
     fn drop(&mut self) {
         self.observer.disconnect();
     }

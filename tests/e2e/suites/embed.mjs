@@ -38,6 +38,13 @@ function readmeWidgets() {
 /** A fresh page that records console errors, failed requests and every URL it asks for. */
 async function openPage(browser, options = {}) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+  // Counts the GPU devices the page asks for (an init script: the page's CSP does not apply to it).
+  await context.addInitScript(() => {
+    window.__gpuDevices = 0;
+    if (typeof GPUAdapter === 'undefined') return;
+    const requestDevice = GPUAdapter.prototype.requestDevice;
+    GPUAdapter.prototype.requestDevice = function (...args) { window.__gpuDevices++; return requestDevice.apply(this, args); };
+  });
   const page = await context.newPage();
   const errors = [];
   const requests = [];
@@ -155,6 +162,10 @@ export default async function embed({ mode, browser }) {
     assert(model.includes('config.json') && model.includes('tokenizer.json'), `model files: ${model}`);
     assert(!model.some((f) => f.startsWith('model.safetensors') || f.startsWith('bigram.bin')), `weights requested: ${model}`);
     assert(requests.every((u) => u.startsWith(`${siteOrigin}${PREFIX}/`)), `a request left the sub-path: ${requests.filter((u) => !u.startsWith(`${siteOrigin}${PREFIX}/`))}`);
+    // Seven widgets, one wasm download and (with WebGPU) one GPU device.
+    assert(requests.filter((u) => u.endsWith('/atencao_bg.wasm')).length === 1, 'the wasm was fetched more than once');
+    const devices = await page.evaluate(() => window.__gpuDevices);
+    assert(devices === (mode === 'webgpu' ? 1 : 0), `${devices} GPU devices requested`);
     assert(errors.length === 0, errors.join('\n'));
     await page.screenshot({ path: path.join(ARTIFACTS, `embed-blog-${mode}.png`), fullPage: true });
     await context.close();
