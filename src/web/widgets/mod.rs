@@ -95,7 +95,8 @@ pub struct WidgetKind {
     pub mount: fn(&Rc<Ctx>, &HtmlElement) -> Result<Rc<dyn Widget>, String>,
 }
 
-/// Every widget kind. The site, the embedding entry point and the catalogue read this list.
+/// Every widget kind. The site, the embedding entry point and the catalogue read this list;
+/// each kind's documentation (summary, attributes, catalogue example) is in `site::widgets`.
 pub const REGISTRY: &[WidgetKind] = &[
     attention::KIND,
     masked_softmax::KIND,
