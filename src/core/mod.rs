@@ -19,6 +19,7 @@ pub mod sequence;
 pub mod text;
 pub mod transformer;
 pub mod vectors;
+pub mod widget_input;
 
 pub use error::ComputeError;
 pub use executor::{Cpu, Executor, Job};

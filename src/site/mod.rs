@@ -1,6 +1,8 @@
 //! The site's table of contents and page prose, generated at build time from `content/`
 //! by build.rs (Markdown + LaTeX → HTML + MathML). The navigation, the home page and the
-//! routes all read this one list.
+//! routes all read this one list. `widgets` documents every widget kind (the catalogue page).
+
+pub mod widgets;
 
 /// One article of the series.
 #[derive(Debug)]
@@ -23,9 +25,14 @@ pub struct Section {
 
 include!(concat!(env!("OUT_DIR"), "/content.rs"));
 
+/// The route of the widget catalogue (`#/catalogo`).
+pub const CATALOGUE_SLUG: &str = "catalogo";
+
 /// Where a route leads.
 pub enum Route {
     Home,
+    /// Every widget kind, its attributes, a snippet and a live example.
+    Catalogue,
     Article(&'static Article),
     Section { article: &'static Article, index: usize },
     NotFound(String),
@@ -37,6 +44,9 @@ pub fn resolve(hash: &str) -> Route {
     let slug = slug.split(['?', '#']).next().unwrap_or_default();
     if slug.is_empty() || slug == "inicio" {
         return Route::Home;
+    }
+    if slug == CATALOGUE_SLUG {
+        return Route::Catalogue;
     }
     for article in ARTICLES {
         if article.slug == slug {

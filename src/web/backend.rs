@@ -24,6 +24,9 @@ pub struct Backend {
     forced_cpu: Cell<bool>,
     /// Why we are on the CPU (shown as the badge's tooltip), or the adapter's name.
     note: RefCell<String>,
+    /// The site shows the backend on `<html>` and in its footer; a page that embeds widgets
+    /// is not ours to touch (each widget says where it computed).
+    publish_to_page: bool,
 }
 
 fn url_forces_cpu() -> bool {
@@ -43,10 +46,20 @@ fn stored_forces_cpu() -> bool {
 
 impl Backend {
     pub async fn init() -> Rc<Backend> {
+        Backend::init_with(true).await
+    }
+
+    /// The backend of widgets embedded in another page: same choice, nothing written to the page.
+    pub async fn init_embedded() -> Rc<Backend> {
+        Backend::init_with(false).await
+    }
+
+    async fn init_with(publish_to_page: bool) -> Rc<Backend> {
         let backend = Rc::new(Backend {
             gpu: RefCell::new(None),
             forced_cpu: Cell::new(url_forces_cpu() || stored_forces_cpu()),
             note: RefCell::new(String::new()),
+            publish_to_page,
         });
         backend.refresh().await;
         backend
@@ -125,6 +138,9 @@ impl Backend {
 
     /// Reflects the state on `<html data-backend>`, the badge and the switch.
     fn publish(&self) {
+        if !self.publish_to_page {
+            return;
+        }
         let Some(document) = dom::document() else { return };
         let kind = self.kind();
         if let Some(root) = document.document_element() {

@@ -1,13 +1,16 @@
 //! The browser layer: page shell, routing, backend badge and widgets. It draws what the
 //! core computes and never computes itself.
 //!
-//! Entry: `start` runs when the wasm module loads. On the site (an element `#app`) it
-//! builds the shell and routes; elsewhere it does nothing (the embedding entry point is
-//! a separate issue), so test pages that load the module stay untouched.
+//! Entry: `start` runs when the wasm module loads. On the site (`<main id="app" data-site>`)
+//! it builds the shell and routes; elsewhere it does nothing, so test pages that load the
+//! module, and pages that embed widgets (a blog with its own `#app`), stay untouched.
+//! Embedding enters through `embed::embed`, called by embed.js.
 
 pub mod backend;
+pub mod catalogue;
 pub mod dom;
 pub mod draw;
+pub mod embed;
 pub mod model_store;
 pub mod pages;
 pub mod widgets;
@@ -23,7 +26,7 @@ use widgets::Ctx;
 pub fn start() {
     console_error_panic_hook::set_once();
     let Some(document) = dom::document() else { return };
-    if document.get_element_by_id("app").is_none() {
+    if !document.query_selector("#app[data-site]").is_ok_and(|app| app.is_some()) {
         return;
     }
     wasm_bindgen_futures::spawn_local(async move {

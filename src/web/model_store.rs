@@ -13,7 +13,7 @@ use std::rc::Rc;
 use js_sys::{Promise, Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Cache, ReadableStreamDefaultReader, Response};
+use web_sys::{Cache, HtmlElement, ReadableStreamDefaultReader, Response};
 
 use crate::core::bpe::Bpe;
 use crate::core::decoder::bigram::TokenBigram;
@@ -21,9 +21,27 @@ use crate::core::decoder::load::{self, Model};
 use crate::core::decoder::manifest::Manifest;
 
 use super::dom;
+use super::widgets::Ctx;
 
-/// Where the site keeps the model (dist/static/model/), relative to the page.
+/// Where the site keeps the model (dist/static/model/), relative to the site's root.
 pub const DEFAULT_BASE: &str = "static/model/";
+
+/// The model folder of a widget: its `data-model` (a URL relative to the page that holds the
+/// widget), else the site's own model (relative to the site's root, which for an embedded
+/// widget is where embed.js was loaded from: another folder or another origin). Ends in "/".
+pub fn base_for(ctx: &Ctx, host: &HtmlElement) -> String {
+    let mut base = match host.get_attribute("data-model").filter(|m| !m.trim().is_empty()) {
+        Some(own) => {
+            let page = dom::document().and_then(|d| d.base_uri().ok().flatten()).unwrap_or_default();
+            web_sys::Url::new_with_base(own.trim(), &page).map_or(own, |u| u.href())
+        }
+        None => ctx.asset_url(DEFAULT_BASE),
+    };
+    if !base.ends_with('/') {
+        base.push('/');
+    }
+    base
+}
 const CACHE_NAME: &str = "atencao-modelo";
 
 /// Bytes received so far and the expected total (0 if unknown).

@@ -32,6 +32,10 @@ pub fn build_shell() {
         dom::append(&list, &item);
     }
     dom::append(&toc, &list);
+    // The catalogue is not an article page: its link sits in the footer, not in the contents.
+    if let Ok(Some(footer)) = document.query_selector(".site-footer") {
+        dom::append(&footer, &link(&format!("#/{}", site::CATALOGUE_SLUG), "catálogo de widgets", "footer-link"));
+    }
 }
 
 fn link(href: &str, label: &str, class: &str) -> HtmlElement {
@@ -71,6 +75,7 @@ fn render(ctx: &Rc<Ctx>) {
     app.set_text_content(None);
     let title = match site::resolve(&hash) {
         Route::Home => render_home(&app),
+        Route::Catalogue => super::catalogue::render(&app, ctx),
         Route::Article(article) => render_article(&app, article),
         Route::Section { article, index } => render_section(&app, article, index),
         Route::NotFound(slug) => {
@@ -128,6 +133,11 @@ fn render_home(app: &Element) -> String {
         dom::append(&grid, &card);
     }
     dom::append(app, &grid);
+    let embed = dom::el("p", "muted");
+    dom::append(&embed, &dom::text("span", "", "Todos os widgets também funcionam no seu blog: veja o "));
+    dom::append(&embed, &link(&format!("#/{}", site::CATALOGUE_SLUG), "catálogo de widgets", ""));
+    dom::append(&embed, &dom::text("span", "", "."));
+    dom::append(app, &embed);
     "Início".to_string()
 }
 

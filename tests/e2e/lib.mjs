@@ -11,14 +11,22 @@ const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.
   '.css': 'text/css', '.svg': 'image/svg+xml', '.json': 'application/json', '.png': 'image/png',
   '.safetensors': 'application/octet-stream', '.md': 'text/markdown; charset=utf-8' };
 
-export function serve(root) {
+/** Serves `root`; options: `prefix` (serve it under a sub-path, e.g. '/atencao'), `headers(pathname)`
+ * (extra response headers, e.g. a CSP or CORS), `log` (an array that receives each requested path). */
+export function serve(root, { prefix = '', headers = () => ({}), log } = {}) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://localhost');
-    let file = path.join(root, decodeURIComponent(url.pathname));
+    let pathname = decodeURIComponent(url.pathname);
+    log?.push(pathname);
+    if (prefix) {
+      if (!pathname.startsWith(`${prefix}/`)) { res.writeHead(404); return res.end('not found'); }
+      pathname = pathname.slice(prefix.length);
+    }
+    let file = path.join(root, pathname);
     if (!file.startsWith(root)) { res.writeHead(403); return res.end(); }
     if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
     if (!fs.existsSync(file)) { res.writeHead(404); return res.end('not found'); }
-    res.writeHead(200, { 'content-type': MIME[path.extname(file)] ?? 'application/octet-stream' });
+    res.writeHead(200, { 'content-type': MIME[path.extname(file)] ?? 'application/octet-stream', ...headers(pathname) });
     fs.createReadStream(file).pipe(res);
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));

@@ -3,7 +3,8 @@
 //! when on), the softmax weights and the output, computed on the active backend.
 //!
 //! Attributes: `data-preset` (`prestando-e5`: the three-word example of "prestando-atencao";
-//! default: the textbook's Example 2), `data-causal` ("true" starts with the mask on).
+//! default: the textbook's Example 2), `data-causal` ("true" starts with the mask on),
+//! `data-matrices` (JSON: any of x, w_q, w_k, w_v replacing the preset's).
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -79,7 +80,18 @@ pub struct AttentionWidget {
 }
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let example = preset_inputs(host.get_attribute("data-preset").as_deref());
+    let mut example = preset_inputs(host.get_attribute("data-preset").as_deref());
+    for (name, matrix) in super::attributes::matrices(host, &["x", "w_q", "w_k", "w_v"])? {
+        match name.as_str() {
+            "x" => example.x = matrix,
+            "w_q" => example.w_q = matrix,
+            "w_k" => example.w_k = matrix,
+            _ => example.w_v = matrix,
+        }
+    }
+    if example.x.rows() > MAX_TOKENS {
+        return Err(format!("data-matrices: X tem {} tokens; este widget mostra no máximo {MAX_TOKENS}.", example.x.rows()));
+    }
     let causal_default = host.get_attribute("data-causal").as_deref() == Some("true");
     dom::set_attr(host, "data-state", "loading");
     host.class_list().add_1("widget").map_err(|_| "classList indisponível".to_string())?;

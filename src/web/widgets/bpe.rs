@@ -12,7 +12,7 @@ use crate::core::bpe::{Bpe, MergeStep};
 use crate::core::format::format_pt;
 
 use super::super::dom::{self, Listener};
-use super::super::model_store::{self, DEFAULT_BASE};
+use super::super::model_store;
 use super::{show_error, show_ready, Ctx, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "bpe", title: "BPE: das letras aos tokens", mount };
@@ -37,12 +37,12 @@ pub struct BpeWidget {
     listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     dom::set_attr(host, "data-state", "loading");
     let _ = host.class_list().add_1("widget");
     host.set_text_content(None);
     dom::append(host, &dom::text("h3", "widget-title", KIND.title));
-    let base = host.get_attribute("data-model").unwrap_or_else(|| DEFAULT_BASE.to_string());
+    let base = model_store::base_for(ctx, host);
     let text = dom::el("textarea", "prompt").unchecked_into::<HtmlTextAreaElement>();
     dom::set_attr(&text, "data-control", "text");
     dom::set_attr(&text, "rows", "2");

@@ -25,7 +25,7 @@ use crate::gpu::decoder::GpuDecoder;
 
 use super::super::dom::{self, Listener};
 use super::super::draw::{color_rgb, BarView, ColorScale, HeatmapData, MatrixView};
-use super::super::model_store::{self, DEFAULT_BASE};
+use super::super::model_store;
 use super::{show_error, show_ready, Ctx, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "decoder", title: "O decodificador pré-treinado", mount };
@@ -153,7 +153,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let _ = host.class_list().add_1("decoder");
     host.set_text_content(None);
     dom::append(host, &dom::text("h3", "widget-title", KIND.title));
-    let base = host.get_attribute("data-model").unwrap_or_else(|| DEFAULT_BASE.to_string());
+    let base = model_store::base_for(ctx, host);
 
     let loading = dom::el("div", "model-loading");
     let progress = dom::el("progress", "");

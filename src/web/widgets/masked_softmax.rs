@@ -2,6 +2,8 @@
 //! diagonal (hatched), and the row softmax computed on the active backend: masked cells get
 //! weight exactly 0 and each row still sums to 1. Default: the mask example of
 //! "Explicando Transformers".
+//!
+//! Attributes: `data-matrices` (JSON: `scores`, square, at most 10 × 10).
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -37,11 +39,19 @@ pub struct MaskedSoftmaxWidget {
 }
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+    let initial = super::attributes::matrices(host, &["scores"])?.remove("scores").unwrap_or_else(explicando_mask_scores);
+    let t = initial.rows();
+    if initial.cols() != t || t > MAX_TOKENS {
+        return Err(format!(
+            "data-matrices: «scores» deve ser quadrada (linha = consulta, coluna = chave) e ter no máximo {MAX_TOKENS} posições; tem {t} × {}.",
+            initial.cols()
+        ));
+    }
     dom::set_attr(host, "data-state", "loading");
     let _ = host.class_list().add_1("widget");
     host.set_text_content(None);
     dom::append(host, &dom::text("h3", "widget-title", KIND.title));
-    let scores = MatrixEditor::new("scores", "scores (linha = consulta, coluna = chave)", &explicando_mask_scores(), position);
+    let scores = MatrixEditor::new("scores", "scores (linha = consulta, coluna = chave)", &initial, position);
     dom::append(host, &scores.root);
     let controls = dom::el("div", "widget-controls");
     let (causal_label, causal) = dom::checkbox(" máscara causal", "causal", true);

@@ -6,6 +6,7 @@
 //! drawn has a `<table>` twin with the same numbers ("ver números").
 
 pub mod attention;
+pub mod attributes;
 pub mod bpe;
 pub mod decoder;
 pub mod dot_product;
@@ -31,11 +32,33 @@ pub struct Ctx {
     pub backend: Rc<Backend>,
     live: RefCell<Vec<Rc<dyn Widget>>>,
     page_listeners: RefCell<Vec<Listener>>,
+    /// Absolute URL of the built site's folder when embedded in another page (the site's
+    /// files, e.g. the model, are found from there); empty on the site (page-relative).
+    assets: String,
 }
 
 impl Ctx {
     pub fn new(backend: Rc<Backend>) -> Ctx {
-        Ctx { backend, live: RefCell::new(Vec::new()), page_listeners: RefCell::new(Vec::new()) }
+        Ctx::with_assets(backend, String::new())
+    }
+
+    /// The context of widgets embedded in another page; `assets` is the site folder's URL.
+    pub fn with_assets(backend: Rc<Backend>, assets: String) -> Ctx {
+        Ctx { backend, live: RefCell::new(Vec::new()), page_listeners: RefCell::new(Vec::new()), assets }
+    }
+
+    /// `path` (relative to the built site's root) as a URL this page can fetch.
+    pub fn asset_url(&self, path: &str) -> String {
+        if self.assets.is_empty() {
+            return path.to_string();
+        }
+        web_sys::Url::new_with_base(path, &self.assets).map_or_else(|_| format!("{}{path}", self.assets), |u| u.href())
+    }
+
+    /// Keeps a mounted widget alive with the page and runs its first computation.
+    pub fn adopt(&self, widget: Rc<dyn Widget>) {
+        self.live.borrow_mut().push(widget.clone());
+        widget.recompute();
     }
 
     /// Drops the widgets of the previous page (their listeners go with them).
@@ -72,7 +95,8 @@ pub struct WidgetKind {
     pub mount: fn(&Rc<Ctx>, &HtmlElement) -> Result<Rc<dyn Widget>, String>,
 }
 
-/// Every widget kind. The site, the embedding entry point and the catalogue read this list.
+/// Every widget kind. The site, the embedding entry point and the catalogue read this list;
+/// each kind's documentation (summary, attributes, catalogue example) is in `site::widgets`.
 pub const REGISTRY: &[WidgetKind] = &[
     attention::KIND,
     masked_softmax::KIND,
@@ -121,19 +145,21 @@ pub fn mount_all(root: &Element, ctx: &Rc<Ctx>) {
     let Ok(nodes) = root.query_selector_all("[data-widget]:not([data-state])") else { return };
     for i in 0..nodes.length() {
         let Some(host) = nodes.item(i).and_then(|n| wasm_bindgen::JsCast::dyn_into::<HtmlElement>(n).ok()) else { continue };
-        let name = host.get_attribute("data-widget").unwrap_or_default();
-        let mounted = match find(&name) {
-            Some(kind) => (kind.mount)(ctx, &host),
-            None => Err(format!("Não existe widget chamado «{name}».")),
-        };
-        match mounted {
-            Ok(widget) => {
-                ctx.live.borrow_mut().push(widget.clone());
-                widget.recompute();
-            }
-            Err(message) => show_error(&host, &message),
+        if let Some(widget) = mount_one(&host, ctx) {
+            ctx.adopt(widget);
         }
     }
+}
+
+/// Builds the widget named by `host`'s `data-widget`, not yet computed (see `Ctx::adopt`);
+/// on failure `host` shows the reason and None is returned.
+pub fn mount_one(host: &HtmlElement, ctx: &Rc<Ctx>) -> Option<Rc<dyn Widget>> {
+    let name = host.get_attribute("data-widget").unwrap_or_default();
+    let mounted = match find(&name) {
+        Some(kind) => (kind.mount)(ctx, host),
+        None => Err(format!("Não existe widget chamado «{name}».")),
+    };
+    mounted.map_err(|message| show_error(host, &message)).ok()
 }
 
 /// A listener that runs `action` on the widget while the widget is alive. It holds the

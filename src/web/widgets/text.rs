@@ -4,9 +4,11 @@
 //! `search` (a query ranked by cosine). All share the corpus panel: one document per line,
 //! the article's corpora as presets, and explicit tokenizer settings.
 //!
-//! Attributes: `data-preset` (an id of `core::examples::ARTICLE_CORPORA`), `data-tf`
+//! Attributes: `data-preset` (an id of `core::examples::ARTICLE_CORPORA`), `data-corpus` (the
+//! page's own documents, one per line, offered as the first corpus), `data-tf`
 //! (raw | normalized | log | binary | aug | k | log-smooth | length), `data-idf`
-//! (basic | plus1 | probabilistic | max | smooth), `data-base` (e | 10 | 2).
+//! (basic | plus1 | probabilistic | max | smooth), `data-base` (e | 10 | 2), `data-query`
+//! (`search`: the query).
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -100,9 +102,14 @@ fn doc_label(i: usize) -> String {
     format!("D{}", i + 1)
 }
 
+/// The preset id of a corpus given by the page (`data-corpus`).
+const PAGE_CORPUS: &str = "pagina";
+
 /// The corpus editor and tokenizer settings shared by every text widget.
 struct CorpusPanel {
     root: HtmlElement,
+    /// The page's own documents (`data-corpus`), offered first among the presets.
+    own: Option<Vec<String>>,
     preset: HtmlSelectElement,
     text: HtmlTextAreaElement,
     lowercase: HtmlInputElement,
@@ -113,9 +120,13 @@ struct CorpusPanel {
 }
 
 impl CorpusPanel {
-    fn new(preset_id: &str) -> CorpusPanel {
+    fn new(preset_id: &str, own: Option<Vec<String>>) -> CorpusPanel {
         let root = dom::el("div", "corpus-panel");
-        let options: Vec<(String, String)> = ARTICLE_CORPORA.iter().map(|p| (p.id.to_string(), p.label.to_string())).collect();
+        let mut options: Vec<(String, String)> = ARTICLE_CORPORA.iter().map(|p| (p.id.to_string(), p.label.to_string())).collect();
+        if own.is_some() {
+            options.insert(0, (PAGE_CORPUS.to_string(), "corpus desta página".to_string()));
+        }
+        let preset_id = if own.is_some() { PAGE_CORPUS } else { preset_id };
         let (preset_label, preset) = dom::select("corpus do artigo ", "preset", &options, preset_id);
         dom::append(&root, &preset_label);
         let text_label = dom::el("label", "corpus-label");
@@ -143,12 +154,20 @@ impl CorpusPanel {
         dom::set_attr(&stopwords, "aria-label", "Stopwords, separadas por espaço ou vírgula");
         dom::append(&details, &stopwords);
         dom::append(&root, &details);
-        let panel = CorpusPanel { root, preset, text, lowercase, punctuation, accents, use_stopwords, stopwords };
+        let panel = CorpusPanel { root, own, preset, text, lowercase, punctuation, accents, use_stopwords, stopwords };
         panel.apply_preset(preset_id);
         panel
     }
 
     fn apply_preset(&self, id: &str) {
+        if let (PAGE_CORPUS, Some(own)) = (id, &self.own) {
+            self.preset.set_value(id);
+            self.text.set_value(&own.join("\n"));
+            dom::set_attr(&self.text, "rows", &(own.len() + 1).clamp(2, 8).to_string());
+            self.use_stopwords.set_checked(false);
+            self.stopwords.set_value(&PORTUGUESE_STOPWORDS.join(" "));
+            return;
+        }
         let Some(preset) = corpus_preset(id) else { return };
         self.preset.set_value(id);
         self.text.set_value(&preset.documents.join("\n"));
@@ -243,7 +262,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, mode: Mode) -> Result<Rc<dyn Widget
     let _ = host.class_list().add_1("widget");
     host.set_text_content(None);
     dom::append(host, &dom::text("h3", "widget-title", kind.title));
-    let panel = CorpusPanel::new(&preset_id);
+    let panel = CorpusPanel::new(&preset_id, super::attributes::corpus(host)?);
     dom::append(host, &panel.root);
 
     let controls = dom::el("div", "widget-controls");
@@ -301,7 +320,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, mode: Mode) -> Result<Rc<dyn Widget
         let input = dom::el("input", "query-input").unchecked_into::<HtmlInputElement>();
         input.set_type("search");
         dom::set_attr(&input, "data-control", "query");
-        input.set_value(corpus_preset(&preset_id).map_or("", |p| p.query));
+        input.set_value(&attr("data-query").unwrap_or_else(|| corpus_preset(&preset_id).map_or("", |p| p.query).to_string()));
         dom::append(&label, &input);
         dom::append(&controls, &label);
         query = Some(input);

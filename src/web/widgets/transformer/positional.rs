@@ -3,7 +3,8 @@
 //! PE(p)·PE(p + k) against the offset k, which depends on k only (while each PE(p) is a fixed,
 //! absolute vector). The Gram matrix PE·PEᵀ behind the plot is computed on the backend.
 //!
-//! Attributes: none (defaults t = 64, d = 32, θ = 10000).
+//! Attributes: `data-t` (positions, 4 to 128; default 64), `data-d` (dimensions, even, 2 to
+//! 128; default 32); θ starts at 10000.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -52,10 +53,24 @@ pub struct PositionalWidget {
 }
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+    let size = |name: &str, min: u32, max: u32, default: u32| -> Result<f64, String> {
+        match host.get_attribute(name) {
+            None => Ok(default as f64),
+            Some(text) => match text.trim().parse::<u32>() {
+                Ok(n) if (min..=max).contains(&n) => Ok(n as f64),
+                _ => Err(format!("{name} = «{text}»: use um número inteiro de {min} a {max}.")),
+            },
+        }
+    };
+    let t0 = size("data-t", 4, 128, 64)?;
+    let d0 = size("data-d", 2, 128, 32)?;
+    if d0 % 2.0 != 0.0 {
+        return Err(format!("data-d = {d0}: a codificação senoidal usa pares seno/cosseno, então d deve ser par."));
+    }
     frame(host, KIND.title);
     let controls = dom::el("div", "widget-controls");
-    let (t_label, t) = dom::slider("t ", "t", 4.0, 128.0, 1.0, 64.0);
-    let (d_label, d) = dom::slider("d ", "d", 2.0, 128.0, 2.0, 32.0);
+    let (t_label, t) = dom::slider("t ", "t", 4.0, 128.0, 1.0, t0);
+    let (d_label, d) = dom::slider("d ", "d", 2.0, 128.0, 2.0, d0);
     let (theta_label, log_theta) = dom::slider("log₁₀ θ ", "log-theta", 1.0, 6.0, 0.5, 4.0);
     let readout = dom::el("span", "readout");
     dom::set_attr(&readout, "aria-live", "polite");

@@ -1,0 +1,330 @@
+//! The documentation of every widget kind: what it shows and the data attributes it reads.
+//!
+//! The site's catalogue page (`#/catalogo`) walks the widget registry
+//! (`web::widgets::REGISTRY`) and takes each kind's entry from here by name, flagging a kind
+//! left undocumented; `tests/widget_docs.rs` checks that README's widget table lists the same
+//! kinds with the same attributes. Plain data, so native tests can read it.
+
+/// One widget kind, as an author embedding it needs to know it.
+pub struct WidgetDoc {
+    /// The `data-widget` value.
+    pub name: &'static str,
+    /// What the reader sees and can do (Portuguese).
+    pub summary: &'static str,
+    /// The data attributes it reads besides `data-widget`.
+    pub attributes: &'static [AttributeDoc],
+    /// The attributes of the catalogue's live example and snippet (none: the widget's
+    /// default, which is the article's own example).
+    pub example: &'static [(&'static str, &'static str)],
+}
+
+/// One data attribute of a widget.
+pub struct AttributeDoc {
+    pub name: &'static str,
+    /// What it sets (Portuguese).
+    pub meaning: &'static str,
+    /// The values it accepts, default first or marked "padrão".
+    pub values: &'static str,
+}
+
+const fn attr(name: &'static str, meaning: &'static str, values: &'static str) -> AttributeDoc {
+    AttributeDoc { name, meaning, values }
+}
+
+const MODEL: AttributeDoc = attr(
+    "data-model",
+    "pasta dos arquivos do modelo (config.json, tokenizer.json, …), relativa à página",
+    "padrão: static/model/ do próprio site",
+);
+const CORPUS_PRESET: AttributeDoc = attr(
+    "data-preset",
+    "corpus de um dos artigos",
+    "gato-telhado, joao-maria, carro, filme, bow, pequeno-gato, tres-documentos, cachorro-log, python-java, aumentada, detalhado, busca",
+);
+const CORPUS: AttributeDoc = attr(
+    "data-corpus",
+    "documentos da própria página, um por linha (ou uma lista JSON de textos); vira o primeiro corpus da lista",
+    "texto",
+);
+const TF_VARIANT: AttributeDoc =
+    attr("data-tf", "variante de TF", "normalized (padrão), raw, log, binary, aug, k, log-smooth, length");
+const IDF_VARIANT: AttributeDoc = attr("data-idf", "variante de IDF", "basic (padrão), plus1, probabilistic, max, smooth");
+const LOG_BASE: AttributeDoc = attr("data-base", "base do logaritmo", "e (padrão), 10, 2");
+const NGRAM_PRESET: AttributeDoc = attr("data-preset", "corpus do artigo de modelagem de sequências", "tres-comandos, oito-documentos");
+const VOTE_PRESET: AttributeDoc =
+    attr("data-preset", "corpus dos votos", "log-programa-bateria (padrão), log-ele-ela, cinco-documentos");
+const VOTE_SENTENCE: AttributeDoc = attr("data-sentence", "qual frase de teste do corpus (a partir de 0)", "0 (padrão), 1, …");
+const VOTE_KEEP: AttributeDoc =
+    attr("data-keep", "palavras, separadas por espaço, que começam ligadas (as outras começam em 0)", "padrão: todas ligadas");
+
+/// Every widget kind, in the registry's order.
+pub const WIDGETS: &[WidgetDoc] = &[
+    WidgetDoc {
+        name: "attention",
+        summary: "X, W^Q, W^K e W^V editáveis (padrão: o Exemplo 2 do livro-texto) → Q, K, V, escores QKᵀ/√d_k, pesos do softmax e saída; máscara causal; barras com os pesos de uma consulta.",
+        attributes: &[
+            attr("data-preset", "exemplo inicial", "padrão: Exemplo 2 do livro-texto; prestando-e5 (as três palavras de «Prestando atenção»)"),
+            attr("data-causal", "começa com a máscara causal ligada", "true"),
+            attr("data-matrices", "matrizes próprias em JSON; as ausentes vêm do exemplo", r#"{"x": [[1, 0], [0, 1]], "w_q": …, "w_k": …, "w_v": …}, até 12 tokens"#),
+        ],
+        example: &[("data-matrices", r#"{"x": [[1, 0], [0, 1]], "w_q": [[0, 0], [0, 0]], "w_k": [[0, 0], [0, 0]], "w_v": [[1, 2], [3, 4]]}"#)],
+    },
+    WidgetDoc {
+        name: "masked-softmax",
+        summary: "Escores editáveis, a máscara causal somada como −∞ acima da diagonal (hachurada) e o softmax de cada linha (padrão: o exemplo de máscara de «Explicando Transformers»).",
+        attributes: &[attr("data-matrices", "escores próprios em JSON (linha = consulta, coluna = chave)", r#"{"scores": [[…], …]}, quadrada, até 10 × 10"#)],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "decoder",
+        summary: "O decodificador pré-treinado: exemplos de prompt, tokens BPE, Gerar / Passo / Parar, temperatura, top-k, top-p e semente; os 10 próximos tokens ao lado de um modelo de bigramas; a atenção de cada camada e cabeça. Baixa os pesos do modelo (alguns MB) ao montar.",
+        attributes: &[
+            attr("data-preset", "prompt inicial", "chaves (padrão), galinha, lagoa, machado, capitu"),
+            attr("data-prompt", "texto inicial próprio (substitui o do exemplo)", "texto"),
+            MODEL,
+        ],
+        example: &[("data-preset", "machado")],
+    },
+    WidgetDoc {
+        name: "bpe",
+        summary: "O BPE em bytes do decodificador, passo a passo, sobre o texto do leitor: bytes, cada fusão na ordem, tokens finais e ids. Baixa só o tokenizador, não os pesos.",
+        attributes: &[attr("data-text", "texto inicial", "texto"), MODEL],
+        example: &[("data-text", "A atenção é tudo.")],
+    },
+    WidgetDoc {
+        name: "vectors",
+        summary: "a e b no plano, arrastáveis; a + b, −a e k·a redesenhados na hora.",
+        attributes: &[],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "dot-product",
+        summary: "Produtos componente a componente, u·v, normas, cosseno e ângulo; normalização.",
+        attributes: &[attr("data-preset", "par de vetores", "basico (padrão), sequencia, one-hot, ortogonais, obtuso, carro")],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "matmul",
+        summary: "A·B célula a célula, com a linha e a coluna por trás de cada célula; a consulta por one-hot.",
+        attributes: &[attr("data-preset", "produto do artigo", "linhas (padrão), vetores, matriz-vetor, vetor-matriz, consulta")],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "one-hot",
+        summary: "Linhas one-hot de uma frase sobre um vocabulário e os produtos escalares entre elas.",
+        attributes: &[attr("data-preset", "frase e vocabulário", "telhado (padrão), frutas")],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "bow",
+        summary: "Corpus → tokens → vocabulário ordenado → matriz de contagens; cosseno entre documentos.",
+        attributes: &[CORPUS_PRESET, CORPUS],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "tf",
+        summary: "As oito variantes de TF lado a lado, o K da variante aumentada e a base do logaritmo.",
+        attributes: &[CORPUS_PRESET, CORPUS, TF_VARIANT, LOG_BASE],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "idf",
+        summary: "As cinco variantes de IDF (básico, IDF+1, probabilístico, máximo com teto, suavizado do sklearn), a curva IDF × df, «indefinido» e «−∞».",
+        attributes: &[CORPUS_PRESET, CORPUS, IDF_VARIANT, LOG_BASE],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "tfidf",
+        summary: "TF × IDF = TF-IDF lado a lado, stopwords, normalização L2 e cosseno entre documentos.",
+        attributes: &[CORPUS_PRESET, CORPUS, TF_VARIANT, IDF_VARIANT, LOG_BASE],
+        example: &[("data-corpus", "o gato dorme\no cão late")],
+    },
+    WidgetDoc {
+        name: "search",
+        summary: "Uma consulta ordenada contra os documentos pelo cosseno dos vetores TF-IDF.",
+        attributes: &[CORPUS_PRESET, CORPUS, attr("data-query", "consulta inicial", "padrão: a do corpus do artigo"), LOG_BASE],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "markov",
+        summary: "A cadeia do clima: P 2×2 editável (linhas que não somam 1 são normalizadas, com aviso), grafo de estados, amostrador animado e convergência para a distribuição estacionária.",
+        attributes: &[],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "transitions",
+        summary: "Corpus → mapa de calor das transições de bigramas (contagens ou probabilidades), grafo, consulta one-hot h × T passo a passo, amostrador de frases e probabilidade de uma frase digitada.",
+        attributes: &[NGRAM_PRESET, attr("data-word", "palavra da consulta one-hot", "padrão: meus")],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "sparsity",
+        summary: "Calculadora de |V|^N, N-gramas observados contra possíveis para N = 1…5 e o gráfico de Zipf com o expoente ajustado.",
+        attributes: &[
+            attr("data-vocabulary", "tamanho do vocabulário |V|", "padrão: 50000"),
+            attr("data-n", "ordem N", "padrão: 3"),
+            attr("data-preset", "corpus do gráfico de Zipf", "cinco-documentos (padrão), oito-documentos"),
+        ],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "doc-vectors",
+        summary: "T_d de cada documento, vetores por trincas ou por uma lista fixa de pares, L2, tabelas de cosseno e distância; «só não nulos» (o código do artigo) contra o achatamento completo.",
+        attributes: &[NGRAM_PRESET],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "likelihood",
+        summary: "T_d ao lado de T_corpus e as barras das razões de verossimilhança v* (com a errata corrigida).",
+        attributes: &[
+            attr("data-preset", "corpus", "oito-documentos (padrão), tres-comandos"),
+            attr("data-document", "qual documento (a partir de 1)", "1 (padrão), 2, …"),
+        ],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "votes",
+        summary: "Votos de pares com saltos: contagens de trincas, tabela de votos, uma caixa por palavra anterior, barras empilhadas dos votos, escores e margem.",
+        attributes: &[VOTE_PRESET, VOTE_SENTENCE, VOTE_KEEP],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "vote-mask",
+        summary: "Produto de Hadamard sobre os votos: um peso em [0, 1] por palavra anterior; painéis V, m, V ∘ m e os escores.",
+        attributes: &[VOTE_PRESET, VOTE_SENTENCE, VOTE_KEEP],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "mask-embeddings",
+        summary: "Uma consulta sobre embeddings mascarados (com a correção do exemplo E4): E, W^Q, W^K, W^V e máscara editáveis; −∞ somado, ×0 multiplicado ou nenhuma máscara.",
+        attributes: &[attr("data-mode", "tipo de máscara", "additive (padrão), multiplicative, none")],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "ffn-detector",
+        summary: "A primeira camada da FFN como detector de combinações: entradas liga/desliga, W1 editável (uma linha por neurônio), barras antes e depois da ativação, tabela-verdade, ReLU ou GeLU.",
+        attributes: &[
+            attr("data-activation", "função de ativação", "relu (padrão), gelu"),
+            attr("data-truth", "abre a tabela-verdade", "true"),
+        ],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "softmax-lab",
+        summary: "softmax(z), softmax(z + c), softmax(k·z) e a jacobiana: somar uma constante não muda nada, multiplicar muda tudo.",
+        attributes: &[],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "char-tokenizer",
+        summary: "Textos → ids de caracteres com a tabela fixa (<pad> = 0, <bos> = 1, <eos> = 2, a = 3 …, acentos, <unk>); o lote b × t com preenchimento à esquerda ou à direita, t mais longo ou fixo, truncamento.",
+        attributes: &[attr("data-preset", "texto ou lote inicial", "frase (padrão: «gato»), lote (os cinco animais do artigo)")],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "embedding-lookup",
+        summary: "One-hot O × tabela E = X, posição por posição (passo a passo ou animado); linhas de E editáveis; a leitura direta dá o mesmo resultado.",
+        attributes: &[attr("data-text", "texto inicial", "padrão: baba")],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "self-attention-steps",
+        summary: "Uma consulta passo a passo: produtos escalares, ÷√d_k, exp, pesos do softmax e soma ponderada (Exemplos 1 e 2 do livro-texto, com os valores impressos ao lado dos corretos); máscara causal; mapas de S, A e da saída.",
+        attributes: &[
+            attr("data-preset", "exemplo do livro-texto", "exemplo-1 (padrão), exemplo-2"),
+            attr("data-causal", "começa com a máscara causal ligada", "sim"),
+        ],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "scaling",
+        summary: "Variância de q·k e saturação do softmax com e sem ÷√d para qualquer d (consultas e chaves aleatórias com semente) e a curva de saturação em função de d.",
+        attributes: &[attr("data-d", "dimensão d inicial", "padrão: 64")],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "multi-head",
+        summary: "O Exemplo 3 (duas cabeças, concatenação, W^O editável, cabeça 1 impressa contra calculada) ou a remodelagem (b, t, d) → (b, h, t, d/h) com controle de h e o caso d % h ≠ 0 explicado.",
+        attributes: &[attr("data-part", "qual parte", "exemplo-3 (padrão), remodelar")],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "positional-encoding",
+        summary: "Mapa de calor da codificação posicional senoidal com controles de t, d e θ; a tabela de t = 5, d = 4; PE(0)·PE(k) em função de k; a propriedade do deslocamento (rotação) conferida.",
+        attributes: &[
+            attr("data-t", "número de posições t", "4 a 128; padrão: 64"),
+            attr("data-d", "dimensão d (par)", "2 a 128; padrão: 32"),
+        ],
+        example: &[("data-t", "32"), ("data-d", "16")],
+    },
+    WidgetDoc {
+        name: "shift-table",
+        summary: "Os deslocamentos da janela autorregressiva (<bos>cachorro<eos> → … dog<eos>), passo a passo, com parada em <eos> ou no limite de passos.",
+        attributes: &[
+            attr("data-input", "frase de entrada", "padrão: cachorro"),
+            attr("data-output", "frase de saída", "padrão: dog"),
+        ],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "transformer-block",
+        summary: "Um bloco (d = 8, 2 cabeças, d_ff = 32) pós-LN ou pré-LN com diagrama, conexões residuais, histogramas da normalização, a camada 4× com ReLU e a contagem de parâmetros em d = 512.",
+        attributes: &[attr("data-text", "texto de entrada", "padrão: gato")],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "cross-attention",
+        summary: "Atenção codificador–decodificador ligada como no artigo original (Q do decodificador; K, V do codificador) contra o código do artigo (Q, K do codificador; V do decodificador): o peso do futuro e uma sonda que troca o último token do decodificador.",
+        attributes: &[
+            attr("data-input", "frase do codificador", "padrão: cachorro"),
+            attr("data-output", "frase do decodificador", "padrão: dog"),
+        ],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "output-head",
+        summary: "h → logits → softmax(·/T) → argmax sobre a tabela de 61 tokens, e o que o argmax + 2 do artigo escolheria.",
+        attributes: &[attr("data-token", "token cujo embedding é o h inicial", "padrão: o")],
+        example: &[],
+    },
+];
+
+/// The documentation of the kind named `name`.
+pub fn doc(name: &str) -> Option<&'static WidgetDoc> {
+    WIDGETS.iter().find(|w| w.name == name)
+}
+
+/// The HTML an author pastes for `doc`'s example (attribute values escaped for HTML).
+pub fn snippet(doc: &WidgetDoc) -> String {
+    let mut html = format!(r#"<div data-widget="{}""#, doc.name);
+    for (name, value) in doc.example {
+        let quote = if value.contains('"') { '\'' } else { '"' };
+        let escaped = value.replace('&', "&amp;").replace(quote, if quote == '"' { "&quot;" } else { "&#39;" });
+        html.push_str(&format!(" {name}={quote}{escaped}{quote}"));
+    }
+    html.push_str("></div>");
+    html
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn examples_use_documented_attributes() {
+        for widget in WIDGETS {
+            for (name, _) in widget.example {
+                assert!(widget.attributes.iter().any(|a| a.name == *name), "{}: example uses undocumented {name}", widget.name);
+            }
+        }
+    }
+
+    #[test]
+    fn snippet_quotes_json_with_single_quotes() {
+        let attention = doc("attention").unwrap();
+        assert!(snippet(attention).starts_with(r#"<div data-widget="attention" data-matrices='{"x": [[1, 0]"#));
+        assert_eq!(snippet(doc("vectors").unwrap()), r#"<div data-widget="vectors"></div>"#);
+        let tfidf = snippet(doc("tfidf").unwrap());
+        assert!(tfidf.contains("data-corpus=\"o gato dorme\no cão late\""), "{tfidf}");
+    }
+}

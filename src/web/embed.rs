@@ -1,0 +1,288 @@
+//! Embedding: any widget in any page (a blog post), run by the same code as on the site.
+//!
+//! `embed.js` (dist/embed.js, a name without hash) loads this module once per page and calls
+//! [`embed`] with the folder it was served from. Every `[data-widget]` element of the page,
+//! also one added later, then
+//! - gets an open shadow root holding a copy of its data attributes, where the widget
+//!   mounts, and one constructable stylesheet (the site's main.css and styles/embed.css, built
+//!   into the wasm) shared by every root: the host page's CSS does not reach the widget, the
+//!   widget's CSS does not reach the page, and no inline `<style>` is needed, so a strict
+//!   Content-Security-Policy allows it;
+//! - mounts when it comes near the viewport (an IntersectionObserver): a long post pays only
+//!   for the widgets the reader scrolls to, and the model's weights are fetched only when a
+//!   widget that needs them mounts;
+//! - mirrors its inner element's `data-state` (waiting → loading → ready | error) and
+//!   `data-computed-on`, so the page, and the tests, can follow it from outside.
+//!
+//! Every widget of the page shares one `Ctx`: one wasm instance, one backend, one GPU device.
+//! What the author writes inside the element (a fallback text) stops showing once the shadow
+//! root exists. The site's catalogue page shows its live examples through [`attach`] too.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::Array;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{
+    CssStyleSheet, Element, HtmlElement, IntersectionObserver, IntersectionObserverEntry, IntersectionObserverInit,
+    MutationObserver, MutationObserverInit, MutationRecord, ShadowRootInit, ShadowRootMode,
+};
+
+use super::backend::Backend;
+use super::dom::{self, Listener};
+use super::widgets::{self, Ctx, Widget};
+
+/// The site's stylesheet and the embedding rules, compiled in: no request, and always the
+/// version the widgets were built with.
+const SITE_CSS: &str = include_str!("../../styles/main.css");
+const EMBED_CSS: &str = include_str!("../../styles/embed.css");
+
+/// How far outside the viewport a widget starts mounting (so it is ready when it arrives).
+const LAZY_MARGIN: &str = "300px 0px";
+
+/// What the page's element mirrors from the widget's element inside the shadow root.
+const MIRRORED: &[&str] = &["data-state", "data-computed-on"];
+
+/// Elements not yet mounted, and the observer that mounts them when they come into view.
+struct Lazy {
+    observer: IntersectionObserver,
+    _on_intersect: Closure<dyn FnMut(Array, IntersectionObserver)>,
+    pending: RefCell<Vec<Pending>>,
+}
+
+struct Pending {
+    /// The page's `[data-widget]` element (observed, and mirroring the state).
+    outer: HtmlElement,
+    /// Its copy inside the shadow root, where the widget mounts.
+    inner: HtmlElement,
+    ctx: Rc<Ctx>,
+}
+
+/// The embedding of this page: its context and the observer of widgets added later.
+struct Embedding {
+    _ctx: Rc<Ctx>,
+    _additions: Option<Observer>,
+}
+
+thread_local! {
+    static LAZY: RefCell<Option<Rc<Lazy>>> = const { RefCell::new(None) };
+    static SHEET: RefCell<Option<CssStyleSheet>> = const { RefCell::new(None) };
+    static EMBEDDING: RefCell<Option<Embedding>> = const { RefCell::new(None) };
+}
+
+/// Called by embed.js once the module is loaded; `assets` is the URL of the built site's
+/// folder (where embed.js lives). Mounts every `[data-widget]` of the page as it nears the
+/// viewport, and the ones added to the page later.
+#[wasm_bindgen]
+pub fn embed(assets: String) {
+    console_error_panic_hook::set_once();
+    if EMBEDDING.with(|e| e.borrow().is_some()) {
+        return;
+    }
+    wasm_bindgen_futures::spawn_local(async move {
+        let backend = Backend::init_embedded().await;
+        let ctx = Rc::new(Ctx::with_assets(backend, assets));
+        redraw_on_theme_change(&ctx);
+        if let Some(document) = dom::document() {
+            attach_under(&document.into(), &ctx);
+        }
+        let additions = watch_additions(&ctx);
+        EMBEDDING.with(|e| *e.borrow_mut() = Some(Embedding { _ctx: ctx, _additions: additions }));
+    });
+}
+
+/// Canvases take their colours from the theme: redraw when the reader's system switches it.
+fn redraw_on_theme_change(ctx: &Rc<Ctx>) {
+    let Some(query) = dom::window().and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten()) else { return };
+    let for_theme = ctx.clone();
+    ctx.keep_page_listener(Listener::new(&query, "change", move |_| for_theme.recompute_all()));
+}
+
+/// Attaches every `[data-widget]` element under `root` (itself included) not yet attached.
+fn attach_under(root: &web_sys::Node, ctx: &Rc<Ctx>) {
+    const SELECTOR: &str = "[data-widget]:not([data-state])";
+    if let Some(element) = root.dyn_ref::<HtmlElement>() {
+        if element.matches(SELECTOR).unwrap_or(false) {
+            attach(ctx, element);
+        }
+    }
+    let found = if let Some(element) = root.dyn_ref::<Element>() {
+        element.query_selector_all(SELECTOR).ok()
+    } else if let Some(document) = root.dyn_ref::<web_sys::Document>() {
+        document.query_selector_all(SELECTOR).ok()
+    } else {
+        None
+    };
+    let Some(found) = found else { return };
+    for i in 0..found.length() {
+        if let Some(element) = found.item(i).and_then(|n| n.dyn_into::<HtmlElement>().ok()) {
+            attach(ctx, &element);
+        }
+    }
+}
+
+/// Widgets a page adds after loading (a comment thread, a client-side router) are attached too.
+fn watch_additions(ctx: &Rc<Ctx>) -> Option<Observer> {
+    let document = dom::document()?;
+    let ctx = ctx.clone();
+    let options = MutationObserverInit::new();
+    options.set_child_list(true);
+    options.set_subtree(true);
+    Observer::new(&document, &options, move |records| {
+        for record in records.iter().filter_map(|r| r.dyn_into::<MutationRecord>().ok()) {
+            let added = record.added_nodes();
+            for i in 0..added.length() {
+                if let Some(node) = added.item(i) {
+                    attach_under(&node, &ctx);
+                }
+            }
+        }
+    })
+}
+
+/// Gives `outer` (a `[data-widget]` element) its shadow root with the widget's copy and a
+/// placeholder, marks it `data-state="waiting"`, and mounts it when it nears the viewport.
+pub fn attach(ctx: &Rc<Ctx>, outer: &HtmlElement) {
+    let name = outer.get_attribute("data-widget").unwrap_or_default();
+    let Ok(root) = outer.attach_shadow(&ShadowRootInit::new(ShadowRootMode::Open)) else {
+        // <a>, <ul>, <table>, … cannot hold a shadow root; the element itself says so.
+        dom::set_attr(outer, "data-state", "error");
+        outer.set_text_content(Some(&format!(
+            "O widget «{name}» precisa de um elemento <div> (um <{}> não serve).",
+            outer.tag_name().to_lowercase()
+        )));
+        return;
+    };
+    if let Some(sheet) = shared_sheet() {
+        root.set_adopted_style_sheets(&Array::of1(&sheet));
+    }
+    let wrapper = dom::el("div", "atencao-root");
+    dom::set_attr(&wrapper, "lang", "pt-BR");
+    let inner = dom::el("div", "");
+    for attribute in outer.get_attribute_names().iter().filter_map(|a| a.as_string()) {
+        if attribute.starts_with("data-") && !MIRRORED.contains(&attribute.as_str()) {
+            if let Some(value) = outer.get_attribute(&attribute) {
+                dom::set_attr(&inner, &attribute, &value);
+            }
+        }
+    }
+    let title = widgets::find(&name).map_or(name.as_str(), |kind| kind.title);
+    dom::append(&inner, &dom::text("p", "embed-waiting", &format!("«{title}» calcula quando chegar à tela.")));
+    dom::append(&wrapper, &inner);
+    let _ = root.append_child(&wrapper);
+    dom::set_attr(outer, "data-state", "waiting");
+
+    let Some(lazy) = lazy() else {
+        // No IntersectionObserver: mount right away.
+        return mount(Pending { outer: outer.clone(), inner, ctx: ctx.clone() });
+    };
+    lazy.observer.observe(outer);
+    lazy.pending.borrow_mut().push(Pending { outer: outer.clone(), inner, ctx: ctx.clone() });
+}
+
+/// One stylesheet object for every shadow root of the page.
+fn shared_sheet() -> Option<CssStyleSheet> {
+    SHEET.with(|slot| {
+        if slot.borrow().is_none() {
+            let sheet = CssStyleSheet::new().ok()?;
+            sheet.replace_sync(&format!("{SITE_CSS}\n{EMBED_CSS}")).ok()?;
+            *slot.borrow_mut() = Some(sheet);
+        }
+        slot.borrow().clone()
+    })
+}
+
+/// The page's lazy mounter, created on first use.
+fn lazy() -> Option<Rc<Lazy>> {
+    if let Some(existing) = LAZY.with(|l| l.borrow().clone()) {
+        return Some(existing);
+    }
+    let on_intersect = Closure::<dyn FnMut(Array, IntersectionObserver)>::new(|entries: Array, _| {
+        let arrived: Vec<Element> = entries
+            .iter()
+            .filter_map(|e| e.dyn_into::<IntersectionObserverEntry>().ok())
+            .filter(|e| e.is_intersecting())
+            .map(|e| e.target())
+            .collect();
+        let Some(lazy) = LAZY.with(|l| l.borrow().clone()) else { return };
+        let due: Vec<Pending> = {
+            let mut pending = lazy.pending.borrow_mut();
+            // Elements the page removed (a route change on the site) are forgotten.
+            pending.retain(|p| p.outer.is_connected() || { lazy.observer.unobserve(&p.outer); false });
+            let (due, waiting): (Vec<Pending>, Vec<Pending>) =
+                pending.drain(..).partition(|p| arrived.iter().any(|a| a == p.outer.unchecked_ref::<Element>()));
+            *pending = waiting;
+            due
+        };
+        for p in due {
+            lazy.observer.unobserve(&p.outer);
+            mount(p);
+        }
+    });
+    let options = IntersectionObserverInit::new();
+    options.set_root_margin(LAZY_MARGIN);
+    let observer = IntersectionObserver::new_with_options(on_intersect.as_ref().unchecked_ref(), &options).ok()?;
+    let lazy = Rc::new(Lazy { observer, _on_intersect: on_intersect, pending: RefCell::new(Vec::new()) });
+    LAZY.with(|l| *l.borrow_mut() = Some(lazy.clone()));
+    Some(lazy)
+}
+
+/// Mounts the widget inside the shadow root and keeps the page's element in step with it:
+/// `MIRRORED` is copied from the inner element to the page's whenever it changes.
+fn mount(p: Pending) {
+    let options = MutationObserverInit::new();
+    options.set_attributes(true);
+    options.set_attribute_filter(&MIRRORED.iter().map(|a| JsValue::from_str(a)).collect::<Array>());
+    let (from, to) = (p.inner.clone(), p.outer.clone());
+    let mirror = Observer::new(&p.inner, &options, move |_| copy_mirrored(&from, &to));
+    match widgets::mount_one(&p.inner, &p.ctx) {
+        Some(widget) => p.ctx.adopt(Rc::new(Embedded { widget, _mirror: mirror })),
+        None => copy_mirrored(&p.inner, &p.outer),
+    }
+}
+
+/// A widget mounted in a shadow root, with the observer that mirrors its state outside.
+struct Embedded {
+    widget: Rc<dyn Widget>,
+    _mirror: Option<Observer>,
+}
+
+impl Widget for Embedded {
+    fn recompute(self: Rc<Self>) {
+        self.widget.clone().recompute();
+    }
+}
+
+/// A MutationObserver with the closure it calls; disconnected when dropped.
+struct Observer {
+    observer: MutationObserver,
+    _callback: Closure<dyn FnMut(Array, MutationObserver)>,
+}
+
+impl Observer {
+    fn new(target: &web_sys::Node, options: &MutationObserverInit, mut on_change: impl FnMut(Array) + 'static) -> Option<Observer> {
+        let callback = Closure::<dyn FnMut(Array, MutationObserver)>::new(move |records: Array, _| on_change(records));
+        let observer = MutationObserver::new(callback.as_ref().unchecked_ref()).ok()?;
+        observer.observe_with_options(target, options).ok()?;
+        Some(Observer { observer, _callback: callback })
+    }
+}
+
+impl Drop for Observer {
+    fn drop(&mut self) {
+        self.observer.disconnect();
+    }
+}
+
+fn copy_mirrored(inner: &HtmlElement, outer: &HtmlElement) {
+    for name in MIRRORED {
+        match inner.get_attribute(name) {
+            Some(value) if outer.get_attribute(name).as_deref() != Some(value.as_str()) => dom::set_attr(outer, name, &value),
+            Some(_) => {}
+            None => {
+                let _ = outer.remove_attribute(name);
+            }
+        }
+    }
+}
