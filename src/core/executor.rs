@@ -37,6 +37,9 @@ impl BackendKind {
 #[allow(async_fn_in_trait)]
 pub trait Executor {
     fn kind(&self) -> BackendKind;
+    /// Names the part of a job the next ops belong to ("bloco 2"). Backends ignore it; the
+    /// tracer (`core::trace::Traced`) groups the ops it records by it.
+    fn stage(&self, _name: &str) {}
     /// A (m,k) @ B (k,n) → (m,n).
     async fn matmul(&self, a: &Matrix, b: &Matrix) -> Result<Matrix>;
     /// alpha · A (m,k) @ Bᵀ, B (n,k) → (m,n).
