@@ -140,3 +140,12 @@ pub trait Job {
     type Output;
     async fn run<E: Executor>(&self, e: &E) -> Result<Self::Output>;
 }
+
+/// A shared job runs as the job itself (widgets keep their inputs while the "por dentro"
+/// panel keeps the job to run it again).
+impl<J: Job> Job for std::rc::Rc<J> {
+    type Output = J::Output;
+    async fn run<E: Executor>(&self, e: &E) -> Result<Self::Output> {
+        (**self).run(e).await
+    }
+}

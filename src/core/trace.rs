@@ -386,30 +386,45 @@ pub fn median(samples: &[f64]) -> Option<f64> {
 /// One size of the matmul benchmark on one backend.
 #[derive(Clone, Debug)]
 pub struct MatmulTiming {
-    /// Median wall time of the measured runs, in ms.
+    /// Median time of one product over the samples, in ms.
     pub median_ms: f64,
-    pub runs_ms: Vec<f64>,
+    /// Each sample's time per product, in ms.
+    pub samples_ms: Vec<f64>,
+    /// Products per sample (small sizes repeat so a sample outlasts the clock's resolution).
+    pub repeats: usize,
     /// The product (to compare backends).
     pub product: Matrix,
 }
 
-/// Times A (n,n) · B (n,n) on `e`: `warmup` untimed runs (the first compiles the kernel and
-/// allocates buffers on a GPU), then the median of `runs` timed ones.
-pub async fn time_matmul<E: Executor>(e: &E, a: &Matrix, b: &Matrix, warmup: usize, runs: usize, clock: Clock<'_>) -> Result<MatmulTiming> {
-    let mut product = None;
-    for _ in 0..warmup {
-        product = Some(e.matmul(a, b).await?);
-    }
-    let mut runs_ms = Vec::with_capacity(runs);
-    for _ in 0..runs.max(1) {
+/// Most products one sample may repeat (a 1×1 product on a fast machine).
+const MAX_REPEATS: usize = 1000;
+
+/// Times A (n,n) · B (n,n) on `e`. One untimed warm-up run (on a GPU the first compiles the
+/// kernel and allocates buffers) also sizes the samples: each repeats the product often
+/// enough to last about `min_sample_ms` (browsers round `performance.now()` to 0,1 ms), and
+/// the result is the median over `samples` of the time per product.
+pub async fn time_matmul<E: Executor>(
+    e: &E,
+    a: &Matrix,
+    b: &Matrix,
+    samples: usize,
+    min_sample_ms: f64,
+    clock: Clock<'_>,
+) -> Result<MatmulTiming> {
+    let start = clock();
+    let mut product = e.matmul(a, b).await?;
+    let first = (clock() - start).max(1e-3);
+    let repeats = ((min_sample_ms / first).ceil() as usize).clamp(1, MAX_REPEATS);
+    let mut samples_ms = Vec::with_capacity(samples.max(1));
+    for _ in 0..samples.max(1) {
         let start = clock();
-        let out = e.matmul(a, b).await?;
-        runs_ms.push((clock() - start).max(0.0));
-        product = Some(out);
+        for _ in 0..repeats {
+            product = e.matmul(a, b).await?;
+        }
+        samples_ms.push((clock() - start).max(0.0) / repeats as f64);
     }
-    let median_ms = median(&runs_ms).unwrap_or(0.0);
-    let product = product.ok_or_else(|| ComputeError::Invalid("nenhuma execução".into()))?;
-    Ok(MatmulTiming { median_ms, runs_ms, product })
+    let median_ms = median(&samples_ms).unwrap_or(0.0);
+    Ok(MatmulTiming { median_ms, samples_ms, repeats, product })
 }
 
 /// The benchmark's inputs for size n: two n×n matrices of uniform values in [−1, 1), the
@@ -578,10 +593,14 @@ mod tests {
     fn matmul_timing_warms_up_then_takes_the_median() {
         let (a, b) = matmul_inputs(8);
         assert_eq!(matmul_inputs(8).0, a, "inputs are seeded");
-        let timing = block_on_ready(time_matmul(&Cpu, &a, &b, 1, 3, &ticking)).unwrap();
-        assert_eq!(timing.runs_ms, vec![1.0, 1.0, 1.0]);
+        // The ticking clock says 1 ms between any two readings: the warm-up "took" 1 ms.
+        let timing = block_on_ready(time_matmul(&Cpu, &a, &b, 3, 1.0, &ticking)).unwrap();
+        assert_eq!((timing.repeats, timing.samples_ms.clone()), (1, vec![1.0, 1.0, 1.0]));
         assert_eq!(timing.median_ms, 1.0);
         assert_eq!(timing.product, crate::core::ops::matmul(&a, &b).unwrap());
+        // Samples of at least 4 ms: 4 products per sample, 0,25 ms each.
+        let timing = block_on_ready(time_matmul(&Cpu, &a, &b, 2, 4.0, &ticking)).unwrap();
+        assert_eq!((timing.repeats, timing.median_ms), (4, 0.25));
     }
 
     #[test]

@@ -12,6 +12,7 @@ use web_sys::HtmlInputElement;
 
 use crate::core::error::{ComputeError, Result};
 use crate::core::executor::{BackendKind, Cpu, Job};
+use crate::core::trace::{run_traced, Trace};
 use crate::gpu::GpuContext;
 
 use super::dom;
@@ -24,6 +25,14 @@ pub struct Backend {
     forced_cpu: Cell<bool>,
     /// Why we are on the CPU (shown as the badge's tooltip), or the adapter's name.
     note: RefCell<String>,
+    /// A device opened only to compare with ("comparar com WebGPU" while the CPU is forced),
+    /// or why none could be opened.
+    spare_gpu: RefCell<Option<std::result::Result<Rc<GpuContext>, String>>>,
+}
+
+/// `performance.now()` in ms (the tracer's clock), 0 where there is none.
+pub fn now_ms() -> f64 {
+    dom::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
 fn url_forces_cpu() -> bool {
@@ -47,6 +56,7 @@ impl Backend {
             gpu: RefCell::new(None),
             forced_cpu: Cell::new(url_forces_cpu() || stored_forces_cpu()),
             note: RefCell::new(String::new()),
+            spare_gpu: RefCell::new(None),
         });
         backend.refresh().await;
         backend
@@ -58,12 +68,22 @@ impl Backend {
             self.gpu.borrow_mut().take();
             *self.note.borrow_mut() = "CPU escolhida pelo leitor".into();
         } else if self.gpu.borrow().is_none() {
+            // A device opened for a comparison serves as the site's device.
+            if let Some(Ok(spare)) = self.spare_gpu.borrow_mut().take() {
+                *self.note.borrow_mut() = spare.adapter_name().to_string();
+                *self.gpu.borrow_mut() = Some(spare);
+                self.publish();
+                return;
+            }
             match GpuContext::acquire().await {
                 Ok(gpu) => {
                     *self.note.borrow_mut() = gpu.adapter_name().to_string();
                     *self.gpu.borrow_mut() = Some(Rc::new(gpu));
                 }
-                Err(why) => *self.note.borrow_mut() = format!("WebGPU indisponível: {why}"),
+                Err(why) => {
+                    *self.note.borrow_mut() = format!("WebGPU indisponível: {why}");
+                    *self.spare_gpu.borrow_mut() = Some(Err(why.to_string()));
+                }
             }
         }
         self.publish();
@@ -93,10 +113,16 @@ impl Backend {
     /// Runs `job` on the active backend. A GPU failure reruns it on the CPU; a lost
     /// device also switches the whole site to the CPU.
     pub async fn run<J: Job>(&self, job: &J) -> Result<(J::Output, BackendKind)> {
+        let (out, trace) = self.run_traced(job).await?;
+        Ok((out, trace.backend))
+    }
+
+    /// `run`, with every op the job ran recorded (the "por dentro" panel shows them).
+    pub async fn run_traced<J: Job>(&self, job: &J) -> Result<(J::Output, Trace)> {
         let gpu = self.gpu.borrow().clone();
         if let Some(gpu) = gpu {
-            match job.run(&*gpu).await {
-                Ok(out) => return Ok((out, BackendKind::WebGpu)),
+            match run_traced(job, &*gpu, &now_ms).await {
+                Ok(done) => return Ok(done),
                 Err(ComputeError::DeviceLost(why)) => {
                     dom::log_warn(&format!("atencao: GPU perdida ({why}); passando para a CPU"));
                     self.gpu.borrow_mut().take();
@@ -109,7 +135,49 @@ impl Backend {
                 Err(e) => return Err(e),
             }
         }
-        Ok((job.run(&Cpu).await?, BackendKind::Cpu))
+        run_traced(job, &Cpu, &now_ms).await
+    }
+
+    /// Runs `job` on exactly `kind`, with no fallback (to compare backends). WebGPU uses the
+    /// site's device, or one opened for comparing while the reader forces the CPU.
+    pub async fn run_traced_on<J: Job>(&self, job: &J, kind: BackendKind) -> Result<(J::Output, Trace)> {
+        match kind {
+            BackendKind::Cpu => run_traced(job, &Cpu, &now_ms).await,
+            BackendKind::WebGpu => {
+                let gpu = self.comparison_gpu().await.map_err(ComputeError::Gpu)?;
+                let result = run_traced(job, &*gpu, &now_ms).await;
+                if gpu.lost_reason().is_some() {
+                    self.spare_gpu.borrow_mut().take();
+                }
+                result
+            }
+        }
+    }
+
+    /// The device to compare on: the site's, else one opened now (remembered, as is the
+    /// reason when none can be opened).
+    pub async fn comparison_gpu(&self) -> std::result::Result<Rc<GpuContext>, String> {
+        if let Some(gpu) = self.gpu() {
+            return Ok(gpu);
+        }
+        let known = self.spare_gpu.borrow().clone();
+        if let Some(known) = known {
+            return known;
+        }
+        let opened = GpuContext::acquire().await.map(Rc::new).map_err(|why| why.to_string());
+        *self.spare_gpu.borrow_mut() = Some(opened.clone());
+        opened
+    }
+
+    /// Why no WebGPU device can be had, once an attempt failed (`None` if one may still open).
+    pub fn webgpu_unavailable(&self) -> Option<String> {
+        if self.gpu.borrow().is_some() {
+            return None;
+        }
+        match &*self.spare_gpu.borrow() {
+            Some(Err(why)) => Some(why.clone()),
+            _ => None,
+        }
     }
 
     /// The GPU context, if any (tests and the device-loss drill use it).

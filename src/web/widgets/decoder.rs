@@ -15,9 +15,9 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, HtmlInpu
 
 use crate::core::decoder::bigram::TokenBigram;
 use crate::core::decoder::load::Model;
-use crate::core::decoder::model::{DecoderStep, KvCache};
+use crate::core::decoder::model::{forward, ForwardOutput, KvCache};
 use crate::core::decoder::sampling::{probabilities, sample, top_n, SamplingOptions};
-use crate::core::executor::BackendKind;
+use crate::core::executor::{BackendKind, Executor, Job};
 use crate::core::format::format_pt;
 use crate::core::rng::Rng;
 use crate::core::Matrix;
@@ -26,6 +26,7 @@ use super::super::dom::{self, Listener};
 use super::super::draw::{color_rgb, BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::model_store::{self, DEFAULT_BASE};
 use super::{show_error, show_ready, Ctx, Widget, WidgetKind};
+use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "decoder", title: "O decodificador pré-treinado", mount };
 
@@ -59,6 +60,21 @@ struct Run {
     logits: Vec<f32>,
     rng: Option<Rng>,
     computed_on: Option<BackendKind>,
+}
+
+/// One forward pass that owns its inputs (the cache is copied, at most context × C × 2 per
+/// layer), so the "por dentro" panel can run the very same step again on the other backend.
+struct OwnedStep {
+    model: Rc<Model>,
+    ids: Vec<u32>,
+    cache: KvCache,
+}
+
+impl Job for OwnedStep {
+    type Output = ForwardOutput;
+    async fn run<E: Executor>(&self, e: &E) -> crate::core::error::Result<ForwardOutput> {
+        forward(e, &self.model.weights, &self.ids, &self.cache).await
+    }
 }
 
 pub struct DecoderWidget {
@@ -389,9 +405,9 @@ impl DecoderWidget {
         Ok(())
     }
 
-    async fn forward(&self, model: &Model, ids: &[u32], cache: &KvCache) -> Result<(crate::core::decoder::ForwardOutput, BackendKind), String> {
-        let job = DecoderStep { weights: &model.weights, ids, cache };
-        self.ctx.backend.run(&job).await.map_err(|e| e.to_string())
+    async fn forward(&self, model: &Rc<Model>, ids: &[u32], cache: &KvCache) -> Result<(ForwardOutput, BackendKind), String> {
+        let job = OwnedStep { model: model.clone(), ids: ids.to_vec(), cache: cache.clone() };
+        hood::run(&self.ctx, &self.host, job).await.map_err(|e| e.to_string())
     }
 
     /// Samples one token and runs it through the model.

@@ -10,6 +10,7 @@ pub mod bpe;
 pub mod decoder;
 pub mod dot_product;
 pub mod editor;
+pub mod hood;
 pub mod masked_softmax;
 pub mod matmul;
 pub mod one_hot;
