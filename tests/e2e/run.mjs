@@ -13,6 +13,8 @@ import vectorization from './suites/vectorization.mjs';
 import decoder from './suites/decoder.mjs';
 import transformer from './suites/transformer.mjs';
 import sequence from './suites/sequence.mjs';
+import hood from './suites/hood.mjs';
+import offline from './suites/offline.mjs';
 
 const DIST = path.resolve(process.argv[2] ?? 'dist');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -25,7 +27,7 @@ const MODES = {
 };
 
 /** Suites in running order; foundation first (it checks the backend the others rely on). */
-const SUITES = { foundation, vectorization, sequence, transformer, decoder };
+const SUITES = { foundation, vectorization, sequence, transformer, decoder, hood, offline };
 
 async function runMode(mode, base, suites) {
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: MODES[mode] });

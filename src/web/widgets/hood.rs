@@ -255,8 +255,9 @@ impl Panel {
         let note = match kind {
             BackendKind::WebGpu => format!(
                 "A última atualização rodou {ops} {} em WebGPU, uma chamada de kernel cada, na ordem abaixo. \
-                 O tempo de cada uma inclui enviar os dados à GPU, rodar o kernel e ler o resultado de volta; \
-                 o relógio do navegador tem resolução de cerca de 0,1 ms.",
+                 O tempo de cada uma inclui enviar os dados à GPU, rodar o kernel e ler o resultado de volta \
+                 (e, na primeira vez que um kernel roda, compilá-lo); o relógio do navegador tem resolução de \
+                 cerca de 0,1 ms.",
                 plural(ops, "operação", "operações")
             ),
             BackendKind::Cpu => format!(
@@ -481,16 +482,23 @@ pub fn op_ms(ms: f64) -> String {
 
 /// An averaged time, with three significant digits or so.
 pub fn avg_ms(ms: f64) -> String {
+    format!("{} ms", ms_value(ms))
+}
+
+/// A time in ms without the unit, to about three significant digits: 288, 4,20, 0,0031.
+pub fn ms_value(ms: f64) -> String {
     let decimals = if ms >= 100.0 {
         0
     } else if ms >= 10.0 {
         1
     } else if ms >= 1.0 {
         2
-    } else {
+    } else if ms >= 0.01 {
         3
+    } else {
+        4
     };
-    format!("{} ms", format_pt(ms as f32, decimals))
+    format_pt(ms as f32, decimals)
 }
 
 /// The rows of one group of ops.
