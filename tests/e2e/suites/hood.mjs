@@ -35,6 +35,12 @@ function computingKinds() {
   return kinds;
 }
 
+/** Opens a panel; its content is built on the (asynchronous) toggle event. */
+async function openPanel(page, panel) {
+  await page.click(`${panel} > summary`);
+  await page.waitForSelector(`${panel}[open] .hood-content table[data-hood=ops]`, { state: 'attached' });
+}
+
 async function opsRows(page, panel) {
   return page.$$eval(`${panel} table[data-hood=ops] tr[data-op]`, (trs) => trs.map((tr) => ({
     op: tr.dataset.op,
@@ -62,7 +68,7 @@ export default async function hood({ page, base, mode }) {
     assert(await page.$eval(PANEL, (d) => !d.open), 'the panel starts open');
     const summary = await page.textContent(`${PANEL} > summary`);
     assert(summary.includes('6 operações') && summary.includes(LABEL[mode]), summary);
-    await page.click(`${PANEL} > summary`);
+    await openPanel(page, PANEL);
     const rows = await opsRows(page, PANEL);
     assert(JSON.stringify(rows.map((r) => r.op)) === JSON.stringify(['matmul', 'matmul', 'matmul', 'matmul_bt', 'softmax_rows', 'matmul']), JSON.stringify(rows));
     assert(JSON.stringify(rows.map((r) => r.kernel)) === JSON.stringify(['matmul', 'matmul', 'matmul', 'matmul', 'softmax', 'matmul']), JSON.stringify(rows));
@@ -134,7 +140,7 @@ export default async function hood({ page, base, mode }) {
     const host = '[data-widget=decoder]';
     await page.goto(`${base}/#/decodificador`);
     await page.waitForSelector(`${host}[data-state=ready]`, { timeout: 120000 });
-    await page.click(`${host} details.hood > summary`);
+    await openPanel(page, `${host} details.hood`);
     const stages = await page.$$eval(`${host} details.hood details.hood-stage > summary`, (ss) => ss.map((s) => s.textContent.split(' · ')[0]));
     assert(JSON.stringify(stages) === JSON.stringify(['embeddings', 'bloco 1', 'bloco 2', 'bloco 3', 'bloco 4', 'saída']), JSON.stringify(stages));
     const ops = await opsRows(page, `${host} details.hood`);
@@ -174,7 +180,7 @@ export default async function hood({ page, base, mode }) {
   await check(`[${mode}] compute page: the quoted WGSL is matmul.wgsl, highlighted`, async () => {
     await page.goto(`${base}/${COMPUTE_PAGE}`);
     await page.waitForSelector('main h1');
-    const excerpts = await page.$$eval('main .prose pre.wgsl', (ps) => ps.map((p) => ({ of: p.dataset.excerptOf, text: p.textContent, spans: p.querySelectorAll('span').length })));
+    const excerpts = await page.$$eval('main .prose pre.wgsl[data-excerpt-of]', (ps) => ps.map((p) => ({ of: p.dataset.excerptOf, text: p.textContent, spans: p.querySelectorAll('span').length })));
     assert(excerpts.length >= 4, `${excerpts.length} excerpts`);
     for (const e of excerpts) {
       assert(shader(e.of).includes(e.text), `an excerpt is not in ${e.of}.wgsl:\n${e.text}`);
