@@ -9,6 +9,7 @@
 //! The panel renders only while open; an update while closed just refreshes its summary.
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -91,7 +92,18 @@ struct Panel {
     /// The content shows an older update (rebuilt when opened).
     stale: Cell<bool>,
     comparing: Cell<bool>,
+    /// Each kernel's highlighted source, built once.
+    sources: RefCell<HashMap<KernelId, HtmlElement>>,
     listeners: RefCell<Vec<Listener>>,
+}
+
+/// `data-group` / `data-kernel` of the open `<details>` under `root`.
+fn open_keys(root: &HtmlElement) -> Vec<String> {
+    let Ok(open) = root.query_selector_all("details[open]") else { return Vec::new() };
+    (0..open.length())
+        .filter_map(|i| open.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()))
+        .filter_map(|d| d.get_attribute("data-group").or_else(|| d.get_attribute("data-kernel")))
+        .collect()
 }
 
 impl Panel {
@@ -137,6 +149,7 @@ impl Panel {
             failure: RefCell::new(None),
             stale: Cell::new(true),
             comparing: Cell::new(false),
+            sources: RefCell::new(HashMap::new()),
             listeners: RefCell::new(Vec::new()),
         });
         let weak = Rc::downgrade(&panel);
@@ -241,6 +254,8 @@ impl Panel {
     fn render(&self) {
         self.stale.set(false);
         let content = &self.content;
+        // Groups and sources the reader opened stay open across updates (the decoder's steps).
+        let was_open = open_keys(content);
         content.set_text_content(None);
         if let Some(why) = self.failure.borrow().as_ref() {
             dom::append(content, &dom::text("p", "hood-note", &format!("A última atualização não terminou: {why}")));
@@ -284,6 +299,7 @@ impl Panel {
                 match label {
                     Some(label) => {
                         let group = dom::el("details", "hood-stage");
+                        dom::set_attr(&group, "data-group", &label);
                         let ms: f64 = records.iter().map(|(_, r)| r.ms).sum();
                         let n = records.len();
                         dom::append(&group, &dom::text("summary", "", &format!("{label} · {n} {} · {}", plural(n, "operação", "operações"), op_ms(ms))));
@@ -310,8 +326,14 @@ impl Panel {
             let details = dom::el("details", "hood-kernel");
             dom::set_attr(&details, "data-kernel", id.name());
             dom::append(&details, &dom::text("summary", "", &format!("{}.wgsl · {}", id.name(), id.path())));
-            dom::append(&details, &wgsl_block(id));
+            let block = self.sources.borrow_mut().entry(id).or_insert_with(|| wgsl_block(id)).clone();
+            dom::append(&details, &block);
             dom::append(content, &details);
+        }
+        for key in was_open {
+            if let Ok(Some(details)) = content.query_selector(&format!("details[data-group=\"{key}\"], details[data-kernel=\"{key}\"]")) {
+                dom::set_attr(&details, "open", "");
+            }
         }
     }
 
