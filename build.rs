@@ -11,9 +11,14 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use pulldown_cmark::{html, CowStr, Event, Options, Parser};
+use pulldown_cmark::{html, CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
 use pulldown_latex::config::DisplayMode;
 use pulldown_latex::{RenderConfig, Storage};
+
+/// The WGSL highlighter of the web layer, shared so quoted kernel code looks the same here.
+#[path = "src/gpu/wgsl_highlight.rs"]
+#[allow(dead_code)]
+mod wgsl_highlight;
 
 struct Page {
     slug: String,
@@ -25,6 +30,8 @@ struct Page {
 fn main() {
     let root = Path::new("content");
     println!("cargo:rerun-if-changed=content");
+    println!("cargo:rerun-if-changed=src/gpu/shaders");
+    println!("cargo:rerun-if-changed=src/gpu/wgsl_highlight.rs");
     let mut articles = Vec::new();
     let mut slugs = BTreeSet::new();
     let mut links = Vec::new();
@@ -121,24 +128,55 @@ fn split_front_matter(text: &str) -> Option<(&str, &str)> {
 
 fn render_markdown(body: &str, file: &str, links: &mut Vec<(String, String)>) -> String {
     let options = Options::ENABLE_TABLES | Options::ENABLE_MATH | Options::ENABLE_STRIKETHROUGH;
-    let events: Vec<Event> = Parser::new_ext(body, options)
-        .map(|event| match event {
-            Event::InlineMath(tex) => Event::InlineHtml(CowStr::from(render_math(&tex, false, file))),
-            Event::DisplayMath(tex) => Event::Html(CowStr::from(render_math(&tex, true, file))),
+    let mut events: Vec<Event> = Vec::new();
+    // Text of a ```wgsl block being read, until its end.
+    let mut wgsl: Option<String> = None;
+    for event in Parser::new_ext(body, options) {
+        match event {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(ref info))) if info.trim() == "wgsl" => wgsl = Some(String::new()),
+            Event::Text(ref text) if wgsl.is_some() => wgsl.as_mut().expect("inside a wgsl block").push_str(text),
+            Event::End(TagEnd::CodeBlock) if wgsl.is_some() => {
+                let code = wgsl.take().expect("inside a wgsl block");
+                events.push(Event::Html(CowStr::from(render_wgsl_excerpt(&code, file))));
+            }
+            Event::InlineMath(tex) => events.push(Event::InlineHtml(CowStr::from(render_math(&tex, false, file)))),
+            Event::DisplayMath(tex) => events.push(Event::Html(CowStr::from(render_math(&tex, true, file)))),
             Event::Start(pulldown_cmark::Tag::Link { ref dest_url, .. }) => {
                 if let Some(route) = dest_url.strip_prefix("#/") {
                     // `#/decodificador?preset=chaves`: the page is the part before the query.
                     let page = route.split(['?', '#']).next().unwrap_or_default();
                     links.push((file.to_string(), page.to_string()));
                 }
-                event
+                events.push(event);
             }
-            other => other,
-        })
-        .collect();
+            other => events.push(other),
+        }
+    }
     let mut out = String::new();
     html::push_html(&mut out, events.into_iter());
     out
+}
+
+/// A ```wgsl block quotes a kernel: it must be a verbatim excerpt of a file in
+/// src/gpu/shaders/ (so the prose cannot drift from the code the GPU runs), and is
+/// highlighted like the "por dentro" panels.
+fn render_wgsl_excerpt(code: &str, file: &str) -> String {
+    let excerpt = code.trim_end_matches('\n');
+    let kernel = sorted_entries(Path::new("src/gpu/shaders"))
+        .into_iter()
+        .find(|path| fs::read_to_string(path).is_ok_and(|source| source.contains(excerpt)))
+        .unwrap_or_else(|| panic!("{file}: this ```wgsl block is not a verbatim excerpt of any file in src/gpu/shaders/:\n{excerpt}"));
+    let name = kernel.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+    let mut html = format!("<pre class=\"wgsl\" data-excerpt-of=\"{name}\"><code>");
+    for (class, piece) in wgsl_highlight::highlight(excerpt) {
+        let escaped = piece.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+        match class.css() {
+            Some(css) => write!(html, "<span class=\"{css}\">{escaped}</span>").expect("writing to a String"),
+            None => html.push_str(&escaped),
+        }
+    }
+    html.push_str("</code></pre>\n");
+    html
 }
 
 /// LaTeX → MathML; a formula that does not parse fails the build with its file and source.

@@ -96,3 +96,21 @@ fn lost_device_fails_cleanly_and_pool_stays_bounded() {
     let err = pollster::block_on(gpu.matmul(&a, &a)).unwrap_err();
     assert!(err.is_gpu_failure(), "{err:?}");
 }
+
+/// The "por dentro" comparison natively: the attention widget's golden example traced on the
+/// GPU and on the CPU runs the same ops, and their results differ by less than 1e-4.
+#[test]
+fn traced_example_2_agrees_op_by_op() {
+    use atencao::core::examples::textbook_example_2;
+    use atencao::core::executor::{block_on_ready, BackendKind, Cpu};
+    use atencao::core::trace::{compare, run_traced};
+    let Some(gpu) = gpu() else { return };
+    let clock = || 0.0;
+    let (_, on_gpu) = pollster::block_on(run_traced(&textbook_example_2(), &gpu, &clock)).unwrap();
+    let (_, on_cpu) = block_on_ready(run_traced(&textbook_example_2(), &Cpu, &clock)).unwrap();
+    assert_eq!((on_gpu.backend, on_cpu.backend), (BackendKind::WebGpu, BackendKind::Cpu));
+    let diff = compare(&on_gpu, &on_cpu).unwrap();
+    eprintln!("Example 2, GPU vs CPU: max |Δ| {:e} (op {:?})", diff.max_abs, diff.worst);
+    assert_eq!(diff.per_op.len(), 6);
+    assert!(diff.max_abs < 1e-4, "max |Δ| {}", diff.max_abs);
+}

@@ -37,6 +37,9 @@ impl BackendKind {
 #[allow(async_fn_in_trait)]
 pub trait Executor {
     fn kind(&self) -> BackendKind;
+    /// Names the part of a job the next ops belong to ("bloco 2"). Backends ignore it; the
+    /// tracer (`core::trace::Traced`) groups the ops it records by it.
+    fn stage(&self, _name: &str) {}
     /// A (m,k) @ B (k,n) → (m,n).
     async fn matmul(&self, a: &Matrix, b: &Matrix) -> Result<Matrix>;
     /// alpha · A (m,k) @ Bᵀ, B (n,k) → (m,n).
@@ -136,4 +139,13 @@ pub fn block_on_ready<F: std::future::Future>(fut: F) -> F::Output {
 pub trait Job {
     type Output;
     async fn run<E: Executor>(&self, e: &E) -> Result<Self::Output>;
+}
+
+/// A shared job runs as the job itself (widgets keep their inputs while the "por dentro"
+/// panel keeps the job to run it again).
+impl<J: Job> Job for std::rc::Rc<J> {
+    type Output = J::Output;
+    async fn run<E: Executor>(&self, e: &E) -> Result<Self::Output> {
+        (**self).run(e).await
+    }
 }

@@ -17,6 +17,7 @@ pub mod ops;
 pub mod rng;
 pub mod sequence;
 pub mod text;
+pub mod trace;
 pub mod transformer;
 pub mod vectors;
 pub mod widget_input;

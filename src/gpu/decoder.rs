@@ -11,13 +11,14 @@
 //! Two buffers used by one dispatch are always distinct (WebGPU forbids reading and writing
 //! one buffer in a dispatch), hence the ping-pong of the residual stream `x`.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use wgpu::util::DeviceExt;
 
 use crate::core::decoder::{DecoderConfig, DecoderWeights};
 use crate::core::error::{ComputeError, Result};
+use crate::core::trace::{alpha, attention_params, layer_norm_params, Op, OpRecord, Shape};
 use crate::core::transformer::positional::sinusoidal;
 use crate::core::Matrix;
 
@@ -68,6 +69,9 @@ pub struct ResidentOutput {
     pub logits: Matrix,
     /// Per layer, the attention weights (nh·T, P+T), head after head.
     pub attention: Vec<Matrix>,
+    /// The ops the pass dispatched, in order, with their shapes (no per-op times: they ran as
+    /// one command buffer), for the "por dentro" panel.
+    pub ops: Vec<OpRecord>,
 }
 
 pub struct GpuDecoder {
@@ -83,6 +87,9 @@ pub struct GpuDecoder {
     scratch: Scratch,
     /// P: positions whose keys and values are in the cache.
     cached: Cell<usize>,
+    /// The ops recorded by the pass being encoded, and the stage they belong to.
+    ops: RefCell<Vec<OpRecord>>,
+    stage: RefCell<Option<Rc<str>>>,
 }
 
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
@@ -160,6 +167,8 @@ impl GpuDecoder {
             values: (0..cfg.n_layers).map(|_| empty("values", ctx * c, STORAGE)).collect(),
             scratch,
             cached: Cell::new(0),
+            ops: RefCell::new(Vec::new()),
+            stage: RefCell::new(None),
             config: cfg.clone(),
             gpu: gpu.clone(),
         };
@@ -180,6 +189,17 @@ impl GpuDecoder {
     /// Forgets the cache (the next pass starts at position 0).
     pub fn reset(&self) {
         self.cached.set(0);
+    }
+
+    /// Notes an op for the panel (what `core::trace::Traced` records for the same op on the
+    /// `Executor` path, without time or results).
+    fn note(&self, op: Op, inputs: Vec<Shape>, output: Shape, params: String) {
+        let stage = self.stage.borrow().clone();
+        self.ops.borrow_mut().push(OpRecord { op, stage, inputs, outputs: vec![output], params, ms: f64::NAN, results: Vec::new() });
+    }
+
+    fn set_stage(&self, name: &str) {
+        *self.stage.borrow_mut() = Some(Rc::from(name));
     }
 
     /// Records one dispatch of `id` into `pass`.
@@ -204,18 +224,25 @@ impl GpuDecoder {
 
     /// out (rows, n) = a (rows, k) @ w (k, n).
     fn matmul(&self, pass: &mut wgpu::ComputePass<'_>, a: &wgpu::Buffer, w: &wgpu::Buffer, out: &wgpu::Buffer, rows: usize, k: usize, n: usize) {
+        self.note(Op::Matmul, vec![Shape::Matrix(rows, k), Shape::Matrix(k, n)], Shape::Matrix(rows, n), String::new());
         let params = Params::new().u(0, rows as u32).u(1, n as u32).u(2, k as u32).u(3, 0).f(4, 1.0);
         self.dispatch(pass, KernelId::Matmul, params, &[a, w, out], grid_tiles(rows, n));
     }
 
     /// out = a + b, where b has `b_len` elements (a's length, or one broadcast row).
     fn add(&self, pass: &mut wgpu::ComputePass<'_>, a: &wgpu::Buffer, b: &wgpu::Buffer, out: &wgpu::Buffer, len: usize, b_len: usize) {
+        let width = if b_len < len { b_len } else { self.config.d_model.min(len) };
+        let rows = len / width.max(1);
+        let b_shape = if b_len < len { Shape::Matrix(1, b_len) } else { Shape::Matrix(rows, width) };
+        self.note(Op::Add, vec![Shape::Matrix(rows, width), b_shape], Shape::Matrix(rows, width), String::new());
         let params = Params::new().u(0, len as u32).u(1, b_len as u32);
         self.dispatch(pass, KernelId::Add, params, &[a, b, out], grid_1d(len.div_ceil(256)));
     }
 
     fn layer_norm(&self, pass: &mut wgpu::ComputePass<'_>, x: &wgpu::Buffer, gamma: &wgpu::Buffer, beta: &wgpu::Buffer, out: &wgpu::Buffer, rows: usize) {
         let cfg = &self.config;
+        let (c, shape) = (cfg.d_model, Shape::Matrix(rows, cfg.d_model));
+        self.note(Op::LayerNorm, vec![shape, Shape::Matrix(1, c), Shape::Matrix(1, c)], shape, layer_norm_params(cfg.ln_eps));
         let params = Params::new().u(0, rows as u32).u(1, cfg.d_model as u32).f(2, cfg.ln_eps);
         self.dispatch(pass, KernelId::LayerNorm, params, &[x, gamma, beta, out], grid_1d(rows));
     }
@@ -245,6 +272,7 @@ impl GpuDecoder {
         // Scopes pop in reverse order of their pushes.
         let oom = gpu.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        self.ops.borrow_mut().clear();
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("decoder") });
         let tc = t * c;
         let keys_total = p + t;
@@ -256,12 +284,16 @@ impl GpuDecoder {
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("block"), timestamp_writes: None });
                 if l == 0 {
                     // x = E[ids]·√C + PE
+                    self.set_stage("embeddings");
+                    self.note(Op::Embedding, vec![Shape::Matrix(v, c), Shape::Ids(t)], Shape::Matrix(t, c), String::new());
                     let params = Params::new().u(0, t as u32).u(1, c as u32).u(2, v as u32);
                     self.dispatch(&mut pass, KernelId::Embedding, params, &[&self.tok_emb, &s.ids, &s.h], grid_1d(tc.div_ceil(256)));
+                    self.note(Op::Scale, vec![Shape::Matrix(t, c)], Shape::Matrix(t, c), alpha((c as f32).sqrt()));
                     let params = Params::new().u(0, tc as u32).f(1, (c as f32).sqrt());
                     self.dispatch(&mut pass, KernelId::Scale, params, &[&s.h, &s.emb], grid_1d(tc.div_ceil(256)));
                     self.add(&mut pass, &s.emb, &s.pe, &s.x[0], tc, tc);
                 }
+                self.set_stage(&format!("bloco {}", l + 1));
                 // h = LN1(x); q, k, v = h W^Q, h W^K, h W^V
                 self.layer_norm(&mut pass, &s.x[current], &b.ln1_gamma, &b.ln1_beta, &s.h, t);
                 self.matmul(&mut pass, &s.h, &b.w_q, &s.q, t, c, c);
@@ -283,6 +315,8 @@ impl GpuDecoder {
                     .u(5, p as u32)
                     .f(6, 1.0 / (cfg.head_size() as f32).sqrt());
                 let (keys, values) = (&self.keys[l], &self.values[l]);
+                let kv = Shape::Matrix(keys_total, c);
+                self.note(Op::Attention, vec![Shape::Matrix(t, c), kv, kv], Shape::Matrix(t, c), attention_params(nh, true, p));
                 self.dispatch(&mut pass, KernelId::Attention, params, &[&s.q, keys, values, &s.att, &s.weights], grid_1d(t * nh));
                 // x = x + att W^O
                 self.matmul(&mut pass, &s.att, &b.w_o, &s.proj, t, c, c);
@@ -292,6 +326,7 @@ impl GpuDecoder {
                 self.layer_norm(&mut pass, &s.x[current], &b.ln2_gamma, &b.ln2_beta, &s.h, t);
                 self.matmul(&mut pass, &s.h, &b.w1, &s.f1, t, c, f);
                 self.add(&mut pass, &s.f1, &b.b1, &s.f2, t * f, f);
+                self.note(Op::Relu, vec![Shape::Matrix(t, f)], Shape::Matrix(t, f), String::new());
                 let params = Params::new().u(0, (t * f) as u32);
                 self.dispatch(&mut pass, KernelId::Relu, params, &[&s.f2, &s.f1], grid_1d((t * f).div_ceil(256)));
                 self.matmul(&mut pass, &s.f1, &b.w2, &s.proj, t, f, c);
@@ -306,7 +341,9 @@ impl GpuDecoder {
         encoder.copy_buffer_to_buffer(&s.x[current], (4 * (t - 1) * c) as u64, &s.last, 0, (4 * c) as u64);
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("head"), timestamp_writes: None });
+            self.set_stage("saída");
             self.layer_norm(&mut pass, &s.last, &self.ln_f_gamma, &self.ln_f_beta, &s.last_norm, 1);
+            self.note(Op::MatmulBt, vec![Shape::Matrix(1, c), Shape::Matrix(v, c)], Shape::Matrix(1, v), alpha(1.0));
             let params = Params::new().u(0, 1).u(1, v as u32).u(2, c as u32).u(3, 1).f(4, 1.0);
             self.dispatch(&mut pass, KernelId::Matmul, params, &[&s.last_norm, &self.tok_emb, &s.logits], grid_tiles(1, v));
         }
@@ -335,7 +372,7 @@ impl GpuDecoder {
                 let attention = (0..layers)
                     .map(|l| Matrix::from_vec(nh * t, keys_total, floats[v + l * weights_len..v + (l + 1) * weights_len].to_vec()))
                     .collect::<Result<Vec<_>>>()?;
-                Ok(ResidentOutput { logits, attention })
+                Ok(ResidentOutput { logits, attention, ops: self.ops.borrow_mut().drain(..).collect() })
             }
             Err(e) => Err(ComputeError::DeviceLost(format!("leitura falhou: {e}"))),
         };

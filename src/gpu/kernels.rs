@@ -4,6 +4,8 @@
 //! binding 0 = a 32-byte uniform `Params`, then the inputs (read-only storage),
 //! then the outputs (read-write storage).
 
+use crate::core::trace::Op;
+
 /// Every kernel the GPU backend runs, named like its CPU twin in `core::ops`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum KernelId {
@@ -47,6 +49,28 @@ impl KernelId {
             KernelId::Embedding => "embedding",
             KernelId::Attention => "attention",
         }
+    }
+
+    /// The kernel that runs an `Executor` op on the GPU (`matmul_bt` is `matmul` with B read
+    /// transposed).
+    pub fn for_op(op: Op) -> KernelId {
+        match op {
+            Op::Matmul | Op::MatmulBt => KernelId::Matmul,
+            Op::Transpose => KernelId::Transpose,
+            Op::Add => KernelId::Add,
+            Op::Scale => KernelId::Scale,
+            Op::SoftmaxRows => KernelId::Softmax,
+            Op::LayerNorm => KernelId::LayerNorm,
+            Op::Relu => KernelId::Relu,
+            Op::Gelu => KernelId::Gelu,
+            Op::Embedding => KernelId::Embedding,
+            Op::Attention => KernelId::Attention,
+        }
+    }
+
+    /// Where the source lives in the repository.
+    pub fn path(self) -> String {
+        format!("src/gpu/shaders/{}.wgsl", self.name())
     }
 
     /// The WGSL source, exactly the file in src/gpu/shaders/.
@@ -161,5 +185,25 @@ impl Kernel {
             cache: None,
         });
         Kernel { pipeline, layout }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_sources_are_the_repository_files() {
+        for id in KernelId::ALL {
+            let file = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/").to_string() + &id.path()).unwrap();
+            assert_eq!(id.source(), file, "{}", id.path());
+        }
+    }
+
+    #[test]
+    fn every_kernel_runs_some_op() {
+        for id in KernelId::ALL {
+            assert!(Op::ALL.iter().any(|&op| KernelId::for_op(op) == id), "{} runs no op", id.name());
+        }
     }
 }

@@ -10,6 +10,7 @@ pub mod kernels;
 pub mod parity;
 pub mod pool;
 pub mod readback;
+pub mod wgsl_highlight;
 
 use std::cell::RefCell;
 use std::collections::HashMap;

@@ -12,6 +12,7 @@ use web_sys::HtmlInputElement;
 
 use crate::core::error::{ComputeError, Result};
 use crate::core::executor::{BackendKind, Cpu, Job};
+use crate::core::trace::{run_traced, Trace};
 use crate::gpu::GpuContext;
 
 use super::dom;
@@ -27,6 +28,14 @@ pub struct Backend {
     /// The site shows the backend on `<html>` and in its footer; a page that embeds widgets
     /// is not ours to touch (each widget says where it computed).
     publish_to_page: bool,
+    /// A device opened only to compare with ("comparar com WebGPU" while the CPU is forced),
+    /// or why none could be opened.
+    spare_gpu: RefCell<Option<std::result::Result<Rc<GpuContext>, String>>>,
+}
+
+/// `performance.now()` in ms (the tracer's clock), 0 where there is none.
+pub fn now_ms() -> f64 {
+    dom::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
 fn url_forces_cpu() -> bool {
@@ -60,6 +69,7 @@ impl Backend {
             forced_cpu: Cell::new(url_forces_cpu() || stored_forces_cpu()),
             note: RefCell::new(String::new()),
             publish_to_page,
+            spare_gpu: RefCell::new(None),
         });
         backend.refresh().await;
         backend
@@ -71,12 +81,22 @@ impl Backend {
             self.gpu.borrow_mut().take();
             *self.note.borrow_mut() = "CPU escolhida pelo leitor".into();
         } else if self.gpu.borrow().is_none() {
+            // A device opened for a comparison serves as the site's device.
+            if let Some(Ok(spare)) = self.spare_gpu.borrow_mut().take() {
+                *self.note.borrow_mut() = spare.adapter_name().to_string();
+                *self.gpu.borrow_mut() = Some(spare);
+                self.publish();
+                return;
+            }
             match GpuContext::acquire().await {
                 Ok(gpu) => {
                     *self.note.borrow_mut() = gpu.adapter_name().to_string();
                     *self.gpu.borrow_mut() = Some(Rc::new(gpu));
                 }
-                Err(why) => *self.note.borrow_mut() = format!("WebGPU indisponível: {why}"),
+                Err(why) => {
+                    *self.note.borrow_mut() = format!("WebGPU indisponível: {why}");
+                    *self.spare_gpu.borrow_mut() = Some(Err(why.to_string()));
+                }
             }
         }
         self.publish();
@@ -106,15 +126,63 @@ impl Backend {
     /// Runs `job` on the active backend. A GPU failure reruns it on the CPU; a lost
     /// device also switches the whole site to the CPU.
     pub async fn run<J: Job>(&self, job: &J) -> Result<(J::Output, BackendKind)> {
+        let (out, trace) = self.run_traced(job).await?;
+        Ok((out, trace.backend))
+    }
+
+    /// `run`, with every op the job ran recorded (the "por dentro" panel shows them).
+    pub async fn run_traced<J: Job>(&self, job: &J) -> Result<(J::Output, Trace)> {
         let gpu = self.gpu.borrow().clone();
         if let Some(gpu) = gpu {
-            match job.run(&*gpu).await {
-                Ok(out) => return Ok((out, BackendKind::WebGpu)),
+            match run_traced(job, &*gpu, &now_ms).await {
+                Ok(done) => return Ok(done),
                 Err(e) if e.is_gpu_failure() => self.gpu_failed(&e),
                 Err(e) => return Err(e),
             }
         }
-        Ok((job.run(&Cpu).await?, BackendKind::Cpu))
+        run_traced(job, &Cpu, &now_ms).await
+    }
+
+    /// Runs `job` on exactly `kind`, with no fallback (to compare backends). WebGPU uses the
+    /// site's device, or one opened for comparing while the reader forces the CPU.
+    pub async fn run_traced_on<J: Job>(&self, job: &J, kind: BackendKind) -> Result<(J::Output, Trace)> {
+        match kind {
+            BackendKind::Cpu => run_traced(job, &Cpu, &now_ms).await,
+            BackendKind::WebGpu => {
+                let gpu = self.comparison_gpu().await.map_err(ComputeError::Gpu)?;
+                let result = run_traced(job, &*gpu, &now_ms).await;
+                if gpu.lost_reason().is_some() {
+                    self.spare_gpu.borrow_mut().take();
+                }
+                result
+            }
+        }
+    }
+
+    /// The device to compare on: the site's, else one opened now (remembered, as is the
+    /// reason when none can be opened).
+    pub async fn comparison_gpu(&self) -> std::result::Result<Rc<GpuContext>, String> {
+        if let Some(gpu) = self.gpu() {
+            return Ok(gpu);
+        }
+        let known = self.spare_gpu.borrow().clone();
+        if let Some(known) = known {
+            return known;
+        }
+        let opened = GpuContext::acquire().await.map(Rc::new).map_err(|why| why.to_string());
+        *self.spare_gpu.borrow_mut() = Some(opened.clone());
+        opened
+    }
+
+    /// Why no WebGPU device can be had, once an attempt failed (`None` if one may still open).
+    pub fn webgpu_unavailable(&self) -> Option<String> {
+        if self.gpu.borrow().is_some() {
+            return None;
+        }
+        match &*self.spare_gpu.borrow() {
+            Some(Err(why)) => Some(why.clone()),
+            _ => None,
+        }
     }
 
     /// Takes note of a GPU failure the caller will redo on the CPU: a lost device switches

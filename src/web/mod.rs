@@ -12,6 +12,7 @@ pub mod dom;
 pub mod draw;
 pub mod embed;
 pub mod model_store;
+pub mod offline;
 pub mod pages;
 pub mod widgets;
 
@@ -31,6 +32,7 @@ pub fn start() {
     }
     wasm_bindgen_futures::spawn_local(async move {
         pages::build_shell();
+        offline::register();
         let backend = Backend::init().await;
         let ctx = Rc::new(Ctx::new(backend.clone()));
         backend::attach_switch(&ctx);

@@ -14,6 +14,8 @@ import decoder from './suites/decoder.mjs';
 import transformer from './suites/transformer.mjs';
 import sequence from './suites/sequence.mjs';
 import embed from './suites/embed.mjs';
+import hood from './suites/hood.mjs';
+import offline from './suites/offline.mjs';
 
 const DIST = path.resolve(process.argv[2] ?? 'dist');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -26,7 +28,7 @@ const MODES = {
 };
 
 /** Suites in running order; foundation first (it checks the backend the others rely on). */
-const SUITES = { foundation, vectorization, sequence, transformer, decoder, embed };
+const SUITES = { foundation, vectorization, sequence, transformer, decoder, embed, hood, offline };
 
 async function runMode(mode, base, suites) {
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: MODES[mode] });

@@ -81,6 +81,7 @@ pub async fn forward<E: Executor>(e: &E, w: &DecoderWeights, ids: &[u32], cache:
         )));
     }
     // x (T,C) = E[ids]·√C + PE(P … P+T−1)
+    e.stage("embeddings");
     let emb = e.embedding(&w.tok_emb, ids).await?;
     let emb = e.scale(&emb, (c as f32).sqrt()).await?;
     let mut x = e.add(&emb, &sinusoidal(p, t, c, cfg.pe_theta)).await?;
@@ -88,6 +89,7 @@ pub async fn forward<E: Executor>(e: &E, w: &DecoderWeights, ids: &[u32], cache:
     let mut attention = Vec::with_capacity(cfg.n_layers);
     let mut new_cache = KvCache::default();
     for (l, b) in w.blocks.iter().enumerate() {
+        e.stage(&format!("bloco {}", l + 1));
         // Attention sub-layer: h = LN1(x); q, k, v (T,C); each head attends over P+T keys.
         let h = e.layer_norm(&x, &b.ln1_gamma, &b.ln1_beta, cfg.ln_eps).await?;
         let q = e.matmul(&h, &b.w_q).await?;
@@ -111,6 +113,7 @@ pub async fn forward<E: Executor>(e: &E, w: &DecoderWeights, ids: &[u32], cache:
         x = e.add(&x, &out).await?;
     }
     // Only the last position's logits are needed to choose the next token.
+    e.stage("saída");
     let last = x.array().slice(ndarray::s![t - 1.., ..]).to_owned();
     let last = e.layer_norm(&Matrix::from_array(last), &w.ln_f_gamma, &w.ln_f_beta, cfg.ln_eps).await?;
     let logits = e.matmul_bt(&last, &w.tok_emb, 1.0).await?;
@@ -171,5 +174,24 @@ mod tests {
         let err = block_on_ready(forward(&Cpu, &w, &long, &KvCache::default())).unwrap_err();
         assert!(err.to_string().contains("contexto"));
         assert!(block_on_ready(forward(&Cpu, &w, &[9999], &KvCache::default())).is_err());
+    }
+
+    #[test]
+    fn traced_forward_groups_its_ops_by_block() {
+        use crate::core::trace::{run_traced, Op};
+        let cfg = DecoderConfig::tiny();
+        let w = DecoderWeights::random(&cfg, 2);
+        let job = DecoderStep { weights: &w, ids: &[5, 6], cache: &KvCache::default() };
+        let clock = || 0.0;
+        let (_, trace) = block_on_ready(run_traced(&job, &Cpu, &clock)).unwrap();
+        let stages: Vec<String> = trace.stages().into_iter().map(|(s, _)| s.map(|s| s.to_string()).unwrap_or_default()).collect();
+        let mut want = vec!["embeddings".to_string()];
+        want.extend((1..=cfg.n_layers).map(|l| format!("bloco {l}")));
+        want.push("saída".into());
+        assert_eq!(stages, want);
+        // Per block: 2 layer norms, 6 matmuls, 1 attention, 4 adds, 1 ReLU.
+        let block_ops = trace.ops.iter().filter(|r| r.stage.as_deref() == Some("bloco 1")).count();
+        assert_eq!(block_ops, 14);
+        assert_eq!(trace.ops.last().map(|r| r.op), Some(Op::MatmulBt));
     }
 }

@@ -20,6 +20,7 @@ use super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::dom::{self, Listener};
 use super::editor::MatrixEditor;
 use super::{show_error, show_ready, Ctx, Widget, WidgetKind};
+use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "attention", title: "Atenção com Q, K e V", mount };
 
@@ -264,7 +265,8 @@ impl Widget for AttentionWidget {
         };
         dom::set_attr(&self.host, "data-state", "loading");
         wasm_bindgen_futures::spawn_local(async move {
-            let result = self.ctx.backend.run(&inputs).await;
+            let inputs = std::rc::Rc::new(inputs);
+            let result = hood::run(&self.ctx, &self.host, inputs.clone()).await;
             if self.generation.get() != generation {
                 return;
             }

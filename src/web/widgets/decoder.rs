@@ -15,9 +15,11 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, HtmlInpu
 
 use crate::core::decoder::bigram::TokenBigram;
 use crate::core::decoder::load::Model;
-use crate::core::decoder::model::{forward, KvCache};
+use crate::core::decoder::model::{forward, ForwardOutput, KvCache};
 use crate::core::decoder::sampling::{probabilities, sample, top_n, SamplingOptions};
-use crate::core::executor::{BackendKind, Cpu};
+use crate::core::executor::{BackendKind, Executor, Job};
+use crate::web::backend::now_ms;
+use crate::core::trace::Trace;
 use crate::core::format::format_pt;
 use crate::core::rng::Rng;
 use crate::core::Matrix;
@@ -27,6 +29,7 @@ use super::super::dom::{self, Listener};
 use super::super::draw::{color_rgb, BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::model_store;
 use super::{show_error, show_ready, Ctx, Widget, WidgetKind};
+use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "decoder", title: "O decodificador pré-treinado", mount };
 
@@ -55,8 +58,9 @@ struct Run {
     prompt_len: usize,
     /// Prompt tokens dropped from the start (too long, or the context filled up).
     dropped: usize,
-    /// Keys and values when the CPU computes (the GPU keeps its own, in `GpuDecoder`).
-    cpu_cache: KvCache,
+    /// Keys and values when the model runs op by op through the backend (the GPU-resident
+    /// model keeps its own, in `GpuDecoder`).
+    op_cache: KvCache,
     /// For each layer and head, row i = attention of position i over positions 0..=i.
     attention: Vec<Vec<Vec<f32>>>,
     /// Logits of the next token (after the last id).
@@ -74,6 +78,21 @@ struct Computed {
     /// Position of the first token run (0 when everything had to be run again).
     start: usize,
     kind: BackendKind,
+}
+
+/// One forward pass that owns its inputs (the cache is copied, at most context × C × 2 per
+/// layer), so the "por dentro" panel can run the very same step again on the other backend.
+struct OwnedStep {
+    model: Rc<Model>,
+    ids: Vec<u32>,
+    cache: KvCache,
+}
+
+impl Job for OwnedStep {
+    type Output = ForwardOutput;
+    async fn run<E: Executor>(&self, e: &E) -> crate::core::error::Result<ForwardOutput> {
+        forward(e, &self.model.weights, &self.ids, &self.cache).await
+    }
 }
 
 pub struct DecoderWidget {
@@ -410,7 +429,7 @@ impl DecoderWidget {
     /// Runs `ids[from..]` through the model, `ids[..from]` being in the cache of the engine that
     /// ran them. Where that cache is not there (the backend changed, the GPU failed), runs all
     /// of `ids`. On the GPU when the page has one, otherwise (or if it fails) on the CPU.
-    async fn compute(&self, model: &Model, ids: &[u32], from: usize) -> Result<Computed, String> {
+    async fn compute(&self, model: &Rc<Model>, ids: &[u32], from: usize) -> Result<Computed, String> {
         while self.computing.get() {
             dom::sleep(5).await;
         }
@@ -420,15 +439,22 @@ impl DecoderWidget {
         result
     }
 
-    async fn compute_now(&self, model: &Model, ids: &[u32], from: usize) -> Result<Computed, String> {
+    async fn compute_now(&self, model: &Rc<Model>, ids: &[u32], from: usize) -> Result<Computed, String> {
         if let Some(gpu) = self.gpu_decoder(model) {
-            self.run.borrow_mut().cpu_cache = KvCache::default();
+            self.run.borrow_mut().op_cache = KvCache::default();
             let start = if gpu.cached() == from { from } else { 0 };
             if start == 0 {
                 gpu.reset();
             }
+            let began = now_ms();
             match gpu.forward(&ids[start..]).await {
-                Ok(out) => return Ok(Computed { logits: out.logits.row(0), attention: out.attention, start, kind: BackendKind::WebGpu }),
+                Ok(out) => {
+                    let trace = Trace { backend: BackendKind::WebGpu, ops: out.ops, batched_ms: Some(now_ms() - began) };
+                    // "comparar" reruns the whole context op by op on both backends (same logits).
+                    let rerun = OwnedStep { model: model.clone(), ids: ids.to_vec(), cache: KvCache::default() };
+                    hood::show(&self.ctx, &self.host, trace, rerun);
+                    return Ok(Computed { logits: out.logits.row(0), attention: out.attention, start, kind: BackendKind::WebGpu });
+                }
                 Err(e) if e.is_gpu_failure() => {
                     self.gpu_decoder.borrow_mut().take();
                     self.ctx.backend.gpu_failed(&e);
@@ -436,15 +462,17 @@ impl DecoderWidget {
                 Err(e) => return Err(e.to_string()),
             }
         }
-        let mut cache = std::mem::take(&mut self.run.borrow_mut().cpu_cache);
+        // Op by op through the backend (the CPU, or the GPU if the resident model failed).
+        let mut cache = std::mem::take(&mut self.run.borrow_mut().op_cache);
         let start = if cache.len() == from { from } else { 0 };
         if start == 0 {
             cache = KvCache::default();
         }
-        let out = forward(&Cpu, &model.weights, &ids[start..], &cache).await.map_err(|e| e.to_string())?;
+        let job = OwnedStep { model: model.clone(), ids: ids[start..].to_vec(), cache: cache.clone() };
+        let (out, kind) = hood::run(&self.ctx, &self.host, job).await.map_err(|e| e.to_string())?;
         cache.append(out.new_cache);
-        self.run.borrow_mut().cpu_cache = cache;
-        Ok(Computed { logits: out.logits.row(0), attention: out.attention, start, kind: BackendKind::Cpu })
+        self.run.borrow_mut().op_cache = cache;
+        Ok(Computed { logits: out.logits.row(0), attention: out.attention, start, kind })
     }
 
     /// Stores a pass's results: attention rows from `start` on, the next token's logits.
@@ -494,8 +522,8 @@ impl DecoderWidget {
             return Ok(());
         }
         self.absorb(&mut run, computed, cfg.n_heads);
-        // The CPU cache, if the CPU ran, was stored in the old run: keep it.
-        run.cpu_cache = std::mem::take(&mut self.run.borrow_mut().cpu_cache);
+        // The op-by-op cache, if that path ran, was stored in the old run: keep it.
+        run.op_cache = std::mem::take(&mut self.run.borrow_mut().op_cache);
         *self.run.borrow_mut() = run;
         Ok(())
     }

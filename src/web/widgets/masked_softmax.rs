@@ -17,6 +17,7 @@ use super::super::dom::{self, Listener};
 use super::super::draw::{ColorScale, HeatmapData, MatrixView};
 use super::editor::MatrixEditor;
 use super::{show_error, show_ready, Ctx, Widget, WidgetKind};
+use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "masked-softmax", title: "Máscara causal e softmax", mount };
 
@@ -118,7 +119,8 @@ impl Widget for MaskedSoftmaxWidget {
         dom::set_attr(&self.host, "data-state", "loading");
         wasm_bindgen_futures::spawn_local(async move {
             let job = SoftmaxJob { scores, options: SoftmaxOptions { causal, ..Default::default() } };
-            let result = self.ctx.backend.run(&job).await;
+            let job = std::rc::Rc::new(job);
+            let result = hood::run(&self.ctx, &self.host, job.clone()).await;
             if self.generation.get() != generation {
                 return;
             }

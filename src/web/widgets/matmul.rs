@@ -18,6 +18,7 @@ use super::super::dom::{self, Listener};
 use super::super::draw::{ColorScale, HeatmapData, MatrixView};
 use super::editor::MatrixEditor;
 use super::{show_error, show_ready, Ctx, Widget, WidgetKind};
+use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "matmul", title: "Multiplicação de matrizes, célula a célula", mount };
 
@@ -202,7 +203,8 @@ impl Widget for MatmulWidget {
         dom::set_attr(&self.host, "data-state", "loading");
         wasm_bindgen_futures::spawn_local(async move {
             let job = MatmulJob { a, b };
-            let result = self.ctx.backend.run(&job).await;
+            let job = std::rc::Rc::new(job);
+            let result = hood::run(&self.ctx, &self.host, job.clone()).await;
             if self.generation.get() != generation {
                 return;
             }
@@ -225,7 +227,7 @@ impl Widget for MatmulWidget {
                         None => String::new(),
                     };
                     self.lookup_note.set_text_content(Some(&note));
-                    *self.last.borrow_mut() = Some((job.a, job.b, product));
+                    *self.last.borrow_mut() = Some((job.a.clone(), job.b.clone(), product));
                     let (r, c) = self.selected.get();
                     self.select(r, c);
                     self.backend_note.set_text_content(Some(&format!("Calculado em {}.", kind.label())));

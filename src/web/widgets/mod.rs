@@ -11,8 +11,10 @@ pub mod bpe;
 pub mod decoder;
 pub mod dot_product;
 pub mod editor;
+pub mod hood;
 pub mod masked_softmax;
 pub mod matmul;
+pub mod matmul_bench;
 pub mod one_hot;
 pub mod sequence;
 pub mod text;
@@ -134,6 +136,8 @@ pub const REGISTRY: &[WidgetKind] = &[
     transformer::block::KIND,
     transformer::cross_attention::KIND,
     transformer::output_head::KIND,
+    // Under the hood: the compute layer (issue 10)
+    matmul_bench::KIND,
 ];
 
 pub fn find(name: &str) -> Option<&'static WidgetKind> {

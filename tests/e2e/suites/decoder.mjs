@@ -136,7 +136,8 @@ export default async function decoder({ page, base, mode, browser }) {
 
   await check(`[${mode}] weights 404 or truncated: a message and a retry that works`, async () => {
     // A fresh context: nothing in the Cache API, so the requests reach the (broken) network.
-    const context = await browser.newContext();
+    // No service worker either: it would precache the weights past the routes below.
+    const context = await browser.newContext({ serviceWorkers: 'block' });
     const fresh = await context.newPage();
     const weights = fs.readFileSync(path.resolve(process.argv[2] ?? 'dist', 'static/model/model.safetensors'));
     let fault = '404';

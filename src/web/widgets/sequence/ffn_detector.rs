@@ -23,6 +23,7 @@ use super::super::editor::MatrixEditor;
 use super::super::{show_error, show_ready, twins_button, Ctx, Widget, WidgetKind};
 use super::control_of;
 use super::plot::{Axes, LinePlot, Series};
+use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "ffn-detector", title: "A primeira camada da FFN como detector de combinações", mount };
 
@@ -149,17 +150,18 @@ impl FfnWidget {
     async fn compute(&self, example: &FfnExample, input: Vec<f32>) -> crate::core::error::Result<(FfnLayerOutput, Option<(Matrix, FfnLayerOutput)>, (Matrix, Matrix, Matrix), BackendKind)> {
         let activation = self.activation();
         let x = Matrix::from_vec(1, input.len(), input)?;
-        let (single, kind) = self.ctx.backend.run(&example.layer_job(x, activation)?).await?;
+        let (single, kind) = hood::run(&self.ctx, &self.host, example.layer_job(x, activation)?).await?;
         let table = if self.truth.checked() {
             let inputs = example.truth_table_inputs()?;
-            let (out, _) = self.ctx.backend.run(&example.layer_job(inputs.clone(), activation)?).await?;
+            let (out, _) = hood::run_more(&self.ctx, &self.host, example.layer_job(inputs.clone(), activation)?).await?;
             Some((inputs, out))
         } else {
             None
         };
         let curve_job = ActivationCurveJob::evenly_spaced(-3.0, 3.0, 61)?;
-        let ((relu, gelu), _) = self.ctx.backend.run(&curve_job).await?;
-        Ok((single, table, (curve_job.xs, relu, gelu), kind))
+        let xs = curve_job.xs.clone();
+        let ((relu, gelu), _) = hood::run_more(&self.ctx, &self.host, curve_job).await?;
+        Ok((single, table, (xs, relu, gelu), kind))
     }
 
     fn draw(&self, single: &FfnLayerOutput, table: Option<&(Matrix, FfnLayerOutput)>, curve: &(Matrix, Matrix, Matrix)) {

@@ -21,6 +21,7 @@ use super::super::editor::MatrixEditor;
 use super::super::{show_error, show_ready, twins_button, Ctx, Widget, WidgetKind};
 use super::graph::{GraphStyle, StateGraph};
 use super::plot::{Axes, LinePlot, Series};
+use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "markov", title: "Cadeia de Markov: sol e chuva", mount };
 
@@ -255,7 +256,7 @@ impl Widget for MarkovWidget {
         dom::set_attr(&self.host, "data-state", "loading");
         wasm_bindgen_futures::spawn_local(async move {
             let job = ConvergenceJob { chain: chain.clone(), steps };
-            let result = self.ctx.backend.run(&job).await;
+            let result = hood::run(&self.ctx, &self.host, job).await;
             if self.generation.get() != generation {
                 return;
             }

@@ -22,6 +22,7 @@ use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::editor::MatrixEditor;
 use super::super::{show_error, show_ready, twins_button, Ctx, Widget, WidgetKind};
 use super::control_of;
+use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "mask-embeddings", title: "Máscara na atenção: somar −∞ ou multiplicar por 0", mount };
 
@@ -246,7 +247,8 @@ impl Widget for MaskEmbeddingsWidget {
         };
         dom::set_attr(&self.host, "data-state", "loading");
         wasm_bindgen_futures::spawn_local(async move {
-            let result = self.ctx.backend.run(&job).await;
+            let job = std::rc::Rc::new(job);
+            let result = hood::run(&self.ctx, &self.host, job.clone()).await;
             if self.generation.get() != generation {
                 return;
             }

@@ -19,6 +19,7 @@ use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::editor::MatrixEditor;
 use super::super::{show_error, show_ready, twins_button, Ctx, Widget, WidgetKind};
+use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "softmax-lab", title: "Laboratório de softmax: somar não muda, multiplicar muda", mount };
 
@@ -149,7 +150,8 @@ impl Widget for SoftmaxLabWidget {
         let job = SoftmaxLabJob { scores, shift, scale };
         dom::set_attr(&self.host, "data-state", "loading");
         wasm_bindgen_futures::spawn_local(async move {
-            let result = self.ctx.backend.run(&job).await;
+            let job = std::rc::Rc::new(job);
+            let result = hood::run(&self.ctx, &self.host, job.clone()).await;
             if self.generation.get() != generation {
                 return;
             }

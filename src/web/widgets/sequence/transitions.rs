@@ -25,6 +25,7 @@ use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::{show_error, show_ready, twins_button, Ctx, Widget, WidgetKind};
 use super::graph::{GraphStyle, StateGraph};
 use super::{control_of, NgramPanel, DEBOUNCE_BYTES, MAX_WORDS_SHOWN};
+use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "transitions", title: "Matriz de transição de um corpus", mount };
 
@@ -318,7 +319,7 @@ impl TransitionsWidget {
         let mut h = Matrix::zeros(1, shown.len());
         h.set(0, chosen, 1.0);
         let job = MatmulJob { a: h, b: probabilities.clone() };
-        let (lookup, kind) = self.ctx.backend.run(&job).await.map_err(|e| e.to_string())?;
+        let (lookup, kind) = hood::run(&self.ctx, &self.host, job).await.map_err(|e| e.to_string())?;
         Ok((Computed { model, shown, probabilities, chosen }, lookup, kind))
     }
 

@@ -31,6 +31,7 @@ use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{color, BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::{show_error, show_ready, twins_button, Ctx, Widget, WidgetKind};
 use super::{control_of, documents_of, twin_table, twins_visible, DEBOUNCE_BYTES};
+use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "votes", title: "Pares com saltos: a tabela de votos", mount: |c, h| mount_mode(c, h, Mode::Votes) };
 
@@ -485,7 +486,7 @@ impl Widget for VotesWidget {
                 Err(message) => return show_error(&self.host, &message),
             };
             let job = VoteScoresJob { votes: table.votes.clone(), mask: mask.clone() };
-            let result = self.ctx.backend.run(&job).await;
+            let result = hood::run(&self.ctx, &self.host, job).await;
             if self.generation.get() != generation {
                 return;
             }

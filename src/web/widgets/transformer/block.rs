@@ -24,6 +24,7 @@ use super::super::super::draw::{ColorScale, HeatmapData, MatrixView};
 use super::super::{show_error, show_ready, Ctx, Widget, WidgetKind};
 use super::plot::Histogram;
 use super::{backend_note, chip_label, fill_results, frame, listen, mark_backend, text_input};
+use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "transformer-block", title: "Bloco Transformer", mount };
 
@@ -241,7 +242,7 @@ impl Widget for BlockWidget {
         let job = BlockJob { ids: ids.clone(), table: self.table.clone(), weights: self.weights.clone(), norm, causal: self.causal.checked() };
         dom::set_attr(&self.host, "data-state", "loading");
         wasm_bindgen_futures::spawn_local(async move {
-            let result = self.ctx.backend.run(&job).await;
+            let result = hood::run(&self.ctx, &self.host, job).await;
             if self.generation.get() != generation {
                 return;
             }

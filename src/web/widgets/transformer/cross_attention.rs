@@ -22,6 +22,7 @@ use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::{show_error, show_ready, Ctx, Widget, WidgetKind};
 use super::{backend_note, chip_label, control_of, fill_results, frame, listen, mark_backend, text_input};
+use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "cross-attention", title: "Atenção cruzada: duas ligações", mount };
 
@@ -197,7 +198,8 @@ impl Widget for CrossWidget {
         };
         dom::set_attr(&self.host, "data-state", "loading");
         wasm_bindgen_futures::spawn_local(async move {
-            let result = self.ctx.backend.run(&job).await;
+            let job = std::rc::Rc::new(job);
+            let result = hood::run(&self.ctx, &self.host, job.clone()).await;
             if self.generation.get() != generation {
                 return;
             }

@@ -20,6 +20,7 @@ use super::super::super::draw::{ColorScale, HeatmapData, MatrixView};
 use super::super::editor::MatrixEditor;
 use super::super::{show_error, show_ready, Ctx, Widget, WidgetKind};
 use super::{backend_note, chip_label, chips, control_of, frame, listen, mark_backend, relabel_editor_rows, text_input};
+use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "embedding-lookup", title: "Embeddings: one-hot × tabela", mount };
 
@@ -295,7 +296,7 @@ impl Widget for EmbeddingWidget {
         let job = LookupJob { table: self.table.borrow().clone(), ids: ids.clone() };
         dom::set_attr(&self.host, "data-state", "loading");
         wasm_bindgen_futures::spawn_local(async move {
-            let result = self.ctx.backend.run(&job).await;
+            let result = hood::run(&self.ctx, &self.host, job).await;
             if self.generation.get() != generation {
                 return;
             }

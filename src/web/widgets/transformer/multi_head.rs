@@ -27,6 +27,7 @@ use super::super::super::draw::{available_width, prepare_canvas, ColorScale, Hea
 use super::super::editor::MatrixEditor;
 use super::super::{show_error, show_ready, Ctx, Widget, WidgetKind};
 use super::{backend_note, control_of, fill_results, frame, listen, mark_backend, number_input, read_count};
+use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "multi-head", title: "Atenção com múltiplas cabeças", mount };
 
@@ -202,7 +203,7 @@ impl Widget for ExampleWidget {
         };
         dom::set_attr(&self.host, "data-state", "loading");
         wasm_bindgen_futures::spawn_local(async move {
-            let result = self.ctx.backend.run(&job).await;
+            let result = hood::run(&self.ctx, &self.host, job).await;
             if self.generation.get() != generation {
                 return;
             }

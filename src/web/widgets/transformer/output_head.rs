@@ -27,6 +27,7 @@ use super::super::super::draw::BarView;
 use super::super::editor::MatrixEditor;
 use super::super::{show_error, show_ready, Ctx, Widget, WidgetKind};
 use super::{backend_note, chip_label, control_of, fill_results, frame, listen, mark_backend};
+use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "output-head", title: "Cabeça de saída: logits, softmax e argmax", mount };
 
@@ -155,7 +156,7 @@ impl Widget for OutputHeadWidget {
         let job = HeadJob { hidden, w_out: self.w_out.clone(), bias: Matrix::zeros(1, VOCAB_SIZE), temperature };
         dom::set_attr(&self.host, "data-state", "loading");
         wasm_bindgen_futures::spawn_local(async move {
-            let result = self.ctx.backend.run(&job).await;
+            let result = hood::run(&self.ctx, &self.host, job).await;
             if self.generation.get() != generation {
                 return;
             }

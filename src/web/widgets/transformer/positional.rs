@@ -20,6 +20,7 @@ use super::super::super::draw::{ColorScale, HeatmapData, MatrixView};
 use super::super::{show_error, show_ready, Ctx, Widget, WidgetKind};
 use super::plot::{DenseHeatmap, LinePlot, Series};
 use super::{backend_note, fill_results, frame, listen, mark_backend};
+use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "positional-encoding", title: "Codificação posicional senoidal", mount };
 
@@ -150,7 +151,8 @@ impl Widget for PositionalWidget {
         let job = BothJob { main: self.job() };
         dom::set_attr(&self.host, "data-state", "loading");
         wasm_bindgen_futures::spawn_local(async move {
-            let result = self.ctx.backend.run(&job).await;
+            let job = std::rc::Rc::new(job);
+            let result = hood::run(&self.ctx, &self.host, job.clone()).await;
             if self.generation.get() != generation {
                 return;
             }

@@ -19,6 +19,7 @@ use super::super::super::draw::BarView;
 use super::super::{show_error, show_ready, Ctx, Widget, WidgetKind};
 use super::plot::{LinePlot, Series};
 use super::{backend_note, control_of, fill_results, frame, listen, mark_backend, number_input, read_count};
+use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "scaling", title: "Por que dividir por √d", mount };
 
@@ -134,7 +135,7 @@ impl Widget for ScalingWidget {
         let job = ScalingJob { with_curve: cached.is_none(), ..ScalingJob::new(d) };
         dom::set_attr(&self.host, "data-state", "loading");
         wasm_bindgen_futures::spawn_local(async move {
-            let result = self.ctx.backend.run(&job).await;
+            let result = hood::run(&self.ctx, &self.host, job).await;
             if self.generation.get() != generation {
                 return;
             }

@@ -20,6 +20,7 @@ use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::editor::MatrixEditor;
 use super::super::{show_error, show_ready, Ctx, Widget, WidgetKind};
 use super::{backend_note, control_of, frame, listen, mark_backend};
+use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "self-attention-steps", title: "Autoatenção passo a passo", mount };
 
@@ -356,7 +357,8 @@ impl Widget for StepsWidget {
         };
         dom::set_attr(&self.host, "data-state", "loading");
         wasm_bindgen_futures::spawn_local(async move {
-            let result = self.ctx.backend.run(&inputs).await;
+            let inputs = std::rc::Rc::new(inputs);
+            let result = hood::run(&self.ctx, &self.host, inputs.clone()).await;
             if self.generation.get() != generation {
                 return;
             }

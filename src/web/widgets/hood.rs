@@ -1,0 +1,605 @@
+//! "por dentro": the under-the-hood panel of every widget that computes on the backend.
+//!
+//! Widgets run their jobs through `hood::run` (instead of `Backend::run`): the job runs
+//! traced (`core::trace`), and a closed `<details class="hood">` at the bottom of the widget
+//! lists the ops of its last update in order, with shapes, parameters and times, the WGSL
+//! source of each kernel (the very string the GPU compiles, highlighted), and a button that
+//! reruns the same jobs on both backends and shows both times and the largest difference.
+//!
+//! The panel renders only while open; an update while closed just refreshes its summary.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+
+use web_sys::{HtmlButtonElement, HtmlDetailsElement, HtmlElement};
+use wasm_bindgen::JsCast;
+
+use crate::core::error::{ComputeError, Result};
+use crate::core::executor::{BackendKind, Job};
+use crate::core::format::format_pt;
+use crate::core::trace::{compare, format_scientific, OpRecord, Trace};
+use crate::gpu::wgsl_highlight::highlight;
+use crate::gpu::KernelId;
+
+use super::super::backend::{now_ms, Backend};
+use super::super::dom::{self, Listener};
+use super::Ctx;
+
+/// Runs `job` for the widget at `host` as a new update (its panel shows this job's ops).
+pub async fn run<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, job: J) -> Result<(J::Output, BackendKind)> {
+    run_part(ctx, host, job, true).await
+}
+
+/// Shows a pass the widget ran itself as a new update (the GPU-resident decoder, whose ops run
+/// in one command buffer); `job` is what "comparar" reruns on both backends.
+pub fn show<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, trace: Trace, job: J) {
+    let panel = Panel::of(host, &ctx.backend);
+    let update = panel.begin();
+    panel.record(update, true, Rc::new(JobRerun(Rc::new(job))), trace);
+}
+
+/// Runs another job of the same update (widgets that run several jobs per update): its ops
+/// are appended to the panel's list.
+pub async fn run_more<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, job: J) -> Result<(J::Output, BackendKind)> {
+    run_part(ctx, host, job, false).await
+}
+
+async fn run_part<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, job: J, new_update: bool) -> Result<(J::Output, BackendKind)> {
+    let panel = Panel::of(host, &ctx.backend);
+    let update = if new_update { panel.begin() } else { panel.update.get() };
+    let job = Rc::new(job);
+    match ctx.backend.run_traced(&*job).await {
+        Ok((out, trace)) => {
+            let kind = trace.backend;
+            panel.record(update, new_update, Rc::new(JobRerun(job)), trace);
+            Ok((out, kind))
+        }
+        Err(error) => {
+            panel.failed(update, &error);
+            Err(error)
+        }
+    }
+}
+
+/// A job kept to be run again for the comparison, whatever its output type.
+trait Rerun {
+    fn run_on(&self, backend: Rc<Backend>, kind: BackendKind) -> Pin<Box<dyn Future<Output = Result<Trace>>>>;
+}
+
+struct JobRerun<J>(Rc<J>);
+
+impl<J: Job + 'static> Rerun for JobRerun<J> {
+    fn run_on(&self, backend: Rc<Backend>, kind: BackendKind) -> Pin<Box<dyn Future<Output = Result<Trace>>>> {
+        let job = self.0.clone();
+        Box::pin(async move { backend.run_traced_on(&*job, kind).await.map(|(_, trace)| trace) })
+    }
+}
+
+thread_local! {
+    /// The panels of the widgets on the page (pruned when their widget leaves the document).
+    static PANELS: RefCell<Vec<Rc<Panel>>> = const { RefCell::new(Vec::new()) };
+}
+
+struct Panel {
+    host: HtmlElement,
+    backend: Rc<Backend>,
+    root: HtmlDetailsElement,
+    summary: HtmlElement,
+    /// The op list and the kernels' sources (rebuilt while open).
+    content: HtmlElement,
+    compare_button: HtmlButtonElement,
+    compare_out: HtmlElement,
+    /// Bumped by every new update: results of an older one are dropped.
+    update: Cell<u64>,
+    /// The last update's jobs and their traces, in order.
+    jobs: RefCell<Vec<(Rc<dyn Rerun>, Trace)>>,
+    failure: RefCell<Option<String>>,
+    /// The content shows an older update (rebuilt when opened).
+    stale: Cell<bool>,
+    comparing: Cell<bool>,
+    /// Each kernel's highlighted source, built once.
+    sources: RefCell<HashMap<KernelId, HtmlElement>>,
+    listeners: RefCell<Vec<Listener>>,
+}
+
+/// `data-group` / `data-kernel` of the open `<details>` under `root`.
+fn open_keys(root: &HtmlElement) -> Vec<String> {
+    let Ok(open) = root.query_selector_all("details[open]") else { return Vec::new() };
+    (0..open.length())
+        .filter_map(|i| open.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()))
+        .filter_map(|d| d.get_attribute("data-group").or_else(|| d.get_attribute("data-kernel")))
+        .collect()
+}
+
+impl Panel {
+    /// The panel of the widget at `host`, created at the widget's end on first use.
+    fn of(host: &HtmlElement, backend: &Rc<Backend>) -> Rc<Panel> {
+        PANELS.with(|panels| {
+            let mut panels = panels.borrow_mut();
+            panels.retain(|p| p.host.is_connected());
+            if let Some(found) = panels.iter().find(|p| p.host.is_same_node(Some(host)) && p.root.is_connected()) {
+                return found.clone();
+            }
+            let panel = Panel::build(host, backend);
+            panels.push(panel.clone());
+            panel
+        })
+    }
+
+    fn build(host: &HtmlElement, backend: &Rc<Backend>) -> Rc<Panel> {
+        let root = dom::el("details", "hood").unchecked_into::<HtmlDetailsElement>();
+        dom::set_attr(&root, "data-hood", "");
+        let summary = dom::text("summary", "", "por dentro");
+        dom::append(&root, &summary);
+        let content = dom::el("div", "hood-content");
+        dom::append(&root, &content);
+        let compare_box = dom::el("div", "hood-compare");
+        let compare_button = dom::button("comparar", "hood-compare").unchecked_into::<HtmlButtonElement>();
+        dom::append(&compare_box, &compare_button);
+        let compare_out = dom::el("div", "hood-compare-out");
+        dom::set_attr(&compare_out, "aria-live", "polite");
+        dom::append(&compare_box, &compare_out);
+        dom::append(&root, &compare_box);
+        dom::append(host, &root);
+        let panel = Rc::new(Panel {
+            host: host.clone(),
+            backend: backend.clone(),
+            root,
+            summary,
+            content,
+            compare_button,
+            compare_out,
+            update: Cell::new(0),
+            jobs: RefCell::new(Vec::new()),
+            failure: RefCell::new(None),
+            stale: Cell::new(true),
+            comparing: Cell::new(false),
+            sources: RefCell::new(HashMap::new()),
+            listeners: RefCell::new(Vec::new()),
+        });
+        let weak = Rc::downgrade(&panel);
+        let on_toggle = Listener::new(&panel.root, "toggle", move |_| {
+            if let Some(panel) = weak.upgrade() {
+                if panel.root.open() && panel.stale.get() {
+                    panel.render();
+                }
+            }
+        });
+        let weak = Rc::downgrade(&panel);
+        let on_compare = Listener::new(&panel.compare_button, "click", move |_| {
+            if let Some(panel) = weak.upgrade() {
+                wasm_bindgen_futures::spawn_local(panel.compare());
+            }
+        });
+        *panel.listeners.borrow_mut() = vec![on_toggle, on_compare];
+        panel
+    }
+
+    fn begin(&self) -> u64 {
+        let next = self.update.get() + 1;
+        self.update.set(next);
+        next
+    }
+
+    fn record(&self, update: u64, new_update: bool, job: Rc<dyn Rerun>, trace: Trace) {
+        if update != self.update.get() {
+            return;
+        }
+        {
+            let mut jobs = self.jobs.borrow_mut();
+            if new_update {
+                jobs.clear();
+            }
+            jobs.push((job, trace));
+        }
+        self.failure.borrow_mut().take();
+        self.changed();
+    }
+
+    fn failed(&self, update: u64, error: &ComputeError) {
+        if update != self.update.get() {
+            return;
+        }
+        self.jobs.borrow_mut().clear();
+        *self.failure.borrow_mut() = Some(error.to_string());
+        self.changed();
+    }
+
+    /// A new update arrived: new summary, old comparison gone, content rebuilt if visible.
+    fn changed(&self) {
+        self.summary.set_text_content(Some(&self.summary_text()));
+        if !self.comparing.get() {
+            self.compare_out.set_text_content(None);
+        }
+        self.sync_compare_button();
+        self.stale.set(true);
+        if self.root.open() {
+            self.render();
+        }
+    }
+
+    fn backend_of_update(&self) -> Option<BackendKind> {
+        self.jobs.borrow().first().map(|(_, t)| t.backend)
+    }
+
+    fn summary_text(&self) -> String {
+        let jobs = self.jobs.borrow();
+        let Some(kind) = jobs.first().map(|(_, t)| t.backend) else { return "por dentro".into() };
+        let ops: usize = jobs.iter().map(|(_, t)| t.ops.len()).sum();
+        let ms: f64 = jobs.iter().map(|(_, t)| t.total_ms()).sum();
+        format!("por dentro · {ops} {} em {} · {}", plural(ops, "operação", "operações"), kind.label(), op_ms(ms))
+    }
+
+    fn sync_compare_button(&self) {
+        let button = &self.compare_button;
+        let Some(active) = self.backend_of_update() else {
+            button.set_disabled(true);
+            button.set_text_content(Some("comparar"));
+            return;
+        };
+        let other = other_backend(active);
+        button.set_text_content(Some(&format!("comparar com {}", other.label())));
+        dom::set_attr(button, "data-other", other.attr());
+        let unavailable = if other == BackendKind::WebGpu { self.backend.webgpu_unavailable() } else { None };
+        button.set_disabled(self.comparing.get() || unavailable.is_some());
+        match &unavailable {
+            Some(why) => dom::set_attr(button, "title", &format!("WebGPU indisponível neste navegador: {why}")),
+            None => {
+                let _ = button.remove_attribute("title");
+            }
+        }
+        if let Some(why) = unavailable {
+            if !self.comparing.get() && self.compare_out.child_element_count() == 0 {
+                dom::append(&self.compare_out, &dom::text("p", "hood-unavailable", &format!("Não dá para comparar com WebGPU: {why}.")));
+            }
+        }
+    }
+
+    /// Rebuilds the op list and the kernel sources from the last update.
+    fn render(&self) {
+        self.stale.set(false);
+        let content = &self.content;
+        // Groups and sources the reader opened stay open across updates (the decoder's steps).
+        let was_open = open_keys(content);
+        content.set_text_content(None);
+        if let Some(why) = self.failure.borrow().as_ref() {
+            dom::append(content, &dom::text("p", "hood-note", &format!("A última atualização não terminou: {why}")));
+            return;
+        }
+        let jobs = self.jobs.borrow();
+        let Some(kind) = jobs.first().map(|(_, t)| t.backend) else {
+            dom::append(content, &dom::text("p", "hood-note", "Ainda não houve cálculo."));
+            return;
+        };
+        let ops: usize = jobs.iter().map(|(_, t)| t.ops.len()).sum();
+        let batched: Option<f64> = jobs.iter().map(|(_, t)| t.batched_ms).sum();
+        let note = match (kind, batched) {
+            (BackendKind::WebGpu, Some(ms)) => format!(
+                "A última atualização rodou {ops} {} em WebGPU num único envio à GPU (um command buffer), com \
+                 os pesos e o cache de chaves e valores já na memória da GPU e uma só leitura de volta (os \
+                 logits e os pesos de atenção): {} no total. Por isso não há tempo por operação: os kernels \
+                 rodam um atrás do outro sem voltar à CPU. \"comparar\" roda o mesmo passo operação por \
+                 operação nos dois backends.",
+                plural(ops, "operação", "operações"),
+                avg_ms(ms)
+            ),
+            (BackendKind::WebGpu, None) => format!(
+                "A última atualização rodou {ops} {} em WebGPU, uma chamada de kernel cada, na ordem abaixo. \
+                 O tempo de cada uma inclui enviar os dados à GPU, rodar o kernel e ler o resultado de volta \
+                 (e, na primeira vez que um kernel roda, compilá-lo); o relógio do navegador tem resolução de \
+                 cerca de 0,1 ms.",
+                plural(ops, "operação", "operações")
+            ),
+            (BackendKind::Cpu, _) => format!(
+                "A última atualização rodou {ops} {} na CPU (Rust compilado para WebAssembly), na ordem abaixo. \
+                 Em WebGPU, cada uma seria uma chamada do kernel indicado, cujo código está mais abaixo; \
+                 o relógio do navegador tem resolução de cerca de 0,1 ms.",
+                plural(ops, "operação", "operações")
+            ),
+        };
+        dom::append(content, &dom::text("p", "hood-note", &note));
+
+        let several_jobs = jobs.len() > 1;
+        let mut index = 0;
+        for (j, (_, trace)) in jobs.iter().enumerate() {
+            for (stage, members) in trace.stages() {
+                let records: Vec<(usize, &OpRecord)> = members.iter().map(|&i| (index + i, &trace.ops[i])).collect();
+                let label = match (several_jobs, stage.as_deref()) {
+                    (true, Some(s)) => Some(format!("cálculo {} · {s}", j + 1)),
+                    (true, None) => Some(format!("cálculo {}", j + 1)),
+                    (false, Some(s)) => Some(s.to_string()),
+                    (false, None) => None,
+                };
+                let table = ops_table(&records, kind);
+                match label {
+                    Some(label) => {
+                        let group = dom::el("details", "hood-stage");
+                        dom::set_attr(&group, "data-group", &label);
+                        let ms: f64 = records.iter().map(|(_, r)| r.ms).sum();
+                        let n = records.len();
+                        dom::append(&group, &dom::text("summary", "", &format!("{label} · {n} {} · {}", plural(n, "operação", "operações"), op_ms(ms))));
+                        dom::append(&group, &table);
+                        dom::append(content, &group);
+                    }
+                    None => dom::append(content, &table),
+                }
+            }
+            index += trace.ops.len();
+        }
+
+        let mut kernels: Vec<KernelId> = Vec::new();
+        for (_, trace) in jobs.iter() {
+            for record in &trace.ops {
+                let id = KernelId::for_op(record.op);
+                if !kernels.contains(&id) {
+                    kernels.push(id);
+                }
+            }
+        }
+        dom::append(content, &dom::text("h4", "hood-heading", "Os kernels WGSL, exatamente como a GPU os recebe"));
+        for id in kernels {
+            let details = dom::el("details", "hood-kernel");
+            dom::set_attr(&details, "data-kernel", id.name());
+            dom::append(&details, &dom::text("summary", "", &format!("{}.wgsl · {}", id.name(), id.path())));
+            let block = self.sources.borrow_mut().entry(id).or_insert_with(|| wgsl_block(id)).clone();
+            dom::append(&details, &block);
+            dom::append(content, &details);
+        }
+        for key in was_open {
+            if let Ok(Some(details)) = content.query_selector(&format!("details[data-group=\"{key}\"], details[data-kernel=\"{key}\"]")) {
+                dom::set_attr(&details, "open", "");
+            }
+        }
+    }
+
+    /// Reruns the update's jobs on both backends (a warm-up, then enough runs to outlast the
+    /// clock's resolution) and shows both times and the largest difference of the results.
+    async fn compare(self: Rc<Self>) {
+        let Some(active) = self.backend_of_update() else { return };
+        if self.comparing.get() {
+            return;
+        }
+        let update = self.update.get();
+        let jobs: Vec<Rc<dyn Rerun>> = self.jobs.borrow().iter().map(|(j, _)| j.clone()).collect();
+        self.comparing.set(true);
+        self.compare_button.set_disabled(true);
+        self.compare_out.set_text_content(None);
+        dom::append(&self.compare_out, &dom::text("p", "hood-note", "Comparando…"));
+        let other = other_backend(active);
+        let outcome = async {
+            let first = measure(&self.backend, &jobs, active).await?;
+            let second = measure(&self.backend, &jobs, other).await?;
+            let diff = compare(&first.trace, &second.trace)?;
+            Ok::<_, ComputeError>((first, second, diff))
+        }
+        .await;
+        self.comparing.set(false);
+        self.compare_out.set_text_content(None);
+        if self.update.get() != update {
+            // The widget recomputed meanwhile: this comparison is of inputs no longer shown.
+            self.sync_compare_button();
+            return;
+        }
+        match outcome {
+            Ok((first, second, diff)) => self.show_comparison(&first, &second, &diff),
+            Err(error) => {
+                let text = match (&error, other) {
+                    (ComputeError::Gpu(why), BackendKind::WebGpu) => format!("Não dá para comparar com WebGPU: {why}."),
+                    _ => format!("A comparação falhou: {error}"),
+                };
+                dom::append(&self.compare_out, &dom::text("p", "hood-unavailable", &text));
+            }
+        }
+        self.sync_compare_button();
+    }
+
+    fn show_comparison(&self, first: &Measured, second: &Measured, diff: &crate::core::trace::Comparison) {
+        let out = &self.compare_out;
+        let worst = diff.worst.map(|i| {
+            let op = first.trace.ops[i].op.name();
+            format!(" (operação {}, {op})", i + 1)
+        });
+        let runs = |m: &Measured| if m.repeats > 1 { format!("média de {} execuções", m.repeats) } else { "uma execução".into() };
+        dom::append(
+            out,
+            &dom::text(
+                "p",
+                "hood-note",
+                &format!(
+                    "As mesmas entradas, de novo nos dois backends, depois de uma execução de aquecimento: \
+                     {} {} ({}), {} {} ({}). Maior diferença entre os resultados, em todas as operações: {}{}.",
+                    first.trace.backend.label(),
+                    avg_ms(first.per_run_ms),
+                    runs(first),
+                    second.trace.backend.label(),
+                    avg_ms(second.per_run_ms),
+                    runs(second),
+                    format_scientific(diff.max_abs),
+                    worst.unwrap_or_default()
+                ),
+            ),
+        );
+        let table = dom::el("table", "results");
+        dom::set_attr(&table, "data-results", "hood-compare");
+        dom::set_attr(&table, "data-max-diff", &format!("{:e}", diff.max_abs));
+        dom::append(&table, &dom::text("caption", "", "Comparação (tempo por execução da atualização inteira)"));
+        for m in [first, second] {
+            let tr = dom::el("tr", "");
+            dom::set_attr(&tr, "data-backend", m.trace.backend.attr());
+            dom::set_attr(&tr, "data-ms", &m.per_run_ms.to_string());
+            let th = dom::text("th", "", m.trace.backend.label());
+            dom::set_attr(&th, "scope", "row");
+            dom::append(&tr, &th);
+            dom::append(&tr, &dom::text("td", "", &avg_ms(m.per_run_ms)));
+            dom::append(&table, &tr);
+        }
+        let tr = dom::el("tr", "");
+        dom::set_attr(&tr, "data-row", "max-diff");
+        let th = dom::text("th", "", "maior diferença |Δ|");
+        dom::set_attr(&th, "scope", "row");
+        dom::append(&tr, &th);
+        dom::append(&tr, &dom::text("td", "", &format_scientific(diff.max_abs)));
+        dom::append(&table, &tr);
+        dom::append(out, &table);
+
+        let per_op = dom::el("details", "hood-stage");
+        dom::append(&per_op, &dom::text("summary", "", "por operação"));
+        let t = dom::el("table", "hood-ops");
+        dom::set_attr(&t, "data-hood", "compare-ops");
+        let head = dom::el("tr", "");
+        for h in ["#", "operação", first.trace.backend.label(), second.trace.backend.label(), "|Δ| máx."] {
+            dom::append(&head, &dom::text("th", "", h));
+        }
+        dom::append(&t, &head);
+        for (i, (a, b)) in first.trace.ops.iter().zip(&second.trace.ops).enumerate() {
+            let tr = dom::el("tr", "");
+            dom::set_attr(&tr, "data-op", a.op.name());
+            for text in [(i + 1).to_string(), a.op.name().to_string(), op_ms(a.ms), op_ms(b.ms), format_scientific(diff.per_op[i])] {
+                dom::append(&tr, &dom::text("td", "", &text));
+            }
+            dom::append(&t, &tr);
+        }
+        dom::append(&per_op, &t);
+        dom::append(out, &per_op);
+    }
+}
+
+/// One backend's rerun of an update.
+struct Measured {
+    /// Wall time of one run of all the update's jobs, averaged over `repeats`.
+    per_run_ms: f64,
+    repeats: usize,
+    /// The ops of the last run (for the per-op times and the differences).
+    trace: Trace,
+}
+
+/// Enough runs of the update for at least this long (the clock's resolution is ~0,1 ms).
+const COMPARE_MIN_MS: f64 = 20.0;
+const COMPARE_MAX_REPEATS: usize = 50;
+
+async fn run_all(backend: &Rc<Backend>, jobs: &[Rc<dyn Rerun>], kind: BackendKind) -> Result<Trace> {
+    let mut all = Trace::new(kind);
+    for job in jobs {
+        all.extend(job.run_on(backend.clone(), kind).await?);
+    }
+    Ok(all)
+}
+
+async fn measure(backend: &Rc<Backend>, jobs: &[Rc<dyn Rerun>], kind: BackendKind) -> Result<Measured> {
+    let start = now_ms();
+    let mut trace = run_all(backend, jobs, kind).await?;
+    let warmup = (now_ms() - start).max(0.01);
+    let repeats = ((COMPARE_MIN_MS / warmup).ceil() as usize).clamp(1, COMPARE_MAX_REPEATS);
+    let start = now_ms();
+    for _ in 0..repeats {
+        trace = run_all(backend, jobs, kind).await?;
+    }
+    Ok(Measured { per_run_ms: (now_ms() - start) / repeats as f64, repeats, trace })
+}
+
+fn other_backend(kind: BackendKind) -> BackendKind {
+    match kind {
+        BackendKind::WebGpu => BackendKind::Cpu,
+        BackendKind::Cpu => BackendKind::WebGpu,
+    }
+}
+
+fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 { one } else { many }
+}
+
+/// One clock reading: below the browser's resolution it says so; "—" when not measured
+/// (an op inside a batch).
+pub fn op_ms(ms: f64) -> String {
+    if ms.is_nan() {
+        "—".into()
+    } else if ms < 0.1 {
+        "< 0,1 ms".into()
+    } else {
+        avg_ms(ms)
+    }
+}
+
+/// An averaged time, with three significant digits or so.
+pub fn avg_ms(ms: f64) -> String {
+    format!("{} ms", ms_value(ms))
+}
+
+/// A time in ms without the unit, to about three significant digits: 288, 4,20, 0,0031.
+pub fn ms_value(ms: f64) -> String {
+    let decimals = if ms >= 100.0 {
+        0
+    } else if ms >= 10.0 {
+        1
+    } else if ms >= 1.0 {
+        2
+    } else if ms >= 0.01 {
+        3
+    } else {
+        4
+    };
+    format_pt(ms as f32, decimals)
+}
+
+/// The rows of one group of ops.
+fn ops_table(records: &[(usize, &OpRecord)], kind: BackendKind) -> HtmlElement {
+    let table = dom::el("table", "hood-ops");
+    dom::set_attr(&table, "data-hood", "ops");
+    let head = dom::el("tr", "");
+    let time_header = format!("tempo ({})", kind.label());
+    for h in ["#", "operação", "kernel (GPU)", "função (CPU)", "entradas → saída", "parâmetros", time_header.as_str()] {
+        let th = dom::text("th", "", h);
+        dom::set_attr(&th, "scope", "col");
+        dom::append(&head, &th);
+    }
+    dom::append(&table, &head);
+    for (i, record) in records {
+        let kernel = KernelId::for_op(record.op);
+        let tr = dom::el("tr", "");
+        dom::set_attr(&tr, "data-op", record.op.name());
+        dom::set_attr(&tr, "data-kernel", kernel.name());
+        let join = |shapes: &[crate::core::trace::Shape]| shapes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(" · ");
+        let shapes = format!("{} → {}", join(&record.inputs), join(&record.outputs));
+        dom::append(&tr, &dom::text("td", "", &(i + 1).to_string()));
+        let op_cell = dom::el("td", "");
+        let code = dom::text("code", "", record.op.name());
+        dom::set_attr(&code, "title", record.op.contract());
+        dom::append(&op_cell, &code);
+        dom::append(&tr, &op_cell);
+        for (text, col) in [
+            (format!("{}.wgsl", kernel.name()), "kernel"),
+            (record.op.cpu_function(), "cpu"),
+            (shapes, "shapes"),
+            (record.params.clone(), "params"),
+            (op_ms(record.ms), "ms"),
+        ] {
+            let td = dom::text("td", "", &text);
+            dom::set_attr(&td, "data-col", col);
+            dom::append(&tr, &td);
+        }
+        dom::append(&table, &tr);
+    }
+    table
+}
+
+/// The kernel's source (the string embedded in the binary and compiled by the GPU),
+/// highlighted with spans of text: `<pre class="wgsl" data-kernel=…><code>`.
+pub fn wgsl_block(id: KernelId) -> HtmlElement {
+    let pre = dom::el("pre", "wgsl");
+    dom::set_attr(&pre, "data-kernel", id.name());
+    let code = dom::el("code", "");
+    let Some(document) = dom::document() else { return pre };
+    for (class, piece) in highlight(id.source()) {
+        match class.css() {
+            Some(css) => dom::append(&code, &dom::text("span", css, piece)),
+            None => {
+                let _ = code.append_child(&document.create_text_node(piece));
+            }
+        }
+    }
+    dom::append(&pre, &code);
+    pre
+}

@@ -1,0 +1,250 @@
+//! `matmul-bench`: times C = A·B for n×n matrices on the CPU (Rust → WebAssembly) and on
+//! WebGPU (the tiled `matmul.wgsl`), on the reader's own machine, and plots the time per
+//! product against n for both (log–log, with the table twin). The size slider measures one
+//! more size; "medir até 512" sweeps every size. Each time is the median of a few samples
+//! after a warm-up (`core::trace::time_matmul`); both products are compared (largest |Δ|).
+//!
+//! The WebGPU series uses the site's device, or one opened just for this while the reader
+//! forces the CPU; where the browser has none, the plot shows the CPU alone and says why.
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use web_sys::{HtmlElement, HtmlInputElement};
+
+use crate::core::executor::{BackendKind, Cpu};
+use crate::core::format::format_pt;
+use crate::core::trace::{format_scientific, matmul_inputs, time_matmul, MatmulTiming};
+use crate::gpu::KernelId;
+
+use super::super::backend::now_ms;
+use super::super::dom::{self, Listener};
+use super::hood::{avg_ms, ms_value, wgsl_block};
+use super::sequence::plot::{Axes, LinePlot, Series};
+use super::{show_ready, Ctx, Widget, WidgetKind};
+
+pub const KIND: WidgetKind = WidgetKind { name: "matmul-bench", title: "CPU × WebGPU: uma multiplicação de matrizes no seu computador", mount };
+
+/// The sizes n the slider steps through.
+const SIZES: [usize; 11] = [8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512];
+/// Measured when the page opens (fast everywhere, software GPUs included).
+const FIRST_SWEEP_MAX: usize = 128;
+/// The slider starts here.
+const DEFAULT_SIZE: usize = 64;
+/// Timed samples per size and backend (the median is kept).
+const SAMPLES: usize = 5;
+/// Each sample repeats the product to last at least this long (clock resolution ~0,1 ms).
+const MIN_SAMPLE_MS: f64 = 2.0;
+
+/// One size's measurements.
+#[derive(Clone, Default)]
+struct Point {
+    cpu: Option<MatmulTiming>,
+    gpu: Option<MatmulTiming>,
+}
+
+pub struct BenchWidget {
+    ctx: Rc<Ctx>,
+    host: HtmlElement,
+    slider: HtmlInputElement,
+    readout: HtmlElement,
+    status: HtmlElement,
+    last: HtmlElement,
+    plot: LinePlot,
+    points: RefCell<BTreeMap<usize, Point>>,
+    /// Why WebGPU could not be measured (shown once), if it could not.
+    gpu_missing: RefCell<Option<String>>,
+    /// Only the newest request measures; an older sweep stops at its next size.
+    generation: Cell<u32>,
+    listeners: RefCell<Vec<Listener>>,
+}
+
+fn slider_size(slider: &HtmlInputElement) -> usize {
+    let index = slider.value().parse::<usize>().unwrap_or(0).min(SIZES.len() - 1);
+    SIZES[index]
+}
+
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+    dom::set_attr(host, "data-state", "loading");
+    let _ = host.class_list().add_1("widget");
+    host.set_text_content(None);
+    dom::append(host, &dom::text("h3", "widget-title", KIND.title));
+
+    let controls = dom::el("div", "widget-controls");
+    let default_index = SIZES.iter().position(|&n| n == DEFAULT_SIZE).unwrap_or(0);
+    let (slider_label, slider) = dom::slider("tamanho n ", "size", 0.0, (SIZES.len() - 1) as f64, 1.0, default_index as f64);
+    dom::set_attr(&slider, "aria-valuetext", &format!("n = {DEFAULT_SIZE}"));
+    let readout = dom::text("output", "", &format!("n = {DEFAULT_SIZE}"));
+    dom::append(&slider_label, &readout);
+    let sweep = dom::button(&format!("medir de {} a {}", SIZES[0], SIZES[SIZES.len() - 1]), "sweep");
+    let (twins, twins_listener) = super::twins_button(host);
+    for el in [&slider_label, &sweep, &twins] {
+        dom::append(&controls, el);
+    }
+    dom::append(host, &controls);
+
+    let status = dom::el("p", "widget-backend");
+    dom::set_attr(&status, "aria-live", "polite");
+    dom::append(host, &status);
+    let outputs = dom::el("div", "widget-outputs");
+    let plot = LinePlot::new("bench", "Tempo de uma multiplicação n×n · n×n (ms, mediana)");
+    dom::append(&outputs, &plot.root);
+    let last = dom::el("div", "bench-last");
+    dom::append(&outputs, &last);
+    dom::append(host, &outputs);
+
+    let kernel = dom::el("details", "hood-kernel");
+    dom::set_attr(&kernel, "data-kernel", KernelId::Matmul.name());
+    dom::append(&kernel, &dom::text("summary", "", &format!("o kernel medido: {}", KernelId::Matmul.path())));
+    dom::append(&kernel, &wgsl_block(KernelId::Matmul));
+    dom::append(host, &kernel);
+
+    let widget = Rc::new(BenchWidget {
+        ctx: ctx.clone(),
+        host: host.clone(),
+        slider,
+        readout,
+        status,
+        last,
+        plot,
+        points: RefCell::new(BTreeMap::new()),
+        gpu_missing: RefCell::new(None),
+        generation: Cell::new(0),
+        listeners: RefCell::new(Vec::new()),
+    });
+    let listeners = vec![
+        // Moving the slider updates the readout; letting go measures that size.
+        super::listen(&widget, &widget.slider, "input", |w, _| w.show_size()),
+        super::listen(&widget, &widget.slider, "change", |w, _| {
+            let n = slider_size(&w.slider);
+            w.clone().measure(vec![n]);
+        }),
+        super::listen(&widget, &sweep, "click", |w, _| w.clone().measure(SIZES.to_vec())),
+        twins_listener,
+    ];
+    *widget.listeners.borrow_mut() = listeners;
+    Ok(widget)
+}
+
+impl BenchWidget {
+    fn show_size(&self) {
+        let n = slider_size(&self.slider);
+        self.readout.set_text_content(Some(&format!("n = {n}")));
+        dom::set_attr(&self.slider, "aria-valuetext", &format!("n = {n}"));
+    }
+
+    /// Measures `sizes` in order on both backends, redrawing after each.
+    fn measure(self: Rc<Self>, sizes: Vec<usize>) {
+        let generation = self.generation.get().wrapping_add(1);
+        self.generation.set(generation);
+        self.show_size();
+        dom::set_attr(&self.host, "data-state", "loading");
+        wasm_bindgen_futures::spawn_local(async move {
+            let gpu = match self.ctx.backend.comparison_gpu().await {
+                Ok(gpu) => Some(gpu),
+                Err(why) => {
+                    *self.gpu_missing.borrow_mut() = Some(why);
+                    None
+                }
+            };
+            for &n in &sizes {
+                if self.generation.get() != generation {
+                    return;
+                }
+                self.status.set_text_content(Some(&format!("Medindo n = {n}…")));
+                // Let the browser paint the status before the CPU is busy.
+                dom::sleep(0).await;
+                let (a, b) = matmul_inputs(n);
+                let cpu = time_matmul(&Cpu, &a, &b, SAMPLES, MIN_SAMPLE_MS, &now_ms).await.ok();
+                let gpu_timing = match &gpu {
+                    Some(gpu) => match time_matmul(&**gpu, &a, &b, SAMPLES, MIN_SAMPLE_MS, &now_ms).await {
+                        Ok(t) => Some(t),
+                        Err(e) => {
+                            *self.gpu_missing.borrow_mut() = Some(e.to_string());
+                            None
+                        }
+                    },
+                    None => None,
+                };
+                if self.generation.get() != generation {
+                    return;
+                }
+                self.points.borrow_mut().insert(n, Point { cpu, gpu: gpu_timing });
+                self.draw(n);
+            }
+            self.status.set_text_content(Some(&self.status_text()));
+            show_ready(&self.host);
+        });
+    }
+
+    fn status_text(&self) -> String {
+        let base = format!(
+            "Cada ponto é a mediana de {SAMPLES} amostras, depois de uma execução de aquecimento (que compila o kernel e \
+             reserva os buffers). Em WebGPU o tempo inclui enviar A e B à GPU e ler C de volta."
+        );
+        match self.gpu_missing.borrow().as_ref() {
+            Some(why) => format!("{base} WebGPU indisponível aqui ({why}): só a CPU foi medida."),
+            None => base,
+        }
+    }
+
+    /// Redraws the plot and the results of size `n`.
+    fn draw(&self, n: usize) {
+        let points = self.points.borrow();
+        let xs: Vec<f64> = points.keys().map(|&n| n as f64).collect();
+        let series_of = |pick: fn(&Point) -> Option<&MatmulTiming>| points.values().map(|p| pick(p).map_or(f64::NAN, |t| t.median_ms)).collect::<Vec<_>>();
+        let series = [
+            Series { label: BackendKind::Cpu.label().into(), values: series_of(|p| p.cpu.as_ref()), dashed: false, dots: true },
+            Series { label: BackendKind::WebGpu.label().into(), values: series_of(|p| p.gpu.as_ref()), dashed: false, dots: true },
+        ];
+        let axes = Axes { x_label: "n".into(), y_label: "ms".into(), log_x: true, log_y: true, y_range: None };
+        let ms_text = |v: f64| if v.is_finite() { ms_value(v) } else { "—".into() };
+        self.plot.update(&xs, &series, &axes, |x| format!("{}", x as usize), ms_text);
+
+        let Some(point) = points.get(&n) else { return };
+        let ms = |t: &Option<MatmulTiming>| t.as_ref().map_or("—".to_string(), |t| avg_ms(t.median_ms));
+        let mut rows = vec![
+            ("n".to_string(), n.to_string()),
+            ("multiplicações e somas (n³)".to_string(), format_pt((n * n * n) as f32, 0)),
+            (format!("{} (mediana)", BackendKind::Cpu.label()), ms(&point.cpu)),
+            (format!("{} (mediana)", BackendKind::WebGpu.label()), ms(&point.gpu)),
+        ];
+        let mut max_diff = None;
+        if let (Some(cpu), Some(gpu)) = (&point.cpu, &point.gpu) {
+            let (faster, ratio) = if gpu.median_ms < cpu.median_ms {
+                (BackendKind::WebGpu, cpu.median_ms / gpu.median_ms.max(1e-6))
+            } else {
+                (BackendKind::Cpu, gpu.median_ms / cpu.median_ms.max(1e-6))
+            };
+            rows.push(("mais rápido".into(), format!("{} ({}×)", faster.label(), format_pt(ratio as f32, 1))));
+            let diff = cpu.product.max_abs_diff(&gpu.product).unwrap_or(f32::INFINITY);
+            rows.push(("maior diferença |Δ| entre os produtos".into(), format_scientific(diff)));
+            max_diff = Some(diff);
+        }
+        self.last.set_text_content(None);
+        let table = dom::results_table("bench-last", &format!("Último tamanho medido: n = {n}"), &rows);
+        dom::set_attr(&table, "data-n", &n.to_string());
+        if let Some(diff) = max_diff {
+            dom::set_attr(&table, "data-max-diff", &format!("{diff:e}"));
+        }
+        dom::append(&self.last, &table);
+    }
+}
+
+impl Widget for BenchWidget {
+    /// First visit: the small sizes and the slider's; later (a backend switch): the slider's.
+    fn recompute(self: Rc<Self>) {
+        let n = slider_size(&self.slider);
+        let mut sizes: Vec<usize> = if self.points.borrow().is_empty() {
+            SIZES.iter().copied().filter(|&s| s <= FIRST_SWEEP_MAX).collect()
+        } else {
+            Vec::new()
+        };
+        if !sizes.contains(&n) {
+            sizes.push(n);
+        }
+        self.gpu_missing.borrow_mut().take();
+        self.measure(sizes);
+    }
+}
