@@ -80,7 +80,8 @@ fn main() {
 }
 
 /// Routes the web layer handles itself; content may link to them.
-const RESERVED_ROUTES: &[&str] = &["inicio"];
+// Routes the site draws itself (src/site/mod.rs): the home page, the widget catalogue, the benchmark.
+const RESERVED_ROUTES: &[&str] = &["inicio", "catalogo", "bench"];
 
 fn sorted_entries(dir: &Path) -> Vec<PathBuf> {
     let mut entries: Vec<PathBuf> = fs::read_dir(dir)

@@ -5,6 +5,7 @@
 //! `t` tokens (rows), `d` model width, `d_k` query/key width, `h` heads, `d_h = d / h`.
 
 pub mod attention;
+pub mod bench;
 pub mod bpe;
 pub mod checksum;
 pub mod decoder;

@@ -28,9 +28,14 @@ include!(concat!(env!("OUT_DIR"), "/content.rs"));
 /// The route of the widget catalogue (`#/catalogo`).
 pub const CATALOGUE_SLUG: &str = "catalogo";
 
+/// The route of the benchmark page (`#/bench`).
+pub const BENCH_SLUG: &str = "bench";
+
 /// Where a route leads.
 pub enum Route {
     Home,
+    /// How fast this browser runs the kernels and the decoder.
+    Bench,
     /// Every widget kind, its attributes, a snippet and a live example.
     Catalogue,
     Article(&'static Article),
@@ -47,6 +52,9 @@ pub fn resolve(hash: &str) -> Route {
     }
     if slug == CATALOGUE_SLUG {
         return Route::Catalogue;
+    }
+    if slug == BENCH_SLUG {
+        return Route::Bench;
     }
     for article in ARTICLES {
         if article.slug == slug {

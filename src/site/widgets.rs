@@ -287,6 +287,12 @@ pub const WIDGETS: &[WidgetDoc] = &[
         attributes: &[attr("data-token", "token cujo embedding é o h inicial", "padrão: o")],
         example: &[],
     },
+    WidgetDoc {
+        name: "matmul-bench",
+        summary: "O produto de matrizes n×n medido na CPU e em WebGPU no computador do leitor (mediana depois de um aquecimento), o tempo contra n nos dois, em escala log, e a maior diferença entre os produtos; controle de tamanho e uma varredura completa.",
+        attributes: &[],
+        example: &[],
+    },
 ];
 
 /// The documentation of the kind named `name`.

@@ -7,6 +7,7 @@
 //! Embedding enters through `embed::embed`, called by embed.js.
 
 pub mod backend;
+pub mod bench;
 pub mod catalogue;
 pub mod dom;
 pub mod draw;

@@ -76,6 +76,7 @@ fn render(ctx: &Rc<Ctx>) {
     let title = match site::resolve(&hash) {
         Route::Home => render_home(&app),
         Route::Catalogue => super::catalogue::render(&app, ctx),
+        Route::Bench => super::bench::render(&app, ctx),
         Route::Article(article) => render_article(&app, article),
         Route::Section { article, index } => render_section(&app, article, index),
         Route::NotFound(slug) => {

@@ -1,0 +1,197 @@
+//! `#/bench`: how fast this browser runs the compute core. Every kernel of `core::bench` on the
+//! active backend (ms and GFLOP/s), then the pretrained decoder (prompt processing and
+//! one-token decoding, in tokens per second: the GPU-resident model on WebGPU, the KV-cache
+//! forward pass on the CPU). The results are also written as JSON in `<pre data-bench-json>`
+//! for the headless script `tests/e2e/bench.mjs`, which runs this page in both modes.
+
+use std::rc::Rc;
+
+use web_sys::{Element, HtmlElement};
+
+use crate::core::bench::{self, Kernel, Timing};
+use crate::core::decoder::load::Model;
+use crate::core::decoder::model::{forward, KvCache};
+use crate::core::error::Result;
+use crate::core::executor::{BackendKind, Cpu};
+use crate::core::format::format_pt;
+use crate::gpu::decoder::GpuDecoder;
+
+use super::backend::now_ms;
+use super::dom;
+use super::model_store::{self, DEFAULT_BASE};
+use super::widgets::Ctx;
+
+/// The decoder benchmark's text: its first `PROMPT_TOKENS` tokens are the prompt.
+const TEXT: &str = "Uma noite destas, vindo da cidade para o Engenho Novo, encontrei no trem da Central um rapaz \
+                    aqui do bairro, que eu conheço de vista e de chapéu. Cumprimentou-me, sentou-se ao pé de mim, \
+                    falou da lua e dos ministros, e acabou recitando-me versos.";
+const PROMPT_TOKENS: usize = 64;
+const DECODE_STEPS: usize = 16;
+
+pub fn render(app: &Element, ctx: &Rc<Ctx>) -> String {
+    let title = "Desempenho neste navegador";
+    dom::append(app, &dom::text("h1", "", title));
+    dom::append(
+        app,
+        &dom::text(
+            "p",
+            "lead",
+            "Cada kernel do núcleo de cálculo roda aqui, no backend ativo (veja o rodapé), em tamanhos que o site usa; \
+             depois, o decodificador pré-treinado lê um texto e gera tokens. Os tempos são medianas de várias \
+             execuções depois de uma de aquecimento. Para comparar, marque ou desmarque \u{201c}forçar CPU\u{201d} e rode de novo.",
+        ),
+    );
+    let root = dom::el("div", "bench");
+    dom::set_attr(&root, "data-bench-state", "running");
+    let again = dom::button("rodar de novo", "bench-run");
+    let status = dom::el("p", "widget-backend");
+    dom::set_attr(&status, "aria-live", "polite");
+    let table = dom::el("table", "results");
+    dom::set_attr(&table, "data-results", "bench");
+    let json = dom::el("pre", "bench-json");
+    dom::set_attr(&json, "data-bench-json", "");
+    for el in [&again, &status, &table, &json] {
+        dom::append(&root, el);
+    }
+    dom::append(app, &root);
+    let listener = {
+        let (ctx, root, status, table, json) = (ctx.clone(), root.clone(), status.clone(), table.clone(), json.clone());
+        dom::Listener::new(&again, "click", move |_| {
+            if root.get_attribute("data-bench-state").as_deref() != Some("running") {
+                wasm_bindgen_futures::spawn_local(run(ctx.clone(), root.clone(), status.clone(), table.clone(), json.clone()));
+            }
+        })
+    };
+    ctx.keep_page_listener(listener);
+    wasm_bindgen_futures::spawn_local(run(ctx.clone(), root, status, table, json));
+    title.to_string()
+}
+
+/// One line of the results.
+struct Row {
+    name: String,
+    ms: f64,
+    rate: f64,
+    unit: &'static str,
+}
+
+fn draw(table: &HtmlElement, backend: BackendKind, rows: &[Row]) {
+    table.set_text_content(None);
+    dom::append(table, &dom::text("caption", "", &format!("Resultados em {}", backend.label())));
+    let head = dom::el("tr", "");
+    for h in ["medida", "tempo (ms)", "ritmo"] {
+        let th = dom::text("th", "", h);
+        dom::set_attr(&th, "scope", "col");
+        dom::append(&head, &th);
+    }
+    dom::append(table, &head);
+    for row in rows {
+        let tr = dom::el("tr", "");
+        let th = dom::text("th", "", &row.name);
+        dom::set_attr(&th, "scope", "row");
+        dom::append(&tr, &th);
+        dom::append(&tr, &dom::text("td", "", &format_pt(row.ms as f32, 3)));
+        dom::append(&tr, &dom::text("td", "", &format!("{} {}", format_pt(row.rate as f32, 2), row.unit)));
+        dom::append(table, &tr);
+    }
+}
+
+fn json_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+async fn time_kernel(ctx: &Ctx, kernel: Kernel) -> Result<Timing> {
+    match ctx.backend.gpu() {
+        Some(gpu) => bench::time(&*gpu, kernel, 5, 20.0, &now_ms).await,
+        None => bench::time(&Cpu, kernel, 5, 20.0, &now_ms).await,
+    }
+}
+
+/// (prompt ms, ms per generated token) of the decoder on the active backend.
+async fn time_decoder(ctx: &Ctx, model: &Model) -> Result<(f64, f64)> {
+    let ids: Vec<u32> = model.bpe.encode(TEXT).into_iter().take(PROMPT_TOKENS + DECODE_STEPS).collect();
+    let (prompt, next) = ids.split_at(PROMPT_TOKENS.min(ids.len()));
+    if let Some(gpu) = ctx.backend.gpu() {
+        let decoder = GpuDecoder::new(gpu, &model.weights)?;
+        decoder.forward(prompt).await?; // warm-up: pipelines compile
+        decoder.reset();
+        let start = now_ms();
+        decoder.forward(prompt).await?;
+        let prompt_ms = now_ms() - start;
+        let start = now_ms();
+        for id in next {
+            decoder.forward(std::slice::from_ref(id)).await?;
+        }
+        return Ok((prompt_ms, (now_ms() - start) / next.len().max(1) as f64));
+    }
+    let start = now_ms();
+    let out = forward(&Cpu, &model.weights, prompt, &KvCache::default()).await?;
+    let prompt_ms = now_ms() - start;
+    let mut cache = KvCache::default();
+    cache.append(out.new_cache);
+    let start = now_ms();
+    for id in next {
+        let out = forward(&Cpu, &model.weights, std::slice::from_ref(id), &cache).await?;
+        cache.append(out.new_cache);
+    }
+    Ok((prompt_ms, (now_ms() - start) / next.len().max(1) as f64))
+}
+
+async fn run(ctx: Rc<Ctx>, root: HtmlElement, status: HtmlElement, table: HtmlElement, json: HtmlElement) {
+    dom::set_attr(&root, "data-bench-state", "running");
+    json.set_text_content(None);
+    let backend = ctx.backend.kind();
+    let mut rows = Vec::new();
+    let mut kernels_json = Vec::new();
+    for (i, kernel) in Kernel::SUITE.iter().enumerate() {
+        status.set_text_content(Some(&format!("Medindo {} ({} de {})…", kernel.name(), i + 1, Kernel::SUITE.len())));
+        dom::sleep(0).await;
+        match time_kernel(&ctx, *kernel).await {
+            Ok(t) => {
+                kernels_json.push(format!(
+                    "{{\"name\": {}, \"ms\": {:.4}, \"gflops\": {:.3}}}",
+                    json_string(&kernel.name()),
+                    t.median_ms,
+                    t.gflops
+                ));
+                rows.push(Row { name: kernel.name(), ms: t.median_ms, rate: t.gflops, unit: "GFLOP/s" });
+            }
+            Err(e) => {
+                status.set_text_content(Some(&format!("{} falhou: {e}", kernel.name())));
+                dom::set_attr(&root, "data-bench-state", "error");
+                return;
+            }
+        }
+        draw(&table, backend, &rows);
+    }
+    status.set_text_content(Some("Carregando o decodificador…"));
+    let no_progress: model_store::Progress = Rc::new(|_, _| {});
+    let decoder_json = match model_store::model(&ctx.asset_url(DEFAULT_BASE), no_progress).await {
+        Ok(model) => {
+            status.set_text_content(Some("Medindo o decodificador…"));
+            dom::sleep(0).await;
+            match time_decoder(&ctx, &model).await {
+                Ok((prompt_ms, token_ms)) => {
+                    let prompt_rate = PROMPT_TOKENS as f64 / (prompt_ms / 1000.0).max(1e-9);
+                    let token_rate = 1000.0 / token_ms.max(1e-9);
+                    rows.push(Row { name: format!("decodificador: ler {PROMPT_TOKENS} tokens"), ms: prompt_ms, rate: prompt_rate, unit: "tokens/s" });
+                    rows.push(Row { name: "decodificador: gerar 1 token (cache KV)".into(), ms: token_ms, rate: token_rate, unit: "tokens/s" });
+                    format!("{{\"prompt_tokens\": {PROMPT_TOKENS}, \"prompt_ms\": {prompt_ms:.3}, \"prompt_tokens_per_s\": {prompt_rate:.2}, \"token_ms\": {token_ms:.3}, \"decode_tokens_per_s\": {token_rate:.2}}}")
+                }
+                Err(e) => format!("{{\"error\": {}}}", json_string(&e.to_string())),
+            }
+        }
+        Err(e) => format!("{{\"error\": {}}}", json_string(&e)),
+    };
+    draw(&table, backend, &rows);
+    let agent = dom::window().and_then(|w| w.navigator().user_agent().ok()).unwrap_or_default();
+    json.set_text_content(Some(&format!(
+        "{{\n  \"backend\": \"{}\",\n  \"user_agent\": {},\n  \"kernels\": [\n    {}\n  ],\n  \"decoder\": {}\n}}\n",
+        backend.attr(),
+        json_string(&agent),
+        kernels_json.join(",\n    "),
+        decoder_json
+    )));
+    status.set_text_content(Some(&format!("Pronto: {} medidas em {}.", rows.len(), backend.label())));
+    dom::set_attr(&root, "data-bench-state", "done");
+}

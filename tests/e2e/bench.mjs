@@ -1,0 +1,47 @@
+// The browser benchmark (#/bench) in headless Chromium, with WebGPU (SwiftShader) and with the
+// CPU only; prints one table with both columns and writes the JSON of each run to
+// tests/artifacts/bench-<mode>.json. Timings are reported, never asserted.
+// Usage: node tests/e2e/bench.mjs [dist]
+import { chromium } from 'playwright-core';
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { ARTIFACTS, serve } from './lib.mjs';
+
+const DIST = path.resolve(process.argv[2] ?? 'dist');
+const BASE_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update',
+  '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'];
+const MODES = {
+  webgpu: [...BASE_ARGS, '--enable-unsafe-webgpu', '--enable-features=Vulkan'],
+  cpu: [...BASE_ARGS, '--disable-gpu'],
+};
+
+const server = await serve(DIST);
+const base = `http://127.0.0.1:${server.address().port}`;
+const results = {};
+for (const [mode, args] of Object.entries(MODES)) {
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true, args });
+  const page = await browser.newPage();
+  await page.goto(`${base}/#/bench`);
+  await page.waitForSelector('.bench[data-bench-state=done], .bench[data-bench-state=error]', { timeout: 600000 });
+  const text = await page.textContent('[data-bench-json]');
+  if (!text.trim()) throw new Error(`${mode}: ${await page.textContent('.bench .widget-backend')}`);
+  results[mode] = JSON.parse(text);
+  fs.writeFileSync(path.join(ARTIFACTS, `bench-${mode}.json`), text);
+  await browser.close();
+}
+server.close();
+
+const pad = (s, n) => String(s).padEnd(n);
+const num = (x, d = 2) => (x === undefined ? '—' : x.toFixed(d));
+console.log(`${pad('medida', 58)} ${pad('WebGPU ms', 11)} ${pad('GFLOP/s', 9)} ${pad('CPU ms', 11)} ${pad('GFLOP/s', 9)} CPU/WebGPU`);
+results.webgpu.kernels.forEach((g, i) => {
+  const c = results.cpu.kernels[i];
+  console.log(`${pad(g.name, 58)} ${pad(num(g.ms, 3), 11)} ${pad(num(g.gflops), 9)} ${pad(num(c.ms, 3), 11)} ${pad(num(c.gflops), 9)} ${num(c.ms / g.ms)}`);
+});
+for (const [key, label] of [['prompt_tokens_per_s', 'decodificador: ler 64 tokens (tokens/s)'], ['decode_tokens_per_s', 'decodificador: 1 token (tokens/s)']]) {
+  const g = results.webgpu.decoder[key];
+  const c = results.cpu.decoder[key];
+  console.log(`${pad(label, 58)} ${pad(num(g), 21)} ${pad(num(c), 21)} ${num(g / c)}× (WebGPU/CPU)`);
+}
+console.log(`\nbrowser: ${results.webgpu.user_agent}`);
