@@ -524,7 +524,13 @@ impl Keeper {
                 }
                 stored
             }
-            None => None,
+            None => {
+                // Nothing in the address refers to a stored value any more: free the storage.
+                if let Some(storage) = storage() {
+                    let _ = storage.remove_item(&self.storage_key());
+                }
+                None
+            }
         };
         *self.sticky.borrow_mut() = notes;
         self.show_notes(&[]);
