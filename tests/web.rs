@@ -65,19 +65,56 @@ async fn every_kernel_matches_its_cpu_twin_in_the_browser() {
 
 #[wasm_bindgen_test]
 async fn a_lost_device_falls_back_to_the_cpu_with_the_same_numbers() {
+    // The site's footer badge (as in index.html): the backend keeps it and <html data-backend>
+    // in step with the device it computes on.
+    let document = web_sys::window().and_then(|w| w.document()).unwrap();
+    let badge = document.create_element("span").unwrap();
+    badge.set_id("backend-badge");
+    document.body().unwrap().append_child(&badge).unwrap();
+    let shows = |kind: BackendKind| {
+        let root = document.document_element().unwrap();
+        badge.text_content().as_deref() == Some(kind.label())
+            && badge.get_attribute("data-kind").as_deref() == Some(kind.attr())
+            && root.get_attribute("data-backend").as_deref() == Some(kind.attr())
+    };
     let backend = Backend::init().await;
     let Some(gpu) = backend.gpu() else {
         assert_eq!(backend.kind(), BackendKind::Cpu);
+        assert!(shows(BackendKind::Cpu), "the badge should say CPU: {:?}", badge.text_content());
         let (trace, kind) = backend.run(&textbook_example_2()).await.unwrap();
         assert_eq!(kind, BackendKind::Cpu);
+        badge.remove();
         return assert_golden(&trace, "CPU fallback");
     };
     assert_eq!(backend.kind(), BackendKind::WebGpu);
+    assert!(shows(BackendKind::WebGpu), "the badge should say WebGPU: {:?}", badge.text_content());
+    // Mid-computation: the job starts on the device and waits for its first result; the device
+    // is destroyed then, and the whole job reruns on the CPU.
+    let result = std::rc::Rc::new(std::cell::RefCell::new(None));
+    {
+        let (backend, result) = (backend.clone(), result.clone());
+        wasm_bindgen_futures::spawn_local(async move {
+            let out = backend.run(&textbook_example_2()).await;
+            *result.borrow_mut() = Some(out);
+        });
+    }
+    // One turn of the microtask queue: the spawned job runs up to its first GPU readback.
+    wasm_bindgen_futures::JsFuture::from(js_sys::Promise::resolve(&wasm_bindgen::JsValue::NULL)).await.unwrap();
+    assert!(result.borrow().is_none(), "the job finished before the device could be lost");
     gpu.destroy();
-    let (trace, kind) = backend.run(&textbook_example_2()).await.unwrap();
+    while result.borrow().is_none() {
+        let tick = js_sys::Promise::new(&mut |resolve, _| {
+            web_sys::window().unwrap().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 10).unwrap();
+        });
+        wasm_bindgen_futures::JsFuture::from(tick).await.unwrap();
+    }
+    let (trace, kind) = result.borrow_mut().take().unwrap().unwrap();
     assert_eq!(kind, BackendKind::Cpu, "the job should have been rerun on the CPU");
     assert_eq!(backend.kind(), BackendKind::Cpu, "the backend should have switched to the CPU");
+    assert!(shows(BackendKind::Cpu), "the badge should say CPU after the loss: {:?}", badge.text_content());
+    assert!(badge.get_attribute("title").unwrap_or_default().contains("a GPU foi perdida"), "the badge should say why");
     assert_golden(&trace, "after device loss");
+    badge.remove();
 }
 
 mod decoder {

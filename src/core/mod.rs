@@ -22,6 +22,7 @@ pub mod trace;
 pub mod transformer;
 pub mod vectors;
 pub mod widget_input;
+pub mod widget_state;
 
 pub use error::ComputeError;
 pub use executor::{Cpu, Executor, Job};

@@ -127,6 +127,11 @@ impl GpuContext {
         self.pool.borrow().idle_count()
     }
 
+    /// Bytes held by the idle pooled buffers (the load tests check they stay flat).
+    pub fn pooled_bytes(&self) -> u64 {
+        self.pool.borrow().idle_bytes()
+    }
+
     fn kernel(&self, id: KernelId) -> Rc<Kernel> {
         self.kernels
             .borrow_mut()

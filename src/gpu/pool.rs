@@ -44,6 +44,11 @@ impl BufferPool {
         self.free.values().map(Vec::len).sum()
     }
 
+    /// Bytes held by the idle buffers.
+    pub fn idle_bytes(&self) -> u64 {
+        self.free.values().flatten().map(wgpu::Buffer::size).sum()
+    }
+
     pub fn clear(&mut self) {
         self.free.clear();
     }

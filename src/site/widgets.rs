@@ -63,7 +63,7 @@ pub const WIDGETS: &[WidgetDoc] = &[
         name: "attention",
         summary: "X, W^Q, W^K e W^V editáveis (padrão: o Exemplo 2 do livro-texto) → Q, K, V, escores QKᵀ/√d_k, pesos do softmax e saída; máscara causal; barras com os pesos de uma consulta.",
         attributes: &[
-            attr("data-preset", "exemplo inicial", "padrão: Exemplo 2 do livro-texto; prestando-e5 (as três palavras de «Prestando atenção»)"),
+            attr("data-preset", "exemplo inicial", "exemplo-2 (padrão: o Exemplo 2 do livro-texto), prestando-e5 (as três palavras de «Prestando atenção»)"),
             attr("data-causal", "começa com a máscara causal ligada", "true"),
             attr("data-matrices", "matrizes próprias em JSON; as ausentes vêm do exemplo", r#"{"x": [[1, 0], [0, 1]], "w_q": …, "w_k": …, "w_v": …}, até 12 tokens"#),
         ],

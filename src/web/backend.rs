@@ -20,6 +20,16 @@ use super::widgets::Ctx;
 
 const STORAGE_KEY: &str = "atencao.backend";
 
+thread_local! {
+    /// The page's backend, for the memory readout (`web::memory_report`); one per page.
+    static CURRENT: RefCell<std::rc::Weak<Backend>> = RefCell::new(std::rc::Weak::new());
+}
+
+/// The page's backend, if one was started.
+pub fn current() -> Option<Rc<Backend>> {
+    CURRENT.with(|c| c.borrow().upgrade())
+}
+
 pub struct Backend {
     gpu: RefCell<Option<Rc<GpuContext>>>,
     forced_cpu: Cell<bool>,
@@ -72,6 +82,7 @@ impl Backend {
             spare_gpu: RefCell::new(None),
         });
         backend.refresh().await;
+        CURRENT.with(|c| *c.borrow_mut() = Rc::downgrade(&backend));
         backend
     }
 

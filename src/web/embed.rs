@@ -57,6 +57,8 @@ struct Pending {
     /// Its copy inside the shadow root, where the widget mounts.
     inner: HtmlElement,
     ctx: Rc<Ctx>,
+    /// Its index among the page's widgets when attached (names its saved state).
+    slot: usize,
 }
 
 /// The embedding of this page: its context and the observer of widgets added later.
@@ -172,13 +174,20 @@ pub fn attach(ctx: &Rc<Ctx>, outer: &HtmlElement) {
     dom::append(&wrapper, &inner);
     let _ = root.append_child(&wrapper);
     dom::set_attr(outer, "data-state", "waiting");
+    let slot = slot_of(outer);
 
     let Some(lazy) = lazy() else {
         // No IntersectionObserver: mount right away.
-        return mount(Pending { outer: outer.clone(), inner, ctx: ctx.clone() });
+        return mount(Pending { outer: outer.clone(), inner, ctx: ctx.clone(), slot });
     };
     lazy.observer.observe(outer);
-    lazy.pending.borrow_mut().push(Pending { outer: outer.clone(), inner, ctx: ctx.clone() });
+    lazy.pending.borrow_mut().push(Pending { outer: outer.clone(), inner, ctx: ctx.clone(), slot });
+}
+
+/// `outer`'s index among the page's `[data-widget]` elements.
+fn slot_of(outer: &HtmlElement) -> usize {
+    let Some(all) = dom::document().and_then(|d| d.query_selector_all("[data-widget]").ok()) else { return 0 };
+    (0..all.length()).find(|&i| all.item(i).is_some_and(|n| n.is_same_node(Some(outer)))).unwrap_or(0) as usize
 }
 
 /// One stylesheet object for every shadow root of the page.
@@ -236,7 +245,7 @@ fn mount(p: Pending) {
     options.set_attribute_filter(&MIRRORED.iter().map(|a| JsValue::from_str(a)).collect::<Array>());
     let (from, to) = (p.inner.clone(), p.outer.clone());
     let mirror = Observer::new(&p.inner, &options, move |_| copy_mirrored(&from, &to));
-    match widgets::mount_one(&p.inner, &p.ctx) {
+    match widgets::mount_one(&p.inner, &p.ctx, p.slot) {
         Some(widget) => p.ctx.adopt(Rc::new(Embedded { widget, _mirror: mirror })),
         None => copy_mirrored(&p.inner, &p.outer),
     }

@@ -24,6 +24,29 @@ use wasm_bindgen::prelude::*;
 use backend::Backend;
 use widgets::Ctx;
 
+/// Memory in use, for the load tests (and anyone curious, from the console):
+/// `{ wasmBytes, gpuPooledBuffers, gpuPooledBytes }`. The wasm linear memory grows and never
+/// shrinks, so a leak shows as growth across many recomputations; the GPU figures are the
+/// buffer pool's idle buffers (0 on the CPU).
+#[wasm_bindgen(js_name = memoryReport)]
+pub fn memory_report() -> js_sys::Object {
+    use wasm_bindgen::JsCast;
+    let wasm_bytes = wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .ok()
+        .and_then(|m| m.buffer().dyn_into::<js_sys::ArrayBuffer>().ok())
+        .map_or(0.0, |b| b.byte_length() as f64);
+    let gpu = backend::current().and_then(|b| b.gpu());
+    let report = js_sys::Object::new();
+    let set = |name: &str, value: f64| {
+        let _ = js_sys::Reflect::set(&report, &name.into(), &value.into());
+    };
+    set("wasmBytes", wasm_bytes);
+    set("gpuPooledBuffers", gpu.as_ref().map_or(0.0, |g| g.pooled_buffers() as f64));
+    set("gpuPooledBytes", gpu.as_ref().map_or(0.0, |g| g.pooled_bytes() as f64));
+    report
+}
+
 #[wasm_bindgen(start)]
 pub fn start() {
     console_error_panic_hook::set_once();

@@ -100,7 +100,9 @@ fn render(ctx: &Rc<Ctx>) {
 
 fn mark_current(document: &web_sys::Document, hash: &str) {
     let Ok(links) = document.query_selector_all("#toc a") else { return };
-    let current = if hash.is_empty() { "#/" } else { hash };
+    // Widget state rides in the hash's parameters (`#/slug?w0=…`): only the route names the page.
+    let route = hash.split('?').next().unwrap_or_default();
+    let current = if route.is_empty() { "#/" } else { route };
     for i in 0..links.length() {
         let Some(a) = links.item(i).and_then(|n| wasm_bindgen::JsCast::dyn_into::<Element>(n).ok()) else { continue };
         if a.get_attribute("href").as_deref() == Some(current) {

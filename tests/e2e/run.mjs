@@ -16,6 +16,7 @@ import sequence from './suites/sequence.mjs';
 import embed from './suites/embed.mjs';
 import hood from './suites/hood.mjs';
 import offline from './suites/offline.mjs';
+import robust from './suites/robust.mjs';
 
 const DIST = path.resolve(process.argv[2] ?? 'dist');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -28,7 +29,7 @@ const MODES = {
 };
 
 /** Suites in running order; foundation first (it checks the backend the others rely on). */
-const SUITES = { foundation, vectorization, sequence, transformer, decoder, embed, hood, offline };
+const SUITES = { foundation, vectorization, sequence, transformer, decoder, embed, hood, offline, robust };
 
 async function runMode(mode, base, suites) {
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: MODES[mode] });

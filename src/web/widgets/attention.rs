@@ -31,10 +31,13 @@ fn token_label(i: usize) -> String {
     format!("x{}", dom::subscript(i + 1))
 }
 
-/// The example named by `data-preset` (the textbook's Example 2 by default).
-fn preset_inputs(id: Option<&str>) -> AttentionInputs {
+/// `data-preset` values: the textbook's Example 2 (default) and the three words of "prestando-atencao".
+const PRESETS: &[&str] = &["exemplo-2", "prestando-e5"];
+
+/// The example named by `data-preset`.
+fn preset_inputs(id: &str) -> AttentionInputs {
     match id {
-        Some("prestando-e5") => three_word_attention(),
+        "prestando-e5" => three_word_attention(),
         _ => textbook_example_2(),
     }
 }
@@ -81,7 +84,7 @@ pub struct AttentionWidget {
 }
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let mut example = preset_inputs(host.get_attribute("data-preset").as_deref());
+    let mut example = preset_inputs(super::attributes::choice(host, "data-preset", PRESETS, PRESETS[0]));
     for (name, matrix) in super::attributes::matrices(host, &["x", "w_q", "w_k", "w_v"])? {
         match name.as_str() {
             "x" => example.x = matrix,
@@ -93,7 +96,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     if example.x.rows() > MAX_TOKENS {
         return Err(format!("data-matrices: X tem {} tokens; este widget mostra no máximo {MAX_TOKENS}.", example.x.rows()));
     }
-    let causal_default = host.get_attribute("data-causal").as_deref() == Some("true");
+    let causal_default = super::attributes::flag(host, "data-causal");
     dom::set_attr(host, "data-state", "loading");
     host.class_list().add_1("widget").map_err(|_| "classList indisponível".to_string())?;
     host.set_text_content(None);

@@ -22,12 +22,15 @@ use crate::web::backend::now_ms;
 use crate::core::trace::Trace;
 use crate::core::format::format_pt;
 use crate::core::rng::Rng;
+use crate::core::widget_input::choice_setting;
+use crate::core::widget_state::parse_hash;
 use crate::core::Matrix;
 use crate::gpu::decoder::GpuDecoder;
 
 use super::super::dom::{self, Listener};
 use super::super::draw::{color_rgb, BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::model_store;
+use super::attributes;
 use super::{show_error, show_ready, Ctx, Widget, WidgetKind};
 use crate::web::widgets::hood;
 
@@ -151,15 +154,16 @@ fn number_input(label: &str, control: &str, integer: bool, value: f32) -> (HtmlE
     (wrapper, input)
 }
 
-/// The preset named in the host's `data-preset` or in the route (`#/decodificador?preset=…`).
+/// The preset named in the route (`#/decodificador?preset=…`) or in the host's `data-preset`;
+/// an unknown name gives the first preset and a warning.
 fn initial_preset(host: &HtmlElement) -> &'static str {
-    let from_hash = dom::window()
-        .and_then(|w| w.location().hash().ok())
-        .and_then(|h| h.split_once('?').map(|(_, q)| q.to_string()))
-        .and_then(|q| web_sys::UrlSearchParams::new_with_str(&q).ok())
-        .and_then(|p| p.get("preset"));
-    let wanted = from_hash.or_else(|| host.get_attribute("data-preset"));
-    PRESETS.iter().find(|p| Some(p.0) == wanted.as_deref()).map_or(PRESETS[0].0, |p| p.0)
+    let hash = dom::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    let from_hash = parse_hash(&hash).ok().and_then(|q| q.get("preset").map(str::to_string));
+    let ids: Vec<&'static str> = PRESETS.iter().map(|p| p.0).collect();
+    match from_hash {
+        Some(wanted) => attributes::noted(choice_setting("preset (no endereço)", Some(&wanted), &ids, PRESETS[0].0)),
+        None => attributes::choice(host, "data-preset", &ids, PRESETS[0].0),
+    }
 }
 
 fn preset_text(id: &str) -> &'static str {

@@ -54,7 +54,8 @@ pub struct DotProductWidget {
 
 fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let all = presets();
-    let wanted = host.get_attribute("data-preset").unwrap_or_else(|| "basico".into());
+    let ids: Vec<&str> = all.iter().map(|p| p.0).collect();
+    let wanted = super::attributes::choice(host, "data-preset", &ids, "basico");
     let (_, _, u, v) = all.iter().find(|p| p.0 == wanted).or(all.first()).cloned().ok_or("sem exemplos")?;
     dom::set_attr(host, "data-state", "loading");
     let _ = host.class_list().add_1("widget");
@@ -63,7 +64,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
 
     let controls = dom::el("div", "widget-controls");
     let options: Vec<(String, String)> = all.iter().map(|p| (p.0.to_string(), p.1.to_string())).collect();
-    let (preset_label, preset) = dom::select("exemplo ", "preset", &options, &wanted);
+    let (preset_label, preset) = dom::select("exemplo ", "preset", &options, wanted);
     let (normalize_label, normalize) = dom::checkbox(" normalizar (vetores unitários)", "normalize", false);
     let more = dom::button("+ dimensão", "add-dim");
     let fewer = dom::button("− dimensão", "remove-dim");

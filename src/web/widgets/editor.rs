@@ -66,6 +66,8 @@ impl MatrixEditor {
                 dom::set_attr(&input, "inputmode", "decimal");
                 dom::set_attr(&input, "spellcheck", "false");
                 dom::set_attr(&input, "aria-label", &format!("{} linha {}, coluna {}", self.name, r + 1, c + 1));
+                // Its place, from 0: the key of its value in a saved or linked state (`state`).
+                dom::set_attr(&input, "data-cell", &format!("{r}.{c}"));
                 input.set_value(value);
                 dom::append(&self.grid, &input);
                 input

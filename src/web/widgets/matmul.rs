@@ -51,7 +51,8 @@ fn size_options() -> Vec<(String, String)> {
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let presets = article_matrix_products();
-    let wanted = host.get_attribute("data-preset").unwrap_or_else(|| "linhas".into());
+    let ids: Vec<&str> = presets.iter().map(|p| p.0).collect();
+    let wanted = super::attributes::choice(host, "data-preset", &ids, "linhas");
     let (_, _, a0, b0) = presets.iter().find(|p| p.0 == wanted).or(presets.first()).cloned().ok_or("sem exemplos")?;
     dom::set_attr(host, "data-state", "loading");
     let _ = host.class_list().add_1("widget");
@@ -60,7 +61,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
 
     let controls = dom::el("div", "widget-controls");
     let options: Vec<(String, String)> = presets.iter().map(|p| (p.0.to_string(), p.1.to_string())).collect();
-    let (preset_label, preset) = dom::select("exemplo do artigo ", "preset", &options, &wanted);
+    let (preset_label, preset) = dom::select("exemplo do artigo ", "preset", &options, wanted);
     dom::append(&controls, &preset_label);
     let (m_label, m) = dom::select("A: linhas ", "rows-a", &size_options(), &a0.rows().to_string());
     let (k_label, k) = dom::select(" colunas (= linhas de B) ", "inner", &size_options(), &a0.cols().to_string());

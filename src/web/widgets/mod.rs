@@ -3,7 +3,9 @@
 //! Any element with `data-widget="KIND"` is mounted by the widget registered under KIND.
 //! While it computes it carries `data-state="loading"`; then `data-state="ready"`, or
 //! `data-state="error"` with a visible Portuguese message (`.widget-error`). Every matrix
-//! drawn has a `<table>` twin with the same numbers ("ver números").
+//! drawn has a `<table>` twin with the same numbers ("ver números"). A data attribute out of
+//! range or unknown shows a `.widget-warning` and the widget still works (`attributes`); the
+//! reader's inputs survive a reload and travel in a link ("copiar link", `state`).
 
 pub mod attention;
 pub mod attributes;
@@ -17,6 +19,7 @@ pub mod matmul;
 pub mod matmul_bench;
 pub mod one_hot;
 pub mod sequence;
+pub mod state;
 pub mod text;
 pub mod transformer;
 pub mod vectors;
@@ -146,24 +149,40 @@ pub fn find(name: &str) -> Option<&'static WidgetKind> {
 
 /// Mounts every `[data-widget]` under `root` that is not mounted yet.
 pub fn mount_all(root: &Element, ctx: &Rc<Ctx>) {
-    let Ok(nodes) = root.query_selector_all("[data-widget]:not([data-state])") else { return };
-    for i in 0..nodes.length() {
-        let Some(host) = nodes.item(i).and_then(|n| wasm_bindgen::JsCast::dyn_into::<HtmlElement>(n).ok()) else { continue };
-        if let Some(widget) = mount_one(&host, ctx) {
+    let Ok(nodes) = root.query_selector_all("[data-widget]") else { return };
+    for slot in 0..nodes.length() {
+        let Some(host) = nodes.item(slot).and_then(|n| wasm_bindgen::JsCast::dyn_into::<HtmlElement>(n).ok()) else { continue };
+        if host.has_attribute("data-state") {
+            continue;
+        }
+        if let Some(widget) = mount_one(&host, ctx, slot as usize) {
             ctx.adopt(widget);
         }
     }
 }
 
-/// Builds the widget named by `host`'s `data-widget`, not yet computed (see `Ctx::adopt`);
-/// on failure `host` shows the reason and None is returned.
-pub fn mount_one(host: &HtmlElement, ctx: &Rc<Ctx>) -> Option<Rc<dyn Widget>> {
+/// Builds the widget named by `host`'s `data-widget`, not yet computed (see `Ctx::adopt`),
+/// with the warnings its settings raised and the reader's saved or linked inputs (`slot`:
+/// its index among the page's widgets, which names its state); on failure `host` shows the
+/// reason and None is returned.
+pub fn mount_one(host: &HtmlElement, ctx: &Rc<Ctx>, slot: usize) -> Option<Rc<dyn Widget>> {
     let name = host.get_attribute("data-widget").unwrap_or_default();
+    attributes::take_warnings();
     let mounted = match find(&name) {
         Some(kind) => (kind.mount)(ctx, host),
         None => Err(format!("Não existe widget chamado «{name}».")),
     };
-    mounted.map_err(|message| show_error(host, &message)).ok()
+    let warnings = attributes::take_warnings();
+    match mounted {
+        Ok(widget) => {
+            attributes::show_warnings(host, &warnings);
+            Some(state::keep(host, &name, slot, widget))
+        }
+        Err(message) => {
+            show_error(host, &message);
+            None
+        }
+    }
 }
 
 /// A listener that runs `action` on the widget while the widget is alive. It holds the

@@ -53,7 +53,8 @@ fn text_input(label: &str, control: &str, value: &str) -> (HtmlElement, HtmlInpu
 }
 
 fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let wanted = host.get_attribute("data-preset").unwrap_or_else(|| "telhado".into());
+    let ids: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
+    let wanted = super::attributes::choice(host, "data-preset", &ids, "telhado");
     let (_, _, vocab0, sentence0) = PRESETS.iter().find(|p| p.0 == wanted).unwrap_or(&PRESETS[0]);
     dom::set_attr(host, "data-state", "loading");
     let _ = host.class_list().add_1("widget");
@@ -61,7 +62,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     dom::append(host, &dom::text("h3", "widget-title", KIND.title));
     let controls = dom::el("div", "widget-controls");
     let options: Vec<(String, String)> = PRESETS.iter().map(|p| (p.0.to_string(), p.1.to_string())).collect();
-    let (preset_label, preset) = dom::select("exemplo ", "preset", &options, &wanted);
+    let (preset_label, preset) = dom::select("exemplo ", "preset", &options, wanted);
     dom::append(&controls, &preset_label);
     let (twins, twins_listener) = super::twins_button(host);
     dom::append(&controls, &twins);

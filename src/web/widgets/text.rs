@@ -257,12 +257,18 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, mode: Mode) -> Result<Rc<dyn Widget
         Mode::Search => &SEARCH,
     };
     let attr = |name: &str| host.get_attribute(name);
-    let preset_id = attr("data-preset").filter(|id| corpus_preset(id).is_some()).unwrap_or_else(|| mode.default_preset().into());
+    let preset_ids: Vec<&str> = ARTICLE_CORPORA.iter().map(|p| p.id).collect();
+    let preset_id = super::attributes::choice(host, "data-preset", &preset_ids, mode.default_preset());
+    let tf_ids: Vec<&str> = TfVariant::ALL.iter().map(|v| v.id()).collect();
+    let tf_default = super::attributes::choice(host, "data-tf", &tf_ids, "normalized");
+    let idf_ids: Vec<&str> = IDF_CHOICES.iter().map(|(id, _)| *id).collect();
+    let idf_default = super::attributes::choice(host, "data-idf", &idf_ids, "basic");
+    let base_default = super::attributes::choice(host, "data-base", &["e", "10", "2"], "e");
     dom::set_attr(host, "data-state", "loading");
     let _ = host.class_list().add_1("widget");
     host.set_text_content(None);
     dom::append(host, &dom::text("h3", "widget-title", kind.title));
-    let panel = CorpusPanel::new(&preset_id, super::attributes::corpus(host)?);
+    let panel = CorpusPanel::new(preset_id, super::attributes::corpus(host)?);
     dom::append(host, &panel.root);
 
     let controls = dom::el("div", "widget-controls");
@@ -270,8 +276,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, mode: Mode) -> Result<Rc<dyn Widget
     let mut k = None;
     if matches!(mode, Mode::Tf | Mode::TfIdf) {
         let options: Vec<(String, String)> = TfVariant::ALL.iter().map(|v| (v.id().to_string(), v.name().to_string())).collect();
-        let default = attr("data-tf").unwrap_or_else(|| "normalized".into());
-        let (label, select) = dom::select("TF ", "tf", &options, &default);
+        let (label, select) = dom::select("TF ", "tf", &options, tf_default);
         dom::append(&controls, &label);
         tf_variant = Some(select);
         if mode == Mode::Tf {
@@ -284,8 +289,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, mode: Mode) -> Result<Rc<dyn Widget
     let mut cap = None;
     if matches!(mode, Mode::Idf | Mode::TfIdf) {
         let options: Vec<(String, String)> = IDF_CHOICES.iter().map(|(id, l)| (id.to_string(), l.to_string())).collect();
-        let default = attr("data-idf").unwrap_or_else(|| "basic".into());
-        let (label, select) = dom::select("IDF ", "idf", &options, &default);
+        let (label, select) = dom::select("IDF ", "idf", &options, idf_default);
         dom::append(&controls, &label);
         idf_variant = Some(select);
         let cap_label = dom::el("label", "toggle");
@@ -302,8 +306,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, mode: Mode) -> Result<Rc<dyn Widget
     let mut base = None;
     if mode != Mode::Bow {
         let options = vec![("e".to_string(), "ln".to_string()), ("10".to_string(), "log₁₀".to_string()), ("2".to_string(), "log₂".to_string())];
-        let default = attr("data-base").unwrap_or_else(|| "e".into());
-        let (label, select) = dom::select("logaritmo ", "base", &options, &default);
+        let (label, select) = dom::select("logaritmo ", "base", &options, base_default);
         dom::append(&controls, &label);
         base = Some(select);
     }
@@ -320,7 +323,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, mode: Mode) -> Result<Rc<dyn Widget
         let input = dom::el("input", "query-input").unchecked_into::<HtmlInputElement>();
         input.set_type("search");
         dom::set_attr(&input, "data-control", "query");
-        input.set_value(&attr("data-query").unwrap_or_else(|| corpus_preset(&preset_id).map_or("", |p| p.query).to_string()));
+        input.set_value(&attr("data-query").unwrap_or_else(|| corpus_preset(preset_id).map_or("", |p| p.query).to_string()));
         dom::append(&label, &input);
         dom::append(&controls, &label);
         query = Some(input);

@@ -14,7 +14,6 @@ use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
 use crate::core::format::format_pt;
 use crate::core::sequence::document::{compare_documents, l2_normalize, nonzero_vector, pair_vector, triples, FlattenMode};
 use crate::core::sequence::ngram::NgramModel;
-use crate::core::sequence::presets::ngram_preset;
 use crate::core::Matrix;
 
 use super::super::super::dom::{self, Listener};
@@ -46,7 +45,8 @@ pub struct DocVectorsWidget {
 }
 
 fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let preset_id = host.get_attribute("data-preset").filter(|id| ngram_preset(id).is_some()).unwrap_or_else(|| "tres-comandos".into());
+    let ids: Vec<&str> = crate::core::sequence::presets::NGRAM_PRESETS.iter().map(|p| p.id).collect();
+    let preset_id = crate::web::widgets::attributes::choice(host, "data-preset", &ids, "tres-comandos").to_string();
     super::scaffold(host, KIND.title);
     let panel = NgramPanel::new(&preset_id, true);
     dom::append(host, &panel.root);

@@ -53,8 +53,8 @@ pub struct FfnWidget {
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let example = FfnExample::article();
-    let activation0 = host.get_attribute("data-activation").unwrap_or_else(|| "relu".into());
-    let truth0 = host.get_attribute("data-truth").as_deref() == Some("true");
+    let activation0 = crate::web::widgets::attributes::choice(host, "data-activation", &["relu", "gelu"], "relu");
+    let truth0 = crate::web::widgets::attributes::flag(host, "data-truth");
     super::scaffold(host, KIND.title);
     let toggles = dom::el("fieldset", "row-toggles");
     dom::append(&toggles, &dom::text("legend", "", "Entrada C_t"));
@@ -77,7 +77,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     dom::append(host, &editors);
     let controls = dom::el("div", "widget-controls");
     let activations = vec![("relu".to_string(), "ReLU: max(0, x)".to_string()), ("gelu".to_string(), "GeLU: x·Φ(x)".to_string())];
-    let (activation_label, activation) = dom::select("ativação ", "activation", &activations, &activation0);
+    let (activation_label, activation) = dom::select("ativação ", "activation", &activations, activation0);
     let (truth_label, truth) = dom::checkbox(" tabela-verdade (todas as entradas)", "truth", truth0);
     let reset = dom::button("restaurar exemplo", "reset");
     let (twins, twins_listener) = twins_button(host);

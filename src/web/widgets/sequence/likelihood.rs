@@ -40,8 +40,11 @@ pub struct LikelihoodWidget {
 }
 
 fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let preset_id = host.get_attribute("data-preset").filter(|id| ngram_preset(id).is_some()).unwrap_or_else(|| "oito-documentos".into());
-    let first_doc = host.get_attribute("data-document").and_then(|d| d.parse::<usize>().ok()).unwrap_or(1).max(1) - 1;
+    let ids: Vec<&str> = crate::core::sequence::presets::NGRAM_PRESETS.iter().map(|p| p.id).collect();
+    let preset_id = crate::web::widgets::attributes::choice(host, "data-preset", &ids, "oito-documentos").to_string();
+    let documents = ngram_preset(&preset_id).map_or(1, |p| p.documents.len().max(1));
+    let range = crate::core::widget_input::NumberRange::integer(1.0, documents as f64, 1.0);
+    let first_doc = crate::web::widgets::attributes::number(host, "data-document", &range) as usize - 1;
     super::scaffold(host, KIND.title);
     let panel = NgramPanel::new(&preset_id, true);
     dom::append(host, &panel.root);

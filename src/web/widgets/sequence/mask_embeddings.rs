@@ -71,7 +71,7 @@ pub struct MaskEmbeddingsWidget {
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let example = masked_embeddings_example();
-    let mode0 = host.get_attribute("data-mode").unwrap_or_else(|| "additive".into());
+    let mode0 = crate::web::widgets::attributes::choice(host, "data-mode", &["additive", "multiplicative", "none"], "additive");
     super::scaffold(host, KIND.title);
     let inputs = dom::el("div", "widget-inputs");
     let e = MatrixEditor::new("e", "E (embeddings, uma linha por token)", &example.x, token_label);
@@ -92,7 +92,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         ("multiplicative".to_string(), "multiplicativa: score × m (como no artigo)".to_string()),
         ("none".to_string(), "sem máscara".to_string()),
     ];
-    let (mode_label, mode) = dom::select("máscara ", "mode", &modes, &mode0);
+    let (mode_label, mode) = dom::select("máscara ", "mode", &modes, mode0);
     let reset = dom::button("restaurar exemplo", "reset");
     let (twins, twins_listener) = twins_button(host);
     for el in [&query_label, &mode_label, &reset, &twins] {

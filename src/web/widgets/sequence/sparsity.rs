@@ -20,6 +20,7 @@ use crate::core::sequence::sparsity::{
 };
 use crate::core::sequence::tokenize_words;
 use crate::core::text::tokenizer::TokenizerOptions;
+use crate::core::widget_input::{number_setting, NumberRange};
 
 use super::super::super::dom::{self, Listener};
 use super::super::{show_error, show_ready, twins_button, Ctx, Widget, WidgetKind};
@@ -64,9 +65,13 @@ pub struct SparsityWidget {
 }
 
 fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let v0 = host.get_attribute("data-vocabulary").unwrap_or_else(|| "50000".into());
-    let n0 = host.get_attribute("data-n").and_then(|n| n.parse::<f64>().ok()).unwrap_or(3.0);
-    let preset_id = host.get_attribute("data-preset").filter(|id| corpora().iter().any(|c| c.0 == id)).unwrap_or_else(|| "cinco-documentos".into());
+    // |V| may be written with thousands dots ("50.000"), as the field itself accepts.
+    let v_written = host.get_attribute("data-vocabulary").map(|v| v.chars().filter(|c| !c.is_whitespace() && *c != '.').collect::<String>());
+    let v_range = NumberRange::integer(1.0, MAX_VOCABULARY, 50_000.0);
+    let v0 = crate::web::widgets::attributes::noted(number_setting("data-vocabulary", v_written.as_deref(), &v_range)).to_string();
+    let n0 = crate::web::widgets::attributes::number(host, "data-n", &NumberRange::integer(1.0, 10.0, 3.0));
+    let ids: Vec<&str> = corpora().iter().map(|c| c.0).collect();
+    let preset_id = crate::web::widgets::attributes::choice(host, "data-preset", &ids, "cinco-documentos").to_string();
     super::scaffold(host, KIND.title);
     let controls = dom::el("div", "widget-controls");
     let (v_label, vocabulary) = super::text_input("|V| = ", "vocabulary", &v0, "cap wide");

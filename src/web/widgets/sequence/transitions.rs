@@ -73,7 +73,8 @@ pub struct TransitionsWidget {
 }
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let preset_id = host.get_attribute("data-preset").filter(|id| ngram_preset(id).is_some()).unwrap_or_else(|| DEFAULT_PRESET.into());
+    let ids: Vec<&str> = crate::core::sequence::presets::NGRAM_PRESETS.iter().map(|p| p.id).collect();
+    let preset_id = crate::web::widgets::attributes::choice(host, "data-preset", &ids, DEFAULT_PRESET).to_string();
     let word = host.get_attribute("data-word").unwrap_or_else(|| DEFAULT_WORD.into());
     super::scaffold(host, KIND.title);
     let panel = NgramPanel::new(&preset_id, true);

@@ -79,8 +79,11 @@ pub struct VotesWidget {
 
 pub fn mount_mode(ctx: &Rc<Ctx>, host: &HtmlElement, mode: Mode) -> Result<Rc<dyn Widget>, String> {
     let title = if mode == Mode::Votes { KIND.title } else { super::vote_mask::KIND.title };
-    let preset_id = host.get_attribute("data-preset").filter(|id| vote_preset(id).is_some()).unwrap_or_else(|| VOTE_PRESETS[0].id.into());
-    let sentence_index = host.get_attribute("data-sentence").and_then(|s| s.parse::<usize>().ok()).unwrap_or(0);
+    let ids: Vec<&str> = VOTE_PRESETS.iter().map(|p| p.id).collect();
+    let preset_id = crate::web::widgets::attributes::choice(host, "data-preset", &ids, VOTE_PRESETS[0].id).to_string();
+    let sentences = vote_preset(&preset_id).map_or(1, |p| p.prefixes.len().max(1));
+    let range = crate::core::widget_input::NumberRange::integer(0.0, sentences as f64 - 1.0, 0.0);
+    let sentence_index = crate::web::widgets::attributes::number(host, "data-sentence", &range) as usize;
     let keep = host.get_attribute("data-keep");
     super::scaffold(host, title);
 

@@ -39,7 +39,8 @@ pub struct CharTokenizerWidget {
 }
 
 fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let preset = host.get_attribute("data-preset").unwrap_or_default();
+    let ids: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
+    let preset = crate::web::widgets::attributes::choice(host, "data-preset", &ids, PRESETS[0].0);
     let initial = PRESETS.iter().find(|p| p.0 == preset).unwrap_or(&PRESETS[0]).1;
     frame(host, KIND.title);
 

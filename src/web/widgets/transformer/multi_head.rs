@@ -32,8 +32,8 @@ use crate::web::widgets::hood;
 pub const KIND: WidgetKind = WidgetKind { name: "multi-head", title: "Atenção com múltiplas cabeças", mount };
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    match host.get_attribute("data-part").as_deref() {
-        Some("remodelar") => mount_reshape(host),
+    match crate::web::widgets::attributes::choice(host, "data-part", &["exemplo-3", "remodelar"], "exemplo-3") {
+        "remodelar" => mount_reshape(host),
         _ => mount_example(ctx, host),
     }
 }

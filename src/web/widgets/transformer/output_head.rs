@@ -57,7 +57,21 @@ pub struct OutputHeadWidget {
 }
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let start = host.get_attribute("data-token").and_then(|t| t.chars().next()).and_then(char_id).unwrap_or(17);
+    // `data-token`: one character of the table ("o" by default, id 17).
+    let start = match host.get_attribute("data-token") {
+        None => 17,
+        Some(written) => {
+            let mut chars = written.trim().chars();
+            match (chars.next().and_then(char_id), chars.next()) {
+                (Some(id), None) => id,
+                _ => {
+                    let shown: String = written.chars().take(20).collect();
+                    crate::web::widgets::attributes::warn(format!("data-token: «{shown}» não é um caractere da tabela de tokens; usando «o»."));
+                    17
+                }
+            }
+        }
+    };
     let table = seeded_table(VOCAB_SIZE, D, TABLE_SEED);
     frame(host, KIND.title);
     let controls = dom::el("div", "widget-controls");

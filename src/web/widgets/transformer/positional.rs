@@ -11,6 +11,7 @@ use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement};
 
+use crate::core::widget_input::NumberRange;
 use crate::core::format::{format_pt, format_pt_short};
 use crate::core::transformer::positional::{rotate_by_offset, Positional, PositionalJob, THETA};
 use crate::core::{Executor, Job};
@@ -54,20 +55,9 @@ pub struct PositionalWidget {
 }
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let size = |name: &str, min: u32, max: u32, default: u32| -> Result<f64, String> {
-        match host.get_attribute(name) {
-            None => Ok(default as f64),
-            Some(text) => match text.trim().parse::<u32>() {
-                Ok(n) if (min..=max).contains(&n) => Ok(n as f64),
-                _ => Err(format!("{name} = «{text}»: use um número inteiro de {min} a {max}.")),
-            },
-        }
-    };
-    let t0 = size("data-t", 4, 128, 64)?;
-    let d0 = size("data-d", 2, 128, 32)?;
-    if d0 % 2.0 != 0.0 {
-        return Err(format!("data-d = {d0}: a codificação senoidal usa pares seno/cosseno, então d deve ser par."));
-    }
+    // The sliders' ranges; d is even (sine/cosine pairs). Out of range: clamped, with a warning.
+    let t0 = crate::web::widgets::attributes::number(host, "data-t", &NumberRange::integer(4.0, 128.0, 64.0));
+    let d0 = crate::web::widgets::attributes::number(host, "data-d", &NumberRange { min: 2.0, max: 128.0, default: 32.0, step: 2.0 });
     frame(host, KIND.title);
     let controls = dom::el("div", "widget-controls");
     let (t_label, t) = dom::slider("t ", "t", 4.0, 128.0, 1.0, t0);

@@ -43,7 +43,7 @@ pub struct ScalingWidget {
 }
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let d0 = host.get_attribute("data-d").and_then(|v| v.parse::<usize>().ok()).unwrap_or(64).clamp(1, MAX_DIM);
+    let d0 = crate::web::widgets::attributes::number(host, "data-d", &crate::core::widget_input::NumberRange::integer(1.0, MAX_DIM as f64, 64.0)) as usize;
     frame(host, KIND.title);
     let controls = dom::el("div", "widget-controls");
     let (slider_label, slider) = dom::slider("log₂ d ", "log-d", 0.0, 12.0, 1.0, (d0 as f64).log2().round());

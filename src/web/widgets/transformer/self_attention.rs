@@ -89,9 +89,8 @@ pub struct StepsWidget {
 }
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let wanted = host.get_attribute("data-preset").unwrap_or_else(|| "exemplo-1".into());
-    let wanted = if wanted == "exemplo-2" { wanted } else { "exemplo-1".to_string() };
-    let causal0 = host.get_attribute("data-causal").is_some_and(|v| v == "sim");
+    let wanted = crate::web::widgets::attributes::choice(host, "data-preset", &["exemplo-1", "exemplo-2"], "exemplo-1").to_string();
+    let causal0 = crate::web::widgets::attributes::flag(host, "data-causal");
     let (inputs, _) = preset(&wanted);
     frame(host, KIND.title);
 
