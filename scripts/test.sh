@@ -3,7 +3,9 @@
 #   1. native: the compute core with the spec's golden values, benches in test mode, and every
 #      WGSL kernel against its CPU twin on a software Vulkan device (llvmpipe);
 #   2. browser: wasm-bindgen-test in headless Chromium, once with WebGPU, once without;
-#   3. end to end: the built site in headless Chromium in both modes (screenshots in tests/artifacts/).
+#   3. end to end: the site as readers get it (release build, `site` profile), first its weight
+#      against the budget (scripts/site-size.sh), then headless Chromium in both modes
+#      (screenshots in tests/artifacts/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -33,8 +35,9 @@ for mode in webgpu cpu; do
 done
 rm -f webdriver.json
 
-step "3/3 end to end (built site in headless Chromium, WebGPU and CPU)"
-trunk build
+step "3/3 end to end (the release site in headless Chromium, WebGPU and CPU)"
+trunk build --release --cargo-profile site
+bash scripts/site-size.sh dist
 (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
 node tests/e2e/run.mjs "$root/dist"
 echo "screenshots: $root/tests/artifacts/"

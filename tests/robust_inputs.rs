@@ -94,7 +94,7 @@ fn a_large_corpus_stays_out_of_the_link_and_the_rest_goes() {
 }
 
 /// The audit of issue 9, kept true: HTML is parsed from strings in exactly two places, the
-/// page prose that build.rs renders from content/ at build time (`site::ARTICLES`). Every
+/// page prose that build.rs renders from content/ at build time (served as `prose/<slug>.html`). Every
 /// other text, the reader's and the URL's and the data attributes' included, is set as text.
 #[test]
 fn html_is_parsed_only_from_build_time_prose() {
@@ -129,7 +129,7 @@ fn html_is_parsed_only_from_build_time_prose() {
             }
         }
     }
-    let allowed = ["intro.set_inner_html(article.intro_html);", "prose.set_inner_html(section.html);"];
+    let allowed = ["intro.set_inner_html(prose);", "prose.set_inner_html(prose_html);"];
     let unexpected: Vec<&String> = found.iter().filter(|f| !allowed.iter().any(|a| f.ends_with(a) && f.starts_with("src/web/pages.rs"))).collect();
     assert!(unexpected.is_empty(), "HTML parsed from a string outside the build-time prose:\n{unexpected:#?}");
     assert_eq!(found.len(), 2, "{found:#?}");

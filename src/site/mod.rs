@@ -1,6 +1,8 @@
-//! The site's table of contents and page prose, generated at build time from `content/`
-//! by build.rs (Markdown + LaTeX → HTML + MathML). The navigation, the home page and the
-//! routes all read this one list. `widgets` documents every widget kind (the catalogue page).
+//! The site's table of contents, generated at build time from `content/` by build.rs. The
+//! navigation, the home page and the routes all read this one list. Each page's prose
+//! (Markdown + LaTeX → HTML + MathML, also rendered by build.rs) is a file of its own,
+//! `prose/<slug>.html` ([`prose_path`]), fetched when the page opens. `widgets` documents
+//! every widget kind (the catalogue page).
 
 pub mod widgets;
 
@@ -10,8 +12,6 @@ pub struct Article {
     pub slug: &'static str,
     pub title: &'static str,
     pub summary: &'static str,
-    /// Rendered introduction (our own build-time HTML, never user data).
-    pub intro_html: &'static str,
     pub sections: &'static [Section],
 }
 
@@ -20,10 +20,15 @@ pub struct Article {
 pub struct Section {
     pub slug: &'static str,
     pub title: &'static str,
-    pub html: &'static str,
 }
 
 include!(concat!(env!("OUT_DIR"), "/content.rs"));
+
+/// Where the site serves the prose of page `slug` (an article's introduction or a section),
+/// relative to index.html so the site works under a sub-path. Our own build-time HTML.
+pub fn prose_path(slug: &str) -> String {
+    format!("prose/{slug}.html")
+}
 
 /// The route of the widget catalogue (`#/catalogo`).
 pub const CATALOGUE_SLUG: &str = "catalogo";

@@ -1,12 +1,17 @@
 //! Page shell and hash routing (`#/slug`): the table of contents, the home page, article
 //! and section pages, all generated from `site::ARTICLES` (one data source).
 //!
-//! Section prose is our own build-time HTML (Markdown + MathML from content/), so it is the
-//! one thing inserted as HTML; anything from the reader or the URL is inserted as text.
+//! Page prose is our own build-time HTML (Markdown + MathML from content/, served as
+//! `prose/<slug>.html` next to index.html), so it is the one thing inserted as HTML; anything
+//! from the reader or the URL is inserted as text. It is fetched when a page opens, so the
+//! first page downloads none of it; the page (title, prose, widgets) appears once it arrives.
 
+use std::cell::Cell;
 use std::rc::Rc;
 
-use web_sys::{Element, HtmlElement};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Element, HtmlElement, Response};
 
 use crate::site::{self, Article, Route, ARTICLES};
 
@@ -67,18 +72,35 @@ pub fn start_router(ctx: Rc<Ctx>) {
     }
 }
 
+thread_local! {
+    /// Counts renders: a page whose prose arrives after the reader moved on is dropped.
+    static RENDERS: Cell<u64> = const { Cell::new(0) };
+}
+
 fn render(ctx: &Rc<Ctx>) {
     let Some(document) = dom::document() else { return };
     let Some(app) = document.get_element_by_id("app") else { return };
     let hash = dom::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    let render_id = RENDERS.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    });
     ctx.clear_widgets();
     app.set_text_content(None);
+    let _ = app.remove_attribute("aria-busy");
     let title = match site::resolve(&hash) {
         Route::Home => render_home(&app),
         Route::Catalogue => super::catalogue::render(&app, ctx),
         Route::Bench => super::bench::render(&app, ctx),
-        Route::Article(article) => render_article(&app, article),
-        Route::Section { article, index } => render_section(&app, article, index),
+        Route::Article(article) => {
+            load_prose(&app, ctx, render_id, article.slug, article.title, move |app, prose| render_article(app, article, prose));
+            article.title.to_string()
+        }
+        Route::Section { article, index } => {
+            let section = &article.sections[index];
+            load_prose(&app, ctx, render_id, section.slug, section.title, move |app, prose| render_section(app, article, index, prose));
+            section.title.to_string()
+        }
         Route::NotFound(slug) => {
             let h1 = dom::text("h1", "", "Página não encontrada");
             dom::append(&app, &h1);
@@ -144,10 +166,56 @@ fn render_home(app: &Element) -> String {
     "Início".to_string()
 }
 
-fn render_article(app: &Element, article: &Article) -> String {
+/// Shows "carregando" in `app`, fetches the prose of page `slug`, then lets `draw` build the
+/// page around it and mounts its widgets; on failure, a message with a retry button. Nothing
+/// happens if another page was rendered meanwhile.
+fn load_prose(app: &Element, ctx: &Rc<Ctx>, render_id: u64, slug: &'static str, title: &'static str, draw: impl Fn(&Element, &str) + 'static) {
+    dom::set_attr(app, "aria-busy", "true");
+    dom::append(app, &dom::text("p", "muted page-loading", "Carregando o texto da página…"));
+    let (app, ctx) = (app.clone(), ctx.clone());
+    wasm_bindgen_futures::spawn_local(async move {
+        let fetched = fetch_text(&site::prose_path(slug)).await;
+        if RENDERS.with(|n| n.get()) != render_id {
+            return;
+        }
+        app.set_text_content(None);
+        let _ = app.remove_attribute("aria-busy");
+        match fetched {
+            Ok(prose) => {
+                draw(&app, &prose);
+                widgets::mount_all(&app, &ctx);
+            }
+            Err(why) => {
+                dom::append(&app, &dom::text("h1", "", title));
+                let message = dom::text("p", "widget-error page-error", &format!("Não foi possível carregar o texto desta página. {why}"));
+                dom::set_attr(&message, "role", "alert");
+                dom::append(&app, &message);
+                let retry = dom::button("tentar de novo", "retry-page");
+                let ctx_for_retry = ctx.clone();
+                ctx.keep_page_listener(Listener::new(&retry, "click", move |_| render(&ctx_for_retry)));
+                dom::append(&app, &retry);
+            }
+        }
+    });
+}
+
+/// The body of a same-site text file; an error in Portuguese otherwise (offline on a first
+/// visit, a server that lost the file).
+async fn fetch_text(url: &str) -> Result<String, String> {
+    let window = dom::window().ok_or("Sem janela.")?;
+    let failed = |_| format!("A rede não respondeu ao pedir {url}.");
+    let response: Response = JsFuture::from(window.fetch_with_str(url)).await.map_err(failed)?.unchecked_into();
+    if !response.ok() {
+        return Err(format!("O servidor respondeu {} ao pedir {url}.", response.status()));
+    }
+    let text = JsFuture::from(response.text().map_err(failed)?).await.map_err(failed)?;
+    text.as_string().ok_or_else(|| format!("A resposta a {url} não é texto."))
+}
+
+fn render_article(app: &Element, article: &Article, prose: &str) {
     dom::append(app, &dom::text("h1", "", article.title));
     let intro = dom::el("div", "prose");
-    intro.set_inner_html(article.intro_html);
+    intro.set_inner_html(prose);
     dom::append(app, &intro);
     let list = dom::el("ol", "section-list");
     for section in article.sections {
@@ -156,17 +224,16 @@ fn render_article(app: &Element, article: &Article) -> String {
         dom::append(&list, &li);
     }
     dom::append(app, &list);
-    article.title.to_string()
 }
 
-fn render_section(app: &Element, article: &Article, index: usize) -> String {
+fn render_section(app: &Element, article: &Article, index: usize, prose_html: &str) {
     let section = &article.sections[index];
     let crumb = dom::el("p", "breadcrumb");
     dom::append(&crumb, &link(&format!("#/{}", article.slug), article.title, ""));
     dom::append(app, &crumb);
     dom::append(app, &dom::text("h1", "", section.title));
     let prose = dom::el("div", "prose");
-    prose.set_inner_html(section.html);
+    prose.set_inner_html(prose_html);
     dom::append(app, &prose);
 
     let nav = dom::el("nav", "pager");
@@ -178,5 +245,4 @@ fn render_section(app: &Element, article: &Article, index: usize) -> String {
         dom::append(&nav, &link(&format!("#/{}", next.slug), &format!("{} →", next.title), "next"));
     }
     dom::append(app, &nav);
-    section.title.to_string()
 }

@@ -1,6 +1,8 @@
 // The browser benchmark (#/bench) in headless Chromium, with WebGPU (SwiftShader) and with the
 // CPU only; prints one table with both columns and writes the JSON of each run to
-// tests/artifacts/bench-<mode>.json. Timings are reported, never asserted.
+// tests/artifacts/bench-<mode>.json; then the start-up time: navigation to the first widget
+// `ready` on the attention page (#/queries-keys-values), median of 10 fresh loads (new context, no service worker,
+// nothing cached). Timings are reported, never asserted.
 // Usage: node tests/e2e/bench.mjs [dist]
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
@@ -19,6 +21,8 @@ const MODES = {
 const server = await serve(DIST);
 const base = `http://127.0.0.1:${server.address().port}`;
 const results = {};
+const startup = {};
+const LOADS = 10;
 for (const [mode, args] of Object.entries(MODES)) {
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true, args });
   const page = await browser.newPage();
@@ -28,6 +32,17 @@ for (const [mode, args] of Object.entries(MODES)) {
   if (!text.trim()) throw new Error(`${mode}: ${await page.textContent('.bench .widget-backend')}`);
   results[mode] = JSON.parse(text);
   fs.writeFileSync(path.join(ARTIFACTS, `bench-${mode}.json`), text);
+  const times = [];
+  for (let i = 0; i < LOADS; i++) {
+    const context = await browser.newContext({ serviceWorkers: 'block' });
+    const fresh = await context.newPage();
+    await fresh.goto(`${base}/#/queries-keys-values`);
+    await fresh.waitForFunction(() => document.querySelector('[data-widget][data-state=ready]'), null, { polling: 'raf', timeout: 60000 });
+    times.push(await fresh.evaluate(() => performance.now()));
+    await context.close();
+  }
+  times.sort((a, b) => a - b);
+  startup[mode] = { median: (times[LOADS / 2 - 1] + times[LOADS / 2]) / 2, min: times[0], max: times[LOADS - 1] };
   await browser.close();
 }
 server.close();
@@ -43,5 +58,8 @@ for (const [key, label] of [['prompt_tokens_per_s', 'decodificador: ler 64 token
   const g = results.webgpu.decoder[key];
   const c = results.cpu.decoder[key];
   console.log(`${pad(label, 58)} ${pad(num(g), 21)} ${pad(num(c), 21)} ${num(g / c)}× (WebGPU/CPU)`);
+}
+for (const [mode, t] of Object.entries(startup)) {
+  console.log(`primeiro widget pronto (${mode}), mediana de ${LOADS} cargas: ${num(t.median, 0)} ms (de ${num(t.min, 0)} a ${num(t.max, 0)})`);
 }
 console.log(`\nbrowser: ${results.webgpu.user_agent}`);

@@ -329,6 +329,32 @@ export default async function robust({ page, base, mode, browser }) {
     await context.close();
   });
 
+  await check(`[${mode}] a page whose prose does not arrive says so and retries; the rest of the site works`, async () => {
+    // No service worker: the request for the page's text reaches the (broken) server.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
+    let broken = true;
+    await context.route('**/prose/tf-idf-e-cosseno.html', (route) => (broken ? route.fulfill({ status: 404, body: 'not found' }) : route.continue()));
+    const site = await context.newPage();
+    await site.goto(`${base}/#/tf-idf-e-cosseno`);
+    await site.waitForSelector('main .page-error', { timeout: 30000 });
+    const message = await site.textContent('main .page-error');
+    assert(message.includes('Não foi possível carregar') && message.includes('404'), message);
+    assert(await site.getAttribute('main .page-error', 'role') === 'alert', 'message not announced');
+    assert((await site.textContent('main h1')).trim().length > 0, 'no page title with the message');
+    assert((await site.$$('#toc a')).length > 30, 'the table of contents is gone');
+    // Another page still opens, with its widgets.
+    await site.goto(`${base}/${ATTENTION_PAGE}`);
+    await waitWidget(site, ATTENTION);
+    await site.goto(`${base}/#/tf-idf-e-cosseno`);
+    await site.waitForSelector('main [data-action=retry-page]');
+    broken = false;
+    await site.click('main [data-action=retry-page]');
+    await site.waitForSelector('main .prose [data-widget][data-state=ready]', { timeout: 30000 });
+    assert(!(await site.$('main .page-error')), 'the message stayed after a successful retry');
+    assert((await site.$$('main .prose math')).length > 0, 'no formulas after the retry');
+    await context.close();
+  });
+
   await check(`[${mode}] load: 10 000 documents and 1 000 recomputations in a row; wasm and GPU memory stay flat`, async () => {
     await page.goto(`${base}/#/tf-idf-e-cosseno`);
     const tfidf = '[data-widget=tfidf]';
