@@ -1,7 +1,8 @@
 //! The CPU versions of every op: the reference the WGSL kernels are tested against.
 //!
 //! Each function states its contract in one line. Matrix products go through
-//! `ndarray`'s `dot` (the `matrixmultiply` crate's blocked SIMD kernels), never naive loops.
+//! `ndarray`'s `dot` (the `matrixmultiply` crate's blocked SIMD kernels), except products with
+//! at most `FEW_ROWS` rows on the left, which read B once in vectorisable loops instead.
 
 use ndarray::{Array2, Axis};
 
@@ -85,12 +86,68 @@ pub fn check_attention(q: &Matrix, k: &Matrix, v: &Matrix, heads: usize) -> Resu
 /// A (m,k) @ B (k,n) → (m,n).
 pub fn matmul(a: &Matrix, b: &Matrix) -> Result<Matrix> {
     check_matmul(a, b)?;
+    if a.rows() <= FEW_ROWS {
+        return Ok(few_rows_matmul(a, b));
+    }
     Ok(Matrix::from_array(a.array().dot(b.array())))
+}
+
+/// Up to this many rows of A (the decoder's next token with a KV cache: one row), a product
+/// skips matrixmultiply, whose packing copies all of B on every call, for plain loops over B's
+/// rows: the weights are read once. Measured on the shipped decoder's next token: see
+/// BENCHMARKS.md.
+const FEW_ROWS: usize = 4;
+
+/// A · B row by row: each output row accumulates a[i,k] · B[k,:] over k (contiguous rows of B,
+/// which the compiler vectorises).
+fn few_rows_matmul(a: &Matrix, b: &Matrix) -> Matrix {
+    let (m, k, n) = (a.rows(), a.cols(), b.cols());
+    let (a_values, b_values) = (a.as_slice(), b.as_slice());
+    let mut out = vec![0.0f32; m * n];
+    for (i, out_row) in out.chunks_exact_mut(n.max(1)).enumerate().take(m) {
+        for (kk, b_row) in b_values.chunks_exact(n.max(1)).enumerate().take(k) {
+            let scale = a_values[i * k + kk];
+            for (o, &v) in out_row.iter_mut().zip(b_row) {
+                *o += scale * v;
+            }
+        }
+    }
+    Matrix::from_vec(m, n, out).expect("m·n values")
+}
+
+/// alpha · A · Bᵀ for few rows of A: every output is a dot product of two contiguous rows.
+fn few_rows_matmul_bt(a: &Matrix, b: &Matrix, alpha: f32) -> Matrix {
+    let (m, k, n) = (a.rows(), a.cols(), b.rows());
+    let mut out = Vec::with_capacity(m * n);
+    for i in 0..m {
+        let a_row = &a.as_slice()[i * k..(i + 1) * k];
+        for j in 0..n {
+            out.push(alpha * dot_lanes(a_row, &b.as_slice()[j * k..(j + 1) * k]));
+        }
+    }
+    Matrix::from_vec(m, n, out).expect("m·n values")
+}
+
+/// Dot product in eight independent lanes, so the compiler can keep them in SIMD registers
+/// (a single running sum would force one addition after another).
+fn dot_lanes(x: &[f32], y: &[f32]) -> f32 {
+    let mut lanes = [0.0f32; 8];
+    let (xs, ys) = (x.chunks_exact(8), y.chunks_exact(8));
+    let tail: f32 = xs.remainder().iter().zip(ys.remainder()).map(|(a, b)| a * b).sum();
+    for (xc, yc) in xs.zip(ys) {
+        for l in 0..8 {
+            lanes[l] += xc[l] * yc[l];
+        }
+    }
+    lanes.iter().sum::<f32>() + tail
 }
 
 /// alpha · A (m,k) @ Bᵀ where B is (n,k) → (m,n). With alpha = 1/√d_k this is QKᵀ/√d_k.
 pub fn matmul_bt(a: &Matrix, b: &Matrix, alpha: f32) -> Result<Matrix> {
     check_matmul_bt(a, b)?;
+    if a.rows() <= FEW_ROWS {
+        return Ok(few_rows_matmul_bt(a, b, alpha));
+    }
     let mut out = a.array().dot(&b.array().t());
     if alpha != 1.0 {
         out.mapv_inplace(|v| v * alpha);
@@ -308,5 +365,32 @@ impl super::executor::Job for SoftmaxJob {
     type Output = Matrix;
     async fn run<E: super::executor::Executor>(&self, e: &E) -> Result<Matrix> {
         e.softmax_rows(&self.scores, self.options).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::rng::Rng;
+
+    /// The few-rows paths agree with matrixmultiply (`ndarray`'s dot) on every small shape.
+    #[test]
+    fn few_rows_products_agree_with_ndarray() {
+        let mut rng = Rng::new(7);
+        for m in 0..=FEW_ROWS {
+            for (k, n) in [(0, 3), (1, 1), (3, 0), (7, 5), (8, 16), (19, 33), (192, 576)] {
+                let a = rng.matrix(m, k, -1.0, 1.0);
+                let b = rng.matrix(k, n, -1.0, 1.0);
+                let want = Matrix::from_array(a.array().dot(b.array()));
+                let got = matmul(&a, &b).unwrap();
+                assert_eq!(got.shape(), (m, n));
+                assert!(got.max_abs_diff(&want).unwrap_or(0.0) < 1e-4, "A·B m={m} k={k} n={n}");
+                let bt = rng.matrix(n, k, -1.0, 1.0);
+                let want = Matrix::from_array(a.array().dot(&bt.array().t()) * 0.5);
+                let got = matmul_bt(&a, &bt, 0.5).unwrap();
+                assert_eq!(got.shape(), (m, n));
+                assert!(got.max_abs_diff(&want).unwrap_or(0.0) < 1e-4, "A·Bᵀ m={m} k={k} n={n}");
+            }
+        }
     }
 }
