@@ -12,6 +12,19 @@
 // from, to find the model files under a sub-path or on another origin. No inline code, no
 // eval: it runs under `script-src 'self' 'wasm-unsafe-eval'`.
 import init, { embed } from './atencao.js';
+import { SUPPORTED, MESSAGE } from './static/compat.js';
 
-await init({ module_or_path: new URL('atencao_bg.wasm', import.meta.url) });
-embed(new URL('.', import.meta.url).href);
+if (SUPPORTED) {
+  await init({ module_or_path: new URL('atencao_bg.wasm', import.meta.url) });
+  embed(new URL('.', import.meta.url).href);
+} else {
+  // The wasm cannot compile here: every widget of the post says why, as text.
+  for (const host of document.querySelectorAll('[data-widget]')) {
+    const note = document.createElement('p');
+    note.className = 'widget-error';
+    note.setAttribute('role', 'alert');
+    note.textContent = MESSAGE;
+    host.replaceChildren(note);
+    host.dataset.state = 'error';
+  }
+}

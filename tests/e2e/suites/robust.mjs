@@ -355,6 +355,25 @@ export default async function robust({ page, base, mode, browser }) {
     await context.close();
   });
 
+  await check(`[${mode}] a browser without WebAssembly SIMD gets a message on the site and in every embedded widget`, async () => {
+    // Such a browser cannot compile the wasm: the probe says no, and the wasm never arrives.
+    const html = post('<div data-widget="attention" id="att"></div><div data-widget="bow" id="bow"></div>');
+    const { context, page: old } = await openPost(browser, html, { serviceWorkers: 'block' });
+    await context.addInitScript(() => { WebAssembly.validate = () => false; });
+    await context.route('**/atencao_bg.wasm', (route) => route.abort());
+    await old.goto(`${base}/`);
+    await old.waitForSelector('main#app .unsupported[role=alert]', { timeout: 30000 });
+    const message = await old.textContent('main#app');
+    assert(message.includes('WebAssembly SIMD') && !message.includes('Carregando'), message);
+    await old.goto(`${base}${TEST_POST}`);
+    for (const host of ['#att', '#bow']) {
+      await old.waitForSelector(`${host}[data-state=error]`, { timeout: 30000 });
+      const text = await old.textContent(`${host} .widget-error`);
+      assert(text.includes('WebAssembly SIMD'), `${host}: ${text}`);
+    }
+    await context.close();
+  });
+
   await check(`[${mode}] load: 10 000 documents and 1 000 recomputations in a row; wasm and GPU memory stay flat`, async () => {
     await page.goto(`${base}/#/tf-idf-e-cosseno`);
     const tfidf = '[data-widget=tfidf]';
