@@ -234,30 +234,39 @@ impl SoftmaxOptions {
 pub fn softmax_rows(a: &Matrix, opts: SoftmaxOptions) -> Result<Matrix> {
     opts.validate()?;
     let inv_t = 1.0 / opts.temperature;
-    let mut out = Array2::<f32>::zeros((a.rows(), a.cols()));
-    for (i, (row, mut out_row)) in a.array().outer_iter().zip(out.outer_iter_mut()).enumerate() {
-        let visible = |j: usize, v: f32| opts.visible(i, j) && v > f32::NEG_INFINITY;
-        // The maximum of the raw scores; the temperature then divides (v − max) ≤ 0, so huge
-        // scores or a tiny temperature overflow to −∞ (weight 0), never to ∞ − ∞ = NaN.
-        let max = row
-            .iter()
-            .enumerate()
-            .filter(|&(j, &v)| visible(j, v))
-            .map(|(_, &v)| v)
-            .fold(f32::NEG_INFINITY, f32::max);
+    let (m, n) = a.shape();
+    let width = n.max(1);
+    let mut out = vec![0.0f32; m * n];
+    for (i, (row, out_row)) in a.as_slice().chunks_exact(width).zip(out.chunks_exact_mut(width)).enumerate() {
+        // The causal mask hides every column after `seen` (their weight stays 0): loop over the
+        // visible prefix only, with no per-cell mask test (softmax 256² causal: see BENCHMARKS.md).
+        let seen = if opts.causal { i.saturating_add(opts.causal_offset).saturating_add(1).min(n) } else { n };
+        let (visible, weights) = (&row[..seen], &mut out_row[..seen]);
+        // The maximum of the raw scores (−∞ and NaN count as masked); the temperature then
+        // divides (v − max) ≤ 0, so huge scores or a tiny temperature overflow to −∞ (weight 0),
+        // never to ∞ − ∞ = NaN.
+        let max = visible.iter().copied().filter(|&v| v > f32::NEG_INFINITY).fold(f32::NEG_INFINITY, f32::max);
         if max == f32::NEG_INFINITY {
-            out_row.fill(1.0 / a.cols() as f32);
+            out_row.fill(1.0 / n as f32);
             continue;
         }
         let mut sum = 0.0f32;
-        for (j, (&v, o)) in row.iter().zip(out_row.iter_mut()).enumerate() {
+        for (w, &v) in weights.iter_mut().zip(visible) {
             // v == max also covers a +∞ score (an overflowed product): its weight is exp(0).
-            *o = if visible(j, v) { if v == max { 1.0 } else { ((v - max) * inv_t).exp() } } else { 0.0 };
-            sum += *o;
+            *w = if v == max {
+                1.0
+            } else if v > f32::NEG_INFINITY {
+                ((v - max) * inv_t).exp()
+            } else {
+                0.0
+            };
+            sum += *w;
         }
-        out_row.mapv_inplace(|v| v / sum);
+        for w in weights.iter_mut() {
+            *w /= sum;
+        }
     }
-    Ok(Matrix::from_array(out))
+    Matrix::from_vec(m, n, out)
 }
 
 /// Layer norm of each row of X (t,d): γ ⊙ (x − μ)/√(σ² + ε) + β, with γ, β of shape (1,d).
