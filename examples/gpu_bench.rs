@@ -43,8 +43,8 @@ fn storage(device: &wgpu::Device, bytes: &[u8], usage: wgpu::BufferUsages) -> wg
 
 /// The matmul kernel alone: inputs resident, `reps` dispatches per submission, wall clock from
 /// submit to the queue being idle, divided by `reps`.
-fn matmul(device: &wgpu::Device, queue: &wgpu::Queue, n: usize) {
-    let kernel = Kernel::compile(device, KernelId::Matmul);
+fn matmul(device: &wgpu::Device, queue: &wgpu::Queue, n: usize, id: KernelId, groups: [u32; 3]) {
+    let kernel = Kernel::compile(device, id);
     let mut rng = Rng::new(n as u64);
     let (a, b) = (rng.matrix(n, n, -1.0, 1.0), rng.matrix(n, n, -1.0, 1.0));
     let params = Params::new().u(0, n as u32).u(1, n as u32).u(2, n as u32).u(3, 0).f(4, 1.0);
@@ -62,14 +62,13 @@ fn matmul(device: &wgpu::Device, queue: &wgpu::Queue, n: usize) {
             wgpu::BindGroupEntry { binding: 3, resource: gc.as_entire_binding() },
         ],
     });
-    let groups = [n.div_ceil(16) as u32, n.div_ceil(16) as u32];
     let run = |reps: usize| {
         let mut encoder = device.create_command_encoder(&Default::default());
         for _ in 0..reps {
             let mut pass = encoder.begin_compute_pass(&Default::default());
             pass.set_pipeline(&kernel.pipeline);
             pass.set_bind_group(0, &bind, &[]);
-            pass.dispatch_workgroups(groups[0], groups[1], 1);
+            pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
         }
         let start = Instant::now();
         queue.submit([encoder.finish()]);
@@ -95,7 +94,7 @@ fn matmul(device: &wgpu::Device, queue: &wgpu::Queue, n: usize) {
     let cpu_rows = ops::matmul(&a.first_rows(8), &b).expect("shapes");
     let diff = gpu_rows.iter().zip(cpu_rows.as_slice()).map(|(g, c)| (g - c).abs()).fold(0.0f32, f32::max);
     let flops = 2.0 * (n as f64).powi(3);
-    println!("wgsl matmul n={n}: {:.3} ms, {:.1} GFLOP/s (max |gpu - cpu| over 8 rows: {diff:.2e})", seconds * 1e3, flops / seconds / 1e9);
+    println!("wgsl {} n={n}: {:.3} ms, {:.1} GFLOP/s (max |gpu - cpu| over 8 rows: {diff:.2e})", id.name(), seconds * 1e3, flops / seconds / 1e9);
 }
 
 /// The shipped decoder resident on the GPU (one command buffer and one readback per token):
@@ -147,7 +146,12 @@ fn main() {
         .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
         .unwrap_or_else(|_| vec![1024, 2048, 4096]);
     for n in sizes {
-        matmul(&device, &queue, n);
+        // The simple tiled kernel (the compute page's), then the one the site uses at this size.
+        matmul(&device, &queue, n, KernelId::Matmul, [n.div_ceil(16) as u32, n.div_ceil(16) as u32, 1]);
+        let (id, grid) = KernelId::for_product(n, n);
+        if id != KernelId::Matmul {
+            matmul(&device, &queue, n, id, grid);
+        }
     }
     let gpu = Rc::new(GpuContext::from_device(device, queue, name));
     decoder(gpu, &model_dir);

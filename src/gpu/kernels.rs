@@ -10,6 +10,8 @@ use crate::core::trace::Op;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum KernelId {
     Matmul,
+    /// The same product for large shapes, register-blocked (see its .wgsl).
+    MatmulBlocked,
     Softmax,
     LayerNorm,
     Relu,
@@ -22,8 +24,9 @@ pub enum KernelId {
 }
 
 impl KernelId {
-    pub const ALL: [KernelId; 10] = [
+    pub const ALL: [KernelId; 11] = [
         KernelId::Matmul,
+        KernelId::MatmulBlocked,
         KernelId::Softmax,
         KernelId::LayerNorm,
         KernelId::Relu,
@@ -39,6 +42,7 @@ impl KernelId {
     pub fn name(self) -> &'static str {
         match self {
             KernelId::Matmul => "matmul",
+            KernelId::MatmulBlocked => "matmul_blocked",
             KernelId::Softmax => "softmax",
             KernelId::LayerNorm => "layer_norm",
             KernelId::Relu => "relu",
@@ -68,6 +72,17 @@ impl KernelId {
         }
     }
 
+    /// The kernel for an (m × k) · (k × n) product and its grid: the register-blocked one once
+    /// both sides fill its 64 × 64 tiles, the simple tiled one (which the compute page quotes)
+    /// for the small products of the articles' examples. Same contract, same CPU twin.
+    pub fn for_product(m: usize, n: usize) -> (KernelId, [u32; 3]) {
+        if m >= BLOCKED_MIN && n >= BLOCKED_MIN {
+            (KernelId::MatmulBlocked, [n.div_ceil(64) as u32, m.div_ceil(64) as u32, 1])
+        } else {
+            (KernelId::Matmul, [n.div_ceil(16).max(1) as u32, m.div_ceil(16).max(1) as u32, 1])
+        }
+    }
+
     /// Where the source lives in the repository.
     pub fn path(self) -> String {
         format!("src/gpu/shaders/{}.wgsl", self.name())
@@ -77,6 +92,7 @@ impl KernelId {
     pub fn source(self) -> &'static str {
         match self {
             KernelId::Matmul => include_str!("shaders/matmul.wgsl"),
+            KernelId::MatmulBlocked => include_str!("shaders/matmul_blocked.wgsl"),
             KernelId::Softmax => include_str!("shaders/softmax.wgsl"),
             KernelId::LayerNorm => include_str!("shaders/layer_norm.wgsl"),
             KernelId::Relu => include_str!("shaders/relu.wgsl"),
@@ -92,7 +108,7 @@ impl KernelId {
     /// (inputs, outputs) storage bindings after the uniform.
     pub fn bindings(self) -> (usize, usize) {
         match self {
-            KernelId::Matmul | KernelId::Add | KernelId::Embedding => (2, 1),
+            KernelId::Matmul | KernelId::MatmulBlocked | KernelId::Add | KernelId::Embedding => (2, 1),
             KernelId::LayerNorm => (3, 1),
             KernelId::Attention => (3, 2),
             KernelId::Softmax
@@ -103,6 +119,9 @@ impl KernelId {
         }
     }
 }
+
+/// Rows and columns of C from which `for_product` picks the register-blocked kernel.
+pub const BLOCKED_MIN: usize = 64;
 
 /// The 32-byte uniform every kernel reads: eight 4-byte slots, u32 or f32 by position.
 #[derive(Clone, Copy, Debug, Default)]
@@ -203,7 +222,8 @@ mod tests {
     #[test]
     fn every_kernel_runs_some_op() {
         for id in KernelId::ALL {
-            assert!(Op::ALL.iter().any(|&op| KernelId::for_op(op) == id), "{} runs no op", id.name());
+            let runs_an_op = Op::ALL.iter().any(|&op| KernelId::for_op(op) == id);
+            assert!(runs_an_op || KernelId::for_product(BLOCKED_MIN, BLOCKED_MIN).0 == id, "{} runs no op", id.name());
         }
     }
 }

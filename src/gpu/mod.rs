@@ -303,7 +303,8 @@ impl Executor for GpuContext {
         ops::check_matmul(a, b)?;
         let (m, k, n) = (a.rows(), a.cols(), b.cols());
         let params = Params::new().u(0, m as u32).u(1, n as u32).u(2, k as u32).u(3, 0).f(4, 1.0);
-        let out = self.launch_one(KernelId::Matmul, params, &[bytes(a), bytes(b)], m * n, grid_tiles(m, n)).await?;
+        let (kernel, grid) = KernelId::for_product(m, n);
+        let out = self.launch_one(kernel, params, &[bytes(a), bytes(b)], m * n, grid).await?;
         Matrix::from_vec(m, n, out)
     }
 
@@ -311,7 +312,8 @@ impl Executor for GpuContext {
         ops::check_matmul_bt(a, b)?;
         let (m, k, n) = (a.rows(), a.cols(), b.rows());
         let params = Params::new().u(0, m as u32).u(1, n as u32).u(2, k as u32).u(3, 1).f(4, alpha);
-        let out = self.launch_one(KernelId::Matmul, params, &[bytes(a), bytes(b)], m * n, grid_tiles(m, n)).await?;
+        let (kernel, grid) = KernelId::for_product(m, n);
+        let out = self.launch_one(kernel, params, &[bytes(a), bytes(b)], m * n, grid).await?;
         Matrix::from_vec(m, n, out)
     }
 

@@ -46,7 +46,8 @@ impl Report {
 pub async fn run_suite(gpu: &GpuContext, rng: &mut Rng, large: bool) -> Result<Vec<Check>, Vec<String>> {
     let mut r = Report::default();
 
-    let mut matmul_shapes = vec![(1, 1, 1), (3, 3, 3), (17, 5, 33), (31, 47, 15), (64, 64, 64), (100, 1, 7)];
+    // From (64, _, 64) on, products run the register-blocked kernel: full tiles, ragged edges, k not a multiple of 16.
+    let mut matmul_shapes = vec![(1, 1, 1), (3, 3, 3), (17, 5, 33), (31, 47, 15), (64, 64, 64), (100, 1, 7), (65, 17, 130), (130, 200, 97), (64, 3, 200)];
     let mut square_shapes = vec![(1, 1), (3, 3), (7, 13), (33, 65)];
     if large {
         matmul_shapes.push((512, 512, 512));

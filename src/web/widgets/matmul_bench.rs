@@ -94,11 +94,18 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     dom::append(&outputs, &last);
     dom::append(host, &outputs);
 
-    let kernel = dom::el("details", "hood-kernel");
-    dom::set_attr(&kernel, "data-kernel", KernelId::Matmul.name());
-    dom::append(&kernel, &dom::text("summary", "", &format!("o kernel medido: {}", KernelId::Matmul.path())));
-    dom::append(&kernel, &wgsl_block(KernelId::Matmul));
-    dom::append(host, &kernel);
+    // Which kernel a size runs is KernelId::for_product's choice: both are shown.
+    let blocked_from = crate::gpu::kernels::BLOCKED_MIN;
+    for (id, when) in [
+        (KernelId::Matmul, format!("n < {blocked_from}")),
+        (KernelId::MatmulBlocked, format!("n ≥ {blocked_from}")),
+    ] {
+        let kernel = dom::el("details", "hood-kernel");
+        dom::set_attr(&kernel, "data-kernel", id.name());
+        dom::append(&kernel, &dom::text("summary", "", &format!("o kernel medido para {when}: {}", id.path())));
+        dom::append(&kernel, &wgsl_block(id));
+        dom::append(host, &kernel);
+    }
 
     let widget = Rc::new(BenchWidget {
         ctx: ctx.clone(),
