@@ -12,7 +12,7 @@
 // from, to find the model files under a sub-path or on another origin. No inline code, no
 // eval: it runs under `script-src 'self' 'wasm-unsafe-eval'`.
 import init, { embed } from './atencao.js';
-import { SUPPORTED, MESSAGE } from './static/compat.js';
+import { SUPPORTED, showUnsupported } from './static/compat.js';
 
 if (SUPPORTED) {
   await init({ module_or_path: new URL('atencao_bg.wasm', import.meta.url) });
@@ -20,11 +20,7 @@ if (SUPPORTED) {
 } else {
   // The wasm cannot compile here: every widget of the post says why, as text.
   for (const host of document.querySelectorAll('[data-widget]')) {
-    const note = document.createElement('p');
-    note.className = 'widget-error';
-    note.setAttribute('role', 'alert');
-    note.textContent = MESSAGE;
-    host.replaceChildren(note);
+    showUnsupported(host);
     host.dataset.state = 'error';
   }
 }

@@ -12,11 +12,14 @@ export const SUPPORTED = typeof WebAssembly === 'object' && WebAssembly.validate
 export const MESSAGE = 'Este navegador não consegue rodar os exemplos: falta o WebAssembly SIMD ' +
   '(presente desde o Chrome 91, o Firefox 89 e o Safari 16.4). Atualize o navegador para ver os cálculos.';
 
-const site = document.querySelector('main#app[data-site]');
-if (!SUPPORTED && site) {
+/** Puts the message, as text, in place of `host`'s content. */
+export function showUnsupported(host) {
   const note = document.createElement('p');
   note.className = 'widget-error unsupported';
   note.setAttribute('role', 'alert');
   note.textContent = MESSAGE;
-  site.replaceChildren(note);
+  host.replaceChildren(note);
 }
+
+const site = document.querySelector('main#app[data-site]');
+if (!SUPPORTED && site) showUnsupported(site);

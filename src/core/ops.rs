@@ -104,8 +104,8 @@ fn few_rows_matmul(a: &Matrix, b: &Matrix) -> Matrix {
     let (m, k, n) = (a.rows(), a.cols(), b.cols());
     let (a_values, b_values) = (a.as_slice(), b.as_slice());
     let mut out = vec![0.0f32; m * n];
-    for (i, out_row) in out.chunks_exact_mut(n.max(1)).enumerate().take(m) {
-        for (kk, b_row) in b_values.chunks_exact(n.max(1)).enumerate().take(k) {
+    for (i, out_row) in out.chunks_exact_mut(n.max(1)).enumerate() {
+        for (kk, b_row) in b_values.chunks_exact(n.max(1)).enumerate() {
             let scale = a_values[i * k + kk];
             for (o, &v) in out_row.iter_mut().zip(b_row) {
                 *o += scale * v;

@@ -77,9 +77,9 @@ impl KernelId {
     /// for the small products of the articles' examples. Same contract, same CPU twin.
     pub fn for_product(m: usize, n: usize) -> (KernelId, [u32; 3]) {
         if m >= BLOCKED_MIN && n >= BLOCKED_MIN {
-            (KernelId::MatmulBlocked, [n.div_ceil(64) as u32, m.div_ceil(64) as u32, 1])
+            (KernelId::MatmulBlocked, [n.div_ceil(BLOCKED_MIN) as u32, m.div_ceil(BLOCKED_MIN) as u32, 1])
         } else {
-            (KernelId::Matmul, [n.div_ceil(16).max(1) as u32, m.div_ceil(16).max(1) as u32, 1])
+            (KernelId::Matmul, super::grid_tiles(m, n))
         }
     }
 
@@ -120,7 +120,8 @@ impl KernelId {
     }
 }
 
-/// Rows and columns of C from which `for_product` picks the register-blocked kernel.
+/// Rows and columns of C from which `for_product` picks the register-blocked kernel: the side
+/// of its tile (BLOCK in matmul_blocked.wgsl).
 pub const BLOCKED_MIN: usize = 64;
 
 /// The 32-byte uniform every kernel reads: eight 4-byte slots, u32 or f32 by position.

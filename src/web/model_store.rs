@@ -107,8 +107,8 @@ async fn open_cache() -> Option<Cache> {
 }
 
 /// Fetches `url` whole, reporting progress; `expected` is the size from the manifest (for
-/// the progress bar when the server sends no length).
-async fn fetch_bytes(url: &str, expected: f64, progress: &dyn Fn(f64, f64)) -> Result<Vec<u8>, String> {
+/// the progress bar when the server sends no length). Also the pages' prose (`pages`).
+pub(crate) async fn fetch_bytes(url: &str, expected: f64, progress: &dyn Fn(f64, f64)) -> Result<Vec<u8>, String> {
     let window = dom::window().ok_or("sem janela")?;
     let response: Response = JsFuture::from(window.fetch_with_str(url))
         .await

@@ -9,9 +9,7 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
-use web_sys::{Element, HtmlElement, Response};
+use web_sys::{Element, HtmlElement};
 
 use crate::site::{self, Article, Route, ARTICLES};
 
@@ -199,17 +197,11 @@ fn load_prose(app: &Element, ctx: &Rc<Ctx>, render_id: u64, slug: &'static str, 
     });
 }
 
-/// The body of a same-site text file; an error in Portuguese otherwise (offline on a first
-/// visit, a server that lost the file).
+/// The body of a same-site text file (through the decoder's fetch); an error in Portuguese
+/// otherwise (offline on a first visit, a server that lost the file).
 async fn fetch_text(url: &str) -> Result<String, String> {
-    let window = dom::window().ok_or("Sem janela.")?;
-    let failed = |_| format!("A rede não respondeu ao pedir {url}.");
-    let response: Response = JsFuture::from(window.fetch_with_str(url)).await.map_err(failed)?.unchecked_into();
-    if !response.ok() {
-        return Err(format!("O servidor respondeu {} ao pedir {url}.", response.status()));
-    }
-    let text = JsFuture::from(response.text().map_err(failed)?).await.map_err(failed)?;
-    text.as_string().ok_or_else(|| format!("A resposta a {url} não é texto."))
+    let bytes = super::model_store::fetch_bytes(url, 0.0, &|_, _| {}).await?;
+    String::from_utf8(bytes).map_err(|_| format!("A resposta a {url} não é texto UTF-8."))
 }
 
 fn render_article(app: &Element, article: &Article, prose: &str) {
