@@ -27,7 +27,9 @@ export function serve(root, { prefix = '', headers = () => ({}), log } = {}) {
     if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
     if (!fs.existsSync(file)) { res.writeHead(404); return res.end('not found'); }
     res.writeHead(200, { 'content-type': MIME[path.extname(file)] ?? 'application/octet-stream', ...headers(pathname) });
-    fs.createReadStream(file).pipe(res);
+    // A file can vanish between the check and the read (a suite removing its temporary copy
+    // of the site while the browser still asks for it): end that response, not the test run.
+    fs.createReadStream(file).on('error', () => res.destroy()).pipe(res);
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }

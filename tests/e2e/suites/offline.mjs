@@ -3,30 +3,11 @@
 // emulation), reload: every page and widget is still ready, the pretrained model included.
 // Also: a new build's worker replaces the old cache, and the site works under a sub-path.
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { ARTIFACTS, check, assert } from '../lib.mjs';
+import { ARTIFACTS, check, assert, serve } from '../lib.mjs';
 
 const DIST = path.resolve(process.argv[2] ?? 'dist');
-const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css',
-  '.svg': 'image/svg+xml', '.json': 'application/json' };
-
-/** Serves `root` under `prefix` only ("/sub/"), as a site published in a folder. */
-function serveUnder(root, prefix) {
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url, 'http://localhost');
-    if (!url.pathname.startsWith(prefix)) { res.writeHead(404); return res.end(); }
-    let file = path.join(root, decodeURIComponent(url.pathname.slice(prefix.length)));
-    if (!file.startsWith(root)) { res.writeHead(403); return res.end(); }
-    if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
-    if (!fs.existsSync(file)) { res.writeHead(404); return res.end(); }
-    res.writeHead(200, { 'content-type': MIME[path.extname(file)] ?? 'application/octet-stream' });
-    fs.createReadStream(file).pipe(res);
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
 /** A copy of dist/ as trunk would build it with `--public-url <prefix>`. */
 function copyForPrefix(prefix) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atencao-offline-'));
@@ -96,7 +77,8 @@ export default async function offline({ browser, base, mode }) {
   await check('[webgpu] under a sub-path, and a new build replaces the old cache', async () => {
     const prefix = '/publicado/atencao/';
     const dir = copyForPrefix(prefix);
-    const server = await serveUnder(dir, prefix);
+    // Only under the prefix, as a site published in a folder.
+    const server = await serve(dir, { prefix: prefix.replace(/\/$/, '') });
     const site = `http://127.0.0.1:${server.address().port}${prefix}`;
     const context = await browser.newContext();
     try {
