@@ -6,7 +6,7 @@
 //! default: the textbook's Example 2), `data-causal` ("true" starts with the mask on),
 //! `data-matrices` (JSON: any of x, w_q, w_k, w_v replacing the preset's).
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use wasm_bindgen::JsCast;
@@ -19,7 +19,7 @@ use crate::core::sequence::presets::three_word_attention;
 use super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::dom::{self, Listener};
 use super::editor::MatrixEditor;
-use super::{show_error, show_ready, Ctx, Widget, WidgetKind};
+use super::{show_error, Ctx, Updates, Widget, WidgetKind};
 use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "attention", title: "Atenção com Q, K e V", mount };
@@ -79,7 +79,7 @@ pub struct AttentionWidget {
     views: Views,
     backend_note: HtmlElement,
     /// Only the newest computation may draw: edits can outrun a GPU round trip.
-    generation: Cell<u32>,
+    updates: Updates,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -161,7 +161,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         bars,
         views,
         backend_note,
-        generation: Cell::new(0),
+        updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
 
@@ -260,28 +260,14 @@ impl AttentionWidget {
 
 impl Widget for AttentionWidget {
     fn recompute(self: Rc<Self>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         let inputs = match self.read_inputs() {
             Ok(inputs) => inputs,
             Err(message) => return show_error(&self.host, &message),
         };
-        dom::set_attr(&self.host, "data-state", "loading");
-        wasm_bindgen_futures::spawn_local(async move {
-            let inputs = std::rc::Rc::new(inputs);
-            let result = hood::run(&self.ctx, &self.host, inputs.clone()).await;
-            if self.generation.get() != generation {
-                return;
-            }
-            match result {
-                Ok((trace, kind)) => {
-                    self.draw(&trace, inputs.causal);
-                    self.backend_note.set_text_content(Some(&format!("Calculado em {}.", kind.label())));
-                    dom::set_attr(&self.host, "data-computed-on", kind.attr());
-                    show_ready(&self.host);
-                }
-                Err(error) => show_error(&self.host, &error.to_string()),
-            }
+        let widget = self.clone();
+        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), inputs, move |inputs, trace, _| {
+            widget.draw(&trace, inputs.causal);
         });
     }
 }

@@ -2,7 +2,7 @@
 //! text starts as UTF-8 bytes; each step applies the next learned merge that occurs in it
 //! (lowest rank first), until none applies: those are the tokens the model reads.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use wasm_bindgen::JsCast;
@@ -13,7 +13,7 @@ use crate::core::format::format_pt;
 
 use super::super::dom::{self, Listener};
 use super::super::model_store;
-use super::{show_error, show_ready, Ctx, Widget, WidgetKind};
+use super::{show_error, show_ready, Ctx, Updates, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "bpe", title: "BPE: das letras aos tokens", mount };
 
@@ -33,7 +33,7 @@ pub struct BpeWidget {
     summary: HtmlElement,
     /// (bytes, steps) of the current text.
     trace: RefCell<(Vec<u32>, Vec<MergeStep>)>,
-    generation: Cell<u32>,
+    updates: Updates,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -78,7 +78,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         step_note,
         summary,
         trace: RefCell::new((Vec::new(), Vec::new())),
-        generation: Cell::new(0),
+        updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
     let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<BpeWidget>)| crate::web::widgets::listen(&widget, target, kind, move |w, _| action(w));
@@ -141,15 +141,14 @@ impl BpeWidget {
 
 impl Widget for BpeWidget {
     fn recompute(self: Rc<Self>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         dom::set_attr(&self.host, "data-state", "loading");
         wasm_bindgen_futures::spawn_local(async move {
             let bpe = match model_store::tokenizer(&self.base).await {
                 Ok(b) => b,
                 Err(e) => return show_error(&self.host, &format!("O tokenizador não carregou: {e}")),
             };
-            if self.generation.get() != generation {
+            if !update.is_current() {
                 return;
             }
             *self.bpe.borrow_mut() = Some(bpe.clone());

@@ -26,11 +26,42 @@ use crate::gpu::KernelId;
 
 use super::super::backend::{now_ms, Backend};
 use super::super::dom::{self, Listener};
-use super::Ctx;
+use super::{mark_backend, show_error, show_ready, Ctx, Update};
 
 /// Runs `job` for the widget at `host` as a new update (its panel shows this job's ops).
 pub async fn run<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, job: J) -> Result<(J::Output, BackendKind)> {
     run_part(ctx, host, job, true).await
+}
+
+/// The usual update of a widget that computes on the backend: marks it loading, runs `job`
+/// through the panel and, unless a newer update began meanwhile, lets `draw` paint the output,
+/// marks which backend computed it (in `backend_note` when the widget has one) and shows the
+/// widget ready; a failure shows its message instead.
+pub fn compute<J, D>(ctx: &Rc<Ctx>, host: &HtmlElement, update: Update, backend_note: Option<&HtmlElement>, job: J, draw: D)
+where
+    J: Job + 'static,
+    D: FnOnce(&J, J::Output, BackendKind) + 'static,
+{
+    dom::set_attr(host, "data-state", "loading");
+    let (ctx, host, note) = (ctx.clone(), host.clone(), backend_note.cloned());
+    wasm_bindgen_futures::spawn_local(async move {
+        let job = Rc::new(job);
+        let result = run(&ctx, &host, job.clone()).await;
+        if !update.is_current() {
+            return;
+        }
+        match result {
+            Ok((out, kind)) => {
+                draw(&job, out, kind);
+                match &note {
+                    Some(note) => mark_backend(&host, note, kind),
+                    None => dom::set_attr(&host, "data-computed-on", kind.attr()),
+                }
+                show_ready(&host);
+            }
+            Err(error) => show_error(&host, &error.to_string()),
+        }
+    });
 }
 
 /// Shows a pass the widget ran itself as a new update (the GPU-resident decoder, whose ops run

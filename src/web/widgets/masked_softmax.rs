@@ -5,7 +5,7 @@
 //!
 //! Attributes: `data-matrices` (JSON: `scores`, square, at most 10 × 10).
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement};
@@ -16,7 +16,7 @@ use crate::core::ops::{SoftmaxJob, SoftmaxOptions};
 use super::super::dom::{self, Listener};
 use super::super::draw::{ColorScale, HeatmapData, MatrixView};
 use super::editor::MatrixEditor;
-use super::{show_error, show_ready, Ctx, Widget, WidgetKind};
+use super::{show_error, Ctx, Updates, Widget, WidgetKind};
 use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "masked-softmax", title: "Máscara causal e softmax", mount };
@@ -35,7 +35,7 @@ pub struct MaskedSoftmaxWidget {
     masked: Rc<MatrixView>,
     weights: Rc<MatrixView>,
     backend_note: HtmlElement,
-    generation: Cell<u32>,
+    updates: Updates,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -80,7 +80,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         masked,
         weights,
         backend_note,
-        generation: Cell::new(0),
+        updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
     let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<MaskedSoftmaxWidget>)| crate::web::widgets::listen(&widget, target, kind, move |w, _| action(w));
@@ -109,33 +109,19 @@ impl MaskedSoftmaxWidget {
 
 impl Widget for MaskedSoftmaxWidget {
     fn recompute(self: Rc<Self>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         let scores = match self.scores.borrow().read() {
             Ok(m) => m,
             Err(e) => return show_error(&self.host, &e.message),
         };
         let causal = self.causal.checked();
-        dom::set_attr(&self.host, "data-state", "loading");
-        wasm_bindgen_futures::spawn_local(async move {
-            let job = SoftmaxJob { scores, options: SoftmaxOptions { causal, ..Default::default() } };
-            let job = std::rc::Rc::new(job);
-            let result = hood::run(&self.ctx, &self.host, job.clone()).await;
-            if self.generation.get() != generation {
-                return;
-            }
-            match result {
-                Ok((weights, kind)) => {
-                    let labels: Vec<String> = (1..=weights.rows()).map(|i| i.to_string()).collect();
-                    let mask = |on: bool| on.then(|| Box::new(|r: usize, c: usize| c > r) as Box<dyn Fn(usize, usize) -> bool>);
-                    self.masked.update(HeatmapData { matrix: job.scores.clone(), row_labels: labels.clone(), col_labels: labels.clone(), scale: ColorScale::Diverging, masked: mask(causal) });
-                    self.weights.update(HeatmapData { matrix: weights, row_labels: labels.clone(), col_labels: labels, scale: ColorScale::Sequential, masked: None });
-                    self.backend_note.set_text_content(Some(&format!("Calculado em {}.", kind.label())));
-                    dom::set_attr(&self.host, "data-computed-on", kind.attr());
-                    show_ready(&self.host);
-                }
-                Err(error) => show_error(&self.host, &error.to_string()),
-            }
+        let job = SoftmaxJob { scores, options: SoftmaxOptions { causal, ..Default::default() } };
+        let widget = self.clone();
+        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |job, weights, _| {
+            let labels: Vec<String> = (1..=weights.rows()).map(|i| i.to_string()).collect();
+            let mask = |on: bool| on.then(|| Box::new(|r: usize, c: usize| c > r) as Box<dyn Fn(usize, usize) -> bool>);
+            widget.masked.update(HeatmapData { matrix: job.scores.clone(), row_labels: labels.clone(), col_labels: labels.clone(), scale: ColorScale::Diverging, masked: mask(causal) });
+            widget.weights.update(HeatmapData { matrix: weights, row_labels: labels.clone(), col_labels: labels, scale: ColorScale::Sequential, masked: None });
         });
     }
 }

@@ -17,7 +17,7 @@ use crate::core::Matrix;
 use super::super::dom::{self, Listener};
 use super::super::draw::{ColorScale, HeatmapData, MatrixView};
 use super::editor::MatrixEditor;
-use super::{show_error, show_ready, Ctx, Widget, WidgetKind};
+use super::{show_error, Ctx, Updates, Widget, WidgetKind};
 use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "matmul", title: "Multiplicação de matrizes, célula a célula", mount };
@@ -41,7 +41,7 @@ pub struct MatmulWidget {
     backend_note: HtmlElement,
     selected: Cell<(usize, usize)>,
     last: RefCell<Option<(Matrix, Matrix, Matrix)>>,
-    generation: Cell<u32>,
+    updates: Updates,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -112,7 +112,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         backend_note,
         selected: Cell::new((0, 0)),
         last: RefCell::new(None),
-        generation: Cell::new(0),
+        updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
     let weak = Rc::downgrade(&widget);
@@ -195,48 +195,34 @@ impl MatmulWidget {
 
 impl Widget for MatmulWidget {
     fn recompute(self: Rc<Self>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         let (a, b) = match (self.a.borrow().read(), self.b.borrow().read()) {
             (Ok(a), Ok(b)) => (a, b),
             (Err(e), _) | (_, Err(e)) => return show_error(&self.host, &e.message),
         };
-        dom::set_attr(&self.host, "data-state", "loading");
-        wasm_bindgen_futures::spawn_local(async move {
-            let job = MatmulJob { a, b };
-            let job = std::rc::Rc::new(job);
-            let result = hood::run(&self.ctx, &self.host, job.clone()).await;
-            if self.generation.get() != generation {
-                return;
-            }
-            match result {
-                Ok((product, kind)) => {
-                    let rows: Vec<String> = (0..product.rows()).map(|i| format!("{}", i + 1)).collect();
-                    let cols: Vec<String> = (0..product.cols()).map(|j| format!("{}", j + 1)).collect();
-                    self.result.update(HeatmapData {
-                        matrix: product.clone(),
-                        row_labels: rows,
-                        col_labels: cols,
-                        scale: ColorScale::Diverging,
-                        masked: None,
-                    });
-                    let note = match one_hot_rows(&job.a) {
-                        Some(picks) => format!(
-                            "Cada linha de A é one-hot, então C só copia linhas de B: {}.",
-                            picks.iter().enumerate().map(|(i, k)| format!("linha {} de C = linha {} de B", i + 1, k + 1)).collect::<Vec<_>>().join("; ")
-                        ),
-                        None => String::new(),
-                    };
-                    self.lookup_note.set_text_content(Some(&note));
-                    *self.last.borrow_mut() = Some((job.a.clone(), job.b.clone(), product));
-                    let (r, c) = self.selected.get();
-                    self.select(r, c);
-                    self.backend_note.set_text_content(Some(&format!("Calculado em {}.", kind.label())));
-                    dom::set_attr(&self.host, "data-computed-on", kind.attr());
-                    show_ready(&self.host);
-                }
-                Err(error) => show_error(&self.host, &error.to_string()),
-            }
+        let job = MatmulJob { a, b };
+        let widget = self.clone();
+        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |job, product, _| {
+            let rows: Vec<String> = (0..product.rows()).map(|i| format!("{}", i + 1)).collect();
+            let cols: Vec<String> = (0..product.cols()).map(|j| format!("{}", j + 1)).collect();
+            widget.result.update(HeatmapData {
+                matrix: product.clone(),
+                row_labels: rows,
+                col_labels: cols,
+                scale: ColorScale::Diverging,
+                masked: None,
+            });
+            let note = match one_hot_rows(&job.a) {
+                Some(picks) => format!(
+                    "Cada linha de A é one-hot, então C só copia linhas de B: {}.",
+                    picks.iter().enumerate().map(|(i, k)| format!("linha {} de C = linha {} de B", i + 1, k + 1)).collect::<Vec<_>>().join("; ")
+                ),
+                None => String::new(),
+            };
+            widget.lookup_note.set_text_content(Some(&note));
+            *widget.last.borrow_mut() = Some((job.a.clone(), job.b.clone(), product));
+            let (r, c) = widget.selected.get();
+            widget.select(r, c);
         });
     }
 }

@@ -7,7 +7,7 @@
 //! The WebGPU series uses the site's device, or one opened just for this while the reader
 //! forces the CPU; where the browser has none, the plot shows the CPU alone and says why.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -22,7 +22,7 @@ use super::super::backend::now_ms;
 use super::super::dom::{self, Listener};
 use super::hood::{avg_ms, ms_value, wgsl_block};
 use super::sequence::plot::{Axes, LinePlot, Series};
-use super::{show_ready, Ctx, Widget, WidgetKind};
+use super::{show_ready, Ctx, Updates, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "matmul-bench", title: "CPU × WebGPU: uma multiplicação de matrizes no seu computador", mount };
 
@@ -56,7 +56,7 @@ pub struct BenchWidget {
     /// Why WebGPU could not be measured (shown once), if it could not.
     gpu_missing: RefCell<Option<String>>,
     /// Only the newest request measures; an older sweep stops at its next size.
-    generation: Cell<u32>,
+    updates: Updates,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -117,7 +117,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         plot,
         points: RefCell::new(BTreeMap::new()),
         gpu_missing: RefCell::new(None),
-        generation: Cell::new(0),
+        updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
     let listeners = vec![
@@ -143,8 +143,7 @@ impl BenchWidget {
 
     /// Measures `sizes` in order on both backends, redrawing after each.
     fn measure(self: Rc<Self>, sizes: Vec<usize>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         self.show_size();
         dom::set_attr(&self.host, "data-state", "loading");
         wasm_bindgen_futures::spawn_local(async move {
@@ -156,7 +155,7 @@ impl BenchWidget {
                 }
             };
             for &n in &sizes {
-                if self.generation.get() != generation {
+                if !update.is_current() {
                     return;
                 }
                 self.status.set_text_content(Some(&format!("Medindo n = {n}…")));
@@ -174,7 +173,7 @@ impl BenchWidget {
                     },
                     None => None,
                 };
-                if self.generation.get() != generation {
+                if !update.is_current() {
                     return;
                 }
                 self.points.borrow_mut().insert(n, Point { cpu, gpu: gpu_timing });

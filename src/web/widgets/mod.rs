@@ -24,10 +24,12 @@ pub mod text;
 pub mod transformer;
 pub mod vectors;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use web_sys::{Element, HtmlElement};
+
+use crate::core::executor::BackendKind;
 
 use super::backend::Backend;
 use super::dom::{self, Listener};
@@ -212,6 +214,53 @@ pub fn show_error(host: &HtmlElement, message: &str) {
         p.into()
     });
     slot.set_text_content(Some(message));
+}
+
+/// "Calculado em WebGPU." in the widget's note and `data-computed-on` on its host: the
+/// contract the e2e tests read.
+pub fn mark_backend(host: &HtmlElement, note: &HtmlElement, kind: BackendKind) {
+    note.set_text_content(Some(&format!("Calculado em {}.", kind.label())));
+    dom::set_attr(host, "data-computed-on", kind.attr());
+}
+
+/// Counts a widget's updates. Every edit begins a new one; a result that arrives after a
+/// newer edit is stale and is dropped (the newer update draws instead), so a slow backend
+/// never paints an old answer over a new one.
+#[derive(Clone, Default)]
+pub struct Updates(Rc<Cell<u32>>);
+
+impl Updates {
+    /// Begins an update: any earlier one still computing becomes stale.
+    pub fn begin(&self) -> Update {
+        let number = self.0.get().wrapping_add(1);
+        self.0.set(number);
+        Update { counter: self.0.clone(), number }
+    }
+
+    /// Makes every update in flight stale without beginning one (the widget was reset).
+    pub fn cancel(&self) {
+        self.0.set(self.0.get().wrapping_add(1));
+    }
+}
+
+/// One update of a widget, to check after each await.
+pub struct Update {
+    counter: Rc<Cell<u32>>,
+    number: u32,
+}
+
+impl Update {
+    /// No newer update has begun since this one.
+    pub fn is_current(&self) -> bool {
+        self.counter.get() == self.number
+    }
+
+    /// Yields to the browser (so it paints "loading"), waiting 250 ms first if `debounce`
+    /// (a large text: wait for a pause in typing); says whether the update is still current.
+    pub async fn settle(&self, debounce: bool) -> bool {
+        dom::sleep(if debounce { 250 } else { 0 }).await;
+        self.is_current()
+    }
 }
 
 /// Clears the error message and marks the widget ready.

@@ -10,7 +10,7 @@
 //! (basic | plus1 | probabilistic | max | smooth), `data-base` (e | 10 | 2), `data-query`
 //! (`search`: the query).
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use wasm_bindgen::JsCast;
@@ -27,7 +27,7 @@ use crate::core::Matrix;
 
 use super::super::dom::{self, Listener};
 use super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
-use super::{show_error, show_ready, Ctx, Widget, WidgetKind};
+use super::{show_error, show_ready, Ctx, Updates, Widget, WidgetKind};
 
 pub const BOW: WidgetKind = WidgetKind { name: "bow", title: "Do texto à matriz de contagens (Bag of Words)", mount: |c, h| mount(c, h, Mode::Bow) };
 pub const TF: WidgetKind = WidgetKind { name: "tf", title: "Frequência de termos: as oito variantes", mount: |c, h| mount(c, h, Mode::Tf) };
@@ -244,7 +244,7 @@ pub struct TextWidget {
     bars: Option<BarView>,
     curve: Option<HtmlCanvasElement>,
     table_slot: HtmlElement,
-    generation: Cell<u32>,
+    updates: Updates,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -383,7 +383,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, mode: Mode) -> Result<Rc<dyn Widget
         bars,
         curve,
         table_slot,
-        generation: Cell::new(0),
+        updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
     let weak = Rc::downgrade(&widget);
@@ -645,20 +645,18 @@ fn draw_curve(canvas: &HtmlCanvasElement, points: &[(usize, IdfValue)]) {
 
 impl Widget for TextWidget {
     fn recompute(self: Rc<Self>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         dom::set_attr(&self.host, "data-state", "loading");
         let debounce = self.panel.text_len() > DEBOUNCE_BYTES;
         wasm_bindgen_futures::spawn_local(async move {
-            // Large texts: wait for a pause in typing, and let the browser paint "loading" first.
-            dom::sleep(if debounce { 250 } else { 0 }).await;
-            if self.generation.get() != generation {
+            // Large texts: wait for a pause in typing; always let "loading" paint first.
+            if !update.settle(debounce).await {
                 return;
             }
             let corpus = self.panel.corpus().await;
             // Counting and drawing are separate tasks, so neither blocks a frame for long.
             dom::sleep(0).await;
-            if self.generation.get() != generation {
+            if !update.is_current() {
                 return;
             }
             match corpus {

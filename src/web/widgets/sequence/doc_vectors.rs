@@ -6,7 +6,7 @@
 //!
 //! Attributes: `data-preset` (`tres-comandos`, the default, or `oito-documentos`).
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
@@ -18,7 +18,7 @@ use crate::core::Matrix;
 
 use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{ColorScale, HeatmapData, MatrixView};
-use super::super::{show_error, show_ready, twins_button, Ctx, Widget, WidgetKind};
+use super::super::{show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
 use super::{control_of, doc_label, NgramPanel, DEBOUNCE_BYTES, MAX_WORDS_SHOWN};
 
 pub const KIND: WidgetKind = WidgetKind { name: "doc-vectors", title: "Documentos como vetores de transição", mount };
@@ -40,7 +40,7 @@ pub struct DocVectorsWidget {
     triples_slot: HtmlElement,
     cosine: Rc<MatrixView>,
     euclidean: Rc<MatrixView>,
-    generation: Cell<u32>,
+    updates: Updates,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -88,7 +88,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         triples_slot,
         cosine,
         euclidean,
-        generation: Cell::new(0),
+        updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
     let handler = |kind: &'static str| {
@@ -212,13 +212,12 @@ fn rows_to_matrix(rows: &[Vec<f32>], width: usize) -> Matrix {
 
 impl Widget for DocVectorsWidget {
     fn recompute(self: Rc<Self>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         dom::set_attr(&self.host, "data-state", "loading");
         let debounce = self.panel.text_len() > DEBOUNCE_BYTES;
         wasm_bindgen_futures::spawn_local(async move {
-            dom::sleep(if debounce { 250 } else { 0 }).await;
-            if self.generation.get() != generation {
+            // Large texts: wait for a pause in typing; always let "loading" paint first.
+            if !update.settle(debounce).await {
                 return;
             }
             let result = self.panel.build().and_then(|model| self.render(&model));

@@ -7,7 +7,7 @@
 //! Attributes: `data-activation` (`relu`, the default, or `gelu`), `data-truth` ("true" opens
 //! the truth table).
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
@@ -20,7 +20,7 @@ use crate::core::Matrix;
 use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::editor::MatrixEditor;
-use super::super::{show_error, show_ready, twins_button, Ctx, Widget, WidgetKind};
+use super::super::{mark_backend, show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
 use super::control_of;
 use super::plot::{Axes, LinePlot, Series};
 use crate::web::widgets::hood;
@@ -47,7 +47,7 @@ pub struct FfnWidget {
     table: Rc<MatrixView>,
     curve: LinePlot,
     backend_note: HtmlElement,
-    generation: Cell<u32>,
+    updates: Updates,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -110,7 +110,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         table,
         curve,
         backend_note,
-        generation: Cell::new(0),
+        updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
     let handler = |kind: &'static str| {
@@ -202,8 +202,7 @@ impl FfnWidget {
 
 impl Widget for FfnWidget {
     fn recompute(self: Rc<Self>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         let rows = match self.w1.borrow().read() {
             Ok(m) => m,
             Err(e) => return show_error(&self.host, &e.message),
@@ -216,14 +215,13 @@ impl Widget for FfnWidget {
         dom::set_attr(&self.host, "data-state", "loading");
         wasm_bindgen_futures::spawn_local(async move {
             let result = self.compute(&example, input).await;
-            if self.generation.get() != generation {
+            if !update.is_current() {
                 return;
             }
             match result {
                 Ok((single, table, curve, kind)) => {
                     self.draw(&single, table.as_ref(), &curve);
-                    self.backend_note.set_text_content(Some(&format!("Calculado em {}.", kind.label())));
-                    dom::set_attr(&self.host, "data-computed-on", kind.attr());
+                    mark_backend(&self.host, &self.backend_note, kind);
                     show_ready(&self.host);
                 }
                 Err(error) => show_error(&self.host, &error.to_string()),

@@ -6,7 +6,7 @@
 //! Attributes: `data-preset` (`oito-documentos`, the default, or `tres-comandos`),
 //! `data-document` (1-based, default 1).
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlSelectElement};
@@ -18,7 +18,7 @@ use crate::core::sequence::presets::ngram_preset;
 
 use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
-use super::super::{show_error, show_ready, twins_button, Ctx, Widget, WidgetKind};
+use super::super::{show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
 use super::{control_of, doc_label, NgramPanel, DEBOUNCE_BYTES, MAX_WORDS_SHOWN};
 
 pub const KIND: WidgetKind = WidgetKind { name: "likelihood", title: "Documento contra corpus: razões de verossimilhança", mount };
@@ -35,7 +35,7 @@ pub struct LikelihoodWidget {
     corpus_matrix: Rc<MatrixView>,
     bars: BarView,
     detail: HtmlElement,
-    generation: Cell<u32>,
+    updates: Updates,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -75,7 +75,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         corpus_matrix,
         bars,
         detail,
-        generation: Cell::new(0),
+        updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
     let handler = |kind: &'static str| {
@@ -156,13 +156,12 @@ impl LikelihoodWidget {
 
 impl Widget for LikelihoodWidget {
     fn recompute(self: Rc<Self>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         dom::set_attr(&self.host, "data-state", "loading");
         let debounce = self.panel.text_len() > DEBOUNCE_BYTES;
         wasm_bindgen_futures::spawn_local(async move {
-            dom::sleep(if debounce { 250 } else { 0 }).await;
-            if self.generation.get() != generation {
+            // Large texts: wait for a pause in typing; always let "loading" paint first.
+            if !update.settle(debounce).await {
                 return;
             }
             match self.panel.build().and_then(|model| self.render(&model)) {

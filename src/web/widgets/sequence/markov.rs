@@ -18,7 +18,7 @@ use crate::core::Matrix;
 
 use super::super::super::dom::{self, Listener};
 use super::super::editor::MatrixEditor;
-use super::super::{show_error, show_ready, twins_button, Ctx, Widget, WidgetKind};
+use super::super::{show_error, twins_button, Ctx, Updates, Widget, WidgetKind};
 use super::graph::{GraphStyle, StateGraph};
 use super::plot::{Axes, LinePlot, Series};
 use crate::web::widgets::hood;
@@ -55,7 +55,7 @@ pub struct MarkovWidget {
     chain: RefCell<Option<MarkovChain>>,
     /// Seed of the next sample, so each click draws new days and a reload repeats them.
     seed: Cell<u64>,
-    generation: Cell<u32>,
+    updates: Updates,
     /// Bumped to stop an animation in flight.
     animation: Cell<u32>,
     listeners: RefCell<Vec<Listener>>,
@@ -114,7 +114,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         backend_note,
         chain: RefCell::new(None),
         seed: Cell::new(1),
-        generation: Cell::new(0),
+        updates: Updates::default(),
         animation: Cell::new(0),
         listeners: RefCell::new(Vec::new()),
     });
@@ -238,8 +238,7 @@ fn day_chip(state: &str) -> HtmlElement {
 
 impl Widget for MarkovWidget {
     fn recompute(self: Rc<Self>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         let weights = match self.editor.borrow().read() {
             Ok(m) => m,
             Err(e) => return show_error(&self.host, &e.message),
@@ -253,23 +252,12 @@ impl Widget for MarkovWidget {
         let first = self.chain.borrow().is_none();
         *self.chain.borrow_mut() = Some(chain.clone());
         let steps = self.days.value().parse::<usize>().unwrap_or(30);
-        dom::set_attr(&self.host, "data-state", "loading");
-        wasm_bindgen_futures::spawn_local(async move {
-            let job = ConvergenceJob { chain: chain.clone(), steps };
-            let result = hood::run(&self.ctx, &self.host, job).await;
-            if self.generation.get() != generation {
-                return;
-            }
-            match result {
-                Ok((path, kind)) => {
-                    self.draw(&chain, &path, kind.label());
-                    dom::set_attr(&self.host, "data-computed-on", kind.attr());
-                    if first {
-                        self.sample(false);
-                    }
-                    show_ready(&self.host);
-                }
-                Err(error) => show_error(&self.host, &error.to_string()),
+        let job = ConvergenceJob { chain: chain.clone(), steps };
+        let widget = self.clone();
+        hood::compute(&self.ctx, &self.host, update, None, job, move |_, path, kind| {
+            widget.draw(&chain, &path, kind.label());
+            if first {
+                widget.sample(false);
             }
         });
     }

@@ -7,7 +7,7 @@
 //!
 //! Attributes: `data-mode` (`additive`, the default; `multiplicative`; `none`).
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlSelectElement};
@@ -20,7 +20,7 @@ use crate::core::Matrix;
 use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::editor::MatrixEditor;
-use super::super::{show_error, show_ready, twins_button, Ctx, Widget, WidgetKind};
+use super::super::{show_error, twins_button, Ctx, Updates, Widget, WidgetKind};
 use super::control_of;
 use crate::web::widgets::hood;
 
@@ -65,7 +65,7 @@ pub struct MaskEmbeddingsWidget {
     bars: BarView,
     context: Rc<MatrixView>,
     backend_note: HtmlElement,
-    generation: Cell<u32>,
+    updates: Updates,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -134,7 +134,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         bars,
         context,
         backend_note,
-        generation: Cell::new(0),
+        updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
     let handler = |kind: &'static str| {
@@ -239,28 +239,14 @@ impl MaskEmbeddingsWidget {
 
 impl Widget for MaskEmbeddingsWidget {
     fn recompute(self: Rc<Self>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         let job = match self.job() {
             Ok(job) => job,
             Err(message) => return show_error(&self.host, &message),
         };
-        dom::set_attr(&self.host, "data-state", "loading");
-        wasm_bindgen_futures::spawn_local(async move {
-            let job = std::rc::Rc::new(job);
-            let result = hood::run(&self.ctx, &self.host, job.clone()).await;
-            if self.generation.get() != generation {
-                return;
-            }
-            match result {
-                Ok((out, kind)) => {
-                    self.draw(&job, &out);
-                    self.backend_note.set_text_content(Some(&format!("Calculado em {}.", kind.label())));
-                    dom::set_attr(&self.host, "data-computed-on", kind.attr());
-                    show_ready(&self.host);
-                }
-                Err(error) => show_error(&self.host, &error.to_string()),
-            }
+        let widget = self.clone();
+        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |job, out, _| {
+            widget.draw(job, &out);
         });
     }
 }

@@ -6,7 +6,7 @@
 //!
 //! Attributes: none (default scores 2; 1; 0,1).
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement};
@@ -18,7 +18,7 @@ use crate::core::Matrix;
 use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::editor::MatrixEditor;
-use super::super::{show_error, show_ready, twins_button, Ctx, Widget, WidgetKind};
+use super::super::{show_error, twins_button, Ctx, Updates, Widget, WidgetKind};
 use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "softmax-lab", title: "Laboratório de softmax: somar não muda, multiplicar muda", mount };
@@ -44,7 +44,7 @@ pub struct SoftmaxLabWidget {
     jacobian: Rc<MatrixView>,
     summary: HtmlElement,
     backend_note: HtmlElement,
-    generation: Cell<u32>,
+    updates: Updates,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -93,7 +93,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         jacobian,
         summary,
         backend_note,
-        generation: Cell::new(0),
+        updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
     let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<SoftmaxLabWidget>)| crate::web::widgets::listen(&widget, target, kind, move |w, _| action(w));
@@ -137,8 +137,7 @@ impl SoftmaxLabWidget {
 
 impl Widget for SoftmaxLabWidget {
     fn recompute(self: Rc<Self>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         let scores = match self.scores.borrow().read() {
             Ok(m) => m.row(0),
             Err(e) => return show_error(&self.host, &e.message),
@@ -148,22 +147,9 @@ impl Widget for SoftmaxLabWidget {
         self.readouts.0.set_text_content(Some(&format_pt_short(shift, 2)));
         self.readouts.1.set_text_content(Some(&format_pt_short(scale, 2)));
         let job = SoftmaxLabJob { scores, shift, scale };
-        dom::set_attr(&self.host, "data-state", "loading");
-        wasm_bindgen_futures::spawn_local(async move {
-            let job = std::rc::Rc::new(job);
-            let result = hood::run(&self.ctx, &self.host, job.clone()).await;
-            if self.generation.get() != generation {
-                return;
-            }
-            match result {
-                Ok((lab, kind)) => {
-                    self.draw(&job, &lab);
-                    self.backend_note.set_text_content(Some(&format!("Calculado em {}.", kind.label())));
-                    dom::set_attr(&self.host, "data-computed-on", kind.attr());
-                    show_ready(&self.host);
-                }
-                Err(error) => show_error(&self.host, &error.to_string()),
-            }
+        let widget = self.clone();
+        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |job, lab, _| {
+            widget.draw(job, &lab);
         });
     }
 }

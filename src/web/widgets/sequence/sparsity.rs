@@ -6,7 +6,7 @@
 //! Attributes: `data-vocabulary` (|V|, default 50 000, the article's), `data-n` (default 3),
 //! `data-preset` (`cinco-documentos`, the default, or `oito-documentos`).
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use wasm_bindgen::JsCast;
@@ -23,7 +23,7 @@ use crate::core::text::tokenizer::TokenizerOptions;
 use crate::core::widget_input::{number_setting, NumberRange};
 
 use super::super::super::dom::{self, Listener};
-use super::super::{show_error, show_ready, twins_button, Ctx, Widget, WidgetKind};
+use super::super::{show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
 use super::plot::{Axes, LinePlot, Series};
 use super::{control_of, documents_of, DEBOUNCE_BYTES};
 
@@ -60,7 +60,7 @@ pub struct SparsityWidget {
     growth: LinePlot,
     table_slot: HtmlElement,
     zipf: LinePlot,
-    generation: Cell<u32>,
+    updates: Updates,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -132,7 +132,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         growth,
         table_slot,
         zipf,
-        generation: Cell::new(0),
+        updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
     widget.apply_preset(&preset_id);
@@ -272,13 +272,12 @@ impl SparsityWidget {
 
 impl Widget for SparsityWidget {
     fn recompute(self: Rc<Self>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         dom::set_attr(&self.host, "data-state", "loading");
         let debounce = self.text.value().len() > DEBOUNCE_BYTES;
         wasm_bindgen_futures::spawn_local(async move {
-            dom::sleep(if debounce { 250 } else { 0 }).await;
-            if self.generation.get() != generation {
+            // Large texts: wait for a pause in typing; always let "loading" paint first.
+            if !update.settle(debounce).await {
                 return;
             }
             let v = match self.vocabulary_size() {

@@ -22,7 +22,7 @@ use crate::core::Matrix;
 
 use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
-use super::super::{show_error, show_ready, twins_button, Ctx, Widget, WidgetKind};
+use super::super::{show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
 use super::graph::{GraphStyle, StateGraph};
 use super::{control_of, NgramPanel, DEBOUNCE_BYTES, MAX_WORDS_SHOWN};
 use crate::web::widgets::hood;
@@ -67,7 +67,7 @@ pub struct TransitionsWidget {
     backend_note: HtmlElement,
     computed: RefCell<Option<Computed>>,
     seed: Cell<u64>,
-    generation: Cell<u32>,
+    updates: Updates,
     animation: Cell<u32>,
     listeners: RefCell<Vec<Listener>>,
 }
@@ -150,7 +150,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         backend_note,
         computed: RefCell::new(None),
         seed: Cell::new(1),
-        generation: Cell::new(0),
+        updates: Updates::default(),
         animation: Cell::new(0),
         listeners: RefCell::new(Vec::new()),
     });
@@ -390,20 +390,18 @@ fn step_text(labels: &[String], row: usize, j: usize, value: f32) -> String {
 
 impl Widget for TransitionsWidget {
     fn recompute(self: Rc<Self>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         self.animation.set(self.animation.get().wrapping_add(1));
         let _ = self.host.remove_attribute("data-animating");
         dom::set_attr(&self.host, "data-state", "loading");
         let debounce = self.panel.text_len() > DEBOUNCE_BYTES;
         wasm_bindgen_futures::spawn_local(async move {
-            // Large texts: wait for a pause in typing, and let "loading" paint first.
-            dom::sleep(if debounce { 250 } else { 0 }).await;
-            if self.generation.get() != generation {
+            // Large texts: wait for a pause in typing; always let "loading" paint first.
+            if !update.settle(debounce).await {
                 return;
             }
             let result = self.compute().await;
-            if self.generation.get() != generation {
+            if !update.is_current() {
                 return;
             }
             match result {

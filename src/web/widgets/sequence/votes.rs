@@ -29,7 +29,7 @@ use crate::core::Matrix;
 
 use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{color, BarView, ColorScale, HeatmapData, MatrixView};
-use super::super::{show_error, show_ready, twins_button, Ctx, Widget, WidgetKind};
+use super::super::{show_error, twins_button, Ctx, Updates, Widget, WidgetKind};
 use super::{control_of, documents_of, twin_table, twins_visible, DEBOUNCE_BYTES};
 use crate::web::widgets::hood;
 
@@ -73,7 +73,7 @@ pub struct VotesWidget {
     /// mask is a set of words); words not listed weigh `default_weight`.
     word_weights: RefCell<HashMap<String, f32>>,
     default_weight: Cell<f32>,
-    generation: Cell<u32>,
+    updates: Updates,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -179,7 +179,7 @@ pub fn mount_mode(ctx: &Rc<Ctx>, host: &HtmlElement, mode: Mode) -> Result<Rc<dy
         backend_note,
         word_weights: RefCell::new(HashMap::new()),
         default_weight: Cell::new(1.0),
-        generation: Cell::new(0),
+        updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
     widget.apply_preset(&preset_id, sentence_index);
@@ -414,7 +414,6 @@ impl VotesWidget {
         self.prediction.set_text_content(None);
         dom::append(&self.prediction, &dom::results_table("prediction", "Decisão", &rows));
         self.backend_note.set_text_content(Some(&format!("diag(m)·V e m·V calculados em {}.", kind.label())));
-        dom::set_attr(&self.host, "data-computed-on", kind.attr());
     }
 }
 
@@ -475,13 +474,12 @@ fn draw_stacked(canvas: &HtmlCanvasElement, table: &VoteTable, masked: &Matrix) 
 
 impl Widget for VotesWidget {
     fn recompute(self: Rc<Self>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         dom::set_attr(&self.host, "data-state", "loading");
         let debounce = self.text.value().len() > DEBOUNCE_BYTES;
         wasm_bindgen_futures::spawn_local(async move {
-            dom::sleep(if debounce { 250 } else { 0 }).await;
-            if self.generation.get() != generation {
+            // Large texts: wait for a pause in typing; always let "loading" paint first.
+            if !update.settle(debounce).await {
                 return;
             }
             let (model, table, mask) = match self.prepare() {
@@ -489,17 +487,8 @@ impl Widget for VotesWidget {
                 Err(message) => return show_error(&self.host, &message),
             };
             let job = VoteScoresJob { votes: table.votes.clone(), mask: mask.clone() };
-            let result = hood::run(&self.ctx, &self.host, job).await;
-            if self.generation.get() != generation {
-                return;
-            }
-            match result {
-                Ok((out, kind)) => {
-                    self.draw(&model, &table, &mask, &out, kind);
-                    show_ready(&self.host);
-                }
-                Err(error) => show_error(&self.host, &error.to_string()),
-            }
+            let widget = self.clone();
+            hood::compute(&self.ctx, &self.host, update, None, job, move |_, out, kind| widget.draw(&model, &table, &mask, &out, kind));
         });
     }
 }

@@ -7,7 +7,7 @@
 //!
 //! Attributes: `data-text` (default "gato").
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
@@ -21,9 +21,9 @@ use crate::core::Matrix;
 
 use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{ColorScale, HeatmapData, MatrixView};
-use super::super::{show_error, show_ready, Ctx, Widget, WidgetKind};
+use super::super::{show_error, Ctx, Updates, Widget, WidgetKind};
 use super::plot::Histogram;
-use super::{backend_note, chip_label, fill_results, frame, listen, mark_backend, text_input};
+use super::{backend_note, chip_label, fill_results, frame, listen, text_input};
 use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "transformer-block", title: "Bloco Transformer", mount };
@@ -74,7 +74,7 @@ pub struct BlockWidget {
     backend_note: HtmlElement,
     table: Matrix,
     weights: BlockWeights,
-    generation: Cell<u32>,
+    updates: Updates,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -141,7 +141,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         backend_note,
         table: seeded_table(VOCAB_SIZE, config.d, TABLE_SEED),
         weights,
-        generation: Cell::new(0),
+        updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
     *widget.listeners.borrow_mut() = vec![
@@ -227,8 +227,7 @@ impl BlockWidget {
 
 impl Widget for BlockWidget {
     fn recompute(self: Rc<Self>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         let text = self.text.value();
         if text.is_empty() {
             return show_error(&self.host, "Escreva um texto curto (por exemplo, gato).");
@@ -240,20 +239,9 @@ impl Widget for BlockWidget {
         let ids = encode(&text, true).ids();
         let norm = self.norm();
         let job = BlockJob { ids: ids.clone(), table: self.table.clone(), weights: self.weights.clone(), norm, causal: self.causal.checked() };
-        dom::set_attr(&self.host, "data-state", "loading");
-        wasm_bindgen_futures::spawn_local(async move {
-            let result = hood::run(&self.ctx, &self.host, job).await;
-            if self.generation.get() != generation {
-                return;
-            }
-            match result {
-                Ok((trace, kind)) => {
-                    self.draw(&ids, &trace, norm);
-                    mark_backend(&self.host, &self.backend_note, kind);
-                    show_ready(&self.host);
-                }
-                Err(error) => show_error(&self.host, &error.to_string()),
-            }
+        let widget = self.clone();
+        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |_, trace, _| {
+            widget.draw(&ids, &trace, norm);
         });
     }
 }

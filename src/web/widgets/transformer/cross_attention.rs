@@ -7,7 +7,7 @@
 //!
 //! Attributes: `data-input` (default "cachorro"), `data-output` (default "dog").
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
@@ -20,8 +20,8 @@ use crate::core::transformer::shift::shift_trace;
 
 use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
-use super::super::{show_error, show_ready, Ctx, Widget, WidgetKind};
-use super::{backend_note, chip_label, control_of, fill_results, frame, listen, mark_backend, text_input};
+use super::super::{show_error, Ctx, Updates, Widget, WidgetKind};
+use super::{backend_note, chip_label, control_of, fill_results, frame, listen, text_input};
 use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "cross-attention", title: "Atenção cruzada: duas ligações", mount };
@@ -43,7 +43,7 @@ pub struct CrossWidget {
     leak: BarView,
     results: HtmlElement,
     backend_note: HtmlElement,
-    generation: Cell<u32>,
+    updates: Updates,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -110,7 +110,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         leak,
         results,
         backend_note,
-        generation: Cell::new(0),
+        updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
     *widget.listeners.borrow_mut() = vec![
@@ -190,27 +190,14 @@ impl CrossWidget {
 
 impl Widget for CrossWidget {
     fn recompute(self: Rc<Self>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         let job = match self.job() {
             Ok(job) => job,
             Err(message) => return show_error(&self.host, &message),
         };
-        dom::set_attr(&self.host, "data-state", "loading");
-        wasm_bindgen_futures::spawn_local(async move {
-            let job = std::rc::Rc::new(job);
-            let result = hood::run(&self.ctx, &self.host, job.clone()).await;
-            if self.generation.get() != generation {
-                return;
-            }
-            match result {
-                Ok((cross, kind)) => {
-                    self.draw(&job, &cross);
-                    mark_backend(&self.host, &self.backend_note, kind);
-                    show_ready(&self.host);
-                }
-                Err(error) => show_error(&self.host, &error.to_string()),
-            }
+        let widget = self.clone();
+        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |job, cross, _| {
+            widget.draw(job, &cross);
         });
     }
 }

@@ -18,8 +18,8 @@ use crate::core::Matrix;
 use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{ColorScale, HeatmapData, MatrixView};
 use super::super::editor::MatrixEditor;
-use super::super::{show_error, show_ready, Ctx, Widget, WidgetKind};
-use super::{backend_note, chip_label, chips, control_of, frame, listen, mark_backend, relabel_editor_rows, text_input};
+use super::super::{show_error, Ctx, Updates, Widget, WidgetKind};
+use super::{backend_note, chip_label, chips, control_of, frame, listen, relabel_editor_rows, text_input};
 use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "embedding-lookup", title: "Embeddings: one-hot × tabela", mount };
@@ -52,7 +52,7 @@ pub struct EmbeddingWidget {
     /// Highlighted position (None: no highlight).
     position: Cell<Option<usize>>,
     last: RefCell<Option<(Vec<u32>, Lookup)>>,
-    generation: Cell<u32>,
+    updates: Updates,
     /// Bumped to stop a running animation.
     animation: Cell<u32>,
     listeners: RefCell<Vec<Listener>>,
@@ -115,7 +115,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         backend_note,
         position: Cell::new(None),
         last: RefCell::new(None),
-        generation: Cell::new(0),
+        updates: Updates::default(),
         animation: Cell::new(0),
         listeners: RefCell::new(Vec::new()),
     });
@@ -287,29 +287,17 @@ impl EmbeddingWidget {
 
 impl Widget for EmbeddingWidget {
     fn recompute(self: Rc<Self>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         let ids = match self.ids() {
             Ok(ids) => ids,
             Err(message) => return show_error(&self.host, &message),
         };
         let job = LookupJob { table: self.table.borrow().clone(), ids: ids.clone() };
-        dom::set_attr(&self.host, "data-state", "loading");
-        wasm_bindgen_futures::spawn_local(async move {
-            let result = hood::run(&self.ctx, &self.host, job).await;
-            if self.generation.get() != generation {
-                return;
-            }
-            match result {
-                Ok((lookup, kind)) => {
-                    self.draw(&ids, &lookup);
-                    *self.last.borrow_mut() = Some((ids, lookup));
-                    self.highlight();
-                    mark_backend(&self.host, &self.backend_note, kind);
-                    show_ready(&self.host);
-                }
-                Err(error) => show_error(&self.host, &error.to_string()),
-            }
+        let widget = self.clone();
+        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |_, lookup, _| {
+            widget.draw(&ids, &lookup);
+            *widget.last.borrow_mut() = Some((ids, lookup));
+            widget.highlight();
         });
     }
 }

@@ -18,7 +18,6 @@ pub mod shift;
 use wasm_bindgen::JsCast;
 use web_sys::{Event, HtmlElement, HtmlInputElement};
 
-use crate::core::executor::BackendKind;
 use crate::core::transformer::char_tokenizer::{token_label, EOS, PAD, UNK};
 
 use super::super::dom;
@@ -41,12 +40,6 @@ fn control_of(event: &Event) -> String {
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
         .and_then(|el| el.get_attribute("data-control"))
         .unwrap_or_default()
-}
-
-/// "Calculado em WebGPU." and `data-computed-on`, the contract the e2e tests read.
-fn mark_backend(host: &HtmlElement, note: &HtmlElement, kind: BackendKind) {
-    note.set_text_content(Some(&format!("Calculado em {}.", kind.label())));
-    dom::set_attr(host, "data-computed-on", kind.attr());
 }
 
 fn backend_note(host: &HtmlElement) -> HtmlElement {

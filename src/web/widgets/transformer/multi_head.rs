@@ -25,8 +25,8 @@ use crate::core::{Executor, Job, Matrix};
 use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{available_width, prepare_canvas, ColorScale, HeatmapData, MatrixView};
 use super::super::editor::MatrixEditor;
-use super::super::{show_error, show_ready, Ctx, Widget, WidgetKind};
-use super::{backend_note, control_of, fill_results, frame, listen, mark_backend, number_input, read_count};
+use super::super::{show_error, show_ready, Ctx, Updates, Widget, WidgetKind};
+use super::{backend_note, control_of, fill_results, frame, listen, number_input, read_count};
 use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "multi-head", title: "Atenção com múltiplas cabeças", mount };
@@ -73,7 +73,7 @@ pub struct ExampleWidget {
     output: Rc<MatrixView>,
     note: HtmlElement,
     backend_note: HtmlElement,
-    generation: Cell<u32>,
+    updates: Updates,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -129,7 +129,7 @@ fn mount_example(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, St
         output,
         note,
         backend_note,
-        generation: Cell::new(0),
+        updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
     *widget.listeners.borrow_mut() = vec![
@@ -195,33 +195,21 @@ impl ExampleWidget {
 
 impl Widget for ExampleWidget {
     fn recompute(self: Rc<Self>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         let job = match self.job() {
             Ok(job) => job,
             Err(message) => return show_error(&self.host, &message),
         };
-        dom::set_attr(&self.host, "data-state", "loading");
-        wasm_bindgen_futures::spawn_local(async move {
-            let result = hood::run(&self.ctx, &self.host, job).await;
-            if self.generation.get() != generation {
-                return;
+        let widget = self.clone();
+        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |_, (head_1, out), _| {
+            if widget.pending_head.replace(false) {
+                widget.head_1.borrow_mut().set(&head_1);
             }
-            match result {
-                Ok(((head_1, out), kind)) => {
-                    if self.pending_head.replace(false) {
-                        self.head_1.borrow_mut().set(&head_1);
-                    }
-                    let dims = |n: usize| (1..=n).map(|j| j.to_string()).collect::<Vec<_>>();
-                    let labels = vec!["x₂".to_string()];
-                    self.concat.update(HeatmapData { matrix: out.concat.clone(), row_labels: labels.clone(), col_labels: dims(6), scale: ColorScale::Diverging, masked: None });
-                    self.output.update(HeatmapData { matrix: out.output.clone(), row_labels: labels, col_labels: dims(out.output.cols()), scale: ColorScale::Diverging, masked: None });
-                    self.note.set_text_content(Some(&self.note_text(&head_1, &out.output)));
-                    mark_backend(&self.host, &self.backend_note, kind);
-                    show_ready(&self.host);
-                }
-                Err(error) => show_error(&self.host, &error.to_string()),
-            }
+            let dims = |n: usize| (1..=n).map(|j| j.to_string()).collect::<Vec<_>>();
+            let labels = vec!["x₂".to_string()];
+            widget.concat.update(HeatmapData { matrix: out.concat.clone(), row_labels: labels.clone(), col_labels: dims(6), scale: ColorScale::Diverging, masked: None });
+            widget.output.update(HeatmapData { matrix: out.output.clone(), row_labels: labels, col_labels: dims(out.output.cols()), scale: ColorScale::Diverging, masked: None });
+            widget.note.set_text_content(Some(&widget.note_text(&head_1, &out.output)));
         });
     }
 }

@@ -11,7 +11,7 @@
 //!
 //! Attributes: `data-token` (default "o": h starts as that token's embedding).
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
@@ -25,8 +25,8 @@ use crate::core::Matrix;
 use super::super::super::dom::{self, Listener};
 use super::super::super::draw::BarView;
 use super::super::editor::MatrixEditor;
-use super::super::{show_error, show_ready, Ctx, Widget, WidgetKind};
-use super::{backend_note, chip_label, control_of, fill_results, frame, listen, mark_backend};
+use super::super::{show_error, Ctx, Updates, Widget, WidgetKind};
+use super::{backend_note, chip_label, control_of, fill_results, frame, listen};
 use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "output-head", title: "Cabeça de saída: logits, softmax e argmax", mount };
@@ -52,7 +52,7 @@ pub struct OutputHeadWidget {
     probs: BarView,
     results: HtmlElement,
     backend_note: HtmlElement,
-    generation: Cell<u32>,
+    updates: Updates,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -108,7 +108,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         probs,
         results,
         backend_note,
-        generation: Cell::new(0),
+        updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
     let editor_root = widget.hidden.borrow().root.clone();
@@ -160,28 +160,16 @@ impl OutputHeadWidget {
 
 impl Widget for OutputHeadWidget {
     fn recompute(self: Rc<Self>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         let hidden = match self.hidden.borrow().read() {
             Ok(h) => h,
             Err(e) => return show_error(&self.host, &e.message),
         };
         let temperature = self.temperature.value().parse::<f32>().unwrap_or(1.0).clamp(MIN_TEMPERATURE, MAX_TEMPERATURE);
         let job = HeadJob { hidden, w_out: self.w_out.clone(), bias: Matrix::zeros(1, VOCAB_SIZE), temperature };
-        dom::set_attr(&self.host, "data-state", "loading");
-        wasm_bindgen_futures::spawn_local(async move {
-            let result = hood::run(&self.ctx, &self.host, job).await;
-            if self.generation.get() != generation {
-                return;
-            }
-            match result {
-                Ok((out, kind)) => {
-                    self.draw(&out, temperature);
-                    mark_backend(&self.host, &self.backend_note, kind);
-                    show_ready(&self.host);
-                }
-                Err(error) => show_error(&self.host, &error.to_string()),
-            }
+        let widget = self.clone();
+        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |_, out, _| {
+            widget.draw(&out, temperature);
         });
     }
 }

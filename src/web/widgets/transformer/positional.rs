@@ -6,7 +6,7 @@
 //! Attributes: `data-t` (positions, 4 to 128; default 64), `data-d` (dimensions, even, 2 to
 //! 128; default 32); θ starts at 10000.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement};
@@ -18,9 +18,9 @@ use crate::core::{Executor, Job};
 
 use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{ColorScale, HeatmapData, MatrixView};
-use super::super::{show_error, show_ready, Ctx, Widget, WidgetKind};
+use super::super::{Ctx, Updates, Widget, WidgetKind};
 use super::plot::{DenseHeatmap, LinePlot, Series};
-use super::{backend_note, fill_results, frame, listen, mark_backend};
+use super::{backend_note, fill_results, frame, listen};
 use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "positional-encoding", title: "Codificação posicional senoidal", mount };
@@ -50,7 +50,7 @@ pub struct PositionalWidget {
     offsets: LinePlot,
     results: HtmlElement,
     backend_note: HtmlElement,
-    generation: Cell<u32>,
+    updates: Updates,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -93,7 +93,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         offsets,
         results,
         backend_note,
-        generation: Cell::new(0),
+        updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
     *widget.listeners.borrow_mut() = vec![listen(&widget, &controls, "input", |w, _| w.clone().recompute()), twins_listener];
@@ -136,24 +136,11 @@ impl PositionalWidget {
 
 impl Widget for PositionalWidget {
     fn recompute(self: Rc<Self>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         let job = BothJob { main: self.job() };
-        dom::set_attr(&self.host, "data-state", "loading");
-        wasm_bindgen_futures::spawn_local(async move {
-            let job = std::rc::Rc::new(job);
-            let result = hood::run(&self.ctx, &self.host, job.clone()).await;
-            if self.generation.get() != generation {
-                return;
-            }
-            match result {
-                Ok(((main, small), kind)) => {
-                    self.draw(&job.main, &main, &small);
-                    mark_backend(&self.host, &self.backend_note, kind);
-                    show_ready(&self.host);
-                }
-                Err(error) => show_error(&self.host, &error.to_string()),
-            }
+        let widget = self.clone();
+        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |job, (main, small), _| {
+            widget.draw(&job.main, &main, &small);
         });
     }
 }

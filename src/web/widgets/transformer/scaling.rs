@@ -5,7 +5,7 @@
 //!
 //! Attributes: `data-d` (default 64).
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement};
@@ -16,9 +16,9 @@ use crate::core::transformer::scaling::{Scaling, ScalingJob, CURVE_DIMS, MAX_DIM
 
 use super::super::super::dom::{self, Listener};
 use super::super::super::draw::BarView;
-use super::super::{show_error, show_ready, Ctx, Widget, WidgetKind};
+use super::super::{show_error, Ctx, Updates, Widget, WidgetKind};
 use super::plot::{LinePlot, Series};
-use super::{backend_note, control_of, fill_results, frame, listen, mark_backend, number_input, read_count};
+use super::{backend_note, control_of, fill_results, frame, listen, number_input, read_count};
 use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "scaling", title: "Por que dividir por √d", mount };
@@ -38,7 +38,7 @@ pub struct ScalingWidget {
     backend_note: HtmlElement,
     /// The curve does not depend on d: computed once per backend, then reused.
     curve_cache: RefCell<Option<(BackendKind, Curve)>>,
-    generation: Cell<u32>,
+    updates: Updates,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -75,7 +75,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         curve,
         backend_note,
         curve_cache: RefCell::new(None),
-        generation: Cell::new(0),
+        updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
     *widget.listeners.borrow_mut() = vec![
@@ -120,8 +120,7 @@ impl ScalingWidget {
 
 impl Widget for ScalingWidget {
     fn recompute(self: Rc<Self>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         let d = match read_count(&self.d, "d") {
             Ok(0) => return show_error(&self.host, "d precisa ser pelo menos 1."),
             Ok(d) if d > MAX_DIM => {
@@ -133,24 +132,13 @@ impl Widget for ScalingWidget {
         let backend = self.ctx.backend.kind();
         let cached = self.curve_cache.borrow().clone().filter(|(kind, _)| *kind == backend).map(|(_, c)| c);
         let job = ScalingJob { with_curve: cached.is_none(), ..ScalingJob::new(d) };
-        dom::set_attr(&self.host, "data-state", "loading");
-        wasm_bindgen_futures::spawn_local(async move {
-            let result = hood::run(&self.ctx, &self.host, job).await;
-            if self.generation.get() != generation {
-                return;
+        let widget = self.clone();
+        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |_, scaling, kind| {
+            let curve = cached.unwrap_or_else(|| scaling.curve.clone());
+            if curve.len() == CURVE_DIMS.len() {
+                *widget.curve_cache.borrow_mut() = Some((kind, curve.clone()));
             }
-            match result {
-                Ok((scaling, kind)) => {
-                    let curve = cached.unwrap_or_else(|| scaling.curve.clone());
-                    if curve.len() == CURVE_DIMS.len() {
-                        *self.curve_cache.borrow_mut() = Some((kind, curve.clone()));
-                    }
-                    self.draw(&scaling, &curve);
-                    mark_backend(&self.host, &self.backend_note, kind);
-                    show_ready(&self.host);
-                }
-                Err(error) => show_error(&self.host, &error.to_string()),
-            }
+            widget.draw(&scaling, &curve);
         });
     }
 }

@@ -7,7 +7,7 @@
 //! Attributes: `data-preset` = exemplo-1 (default) | exemplo-2; `data-causal="sim"` starts with
 //! the mask on.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
@@ -18,8 +18,8 @@ use crate::core::transformer::self_attention::{StepInputs, StepTrace};
 use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::editor::MatrixEditor;
-use super::super::{show_error, show_ready, Ctx, Widget, WidgetKind};
-use super::{backend_note, control_of, frame, listen, mark_backend};
+use super::super::{show_error, Ctx, Updates, Widget, WidgetKind};
+use super::{backend_note, control_of, frame, listen};
 use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "self-attention-steps", title: "Autoatenção passo a passo", mount };
@@ -84,7 +84,7 @@ pub struct StepsWidget {
     weights: Rc<MatrixView>,
     output: Rc<MatrixView>,
     backend_note: HtmlElement,
-    generation: Cell<u32>,
+    updates: Updates,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -162,7 +162,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         weights,
         output,
         backend_note,
-        generation: Cell::new(0),
+        updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
     widget.show_projections();
@@ -348,27 +348,14 @@ impl StepsWidget {
 
 impl Widget for StepsWidget {
     fn recompute(self: Rc<Self>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         let inputs = match self.read() {
             Ok(inputs) => inputs,
             Err(message) => return show_error(&self.host, &message),
         };
-        dom::set_attr(&self.host, "data-state", "loading");
-        wasm_bindgen_futures::spawn_local(async move {
-            let inputs = std::rc::Rc::new(inputs);
-            let result = hood::run(&self.ctx, &self.host, inputs.clone()).await;
-            if self.generation.get() != generation {
-                return;
-            }
-            match result {
-                Ok((trace, kind)) => {
-                    self.draw(&inputs, &trace);
-                    mark_backend(&self.host, &self.backend_note, kind);
-                    show_ready(&self.host);
-                }
-                Err(error) => show_error(&self.host, &error.to_string()),
-            }
+        let widget = self.clone();
+        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), inputs, move |inputs, trace, _| {
+            widget.draw(inputs, &trace);
         });
     }
 }
