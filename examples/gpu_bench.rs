@@ -1,9 +1,19 @@
-//! The site's WGSL kernels on a real GPU through native wgpu (Vulkan): the tiled matmul at
+//! The site's WGSL kernels on a real GPU through native wgpu (Vulkan): the tiled matmuls at
 //! n = 1024, 2048, 4096 and the resident decoder's per-token latency at context 128. The
 //! vendor reference (cuBLAS SGEMM, TF32 off) is timed in the same run by scripts/sgemm.py;
 //! scripts/gpu-bench.sh runs both. Prints one line per measurement; times are medians.
 //!
+//! Besides the site's kernels it times, at each size:
+//! - the large-product kernel compiled without wgpu's runtime checks (bounds clamping and loop
+//!   bounding), to see what those cost ("sem verificações");
+//! - every candidate in examples/matmul_candidates/ (a `// tile: N` first line gives its
+//!   N×N tile of C; same bindings and Params as matmul_blocked.wgsl), with and without checks,
+//!   after checking it against the CPU on ragged shapes, with B and with Bᵀ.
+//!
 //!   cargo run --profile train --example gpu_bench [static/model/]
+//!
+//! ATENCAO_BENCH_SIZES="256,512" limits the sizes (a quick try on a software device);
+//! ATENCAO_CANDIDATES=folder reads the candidates from elsewhere.
 
 use std::rc::Rc;
 use std::time::Instant;
@@ -12,6 +22,8 @@ use atencao::core::decoder::load::Model;
 use atencao::core::decoder::manifest::Manifest;
 use atencao::core::ops;
 use atencao::core::rng::Rng;
+use atencao::core::Matrix;
+use atencao::gpu::kernels::BLOCKED_MIN;
 use atencao::gpu::{GpuContext, Kernel, KernelId, Params};
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -36,65 +48,176 @@ fn open_device() -> (wgpu::Device, wgpu::Queue, String) {
     (device, queue, format!("{} ({:?}, driver {})", info.name, info.backend, info.driver_info))
 }
 
+
+/// A matmul kernel under test: the site's, or a candidate from examples/matmul_candidates/.
+struct Contender {
+    name: String,
+    kernel: Kernel,
+    /// Side of the square tile of C one workgroup computes (16 for matmul.wgsl).
+    tile: usize,
+}
+
+impl Contender {
+    fn grid(&self, m: usize, n: usize) -> [u32; 3] {
+        [n.div_ceil(self.tile) as u32, m.div_ceil(self.tile) as u32, 1]
+    }
+}
+
+/// `source` compiled as a matmul with matmul_blocked.wgsl's bindings; `checked: false` leaves
+/// out wgpu's runtime checks (the kernels bound every index themselves).
+fn contender(device: &wgpu::Device, name: &str, source: &str, tile: usize, checked: bool) -> Contender {
+    let descriptor = wgpu::ShaderModuleDescriptor { label: Some(name), source: wgpu::ShaderSource::Wgsl(source.into()) };
+    let module = if checked {
+        device.create_shader_module(descriptor)
+    } else {
+        // SAFETY: these kernels guard every read and write of a buffer with the sizes in their
+        // Params, index workgroup arrays within their declared lengths, and run loops bounded
+        // by uniforms; check_ragged below compares each one with the CPU before it is timed.
+        unsafe { device.create_shader_module_trusted(descriptor, wgpu::ShaderRuntimeChecks::unchecked()) }
+    };
+    let name = if checked { name.to_string() } else { format!("{name} (sem verificações)") };
+    Contender { name, kernel: Kernel::from_module(device, KernelId::MatmulBlocked, &module), tile }
+}
+
+/// The site's two matmuls, the large one also without runtime checks, then each candidate
+/// with and without checks.
+fn contenders(device: &wgpu::Device) -> Vec<Contender> {
+    let mut all = vec![
+        Contender { name: KernelId::Matmul.name().into(), kernel: Kernel::compile(device, KernelId::Matmul), tile: 16 },
+        Contender { name: KernelId::MatmulBlocked.name().into(), kernel: Kernel::compile(device, KernelId::MatmulBlocked), tile: BLOCKED_MIN },
+        contender(device, KernelId::MatmulBlocked.name(), KernelId::MatmulBlocked.source(), BLOCKED_MIN, false),
+    ];
+    // Relative to the repository root (scripts/gpu-bench.sh runs there): the binary may be
+    // built on another machine than the one with the GPU.
+    let folder = std::env::var("ATENCAO_CANDIDATES").unwrap_or_else(|_| "examples/matmul_candidates".into());
+    let mut files: Vec<_> = std::fs::read_dir(folder).map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect()).unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|e| e == "wgsl"));
+    files.sort();
+    for path in files {
+        let source = std::fs::read_to_string(&path).expect("candidate source");
+        let tile = source.lines().next().and_then(|l| l.strip_prefix("// tile: ")).and_then(|t| t.trim().parse().ok());
+        let Some(tile) = tile else {
+            println!("{}: no `// tile: N` first line, skipped", path.display());
+            continue;
+        };
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        all.push(contender(device, &name, &source, tile, true));
+        all.push(contender(device, &name, &source, tile, false));
+    }
+    all
+}
+
 fn storage(device: &wgpu::Device, bytes: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
     use wgpu::util::DeviceExt;
     device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: None, contents: bytes, usage })
 }
 
-/// The matmul kernel alone: inputs resident, `reps` dispatches per submission, wall clock from
-/// submit to the queue being idle, divided by `reps`.
-fn matmul(device: &wgpu::Device, queue: &wgpu::Queue, n: usize, id: KernelId, groups: [u32; 3]) {
-    let kernel = Kernel::compile(device, id);
-    let mut rng = Rng::new(n as u64);
-    let (a, b) = (rng.matrix(n, n, -1.0, 1.0), rng.matrix(n, n, -1.0, 1.0));
-    let params = Params::new().u(0, n as u32).u(1, n as u32).u(2, n as u32).u(3, 0).f(4, 1.0);
-    let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
-    let uniform = storage(device, params.bytes(), wgpu::BufferUsages::UNIFORM);
-    let (ga, gb) = (storage(device, bytemuck::cast_slice(a.as_slice()), usage), storage(device, bytemuck::cast_slice(b.as_slice()), usage));
-    let gc = device.create_buffer(&wgpu::BufferDescriptor { label: None, size: (4 * n * n) as u64, usage, mapped_at_creation: false });
-    let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &kernel.layout,
-        entries: &[
-            wgpu::BindGroupEntry { binding: 0, resource: uniform.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 1, resource: ga.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 2, resource: gb.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 3, resource: gc.as_entire_binding() },
-        ],
-    });
-    let run = |reps: usize| {
+/// A product resident on the GPU: A (m,k), B (k,n) or (n,k) if `trans_b`, C (m,n).
+struct Product {
+    m: usize,
+    n: usize,
+    uniform: wgpu::Buffer,
+    buffers: [wgpu::Buffer; 3],
+}
+
+impl Product {
+    fn new(device: &wgpu::Device, a: &Matrix, b: &Matrix, trans_b: bool) -> Product {
+        let (m, k) = a.shape();
+        let n = if trans_b { b.rows() } else { b.cols() };
+        let params = Params::new().u(0, m as u32).u(1, n as u32).u(2, k as u32).u(3, trans_b as u32).f(4, 1.0);
+        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+        let c = device.create_buffer(&wgpu::BufferDescriptor { label: None, size: (4 * m * n) as u64, usage, mapped_at_creation: false });
+        Product {
+            m,
+            n,
+            uniform: storage(device, params.bytes(), wgpu::BufferUsages::UNIFORM),
+            buffers: [storage(device, bytemuck::cast_slice(a.as_slice()), usage), storage(device, bytemuck::cast_slice(b.as_slice()), usage), c],
+        }
+    }
+
+    fn bind(&self, device: &wgpu::Device, kernel: &Kernel) -> wgpu::BindGroup {
+        let [a, b, c] = &self.buffers;
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &kernel.layout,
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: self.uniform.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: a.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 2, resource: b.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 3, resource: c.as_entire_binding() },
+            ],
+        })
+    }
+
+    /// Runs `who` `reps` times in one submission; seconds per run, submit to idle.
+    fn time(&self, device: &wgpu::Device, queue: &wgpu::Queue, who: &Contender, reps: usize) -> f64 {
+        let bind = self.bind(device, &who.kernel);
+        let grid = who.grid(self.m, self.n);
         let mut encoder = device.create_command_encoder(&Default::default());
         for _ in 0..reps {
             let mut pass = encoder.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&kernel.pipeline);
+            pass.set_pipeline(&who.kernel.pipeline);
             pass.set_bind_group(0, &bind, &[]);
-            pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+            pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
         }
         let start = Instant::now();
         queue.submit([encoder.finish()]);
         device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
         start.elapsed().as_secs_f64() / reps as f64
-    };
-    run(2);
+    }
+
+    /// The first `rows` rows of C.
+    fn read_rows(&self, device: &wgpu::Device, queue: &wgpu::Queue, rows: usize) -> Vec<f32> {
+        let size = (4 * rows.min(self.m) * self.n) as u64;
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(&self.buffers[2], 0, &staging, 0, size);
+        queue.submit([encoder.finish()]);
+        staging.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+        device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
+        let values = bytemuck::cast_slice(&staging.slice(..).get_mapped_range().expect("mapped")).to_vec();
+        values
+    }
+}
+
+fn max_diff(x: &[f32], y: &[f32]) -> f32 {
+    x.iter().zip(y).map(|(g, c)| (g - c).abs()).fold(0.0f32, f32::max)
+}
+
+/// Every value of C on shapes that fit no tile, with B and with Bᵀ, against the CPU twin.
+fn check_ragged(device: &wgpu::Device, queue: &wgpu::Queue, who: &Contender) -> f32 {
+    let mut rng = Rng::new(7);
+    let mut worst = 0.0f32;
+    for (m, k, n) in [(67, 45, 131), (130, 200, 70), (1, 3, 5)] {
+        let a = rng.matrix(m, k, -1.0, 1.0);
+        for trans_b in [false, true] {
+            let b = if trans_b { rng.matrix(n, k, -1.0, 1.0) } else { rng.matrix(k, n, -1.0, 1.0) };
+            let product = Product::new(device, &a, &b, trans_b);
+            product.time(device, queue, who, 1);
+            let cpu = if trans_b { ops::matmul_bt(&a, &b, 1.0) } else { ops::matmul(&a, &b) }.expect("shapes");
+            worst = worst.max(max_diff(&product.read_rows(device, queue, m), cpu.as_slice()));
+        }
+    }
+    worst
+}
+
+/// One n×n product: median time of 5 submissions of `reps` dispatches, and 8 rows against the
+/// CPU twin.
+fn matmul(device: &wgpu::Device, queue: &wgpu::Queue, n: usize, who: &Contender) {
+    let mut rng = Rng::new(n as u64);
+    let (a, b) = (rng.matrix(n, n, -1.0, 1.0), rng.matrix(n, n, -1.0, 1.0));
+    let product = Product::new(device, &a, &b, false);
+    product.time(device, queue, who, 2);
     let reps = if n >= 4096 { 5 } else { 20 };
-    let seconds = median((0..5).map(|_| run(reps)).collect());
-    // The product is right: a sample of rows against the CPU twin.
-    let staging = device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: (4 * n * 8) as u64,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut encoder = device.create_command_encoder(&Default::default());
-    encoder.copy_buffer_to_buffer(&gc, 0, &staging, 0, (4 * n * 8) as u64);
-    queue.submit([encoder.finish()]);
-    staging.slice(..).map_async(wgpu::MapMode::Read, |_| {});
-    device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
-    let gpu_rows: Vec<f32> = bytemuck::cast_slice(&staging.slice(..).get_mapped_range().expect("mapped")).to_vec();
-    let cpu_rows = ops::matmul(&a.first_rows(8), &b).expect("shapes");
-    let diff = gpu_rows.iter().zip(cpu_rows.as_slice()).map(|(g, c)| (g - c).abs()).fold(0.0f32, f32::max);
+    let seconds = median((0..5).map(|_| product.time(device, queue, who, reps)).collect());
+    let diff = max_diff(&product.read_rows(device, queue, 8), ops::matmul(&a.first_rows(8), &b).expect("shapes").as_slice());
     let flops = 2.0 * (n as f64).powi(3);
-    println!("wgsl {} n={n}: {:.3} ms, {:.1} GFLOP/s (max |gpu - cpu| over 8 rows: {diff:.2e})", id.name(), seconds * 1e3, flops / seconds / 1e9);
+    println!("wgsl {} n={n}: {:.3} ms, {:.1} GFLOP/s (max |gpu - cpu| over 8 rows: {diff:.2e})", who.name, seconds * 1e3, flops / seconds / 1e9);
 }
 
 /// The shipped decoder resident on the GPU (one command buffer and one readback per token):
@@ -145,12 +268,18 @@ fn main() {
     let sizes: Vec<usize> = std::env::var("ATENCAO_BENCH_SIZES")
         .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
         .unwrap_or_else(|_| vec![1024, 2048, 4096]);
+    let contenders = contenders(&device);
+    let mut wrong = Vec::new();
+    for who in &contenders {
+        let diff = check_ragged(&device, &queue, who);
+        println!("{}: ragged shapes, B and Bᵀ, max |gpu - cpu| = {diff:.2e}", who.name);
+        if !(diff < 1e-3) {
+            wrong.push(who.name.clone());
+        }
+    }
     for n in sizes {
-        // The simple tiled kernel (the compute page's), then the one the site uses at this size.
-        matmul(&device, &queue, n, KernelId::Matmul, [n.div_ceil(16) as u32, n.div_ceil(16) as u32, 1]);
-        let (id, grid) = KernelId::for_product(n, n);
-        if id != KernelId::Matmul {
-            matmul(&device, &queue, n, id, grid);
+        for who in contenders.iter().filter(|w| !wrong.contains(&w.name)) {
+            matmul(&device, &queue, n, who);
         }
     }
     let gpu = Rc::new(GpuContext::from_device(device, queue, name));

@@ -190,6 +190,13 @@ impl Kernel {
             label: Some(id.name()),
             source: wgpu::ShaderSource::Wgsl(id.source().into()),
         });
+        Kernel::from_module(device, id, &module)
+    }
+
+    /// A kernel from a module compiled elsewhere, with `id`'s bindings: the GPU benchmark's
+    /// candidate matmuls (examples/matmul_candidates), and modules compiled without wgpu's
+    /// runtime checks to measure what those cost.
+    pub fn from_module(device: &wgpu::Device, id: KernelId, module: &wgpu::ShaderModule) -> Kernel {
         let layout = bind_group_layout(device, id);
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some(id.name()),
@@ -199,7 +206,7 @@ impl Kernel {
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(id.name()),
             layout: Some(&pipeline_layout),
-            module: &module,
+            module,
             entry_point: Some("main"),
             compilation_options: Default::default(),
             cache: None,

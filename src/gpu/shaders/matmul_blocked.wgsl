@@ -3,12 +3,17 @@
 // CPU twin: core::ops::matmul / core::ops::matmul_bt (the same contract as matmul.wgsl).
 //
 // matmul.wgsl gives each thread one output, so every multiply-add reads two values from
-// workgroup memory. Here a 16×16 workgroup computes a 64×64 tile of C and each thread 4×4 of
-// it: per step along k a thread reads 4 values of A and 4 of B into registers and does 16
-// multiply-adds with them, four times the arithmetic per shared read. The accumulators are
-// named vec4s, not an indexed array, so the compiler keeps them in registers (an indexed
-// array went to memory and ran six times slower than matmul.wgsl on an H100). 8×8 outputs per
-// thread from 128-wide tiles measured the same at 4096² and slower at 1024² (fewer groups).
+// workgroup memory. Here a 16×16 workgroup computes a 64×64 tile of C and each thread a 4×4
+// block of it (rows 4·ty…4·ty+3, columns 4·tx…4·tx+3): per step along k a thread reads one
+// vec4 of A and one of B from workgroup memory and does 16 multiply-adds with them.
+// - The accumulators are named vec4s, not an indexed array, so the compiler keeps them in
+//   registers (an indexed array went to memory and ran six times slower on an H100).
+// - The tiles are padded to 17 vec4s per k row: the transposing stores of A (and of Bᵀ) meet
+//   2-way bank conflicts instead of 16-way, while the reads from A stay coalesced.
+// - The k loop is unrolled by 4 by hand: wgpu's loop bounding adds a counter to every loop.
+// The previous layout (strided outputs, eight 32-bit reads per k step) is kept in
+// examples/matmul_candidates/scalar_64.wgsl for GPU benchmarks; this one runs about twice as
+// fast on llvmpipe at 256² and 512² (BENCHMARKS.md).
 
 struct Params {
     m: u32,
@@ -22,17 +27,18 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> a: array<f32>;        // (m,k) row-major
-@group(0) @binding(2) var<storage, read> b: array<f32>;        // (k,n), or (n,k) if trans_b
-@group(0) @binding(3) var<storage, read_write> c: array<f32>;  // (m,n) row-major
+@group(0) @binding(1) var<storage, read> a: array<f32>;
+@group(0) @binding(2) var<storage, read> b: array<f32>;
+@group(0) @binding(3) var<storage, read_write> c: array<f32>;
 
-const BLOCK: u32 = 64u;  // rows and columns of C per workgroup
-const SLAB: u32 = 16u;   // k per step
-const THREADS: u32 = 256u;
+const BLOCK: u32 = 64u;
+const SLAB: u32 = 16u;
+const STRIDE: u32 = 17u;  // vec4s per k row of a tile: 16 + 1 of padding
 
-// A's slab stored k-major (tile_a[kk][row]) so the 4 rows a thread needs sit side by side.
-var<workgroup> tile_a: array<array<f32, 64>, 16>;
-var<workgroup> tile_b: array<array<f32, 64>, 16>;
+// tile_a[kk * STRIDE + r] holds A's rows 4r…4r+3 at k = kk; tile_b[kk * STRIDE + q] holds
+// op(B)'s columns 4q…4q+3 at k = kk.
+var<workgroup> tile_a: array<vec4<f32>, 272>;
+var<workgroup> tile_b: array<vec4<f32>, 272>;
 
 fn load_a(row: u32, col: u32) -> f32 {
     if (row < params.m && col < params.k) {
@@ -51,18 +57,15 @@ fn load_b(row: u32, col: u32) -> f32 {
     return b[row * params.n + col];
 }
 
-fn store(row: u32, col: u32, value: f32) {
-    if (row < params.m && col < params.n) {
-        c[row * params.n + col] = params.alpha * value;
+fn store4(row: u32, col: u32, values: vec4<f32>) {
+    if (row >= params.m) {
+        return;
     }
-}
-
-// One thread's 4 rows of C (lid.y + 16i) at its 4 columns (lid.x + 16j).
-fn store_row(row: u32, col: u32, values: vec4<f32>) {
-    store(row, col, values.x);
-    store(row, col + 16u, values.y);
-    store(row, col + 32u, values.z);
-    store(row, col + 48u, values.w);
+    let base = row * params.n;
+    if (col < params.n) { c[base + col] = params.alpha * values.x; }
+    if (col + 1u < params.n) { c[base + col + 1u] = params.alpha * values.y; }
+    if (col + 2u < params.n) { c[base + col + 2u] = params.alpha * values.z; }
+    if (col + 3u < params.n) { c[base + col + 3u] = params.alpha * values.w; }
 }
 
 @compute @workgroup_size(16, 16, 1)
@@ -73,34 +76,52 @@ fn main(
     let row0 = wg.y * BLOCK;
     let col0 = wg.x * BLOCK;
     let thread = lid.y * 16u + lid.x;
-    // Four named vec4 accumulators, not an indexed array: they stay in registers.
     var acc0 = vec4<f32>(0.0);
     var acc1 = vec4<f32>(0.0);
     var acc2 = vec4<f32>(0.0);
     var acc3 = vec4<f32>(0.0);
     let slabs = (params.k + SLAB - 1u) / SLAB;
-    // `slabs` comes from a uniform: every thread reaches the barriers together.
     for (var s = 0u; s < slabs; s = s + 1u) {
         let k0 = s * SLAB;
-        // 64×16 values of A and 16×64 of B, four of each per thread.
+        // 64×16 values of A and 16×64 of op(B), four of each per thread. A (and Bᵀ) is read
+        // along k, 16 neighbouring threads per row, so the reads coalesce; the transposing
+        // store then meets only 2-way bank conflicts thanks to the padding.
         for (var e = 0u; e < 4u; e = e + 1u) {
-            let index = thread + e * THREADS;
-            let a_row = index / SLAB;
-            let a_k = index % SLAB;
-            tile_a[a_k][a_row] = load_a(row0 + a_row, k0 + a_k);
-            var b_k = index / BLOCK;
-            var b_col = index % BLOCK;
+            let index = thread + e * 256u;
+            let row = index / SLAB;
+            let kk = index % SLAB;
+            tile_a[kk * STRIDE + row / 4u][row % 4u] = load_a(row0 + row, k0 + kk);
             if (params.trans_b == 1u) {
-                // Bᵀ is read along k: let neighbouring threads take neighbouring k.
-                b_k = index % SLAB;
-                b_col = index / SLAB;
+                tile_b[kk * STRIDE + row / 4u][row % 4u] = load_b(k0 + kk, col0 + row);
+            } else {
+                // B is read along its rows: neighbouring threads take neighbouring columns.
+                let b_k = index / BLOCK;
+                let col = index % BLOCK;
+                tile_b[b_k * STRIDE + col / 4u][col % 4u] = load_b(k0 + b_k, col0 + col);
             }
-            tile_b[b_k][b_col] = load_b(k0 + b_k, col0 + b_col);
         }
         workgroupBarrier();
-        for (var kk = 0u; kk < SLAB; kk = kk + 1u) {
-            let av = vec4<f32>(tile_a[kk][lid.y], tile_a[kk][lid.y + 16u], tile_a[kk][lid.y + 32u], tile_a[kk][lid.y + 48u]);
-            let bv = vec4<f32>(tile_b[kk][lid.x], tile_b[kk][lid.x + 16u], tile_b[kk][lid.x + 32u], tile_b[kk][lid.x + 48u]);
+        for (var kk = 0u; kk < SLAB; kk = kk + 4u) {
+            var av = tile_a[kk * STRIDE + lid.y];
+            var bv = tile_b[kk * STRIDE + lid.x];
+            acc0 = acc0 + av.x * bv;
+            acc1 = acc1 + av.y * bv;
+            acc2 = acc2 + av.z * bv;
+            acc3 = acc3 + av.w * bv;
+            av = tile_a[(kk + 1u) * STRIDE + lid.y];
+            bv = tile_b[(kk + 1u) * STRIDE + lid.x];
+            acc0 = acc0 + av.x * bv;
+            acc1 = acc1 + av.y * bv;
+            acc2 = acc2 + av.z * bv;
+            acc3 = acc3 + av.w * bv;
+            av = tile_a[(kk + 2u) * STRIDE + lid.y];
+            bv = tile_b[(kk + 2u) * STRIDE + lid.x];
+            acc0 = acc0 + av.x * bv;
+            acc1 = acc1 + av.y * bv;
+            acc2 = acc2 + av.z * bv;
+            acc3 = acc3 + av.w * bv;
+            av = tile_a[(kk + 3u) * STRIDE + lid.y];
+            bv = tile_b[(kk + 3u) * STRIDE + lid.x];
             acc0 = acc0 + av.x * bv;
             acc1 = acc1 + av.y * bv;
             acc2 = acc2 + av.z * bv;
@@ -108,10 +129,10 @@ fn main(
         }
         workgroupBarrier();
     }
-    let row = row0 + lid.y;
-    let col = col0 + lid.x;
-    store_row(row, col, acc0);
-    store_row(row + 16u, col, acc1);
-    store_row(row + 32u, col, acc2);
-    store_row(row + 48u, col, acc3);
+    let row = row0 + lid.y * 4u;
+    let col = col0 + lid.x * 4u;
+    store4(row, col, acc0);
+    store4(row + 1u, col, acc1);
+    store4(row + 2u, col, acc2);
+    store4(row + 3u, col, acc3);
 }
