@@ -124,14 +124,7 @@ impl NgramPanel {
         let options: Vec<(String, String)> = NGRAM_PRESETS.iter().map(|p| (p.id.to_string(), p.label.to_string())).collect();
         let (preset_label, preset) = dom::select("corpus do artigo ", "preset", &options, preset_id);
         dom::append(&root, &preset_label);
-        let text_label = dom::el("label", "corpus-label");
-        dom::append(&text_label, &dom::text("span", "", "Documentos (um por linha)"));
-        let text = dom::el("textarea", "corpus-text").unchecked_into::<HtmlTextAreaElement>();
-        dom::set_attr(&text, "data-control", "corpus");
-        dom::set_attr(&text, "spellcheck", "false");
-        dom::set_attr(&text, "wrap", "off");
-        dom::append(&text_label, &text);
-        dom::append(&root, &text_label);
+        let text = super::corpus_textarea(&root, "Documentos (um por linha)");
         let settings = dom::el("div", "widget-controls");
         let (l1, lowercase) = dom::checkbox(" minúsculas", "lowercase", true);
         let (l2, accents) = dom::checkbox(" remover acentos", "accents", false);

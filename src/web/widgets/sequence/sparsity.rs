@@ -9,7 +9,6 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
 use crate::core::format::format_pt;
@@ -91,15 +90,8 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let options: Vec<(String, String)> = corpora().iter().map(|c| (c.0.to_string(), c.1.to_string())).collect();
     let (preset_label, preset) = dom::select("corpus ", "preset", &options, &preset_id);
     dom::append(&corpus, &preset_label);
-    let text_label = dom::el("label", "corpus-label");
-    dom::append(&text_label, &dom::text("span", "", "Documentos (um por linha)"));
-    let text = dom::el("textarea", "corpus-text").unchecked_into::<HtmlTextAreaElement>();
-    dom::set_attr(&text, "data-control", "corpus");
-    dom::set_attr(&text, "spellcheck", "false");
-    dom::set_attr(&text, "wrap", "off");
+    let text = super::super::corpus_textarea(&corpus, "Documentos (um por linha)");
     dom::set_attr(&text, "rows", "6");
-    dom::append(&text_label, &text);
-    dom::append(&corpus, &text_label);
     let settings = dom::el("div", "widget-controls");
     let (accents_label, accents) = dom::checkbox(" remover acentos", "accents", true);
     let (s_label, s) = dom::slider(" expoente s de Zipf ", "s", 0.5, 2.0, 0.05, 1.0);

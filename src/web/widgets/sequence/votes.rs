@@ -91,14 +91,7 @@ pub fn mount_mode(ctx: &Rc<Ctx>, host: &HtmlElement, mode: Mode) -> Result<Rc<dy
     let options: Vec<(String, String)> = VOTE_PRESETS.iter().map(|p| (p.id.to_string(), p.label.to_string())).collect();
     let (preset_label, preset) = dom::select("corpus do artigo ", "preset", &options, &preset_id);
     dom::append(&panel, &preset_label);
-    let text_label = dom::el("label", "corpus-label");
-    dom::append(&text_label, &dom::text("span", "", "Documentos de treino (um por linha)"));
-    let text = dom::el("textarea", "corpus-text").unchecked_into::<HtmlTextAreaElement>();
-    dom::set_attr(&text, "data-control", "corpus");
-    dom::set_attr(&text, "spellcheck", "false");
-    dom::set_attr(&text, "wrap", "off");
-    dom::append(&text_label, &text);
-    dom::append(&panel, &text_label);
+    let text = super::super::corpus_textarea(&panel, "Documentos de treino (um por linha)");
     let settings = dom::el("div", "widget-controls");
     let (weights_label, weights) = super::text_input("pesos (um por documento) ", "weights", "", "cap wide");
     let (accents_label, accents) = dom::checkbox(" remover acentos", "accents", false);
