@@ -16,22 +16,6 @@
 // array went to memory and ran six times slower than matmul.wgsl on an H100). 8×8 outputs per
 // thread from 128-wide tiles measured the same at 4096² and slower at 1024² (fewer groups).
 
-struct Params {
-    m: u32,
-    n: u32,
-    k: u32,
-    trans_b: u32,
-    alpha: f32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
-
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> a: array<f32>;        // (m,k) row-major
-@group(0) @binding(2) var<storage, read> b: array<f32>;        // (k,n), or (n,k) if trans_b
-@group(0) @binding(3) var<storage, read_write> c: array<f32>;  // (m,n) row-major
-
 const BLOCK: u32 = 64u;  // rows and columns of C per workgroup
 const SLAB: u32 = 16u;   // k per step
 const THREADS: u32 = 256u;
@@ -39,23 +23,6 @@ const THREADS: u32 = 256u;
 // A's slab stored k-major (tile_a[kk][row]) so the 4 rows a thread needs sit side by side.
 var<workgroup> tile_a: array<array<f32, 64>, 16>;
 var<workgroup> tile_b: array<array<f32, 64>, 16>;
-
-fn load_a(row: u32, col: u32) -> f32 {
-    if (row < params.m && col < params.k) {
-        return a[row * params.k + col];
-    }
-    return 0.0;
-}
-
-fn load_b(row: u32, col: u32) -> f32 {
-    if (row >= params.k || col >= params.n) {
-        return 0.0;
-    }
-    if (params.trans_b == 1u) {
-        return b[col * params.k + row];
-    }
-    return b[row * params.n + col];
-}
 
 fn store(row: u32, col: u32, value: f32) {
     if (row < params.m && col < params.n) {

@@ -10,56 +10,12 @@
 // a 1024² product has only 64 workgroups: meant for the largest products.
 // Contract: C (m,n) = alpha · A (m,k) @ op(B), op(B) = B (k,n) or Bᵀ (B stored (n,k)).
 
-struct Params {
-    m: u32,
-    n: u32,
-    k: u32,
-    trans_b: u32,
-    alpha: f32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
-
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> a: array<f32>;
-@group(0) @binding(2) var<storage, read> b: array<f32>;
-@group(0) @binding(3) var<storage, read_write> c: array<f32>;
-
 const BLOCK: u32 = 128u;
 const SLAB: u32 = 8u;
 const STRIDE: u32 = 33u;  // vec4s per k row of a tile: 32 + 1 of padding
 
 var<workgroup> tile_a: array<vec4<f32>, 264>;
 var<workgroup> tile_b: array<vec4<f32>, 264>;
-
-fn load_a(row: u32, col: u32) -> f32 {
-    if (row < params.m && col < params.k) {
-        return a[row * params.k + col];
-    }
-    return 0.0;
-}
-
-fn load_b(row: u32, col: u32) -> f32 {
-    if (row >= params.k || col >= params.n) {
-        return 0.0;
-    }
-    if (params.trans_b == 1u) {
-        return b[col * params.k + row];
-    }
-    return b[row * params.n + col];
-}
-
-fn store4(row: u32, col: u32, values: vec4<f32>) {
-    if (row >= params.m) {
-        return;
-    }
-    let base = row * params.n;
-    if (col < params.n) { c[base + col] = params.alpha * values.x; }
-    if (col + 1u < params.n) { c[base + col + 1u] = params.alpha * values.y; }
-    if (col + 2u < params.n) { c[base + col + 2u] = params.alpha * values.z; }
-    if (col + 3u < params.n) { c[base + col + 3u] = params.alpha * values.w; }
-}
 
 @compute @workgroup_size(16, 16, 1)
 fn main(

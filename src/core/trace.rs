@@ -103,6 +103,14 @@ impl Shape {
     fn of(m: &Matrix) -> Shape {
         Shape::Matrix(m.rows(), m.cols())
     }
+
+    /// Rows and columns, for a matrix.
+    pub fn matrix(&self) -> Option<(usize, usize)> {
+        match *self {
+            Shape::Matrix(r, c) => Some((r, c)),
+            Shape::Ids(_) => None,
+        }
+    }
 }
 
 impl fmt::Display for Shape {

@@ -226,7 +226,9 @@ impl GpuDecoder {
     fn matmul(&self, pass: &mut wgpu::ComputePass<'_>, a: &wgpu::Buffer, w: &wgpu::Buffer, out: &wgpu::Buffer, rows: usize, k: usize, n: usize) {
         self.note(Op::Matmul, vec![Shape::Matrix(rows, k), Shape::Matrix(k, n)], Shape::Matrix(rows, n), String::new());
         let params = Params::new().u(0, rows as u32).u(1, n as u32).u(2, k as u32).u(3, 0).f(4, 1.0);
-        self.dispatch(pass, KernelId::Matmul, params, &[a, w, out], grid_tiles(rows, n));
+        // A prompt of 64 tokens or more fills the blocked kernel's tiles; one token does not.
+        let (kernel, grid) = KernelId::for_product(rows, n);
+        self.dispatch(pass, kernel, params, &[a, w, out], grid);
     }
 
     /// out = a + b, where b has `b_len` elements (a's length, or one broadcast row).

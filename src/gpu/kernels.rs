@@ -72,6 +72,15 @@ impl KernelId {
         }
     }
 
+    /// The kernel that ran `op` when its output had `out` rows and columns: products choose by
+    /// size (`for_product`), every other op has one kernel. What the "por dentro" panel names.
+    pub fn for_op_output(op: Op, out: Option<(usize, usize)>) -> KernelId {
+        match (op, out) {
+            (Op::Matmul | Op::MatmulBt, Some((m, n))) => KernelId::for_product(m, n).0,
+            _ => KernelId::for_op(op),
+        }
+    }
+
     /// The kernel for an (m × k) · (k × n) product and its grid: the register-blocked one once
     /// both sides fill its 64 × 64 tiles, the simple tiled one (which the compute page quotes)
     /// for the small products of the articles' examples. Same contract, same CPU twin.
@@ -225,6 +234,14 @@ mod tests {
             let file = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/").to_string() + &id.path()).unwrap();
             assert_eq!(id.source(), file, "{}", id.path());
         }
+    }
+
+    #[test]
+    fn products_name_the_kernel_their_size_runs() {
+        assert_eq!(KernelId::for_op_output(Op::Matmul, Some((3, 3))), KernelId::Matmul);
+        assert_eq!(KernelId::for_op_output(Op::MatmulBt, Some((BLOCKED_MIN, BLOCKED_MIN))), KernelId::MatmulBlocked);
+        assert_eq!(KernelId::for_op_output(Op::Matmul, Some((1, 2048))), KernelId::Matmul);
+        assert_eq!(KernelId::for_op_output(Op::SoftmaxRows, Some((512, 512))), KernelId::Softmax);
     }
 
     #[test]

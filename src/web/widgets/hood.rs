@@ -364,7 +364,7 @@ impl Panel {
         let mut kernels: Vec<KernelId> = Vec::new();
         for (_, trace) in jobs.iter() {
             for record in &trace.ops {
-                let id = KernelId::for_op(record.op);
+                let id = kernel_of(record);
                 if !kernels.contains(&id) {
                     kernels.push(id);
                 }
@@ -588,7 +588,7 @@ fn ops_table(records: &[(usize, &OpRecord)], kind: BackendKind) -> HtmlElement {
     }
     dom::append(&table, &head);
     for (i, record) in records {
-        let kernel = KernelId::for_op(record.op);
+        let kernel = kernel_of(record);
         let tr = dom::el("tr", "");
         dom::set_attr(&tr, "data-op", record.op.name());
         dom::set_attr(&tr, "data-kernel", kernel.name());
@@ -633,4 +633,9 @@ pub fn wgsl_block(id: KernelId) -> HtmlElement {
     }
     dom::append(&pre, &code);
     pre
+}
+
+/// The WGSL kernel that runs a recorded op on the GPU (a product's depends on its size).
+fn kernel_of(record: &OpRecord) -> KernelId {
+    KernelId::for_op_output(record.op, record.outputs.first().and_then(|s| s.matrix()))
 }
