@@ -166,6 +166,20 @@ fn resident_gpu_decoder_equals_candle_and_the_cpu() {
         }
     }
     assert_eq!(decoder.cached(), ids.len());
+    // A prompt of 64 tokens or more: its products run the blocked kernel.
+    let mut prompt = m.bpe.encode("Uma noite destas, vindo da cidade para o Engenho Novo, encontrei no trem da Central um rapaz aqui do bairro, que eu conheço de vista e de chapéu.");
+    while prompt.len() < 80 {
+        prompt.extend_from_within(..prompt.len().min(80 - prompt.len()));
+    }
+    decoder.reset();
+    let gpu_out = pollster::block_on(decoder.forward(&prompt)).unwrap();
+    let cpu_out = block_on_ready(forward(&Cpu, &m.weights, &prompt, &KvCache::default())).unwrap();
+    let diff = gpu_out.logits.max_abs_diff(&cpu_out.logits).unwrap();
+    assert!(diff < 1e-3, "a prompt of {} tokens: {diff}", prompt.len());
+    decoder.reset();
+    for chunk in [&ids[..4], &ids[4..5], &ids[5..]] {
+        pollster::block_on(decoder.forward(chunk)).unwrap();
+    }
     let long = vec![1u32; m.weights.config.context];
     assert!(pollster::block_on(decoder.forward(&long)).is_err(), "past the context: refused");
     assert_eq!(decoder.cached(), ids.len(), "a refused pass leaves the cache as it was");
