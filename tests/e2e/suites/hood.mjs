@@ -27,7 +27,7 @@ function computingKinds() {
       if (entry.isDirectory()) walk(file);
       else if (file.endsWith('.rs') && !file.endsWith('hood.rs')) {
         const source = fs.readFileSync(file, 'utf8');
-        if (source.includes('hood::run')) for (const m of source.matchAll(/WidgetKind \{ name: "([^"]+)"/g)) kinds.add(m[1]);
+        if (/hood::(run|compute)\b/.test(source)) for (const m of source.matchAll(/WidgetKind \{ name: "([^"]+)"/g)) kinds.add(m[1]);
       }
     }
   };
