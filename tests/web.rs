@@ -186,3 +186,20 @@ mod decoder {
         assert!(diff < 1e-3, "incremental vs full: {diff}");
     }
 }
+
+/// A widget's updates: only the newest may draw, even when an older one finishes later (a
+/// slow GPU round trip overtaken by an edit), and the debounce says so after its pause.
+#[wasm_bindgen_test]
+async fn only_the_newest_update_draws() {
+    use atencao::web::widgets::Updates;
+    let updates = Updates::default();
+    let first = updates.begin();
+    assert!(first.is_current());
+    let second = updates.begin();
+    assert!(!first.is_current(), "an edit makes the update in flight stale");
+    assert!(second.is_current());
+    assert!(second.settle(false).await, "nothing newer began during the pause");
+    let third = updates.clone().begin();
+    assert!(!second.settle(false).await, "a clone shares the count: the third update wins");
+    assert!(third.is_current());
+}

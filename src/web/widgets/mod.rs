@@ -236,11 +236,6 @@ impl Updates {
         self.0.set(number);
         Update { counter: self.0.clone(), number }
     }
-
-    /// Makes every update in flight stale without beginning one (the widget was reset).
-    pub fn cancel(&self) {
-        self.0.set(self.0.get().wrapping_add(1));
-    }
 }
 
 /// One update of a widget, to check after each await.
