@@ -31,7 +31,7 @@ use super::super::dom::{self, Listener};
 use super::super::draw::{color_rgb, BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::model_store;
 use super::attributes;
-use super::{show_error, show_ready, Ctx, Widget, WidgetKind};
+use super::{show_error, show_ready, Ctx, Update, Updates, Widget, WidgetKind};
 use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "decoder", title: "O decodificador pré-treinado", mount };
@@ -134,8 +134,8 @@ pub struct DecoderWidget {
     enlarged: Rc<MatrixView>,
     /// (layer, head) shown enlarged.
     selected: Cell<(usize, usize)>,
-    /// Bumped by every action: a running generation stops when it changes.
-    generation: Cell<u32>,
+    /// Every action begins an update: a text generation in flight stops at its next token.
+    updates: Updates,
     busy: Cell<bool>,
     listeners: RefCell<Vec<Listener>>,
 }
@@ -281,7 +281,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         grid,
         enlarged,
         selected: Cell::new((0, 0)),
-        generation: Cell::new(0),
+        updates: Updates::default(),
         busy: Cell::new(false),
         listeners: RefCell::new(Vec::new()),
     });
@@ -368,7 +368,8 @@ impl DecoderWidget {
     }
 
     fn cancel(&self) {
-        self.generation.set(self.generation.get().wrapping_add(1));
+        // Beginning an update makes the one in flight stale.
+        self.updates.begin();
         self.set_busy(false);
         if self.run.borrow().computed_on.is_some() {
             show_ready(&self.host);
@@ -376,7 +377,7 @@ impl DecoderWidget {
     }
 
     /// Loads the model (once), then processes the prompt from scratch.
-    async fn load_and_prefill(self: Rc<Self>, generation: u32) -> Result<(), String> {
+    async fn load_and_prefill(self: Rc<Self>, update: &Update) -> Result<(), String> {
         if self.model.borrow().is_none() {
             let weak = Rc::downgrade(&self);
             let progress: model_store::Progress = Rc::new(move |done: f64, total: f64| {
@@ -392,10 +393,10 @@ impl DecoderWidget {
             *self.bigram.borrow_mut() = Some(bigram);
             self.loading.set_hidden(true);
         }
-        if self.generation.get() != generation {
+        if !update.is_current() {
             return Ok(());
         }
-        self.prefill(generation).await
+        self.prefill(update).await
     }
 
     fn show_progress(&self, done: f64, total: f64) {
@@ -491,7 +492,7 @@ impl DecoderWidget {
 
     /// Runs the context from scratch: the prompt (a new run), or, when the prompt is the one
     /// the current run started from, everything so far (after a backend switch or a redraw).
-    async fn prefill(self: &Rc<Self>, generation: u32) -> Result<(), String> {
+    async fn prefill(self: &Rc<Self>, update: &Update) -> Result<(), String> {
         let Some(model) = self.model.borrow().clone() else { return Ok(()) };
         let cfg = &model.manifest.config;
         let prompt = self.prompt.value();
@@ -522,7 +523,7 @@ impl DecoderWidget {
             }
         };
         let computed = self.compute(&model, &run.ids, 0).await?;
-        if self.generation.get() != generation {
+        if !update.is_current() {
             return Ok(());
         }
         self.absorb(&mut run, computed, cfg.n_heads);
@@ -533,7 +534,7 @@ impl DecoderWidget {
     }
 
     /// Samples one token and runs it through the model.
-    async fn step_once(self: &Rc<Self>, generation: u32) -> Result<(), String> {
+    async fn step_once(self: &Rc<Self>, update: &Update) -> Result<(), String> {
         let Some(model) = self.model.borrow().clone() else { return Ok(()) };
         let cfg = model.manifest.config.clone();
         let opts = self.options()?;
@@ -556,7 +557,7 @@ impl DecoderWidget {
             }
         };
         let computed = self.compute(&model, &ids, from).await?;
-        if self.generation.get() != generation {
+        if !update.is_current() {
             return Ok(());
         }
         let mut run = self.run.borrow_mut();
@@ -580,13 +581,12 @@ impl DecoderWidget {
             (Ok(s), Ok(_)) => s,
             (Err(e), _) | (_, Err(e)) => return show_error(&self.host, &e),
         };
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         self.set_busy(true);
         dom::set_attr(&self.host, "data-state", "loading");
         wasm_bindgen_futures::spawn_local(async move {
             if self.run.borrow().computed_on.is_none() {
-                if let Err(e) = self.clone().load_and_prefill(generation).await {
+                if let Err(e) = self.clone().load_and_prefill(&update).await {
                     self.set_busy(false);
                     return self.fail(&e);
                 }
@@ -594,10 +594,10 @@ impl DecoderWidget {
             let started = js_sys::Date::now();
             let mut made = 0usize;
             for _ in 0..steps {
-                if self.generation.get() != generation {
+                if !update.is_current() {
                     return;
                 }
-                if let Err(e) = self.step_once(generation).await {
+                if let Err(e) = self.step_once(&update).await {
                     self.set_busy(false);
                     return show_error(&self.host, &e);
                 }
@@ -607,7 +607,7 @@ impl DecoderWidget {
                 // Let the page paint and react between tokens.
                 dom::sleep(0).await;
             }
-            if self.generation.get() == generation {
+            if update.is_current() {
                 self.set_busy(false);
                 show_ready(&self.host);
             }
@@ -797,13 +797,12 @@ fn paint_thumbnail(canvas: &HtmlCanvasElement, rows: &[Vec<f32>], dark: bool) {
 
 impl Widget for DecoderWidget {
     fn recompute(self: Rc<Self>) {
-        let generation = self.generation.get().wrapping_add(1);
-        self.generation.set(generation);
+        let update = self.updates.begin();
         self.set_busy(true);
         dom::set_attr(&self.host, "data-state", "loading");
         wasm_bindgen_futures::spawn_local(async move {
-            let result = self.clone().load_and_prefill(generation).await;
-            if self.generation.get() != generation {
+            let result = self.clone().load_and_prefill(&update).await;
+            if !update.is_current() {
                 return;
             }
             self.set_busy(false);
