@@ -23,7 +23,7 @@ use crate::core::transformer::positional::sinusoidal;
 use crate::core::Matrix;
 
 use super::kernels::{KernelId, Params};
-use super::{grid_1d, grid_tiles, readback, GpuContext};
+use super::{grid_1d, readback, GpuContext};
 
 /// One block's weights as GPU buffers.
 struct BlockBuffers {
@@ -347,7 +347,8 @@ impl GpuDecoder {
             self.layer_norm(&mut pass, &s.last, &self.ln_f_gamma, &self.ln_f_beta, &s.last_norm, 1);
             self.note(Op::MatmulBt, vec![Shape::Matrix(1, c), Shape::Matrix(v, c)], Shape::Matrix(1, v), alpha(1.0));
             let params = Params::new().u(0, 1).u(1, v as u32).u(2, c as u32).u(3, 1).f(4, 1.0);
-            self.dispatch(&mut pass, KernelId::Matmul, params, &[&s.last_norm, &self.tok_emb, &s.logits], grid_tiles(1, v));
+            let (kernel, grid) = KernelId::for_product(1, v);
+            self.dispatch(&mut pass, kernel, params, &[&s.last_norm, &self.tok_emb, &s.logits], grid);
         }
         encoder.copy_buffer_to_buffer(&s.logits, 0, &s.staging, 0, (4 * v) as u64);
         queue.submit([encoder.finish()]);
