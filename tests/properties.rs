@@ -6,7 +6,7 @@ use atencao::core::attention::feed_forward;
 use atencao::core::bpe::Bpe;
 use atencao::core::decoder::safetensors;
 use atencao::core::executor::{block_on_ready, Cpu};
-use atencao::core::ops::{attention, softmax_rows, SoftmaxOptions};
+use atencao::core::ops::{attention, matmul, softmax_rows, SoftmaxOptions};
 use atencao::core::text::idf::{idf, IdfValue, IdfVariant};
 use atencao::core::text::tf::{tf_matrix, LogBase, TfVariant};
 use atencao::core::text::tokenizer::{tokenize, TokenizerOptions};
@@ -46,6 +46,23 @@ fn bpe() -> &'static Bpe {
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// A · B equals the textbook triple loop (in f64) for every shape up to 40, whichever path
+    /// `ops::matmul` takes: few rows, the unpacked SIMD blocks with every kind of leftover row
+    /// and column, or matrixmultiply.
+    #[test]
+    fn matmul_is_the_textbook_product((m, k, n) in (0usize..40, 0usize..40, 0usize..40), seed in any::<u64>()) {
+        let mut rng = atencao::core::rng::Rng::new(seed);
+        let (a, b) = (rng.matrix(m, k, -1.0, 1.0), rng.matrix(k, n, -1.0, 1.0));
+        let c = matmul(&a, &b).unwrap();
+        prop_assert_eq!(c.shape(), (m, n));
+        for i in 0..m {
+            for j in 0..n {
+                let want: f64 = (0..k).map(|p| a.get(i, p) as f64 * b.get(p, j) as f64).sum();
+                prop_assert!((c.get(i, j) as f64 - want).abs() < 1e-4, "({}, {}) of {}×{}·{}×{}", i, j, m, k, k, n);
+            }
+        }
+    }
 
     /// Every row of a softmax is a distribution: finite, in [0, 1], summing to 1, with masked
     /// cells exactly 0, whatever the scores (±1e30 included), the mask and the temperature.

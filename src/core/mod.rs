@@ -17,6 +17,7 @@ pub mod matrix;
 pub mod ops;
 pub mod rng;
 pub mod sequence;
+pub mod small_matmul;
 pub mod text;
 pub mod trace;
 pub mod transformer;

@@ -8,6 +8,7 @@ use ndarray::{Array2, Axis};
 
 use super::error::{ComputeError, Result};
 use super::matrix::Matrix;
+use super::small_matmul;
 
 fn shape_err(op: &'static str, a: &Matrix, b: &Matrix) -> ComputeError {
     ComputeError::Shape { op, left: a.shape(), right: b.shape() }
@@ -88,6 +89,11 @@ pub fn matmul(a: &Matrix, b: &Matrix) -> Result<Matrix> {
     check_matmul(a, b)?;
     if a.rows() <= FEW_ROWS {
         return Ok(few_rows_matmul(a, b));
+    }
+    if a.cols() * b.cols() <= small_matmul::MAX_B_VALUES {
+        if let Some(values) = small_matmul::matmul(a.as_slice(), b.as_slice(), a.rows(), a.cols(), b.cols()) {
+            return Ok(Matrix::from_vec(a.rows(), b.cols(), values).expect("m·n values"));
+        }
     }
     Ok(Matrix::from_array(a.array().dot(b.array())))
 }

@@ -32,11 +32,13 @@ fn kernels(c: &mut Criterion) {
     let mut rng = Rng::new(42);
 
     let mut group = c.benchmark_group("matmul");
-    for n in [64usize, 256, 512] {
+    for n in [64usize, 128, 256, 512] {
         let (a, b) = (rng.matrix(n, n, -1.0, 1.0), rng.matrix(n, n, -1.0, 1.0));
         let (ta, tb) = (tensor(&a, &device), tensor(&b, &device));
         group.throughput(Throughput::Elements((2 * n * n * n) as u64));
         group.bench_with_input(BenchmarkId::new("atencao", n), &n, |bench, _| bench.iter(|| ops::matmul(black_box(&a), black_box(&b)).unwrap()));
+        // ndarray's own product (matrixmultiply), which ops::matmul uses above small_matmul's range.
+        group.bench_with_input(BenchmarkId::new("ndarray", n), &n, |bench, _| bench.iter(|| black_box(&a).array().dot(black_box(&b).array())));
         group.bench_with_input(BenchmarkId::new("candle", n), &n, |bench, _| bench.iter(|| black_box(&ta).matmul(black_box(&tb)).unwrap()));
     }
     group.finish();
