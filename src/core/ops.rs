@@ -90,10 +90,8 @@ pub fn matmul(a: &Matrix, b: &Matrix) -> Result<Matrix> {
     if a.rows() <= FEW_ROWS {
         return Ok(few_rows_matmul(a, b));
     }
-    if a.cols() * b.cols() <= small_matmul::MAX_B_VALUES {
-        if let Some(values) = small_matmul::matmul(a.as_slice(), b.as_slice(), a.rows(), a.cols(), b.cols()) {
-            return Ok(Matrix::from_vec(a.rows(), b.cols(), values).expect("m·n values"));
-        }
+    if let Some(values) = small_matmul::matmul(a.as_slice(), b.as_slice(), a.rows(), a.cols(), b.cols()) {
+        return Ok(Matrix::from_vec(a.rows(), b.cols(), values).expect("m·n values"));
     }
     Ok(Matrix::from_array(a.array().dot(b.array())))
 }

@@ -15,15 +15,20 @@
 //! faster on the bench page, since the site profile compiles this crate for size ("z") and
 //! matrixmultiply at opt-level 3 (BENCHMARKS.md).
 
-/// Products where B has at most this many values use this kernel: B stays in cache, so
-/// reading it unpacked costs nothing. Measured (BENCHMARKS.md): 1,3× matrixmultiply at 64²,
-/// 1,07× at 128², equal at 256² (where matrixmultiply keeps the product).
-pub const MAX_B_VALUES: usize = 128 * 128;
+/// Products where B has at most this many values use this kernel; larger ones are left to
+/// matrixmultiply. Measured (BENCHMARKS.md, two runs): 1,3–1,4× matrixmultiply at 64², 0,99–
+/// 1,07× at 128², where B (64 KB) has outgrown the L1 cache and reading it unpacked stops
+/// paying.
+const MAX_B_VALUES: usize = 128 * 128;
 
-/// C (m,n) = A (m,k) · B (k,n), all row-major slices; `None` where this machine has no
-/// SIMD path here.
+/// C (m,n) = A (m,k) · B (k,n), all row-major slices; `None` when the product is too large
+/// for this kernel (B over `MAX_B_VALUES`) or this machine has no SIMD path here: the caller
+/// then uses matrixmultiply.
 pub fn matmul(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Option<Vec<f32>> {
     assert!(a.len() == m * k && b.len() == k * n, "A is m·k and B k·n values");
+    if k * n > MAX_B_VALUES {
+        return None;
+    }
     #[cfg(target_arch = "x86_64")]
     {
         if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
@@ -82,7 +87,7 @@ struct Operands {
 /// (fewer than `lanes` remain): those go row by row. The leftover rows get blocks of their
 /// own height rather than the row-by-row loop: for 64² in blocks of six that loop took 18 %
 /// of the time.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[cfg(target_arch = "x86_64")]
 fn for_each_block(m: usize, n: usize, max_rows: usize, lanes: usize, mut block: impl FnMut(usize, usize, usize, usize)) -> usize {
     let (wide_end, narrow_end) = (n / (2 * lanes) * (2 * lanes), n / lanes * lanes);
     let mut i = 0;
@@ -177,13 +182,15 @@ mod tests {
             (11, 5, 24),
             (64, 64, 64),
             (65, 70, 71),
-            (128, 192, 128),
+            (130, 96, 128),
+            (128, 128, 128),
         ] {
             let a = rng.matrix(m, k, -1.0, 1.0);
             let b = rng.matrix(k, n, -1.0, 1.0);
             let want = a.array().dot(b.array());
             let Some(got) = matmul(a.as_slice(), b.as_slice(), m, k, n) else {
-                return; // no SIMD path on this machine: nothing to compare
+                assert!(!has_simd_path(), "{m}×{k} · {k}×{n} is within the kernel's size");
+                continue; // no SIMD path on this machine: nothing to compare
             };
             assert_eq!(got.len(), m * n);
             let worst = got.iter().zip(want.iter()).map(|(g, w)| (g - w).abs()).fold(0.0f32, f32::max);
@@ -191,8 +198,27 @@ mod tests {
         }
     }
 
+    /// Products whose B outgrows the cache are left to matrixmultiply.
+    #[test]
+    fn larger_products_are_declined() {
+        let (a, b) = (vec![1.0; 129], vec![1.0; 129 * 128]);
+        assert!(matmul(&a, &b, 1, 129, 128).is_none());
+    }
+
+    fn has_simd_path() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    }
+
     /// The walker covers every cell of C exactly once, for any block shape.
     #[test]
+    #[cfg(target_arch = "x86_64")]
     fn blocks_tile_c_exactly_once() {
         for &(m, n, max_rows, lanes) in &[(13, 37, 6, 8), (4, 7, 4, 4), (9, 16, 4, 4), (0, 5, 6, 8), (64, 64, 6, 8)] {
             let mut covered = vec![0u8; m * n];
