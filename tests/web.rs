@@ -203,3 +203,38 @@ async fn only_the_newest_update_draws() {
     assert!(!second.settle(false).await, "a clone shares the count: the third update wins");
     assert!(third.is_current());
 }
+
+/// A page's own listeners (a retry button, the bench's "rodar de novo") go with the page, so
+/// visiting it again and again piles up no handlers; the header's stay. Leaving the page from
+/// inside one of its listeners (the retry button re-renders) is safe.
+#[wasm_bindgen_test]
+async fn route_listeners_go_with_the_page() {
+    use atencao::web::dom::{self, Listener};
+    use atencao::web::widgets::Ctx;
+    use std::cell::Cell;
+    use std::rc::Rc;
+
+    let ctx = Rc::new(Ctx::new(Backend::init_embedded().await));
+    let (header, page, retry) = (dom::button("h", "h"), dom::button("p", "p"), dom::button("r", "r"));
+    let counts = Rc::new([Cell::new(0), Cell::new(0), Cell::new(0)]);
+    let count = |i: usize| {
+        let counts = counts.clone();
+        move |_| counts[i].set(counts[i].get() + 1)
+    };
+    ctx.keep_document_listener(Listener::new(&header, "click", count(0)));
+    ctx.keep_route_listener(Listener::new(&page, "click", count(1)));
+    let (ctx_in_retry, bump) = (ctx.clone(), count(2));
+    ctx.keep_route_listener(Listener::new(&retry, "click", move |event| {
+        bump(event);
+        ctx_in_retry.leave_page();
+    }));
+    for button in [&header, &page] {
+        button.click();
+    }
+    retry.click();
+    assert_eq!(counts.iter().map(Cell::get).collect::<Vec<_>>(), [1, 1, 1]);
+    for button in [&header, &page, &retry] {
+        button.click();
+    }
+    assert_eq!(counts.iter().map(Cell::get).collect::<Vec<_>>(), [2, 1, 1], "after leaving, only the header listens");
+}

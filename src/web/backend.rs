@@ -248,5 +248,5 @@ pub fn attach_switch(ctx: &Rc<Ctx>) {
             ctx.recompute_all();
         });
     });
-    ctx.keep_page_listener(listener);
+    ctx.keep_document_listener(listener);
 }

@@ -62,7 +62,7 @@ pub fn render(app: &Element, ctx: &Rc<Ctx>) -> String {
             }
         })
     };
-    ctx.keep_page_listener(listener);
+    ctx.keep_route_listener(listener);
     wasm_bindgen_futures::spawn_local(run(ctx.clone(), root, status, table, json));
     title.to_string()
 }

@@ -98,7 +98,7 @@ pub fn embed(assets: String) {
 fn redraw_on_theme_change(ctx: &Rc<Ctx>) {
     let Some(query) = dom::window().and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten()) else { return };
     let for_theme = ctx.clone();
-    ctx.keep_page_listener(Listener::new(&query, "change", move |_| for_theme.recompute_all()));
+    ctx.keep_document_listener(Listener::new(&query, "change", move |_| for_theme.recompute_all()));
 }
 
 /// Attaches every `[data-widget]` element under `root` (itself included) not yet attached.

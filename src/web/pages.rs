@@ -53,11 +53,11 @@ pub fn start_router(ctx: Rc<Ctx>) {
     render(&ctx);
     let ctx_for_route = ctx.clone();
     let listener = Listener::new(&window, "hashchange", move |_| render(&ctx_for_route));
-    ctx.keep_page_listener(listener);
+    ctx.keep_document_listener(listener);
     // Canvases take their colours from the theme: redraw when the reader's system switches it.
     if let Some(query) = window.match_media("(prefers-color-scheme: dark)").ok().flatten() {
         let ctx_for_theme = ctx.clone();
-        ctx.keep_page_listener(Listener::new(&query, "change", move |_| ctx_for_theme.recompute_all()));
+        ctx.keep_document_listener(Listener::new(&query, "change", move |_| ctx_for_theme.recompute_all()));
     }
     if let Some(button) = dom::document().and_then(|d| d.get_element_by_id("menu-button")) {
         let toggle = Listener::new(&button, "click", |_| {
@@ -66,7 +66,7 @@ pub fn start_router(ctx: Rc<Ctx>) {
             let open = body.class_list().toggle("menu-open").unwrap_or(false);
             dom::set_attr(&button, "aria-expanded", if open { "true" } else { "false" });
         });
-        ctx.keep_page_listener(toggle);
+        ctx.keep_document_listener(toggle);
     }
 }
 
@@ -83,7 +83,7 @@ fn render(ctx: &Rc<Ctx>) {
         n.set(n.get() + 1);
         n.get()
     });
-    ctx.clear_widgets();
+    ctx.leave_page();
     app.set_text_content(None);
     let _ = app.remove_attribute("aria-busy");
     let title = match site::resolve(&hash) {
@@ -190,7 +190,7 @@ fn load_prose(app: &Element, ctx: &Rc<Ctx>, render_id: u64, slug: &'static str, 
                 dom::append(&app, &message);
                 let retry = dom::button("tentar de novo", "retry-page");
                 let ctx_for_retry = ctx.clone();
-                ctx.keep_page_listener(Listener::new(&retry, "click", move |_| render(&ctx_for_retry)));
+                ctx.keep_route_listener(Listener::new(&retry, "click", move |_| render(&ctx_for_retry)));
                 dom::append(&app, &retry);
             }
         }

@@ -38,7 +38,11 @@ use super::dom::{self, Listener};
 pub struct Ctx {
     pub backend: Rc<Backend>,
     live: RefCell<Vec<Rc<dyn Widget>>>,
-    page_listeners: RefCell<Vec<Listener>>,
+    /// Listeners of the header, footer and system theme: they live as long as the document.
+    document_listeners: RefCell<Vec<Listener>>,
+    /// Listeners of the page now shown (a retry button, the bench's "rodar de novo"): they go
+    /// with it, so visiting pages again and again does not pile up handlers.
+    route_listeners: RefCell<Vec<Listener>>,
     /// Absolute URL of the built site's folder when embedded in another page (the site's
     /// files, e.g. the model, are found from there); empty on the site (page-relative).
     assets: String,
@@ -51,7 +55,13 @@ impl Ctx {
 
     /// The context of widgets embedded in another page; `assets` is the site folder's URL.
     pub fn with_assets(backend: Rc<Backend>, assets: String) -> Ctx {
-        Ctx { backend, live: RefCell::new(Vec::new()), page_listeners: RefCell::new(Vec::new()), assets }
+        Ctx {
+            backend,
+            live: RefCell::new(Vec::new()),
+            document_listeners: RefCell::new(Vec::new()),
+            route_listeners: RefCell::new(Vec::new()),
+            assets,
+        }
     }
 
     /// `path` (relative to the built site's root) as a URL this page can fetch.
@@ -68,9 +78,14 @@ impl Ctx {
         widget.recompute();
     }
 
-    /// Drops the widgets of the previous page (their listeners go with them).
-    pub fn clear_widgets(&self) {
+    /// Drops the widgets and route listeners of the previous page (the widgets' own listeners
+    /// go with them). Safe from inside one of those listeners: wasm-bindgen frees a closure
+    /// only once its running call has returned.
+    pub fn leave_page(&self) {
         self.live.borrow_mut().clear();
+        // Taken out before dropping, so no borrow of the list is held while handlers go.
+        let leaving = self.route_listeners.take();
+        drop(leaving);
     }
 
     /// Reruns every live widget, e.g. after the backend changed.
@@ -81,9 +96,14 @@ impl Ctx {
         }
     }
 
-    /// Keeps a listener that lives as long as the page (header, footer).
-    pub fn keep_page_listener(&self, listener: Listener) {
-        self.page_listeners.borrow_mut().push(listener);
+    /// Keeps a listener that lives as long as the document (header, footer, theme).
+    pub fn keep_document_listener(&self, listener: Listener) {
+        self.document_listeners.borrow_mut().push(listener);
+    }
+
+    /// Keeps a listener until the reader leaves the page now shown (`leave_page`).
+    pub fn keep_route_listener(&self, listener: Listener) {
+        self.route_listeners.borrow_mut().push(listener);
     }
 }
 
