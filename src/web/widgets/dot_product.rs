@@ -18,7 +18,7 @@ use crate::core::Matrix;
 use super::super::dom::{self, Listener};
 use super::super::draw::BarView;
 use super::editor::MatrixEditor;
-use super::{show_error, show_ready, Ctx, Widget, WidgetKind};
+use super::{control_of, listen, show_error, show_ready, Ctx, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "dot-product", title: "Produto escalar, norma e cosseno", mount };
 
@@ -99,7 +99,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         table_slot,
         listeners: RefCell::new(Vec::new()),
     });
-    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<DotProductWidget>, &web_sys::Event)| crate::web::widgets::listen(&widget, target, kind, action);
+    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<DotProductWidget>, &web_sys::Event)| listen(&widget, target, kind, action);
     let editor_root = widget.editor.borrow().root.clone();
     *widget.listeners.borrow_mut() = vec![
         on(&editor_root, "input", |w, _| w.clone().recompute()),
@@ -112,12 +112,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
 
 impl DotProductWidget {
     fn on_control(self: &Rc<Self>, e: &web_sys::Event) {
-        let is_preset = e
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|el| el.get_attribute("data-control"))
-            .is_some_and(|c| c == "preset");
-        if is_preset {
+        if control_of(e) == "preset" {
             if let Some((_, _, u, v)) = presets().into_iter().find(|p| p.0 == self.preset.value()) {
                 if let Ok(m) = Matrix::from_rows(&[u, v]) {
                     self.editor.borrow_mut().set(&m);

@@ -17,7 +17,7 @@ use crate::core::Matrix;
 use super::super::dom::{self, Listener};
 use super::super::draw::{ColorScale, HeatmapData, MatrixView};
 use super::editor::MatrixEditor;
-use super::{show_error, Ctx, Updates, Widget, WidgetKind};
+use super::{control_of, listen, show_error, Ctx, Updates, Widget, WidgetKind};
 use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "matmul", title: "Multiplicação de matrizes, célula a célula", mount };
@@ -121,7 +121,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
             w.select(r, c);
         }
     });
-    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<MatmulWidget>, &web_sys::Event)| crate::web::widgets::listen(&widget, target, kind, action);
+    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<MatmulWidget>, &web_sys::Event)| listen(&widget, target, kind, action);
     *widget.listeners.borrow_mut() = vec![
         on(&inputs, "input", |w, _| w.clone().recompute()),
         on(&controls, "change", |w, e| w.on_control(e)),
@@ -133,12 +133,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
 
 impl MatmulWidget {
     fn on_control(self: &Rc<Self>, event: &web_sys::Event) {
-        let control = event
-            .target()
-            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-            .and_then(|e| e.get_attribute("data-control"))
-            .unwrap_or_default();
-        if control == "preset" {
+        if control_of(event) == "preset" {
             let presets = article_matrix_products();
             if let Some((_, _, a, b)) = presets.iter().find(|p| p.0 == self.preset.value()) {
                 self.a.borrow_mut().set(a);

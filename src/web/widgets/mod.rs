@@ -27,6 +27,7 @@ pub mod vectors;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement};
 
 use crate::core::executor::BackendKind;
@@ -221,6 +222,27 @@ pub fn listen<W: 'static>(
             action(&w, &event);
         }
     })
+}
+
+/// The element an event came from, if it is one.
+fn event_element(event: &web_sys::Event) -> Option<Element> {
+    event.target().and_then(|t| t.dyn_into::<Element>().ok())
+}
+
+/// The `data-control` of the element an event came from ("" if none). Widgets listen once on
+/// their host or a group of inputs and tell the inputs apart by it.
+pub fn control_of(event: &web_sys::Event) -> String {
+    event_element(event).and_then(|e| e.get_attribute("data-control")).unwrap_or_default()
+}
+
+/// The `data-action` of the element an event came from ("" if none): which button was clicked.
+pub fn action_of(event: &web_sys::Event) -> String {
+    event_element(event).and_then(|e| e.get_attribute("data-action")).unwrap_or_default()
+}
+
+/// Whether an event came from a cell of a matrix editor.
+pub fn from_editor_cell(event: &web_sys::Event) -> bool {
+    event_element(event).is_some_and(|e| e.class_list().contains("editor-cell"))
 }
 
 /// Puts `host` in the error state with a visible message (as text, never HTML).

@@ -16,7 +16,7 @@ use crate::core::text::tokenizer::{tokenize, TokenizerOptions};
 
 use super::super::dom::{self, Listener};
 use super::super::draw::{ColorScale, HeatmapData, MatrixView};
-use super::{show_error, show_ready, Ctx, Widget, WidgetKind};
+use super::{listen, show_error, show_ready, Ctx, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "one-hot", title: "Codificação one-hot de uma frase", mount };
 
@@ -84,21 +84,13 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     dom::append(host, &outputs);
 
     let widget = Rc::new(OneHotWidget { host: host.clone(), preset, vocabulary, sentence, ids, rows, gram, listeners: RefCell::new(Vec::new()) });
-    let weak = Rc::downgrade(&widget);
-    let on_input = Listener::new(&fields, "input", move |_| {
-        if let Some(w) = weak.upgrade() {
-            w.clone().recompute();
+    let on_input = listen(&widget, &fields, "input", |w, _| w.clone().recompute());
+    let on_preset = listen(&widget, &controls, "change", |w, _| {
+        if let Some((_, _, v, s)) = PRESETS.iter().find(|p| p.0 == w.preset.value()) {
+            w.vocabulary.set_value(v);
+            w.sentence.set_value(s);
         }
-    });
-    let weak = Rc::downgrade(&widget);
-    let on_preset = Listener::new(&controls, "change", move |_| {
-        if let Some(w) = weak.upgrade() {
-            if let Some((_, _, v, s)) = PRESETS.iter().find(|p| p.0 == w.preset.value()) {
-                w.vocabulary.set_value(v);
-                w.sentence.set_value(s);
-            }
-            w.clone().recompute();
-        }
+        w.clone().recompute();
     });
     *widget.listeners.borrow_mut() = vec![on_input, on_preset, twins_listener];
     Ok(widget)

@@ -27,7 +27,7 @@ use crate::core::Matrix;
 
 use super::super::dom::{self, Listener};
 use super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
-use super::{show_error, show_ready, Ctx, Updates, Widget, WidgetKind};
+use super::{control_of, listen, show_error, show_ready, Ctx, Updates, Widget, WidgetKind};
 
 pub const BOW: WidgetKind = WidgetKind { name: "bow", title: "Do texto à matriz de contagens (Bag of Words)", mount: |c, h| mount(c, h, Mode::Bow) };
 pub const TF: WidgetKind = WidgetKind { name: "tf", title: "Frequência de termos: as oito variantes", mount: |c, h| mount(c, h, Mode::Tf) };
@@ -378,29 +378,14 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, mode: Mode) -> Result<Rc<dyn Widget
         updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
-    let weak = Rc::downgrade(&widget);
-    let on_input = Listener::new(host, "input", move |e| {
-        if let Some(w) = weak.upgrade() {
-            w.on_input(&e);
-        }
-    });
-    let weak = Rc::downgrade(&widget);
-    let on_change = Listener::new(host, "change", move |e| {
-        if let Some(w) = weak.upgrade() {
-            w.on_input(&e);
-        }
-    });
-    *widget.listeners.borrow_mut() = vec![on_input, on_change, twins_listener];
+    let on = |kind| listen(&widget, host, kind, TextWidget::on_input);
+    *widget.listeners.borrow_mut() = vec![on("input"), on("change"), twins_listener];
     Ok(widget)
 }
 
 impl TextWidget {
     fn on_input(self: &Rc<Self>, event: &web_sys::Event) {
-        let control = event
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|e| e.get_attribute("data-control"))
-            .unwrap_or_default();
+        let control = control_of(event);
         if control == "preset" && event.type_() == "change" {
             let id = self.panel.preset.value();
             self.panel.apply_preset(&id);

@@ -19,7 +19,7 @@ use crate::core::Matrix;
 use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{ColorScale, HeatmapData, MatrixView};
 use super::super::{show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
-use super::{control_of, doc_label, NgramPanel, DEBOUNCE_BYTES, MAX_WORDS_SHOWN};
+use super::{control_of, doc_label, listen, NgramPanel, DEBOUNCE_BYTES, MAX_WORDS_SHOWN};
 
 pub const KIND: WidgetKind = WidgetKind { name: "doc-vectors", title: "Documentos como vetores de transição", mount };
 
@@ -91,27 +91,25 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
-    let handler = |kind: &'static str| {
-        let weak = Rc::downgrade(&widget);
-        Listener::new(host, kind, move |e| {
-            let Some(w) = weak.upgrade() else { return };
-            match (e.type_().as_str(), control_of(&e).as_str()) {
-                ("change", "preset") => {
-                    w.panel.apply_preset(&w.panel.preset.value());
-                    w.clone().recompute();
-                }
-                ("input", "corpus") | ("change", "lowercase" | "accents" | "start" | "end" | "document" | "approach" | "normalize" | "flatten") => {
-                    w.clone().recompute()
-                }
-                _ => {}
-            }
-        })
-    };
-    *widget.listeners.borrow_mut() = vec![handler("input"), handler("change"), twins_listener];
+    let on = |kind| listen(&widget, host, kind, DocVectorsWidget::on_event);
+    *widget.listeners.borrow_mut() = vec![on("input"), on("change"), twins_listener];
     Ok(widget)
 }
 
 impl DocVectorsWidget {
+    fn on_event(self: &Rc<Self>, event: &web_sys::Event) {
+        match (event.type_().as_str(), control_of(event).as_str()) {
+            ("change", "preset") => {
+                self.panel.apply_preset(&self.panel.preset.value());
+                self.clone().recompute();
+            }
+            ("input", "corpus") | ("change", "lowercase" | "accents" | "start" | "end" | "document" | "approach" | "normalize" | "flatten") => {
+                self.clone().recompute()
+            }
+            _ => {}
+        }
+    }
+
     fn sync_documents(&self, n: usize) -> usize {
         let chosen = self.document.value().parse::<usize>().unwrap_or(0);
         if self.document.length() as usize != n {

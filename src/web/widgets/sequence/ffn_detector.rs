@@ -21,7 +21,7 @@ use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::editor::MatrixEditor;
 use super::super::{mark_backend, show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
-use super::control_of;
+use super::{action_of, control_of, from_editor_cell, listen};
 use super::plot::{Axes, LinePlot, Series};
 use crate::web::widgets::hood;
 
@@ -113,26 +113,21 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
-    let handler = |kind: &'static str| {
-        let weak = Rc::downgrade(&widget);
-        Listener::new(host, kind, move |e| {
-            let Some(w) = weak.upgrade() else { return };
-            let element = e.target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok());
-            let is_cell = element.as_ref().is_some_and(|el| el.class_list().contains("editor-cell"));
-            let action = element.and_then(|el| el.get_attribute("data-action")).unwrap_or_default();
-            match (e.type_().as_str(), control_of(&e).as_str()) {
-                ("input", _) if is_cell => w.clone().recompute(),
-                ("change", "input" | "activation" | "truth") => w.clone().recompute(),
-                ("click", _) if action == "reset" => w.reset(),
-                _ => {}
-            }
-        })
-    };
-    *widget.listeners.borrow_mut() = vec![handler("input"), handler("change"), handler("click"), twins_listener];
+    let on = |kind| listen(&widget, host, kind, FfnWidget::on_event);
+    *widget.listeners.borrow_mut() = vec![on("input"), on("change"), on("click"), twins_listener];
     Ok(widget)
 }
 
 impl FfnWidget {
+    fn on_event(self: &Rc<Self>, event: &web_sys::Event) {
+        match (event.type_().as_str(), control_of(event).as_str()) {
+            ("input", _) if from_editor_cell(event) => self.clone().recompute(),
+            ("change", "input" | "activation" | "truth") => self.clone().recompute(),
+            ("click", _) if action_of(event) == "reset" => self.reset(),
+            _ => {}
+        }
+    }
+
     fn reset(self: &Rc<Self>) {
         let example = FfnExample::article();
         self.w1.borrow_mut().set(&example.neuron_rows());

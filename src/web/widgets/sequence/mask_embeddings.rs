@@ -21,7 +21,7 @@ use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::editor::MatrixEditor;
 use super::super::{show_error, twins_button, Ctx, Updates, Widget, WidgetKind};
-use super::control_of;
+use super::{action_of, control_of, from_editor_cell, listen};
 use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "mask-embeddings", title: "Máscara na atenção: somar −∞ ou multiplicar por 0", mount };
@@ -137,29 +137,21 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
-    let handler = |kind: &'static str| {
-        let weak = Rc::downgrade(&widget);
-        Listener::new(host, kind, move |e| {
-            let Some(w) = weak.upgrade() else { return };
-            let is_cell = e.target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok()).is_some_and(|el| el.class_list().contains("editor-cell"));
-            match (e.type_().as_str(), control_of(&e).as_str()) {
-                ("input", _) if is_cell => w.clone().recompute(),
-                ("change", "query" | "mode") => w.clone().recompute(),
-                ("click", _) => {
-                    let reset = e.target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok()).and_then(|el| el.get_attribute("data-action"));
-                    if reset.as_deref() == Some("reset") {
-                        w.reset();
-                    }
-                }
-                _ => {}
-            }
-        })
-    };
-    *widget.listeners.borrow_mut() = vec![handler("input"), handler("change"), handler("click"), twins_listener];
+    let on = |kind| listen(&widget, host, kind, MaskEmbeddingsWidget::on_event);
+    *widget.listeners.borrow_mut() = vec![on("input"), on("change"), on("click"), twins_listener];
     Ok(widget)
 }
 
 impl MaskEmbeddingsWidget {
+    fn on_event(self: &Rc<Self>, event: &web_sys::Event) {
+        match (event.type_().as_str(), control_of(event).as_str()) {
+            ("input", _) if from_editor_cell(event) => self.clone().recompute(),
+            ("change", "query" | "mode") => self.clone().recompute(),
+            ("click", _) if action_of(event) == "reset" => self.reset(),
+            _ => {}
+        }
+    }
+
     fn reset(self: &Rc<Self>) {
         let example = masked_embeddings_example();
         self.e.borrow_mut().set(&example.x);

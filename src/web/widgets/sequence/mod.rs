@@ -38,6 +38,8 @@ use crate::core::sequence::presets::{ngram_preset, NgramPreset, NGRAM_PRESETS};
 use crate::core::text::tokenizer::TokenizerOptions;
 
 use super::super::dom;
+/// The shared event helpers, for the submodules.
+use super::{action_of, control_of, from_editor_cell, listen};
 
 /// Pasted text beyond this is refused with a message (the textarea keeps it).
 pub const MAX_TEXT_BYTES: usize = 5_000_000;
@@ -66,14 +68,6 @@ pub fn note(class: &str) -> HtmlElement {
     p
 }
 
-/// The `data-control` of the element an event came from ("" if none).
-pub fn control_of(event: &web_sys::Event) -> String {
-    event
-        .target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .and_then(|e| e.get_attribute("data-control"))
-        .unwrap_or_default()
-}
 
 /// A labelled one-line text input `data-control=…`.
 pub fn text_input(label: &str, control: &str, value: &str, class: &str) -> (HtmlElement, HtmlInputElement) {

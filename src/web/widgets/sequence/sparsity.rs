@@ -24,7 +24,7 @@ use crate::core::widget_input::{number_setting, NumberRange};
 use super::super::super::dom::{self, Listener};
 use super::super::{show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
 use super::plot::{Axes, LinePlot, Series};
-use super::{control_of, documents_of, DEBOUNCE_BYTES};
+use super::{control_of, documents_of, listen, DEBOUNCE_BYTES};
 
 pub const KIND: WidgetKind = WidgetKind { name: "sparsity", title: "A explosão dos N-gramas", mount };
 
@@ -128,15 +128,12 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         listeners: RefCell::new(Vec::new()),
     });
     widget.apply_preset(&preset_id);
-    let handler = |kind: &'static str| {
-        let weak = Rc::downgrade(&widget);
+    let on = |kind| {
         let readouts = (n_readout.clone(), s_readout.clone());
-        Listener::new(host, kind, move |e| {
-            let Some(w) = weak.upgrade() else { return };
-            let control = control_of(&e);
+        listen(&widget, host, kind, move |w, e| {
             readouts.0.set_text_content(Some(&w.n.value()));
             readouts.1.set_text_content(Some(&w.s.value().replace('.', ",")));
-            match (e.type_().as_str(), control.as_str()) {
+            match (e.type_().as_str(), control_of(e).as_str()) {
                 ("change", "preset") => {
                     w.apply_preset(&w.preset.value());
                     w.clone().recompute();
@@ -146,7 +143,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
             }
         })
     };
-    *widget.listeners.borrow_mut() = vec![handler("input"), handler("change"), twins_listener];
+    *widget.listeners.borrow_mut() = vec![on("input"), on("change"), twins_listener];
     Ok(widget)
 }
 

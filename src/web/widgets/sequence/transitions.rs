@@ -10,7 +10,6 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 use crate::core::format::{format_pt, format_pt_short};
@@ -24,7 +23,7 @@ use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::{show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
 use super::graph::{GraphStyle, StateGraph};
-use super::{control_of, NgramPanel, DEBOUNCE_BYTES, MAX_WORDS_SHOWN};
+use super::{action_of, control_of, listen, NgramPanel, DEBOUNCE_BYTES, MAX_WORDS_SHOWN};
 use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "transitions", title: "Matriz de transição de um corpus", mount };
@@ -160,29 +159,14 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
             w.choose_row(row);
         }
     });
-    let handler = |kind: &'static str| {
-        let weak = Rc::downgrade(&widget);
-        Listener::new(host, kind, move |e| {
-            if let Some(w) = weak.upgrade() {
-                w.on_event(&e);
-            }
-        })
-    };
-    let listeners = vec![handler("input"), handler("change"), handler("click"), twins_listener];
-    *widget.listeners.borrow_mut() = listeners;
+    let on = |kind| listen(&widget, host, kind, TransitionsWidget::on_event);
+    *widget.listeners.borrow_mut() = vec![on("input"), on("change"), on("click"), twins_listener];
     Ok(widget)
 }
 
 impl TransitionsWidget {
     fn on_event(self: &Rc<Self>, event: &web_sys::Event) {
-        let control = control_of(event);
-        let kind = event.type_();
-        let action = event
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|e| e.get_attribute("data-action"))
-            .unwrap_or_default();
-        match (kind.as_str(), control.as_str(), action.as_str()) {
+        match (event.type_().as_str(), control_of(event).as_str(), action_of(event).as_str()) {
             ("click", _, "animate") => self.animate(),
             ("click", _, "sample") => self.sample(),
             ("change", "preset", _) => {

@@ -30,7 +30,7 @@ use crate::core::Matrix;
 use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{color, BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::{show_error, twins_button, Ctx, Updates, Widget, WidgetKind};
-use super::{control_of, documents_of, twin_table, twins_visible, DEBOUNCE_BYTES};
+use super::{control_of, documents_of, listen, twin_table, twins_visible, DEBOUNCE_BYTES};
 use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "votes", title: "Pares com saltos: a tabela de votos", mount: |c, h| mount_mode(c, h, Mode::Votes) };
@@ -177,15 +177,8 @@ pub fn mount_mode(ctx: &Rc<Ctx>, host: &HtmlElement, mode: Mode) -> Result<Rc<dy
     });
     widget.apply_preset(&preset_id, sentence_index);
     widget.set_keep(keep.as_deref());
-    let handler = |kind: &'static str| {
-        let weak = Rc::downgrade(&widget);
-        Listener::new(host, kind, move |e| {
-            if let Some(w) = weak.upgrade() {
-                w.on_event(&e);
-            }
-        })
-    };
-    *widget.listeners.borrow_mut() = vec![handler("input"), handler("change"), twins_listener];
+    let on = |kind| listen(&widget, host, kind, VotesWidget::on_event);
+    *widget.listeners.borrow_mut() = vec![on("input"), on("change"), twins_listener];
     Ok(widget)
 }
 

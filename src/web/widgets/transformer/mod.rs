@@ -16,7 +16,7 @@ pub mod self_attention;
 pub mod shift;
 
 use wasm_bindgen::JsCast;
-use web_sys::{Event, HtmlElement, HtmlInputElement};
+use web_sys::{HtmlElement, HtmlInputElement};
 
 use crate::core::transformer::char_tokenizer::{token_label, EOS, PAD, UNK};
 
@@ -30,17 +30,9 @@ fn frame(host: &HtmlElement, title: &str) {
     dom::append(host, &dom::text("h3", "widget-title", title));
 }
 
-/// The shared widget listener (holds the widget weakly), for the submodules.
-use super::listen;
+/// The shared widget listener (holds the widget weakly) and event helper, for the submodules.
+use super::{control_of, listen};
 
-/// The `data-control` of the element an event came from ("" if none).
-fn control_of(event: &Event) -> String {
-    event
-        .target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .and_then(|el| el.get_attribute("data-control"))
-        .unwrap_or_default()
-}
 
 fn backend_note(host: &HtmlElement) -> HtmlElement {
     let note = dom::el("p", "widget-backend");
