@@ -314,7 +314,7 @@ fn example_2_full_corpus_matrix() {
 #[test]
 fn example_2_document_matrices_t1_and_t3() {
     let m = example_2(true);
-    let labels = |d| triples(&m, d).into_iter().map(|(f, t, p)| (f, t, p)).collect::<Vec<_>>();
+    let labels = |d| triples(&m, d);
     let t1 = labels(0);
     let want1 = [
         (START, "mostre"),

@@ -343,7 +343,7 @@ mod tests {
         );
         let long = "x".repeat(500);
         assert!(choice_setting("data-mode", Some(&long), MODES, "none").warning.unwrap().contains("…»"));
-        assert_eq!(flag_setting("data-causal", None).value, false);
+        assert!(!flag_setting("data-causal", None).value);
         for on in ["true", "sim", "1", "", " TRUE "] {
             assert_eq!(flag_setting("data-causal", Some(on)), Setting { value: true, warning: None }, "{on:?}");
         }

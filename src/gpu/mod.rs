@@ -153,12 +153,12 @@ impl GpuContext {
         if let Some(reason) = self.lost_reason() {
             return Err(ComputeError::DeviceLost(reason));
         }
-        if outputs.iter().any(|&n| n == 0) {
+        if outputs.contains(&0) {
             return Ok(outputs.iter().map(|&n| vec![0.0; n]).collect());
         }
         let limits = self.device.limits();
         let largest = inputs.iter().map(|b| b.len() as u64).chain(outputs.iter().map(|&n| 4 * n as u64)).max();
-        if largest.unwrap_or(0) > limits.max_storage_buffer_binding_size as u64 {
+        if largest.unwrap_or(0) > limits.max_storage_buffer_binding_size {
             return Err(ComputeError::Gpu("os dados não cabem num buffer desta GPU".into()));
         }
         if grid.iter().any(|&g| g > limits.max_compute_workgroups_per_dimension) {

@@ -29,7 +29,7 @@ impl Report {
         match gpu {
             Ok(g) => match g.relative_error(cpu) {
                 Some(rel_err) => {
-                    if !(rel_err < MAX_REL_ERR) {
+                    if rel_err.is_nan() || rel_err >= MAX_REL_ERR {
                         self.failures.push(format!("{what}: relative error {rel_err:e}"));
                     }
                     self.checks.push(Check { what, rel_err });

@@ -22,7 +22,7 @@ const STORAGE_KEY: &str = "atencao.backend";
 
 thread_local! {
     /// The page's backend, for the memory readout (`web::memory_report`); one per page.
-    static CURRENT: RefCell<std::rc::Weak<Backend>> = RefCell::new(std::rc::Weak::new());
+    static CURRENT: RefCell<std::rc::Weak<Backend>> = const { RefCell::new(std::rc::Weak::new()) };
 }
 
 /// The page's backend, if one was started.

@@ -54,6 +54,9 @@ struct Layout {
     top: f64,
 }
 
+/// What a heatmap calls with (row, column) when the reader picks a cell.
+type SelectHandler = Box<dyn Fn(usize, usize)>;
+
 /// A titled panel: canvas + tooltip + twin table.
 pub struct MatrixView {
     pub root: HtmlElement,
@@ -66,7 +69,7 @@ pub struct MatrixView {
     /// Whether the focused cell stays outlined without a tooltip (a selection made by code).
     pinned: Cell<bool>,
     /// Called when the reader picks a cell (click, or arrow keys on the focused canvas).
-    on_select: RefCell<Option<Box<dyn Fn(usize, usize)>>>,
+    on_select: RefCell<Option<SelectHandler>>,
     layout: RefCell<Layout>,
     _listeners: RefCell<Vec<Listener>>,
 }
@@ -173,7 +176,7 @@ impl MatrixView {
     fn cell_at(&self, x: f64, y: f64) -> Option<(usize, usize)> {
         let layout = self.layout.borrow();
         let (c, r) = ((x - layout.left) / layout.cell, (y - layout.top) / layout.cell);
-        let cell = (r >= 0.0 && c >= 0.0).then(|| (r as usize, c as usize))?;
+        let cell = (r >= 0.0 && c >= 0.0).then_some((r as usize, c as usize))?;
         drop(layout);
         self.in_bounds(cell.0, cell.1).then_some(cell)
     }

@@ -47,10 +47,13 @@ const CACHE_NAME: &str = "atencao-modelo";
 /// Bytes received so far and the expected total (0 if unknown).
 pub type Progress = Rc<dyn Fn(f64, f64)>;
 
+/// Where a load leaves its outcome for every waiter: nothing yet, the value or the message.
+type Outcome<T> = Rc<RefCell<Option<Result<Rc<T>, String>>>>;
+
 /// One file being loaded or loaded: a promise every waiter awaits, and its result.
 struct Slot<T> {
     promise: Promise,
-    result: Rc<RefCell<Option<Result<Rc<T>, String>>>>,
+    result: Outcome<T>,
 }
 
 thread_local! {
@@ -74,7 +77,7 @@ where
     let (promise, result) = match existing {
         Some(found) => found,
         None => {
-            let result: Rc<RefCell<Option<Result<Rc<T>, String>>>> = Rc::new(RefCell::new(None));
+            let result: Outcome<T> = Rc::new(RefCell::new(None));
             let sink = result.clone();
             let promise = wasm_bindgen_futures::future_to_promise(async move {
                 let value = load.await.map(Rc::new);

@@ -114,13 +114,16 @@ pub trait Widget {
     fn recompute(self: Rc<Self>);
 }
 
+/// Builds a widget inside its host element, or says in Portuguese why it cannot.
+pub type MountFn = fn(&Rc<Ctx>, &HtmlElement) -> Result<Rc<dyn Widget>, String>;
+
 /// One registered kind of widget.
 pub struct WidgetKind {
     /// The `data-widget` value.
     pub name: &'static str,
     /// Shown in headings and in the catalogue.
     pub title: &'static str,
-    pub mount: fn(&Rc<Ctx>, &HtmlElement) -> Result<Rc<dyn Widget>, String>,
+    pub mount: MountFn,
 }
 
 /// Every widget kind. The site, the embedding entry point and the catalogue read this list;

@@ -557,7 +557,7 @@ fn draw_curve(canvas: &HtmlCanvasElement, points: &[(usize, IdfValue)]) {
     ctx.clear_rect(0.0, 0.0, w, h);
     let dark = dom::prefers_dark();
     let ink = if dark { "#c9d1d9" } else { "#24292f" };
-    let finite: Vec<f32> = points.iter().filter_map(|(_, v)| v.is_finite().then(|| v.to_f32())).collect();
+    let finite: Vec<f32> = points.iter().filter(|(_, v)| v.is_finite()).map(|(_, v)| v.to_f32()).collect();
     let lo = finite.iter().copied().fold(0.0f32, f32::min) as f64;
     let hi = finite.iter().copied().fold(0.0f32, f32::max).max(lo as f32 + 1e-3) as f64;
     let n = points.len().saturating_sub(1).max(1) as f64;
@@ -572,7 +572,7 @@ fn draw_curve(canvas: &HtmlCanvasElement, points: &[(usize, IdfValue)]) {
     ctx.set_font("11px system-ui, sans-serif");
     ctx.set_fill_style_str(ink);
     ctx.set_text_align("center");
-    for (d, _) in points.iter().step_by(((points.len() / 10).max(1)) as usize) {
+    for (d, _) in points.iter().step_by((points.len() / 10).max(1)) {
         let _ = ctx.fill_text(&d.to_string(), x(*d), h - 8.0);
     }
     ctx.set_text_align("left");
