@@ -313,9 +313,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         listeners.push(on(input, "input", |w| w.redraw_predictions()));
     }
     // One listener for every thumbnail (they are redrawn after each token).
-    let weak = Rc::downgrade(&widget);
-    listeners.push(Listener::new(&widget.grid, "click", move |event| {
-        let Some(w) = weak.upgrade() else { return };
+    listeners.push(crate::web::widgets::listen(&widget, &widget.grid, "click", |w, event| {
         let thumb = event.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|e| e.closest(".thumb").ok().flatten());
         let Some(thumb) = thumb else { return };
         let index = |name: &str| thumb.get_attribute(name).and_then(|v| v.parse::<usize>().ok());

@@ -84,9 +84,8 @@ impl Ctx {
     /// only once its running call has returned.
     pub fn leave_page(&self) {
         self.live.borrow_mut().clear();
-        // Taken out before dropping, so no borrow of the list is held while handlers go.
-        let leaving = self.route_listeners.take();
-        drop(leaving);
+        // `take` releases the list's borrow before the handlers are dropped.
+        drop(self.route_listeners.take());
     }
 
     /// Reruns every live widget, e.g. after the backend changed.

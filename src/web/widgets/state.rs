@@ -31,7 +31,7 @@ use crate::core::format::format_pt;
 use crate::core::widget_state::{parse_hash, slot_param, valid_key, WidgetState};
 
 use super::super::dom::{self, Listener};
-use super::Widget;
+use super::{listen, Widget};
 
 /// Pause after the last edit before the state is written (fast typing writes once).
 const SAVE_DELAY_MS: i32 = 300;
@@ -327,28 +327,15 @@ pub fn keep(host: &HtmlElement, kind: &str, slot: usize, widget: Rc<dyn Widget>)
         save_generation: Cell::new(0),
         listeners: RefCell::new(Vec::new()),
     });
-    let weak = Rc::downgrade(&keeper);
-    let on_edit = move |event: Event| {
-        if let Some(k) = weak.upgrade() {
-            if !k.applying.get() && event.type_() != "click" {
-                k.sticky.borrow_mut().clear();
-            }
-            k.schedule_save();
+    let on_edit = |k: &Rc<Keeper>, event: &Event| {
+        if !k.applying.get() && event.type_() != "click" {
+            k.sticky.borrow_mut().clear();
         }
+        k.schedule_save();
     };
-    let mut listeners: Vec<Listener> = ["input", "change", "click"].into_iter().map(|kind| Listener::new(host, kind, on_edit.clone())).collect();
-    let weak = Rc::downgrade(&keeper);
-    listeners.push(Listener::new(&share, "click", move |_| {
-        if let Some(k) = weak.upgrade() {
-            k.share();
-        }
-    }));
-    let weak = Rc::downgrade(&keeper);
-    listeners.push(Listener::new(&forget, "click", move |_| {
-        if let Some(k) = weak.upgrade() {
-            k.forget();
-        }
-    }));
+    let mut listeners: Vec<Listener> = ["input", "change", "click"].into_iter().map(|kind| listen(&keeper, host, kind, on_edit)).collect();
+    listeners.push(listen(&keeper, &share, "click", |k, _| k.share()));
+    listeners.push(listen(&keeper, &forget, "click", |k, _| k.forget()));
     *keeper.listeners.borrow_mut() = listeners;
     keeper.restore();
     Rc::new(Persisted { widget, _keeper: keeper })

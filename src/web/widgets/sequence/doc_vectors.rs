@@ -18,8 +18,8 @@ use crate::core::Matrix;
 
 use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{ColorScale, HeatmapData, MatrixView};
-use super::super::{show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
-use super::{control_of, doc_label, listen, NgramPanel, DEBOUNCE_BYTES, MAX_WORDS_SHOWN};
+use super::super::{control_of, listen, show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
+use super::{doc_label, NgramPanel, DEBOUNCE_BYTES, MAX_WORDS_SHOWN};
 
 pub const KIND: WidgetKind = WidgetKind { name: "doc-vectors", title: "Documentos como vetores de transição", mount };
 

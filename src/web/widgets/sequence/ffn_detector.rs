@@ -20,8 +20,7 @@ use crate::core::Matrix;
 use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::editor::MatrixEditor;
-use super::super::{mark_backend, show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
-use super::{action_of, control_of, from_editor_cell, listen};
+use super::super::{action_of, control_of, from_editor_cell, listen, mark_backend, show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
 use super::plot::{Axes, LinePlot, Series};
 use crate::web::widgets::hood;
 

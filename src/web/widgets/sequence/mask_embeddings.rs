@@ -20,8 +20,7 @@ use crate::core::Matrix;
 use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::editor::MatrixEditor;
-use super::super::{show_error, twins_button, Ctx, Updates, Widget, WidgetKind};
-use super::{action_of, control_of, from_editor_cell, listen};
+use super::super::{action_of, control_of, from_editor_cell, listen, show_error, twins_button, Ctx, Updates, Widget, WidgetKind};
 use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "mask-embeddings", title: "Máscara na atenção: somar −∞ ou multiplicar por 0", mount };

@@ -38,8 +38,6 @@ use crate::core::sequence::presets::{ngram_preset, NgramPreset, NGRAM_PRESETS};
 use crate::core::text::tokenizer::TokenizerOptions;
 
 use super::super::dom;
-/// The shared event helpers, for the submodules.
-use super::{action_of, control_of, from_editor_cell, listen};
 
 /// Pasted text beyond this is refused with a message (the textarea keeps it).
 pub const MAX_TEXT_BYTES: usize = 5_000_000;

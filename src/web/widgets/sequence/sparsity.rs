@@ -22,9 +22,9 @@ use crate::core::text::tokenizer::TokenizerOptions;
 use crate::core::widget_input::{number_setting, NumberRange};
 
 use super::super::super::dom::{self, Listener};
-use super::super::{show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
+use super::super::{control_of, listen, show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
 use super::plot::{Axes, LinePlot, Series};
-use super::{control_of, documents_of, listen, DEBOUNCE_BYTES};
+use super::{documents_of, DEBOUNCE_BYTES};
 
 pub const KIND: WidgetKind = WidgetKind { name: "sparsity", title: "A explosão dos N-gramas", mount };
 

@@ -21,9 +21,9 @@ use crate::core::Matrix;
 
 use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
-use super::super::{show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
+use super::super::{action_of, control_of, listen, show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
 use super::graph::{GraphStyle, StateGraph};
-use super::{action_of, control_of, listen, NgramPanel, DEBOUNCE_BYTES, MAX_WORDS_SHOWN};
+use super::{NgramPanel, DEBOUNCE_BYTES, MAX_WORDS_SHOWN};
 use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "transitions", title: "Matriz de transição de um corpus", mount };

@@ -29,8 +29,8 @@ use crate::core::Matrix;
 
 use super::super::super::dom::{self, Listener};
 use super::super::super::draw::{color, BarView, ColorScale, HeatmapData, MatrixView};
-use super::super::{show_error, twins_button, Ctx, Updates, Widget, WidgetKind};
-use super::{control_of, documents_of, listen, twin_table, twins_visible, DEBOUNCE_BYTES};
+use super::super::{control_of, listen, show_error, twins_button, Ctx, Updates, Widget, WidgetKind};
+use super::{documents_of, twin_table, twins_visible, DEBOUNCE_BYTES};
 use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "votes", title: "Pares com saltos: a tabela de votos", mount: |c, h| mount_mode(c, h, Mode::Votes) };
