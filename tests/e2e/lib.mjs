@@ -47,6 +47,19 @@ export async function check(name, fn) {
 }
 export function assert(cond, message) { if (!cond) throw new Error(message); }
 
+/** Waits until the page at `route` (a `#/slug` of the contents) is drawn and each of its widgets
+ * is ready or in error. One predicate, checked at once: the contents mark a route as current as
+ * soon as the hash changes, while the prose (and so the widgets) arrives later; in between the
+ * page has no widgets at all, and the old page's heading may still be there. */
+export async function pageSettled(page, route, timeout = 120000) {
+  await page.waitForFunction((route) => {
+    const current = document.querySelector('#toc a[aria-current=page]');
+    const app = document.getElementById('app');
+    return current?.getAttribute('href') === route && app && !app.hasAttribute('aria-busy') && !!app.querySelector('h1')
+      && [...document.querySelectorAll('[data-widget]')].every((w) => w.dataset.state === 'ready' || w.dataset.state === 'error');
+  }, route, { timeout });
+}
+
 /** "−0,5000" → -0.5; "−∞" → -Infinity. */
 export function parsePt(text) {
   const t = text.trim().replace('−', '-');

@@ -1,7 +1,7 @@
 // Foundation: backend badge, table of contents, every page, the attention and masked-softmax widgets, the CPU switch, phone layout, dark theme.
 import path from 'node:path';
 import fs from 'node:fs';
-import { ARTIFACTS, check, assert, parsePt, readTable, readResults, readTwin, readIdf, near, waitWidget, assertMatrix, waitReady } from '../lib.mjs';
+import { ARTIFACTS, check, assert, parsePt, readTable, readResults, readTwin, readIdf, near, waitWidget, assertMatrix, waitReady, pageSettled } from '../lib.mjs';
 
 // Golden values: ../shared/spec/4-transformer.md, textbook Example 2 (corrected where the article is wrong).
 export const GOLDEN = {
@@ -109,8 +109,7 @@ export default async function foundation({ page, base, mode }) {
     let mathPages = 0;
     for (const route of routes) {
       await page.goto(`${base}/${route}`);
-      await page.waitForSelector('main h1');
-      await page.waitForFunction(() => [...document.querySelectorAll('[data-widget]')].every((w) => w.dataset.state === 'ready' || w.dataset.state === 'error'), null, { timeout: 30000 });
+      await pageSettled(page, route, 30000);
       const info = await page.evaluate(() => ({
         math: document.querySelectorAll('main math').length,
         raw: /\$\$|\\frac|\\sqrt/.test(document.querySelector('main').innerText),

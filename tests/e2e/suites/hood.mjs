@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ARTIFACTS, check, assert, waitWidget } from '../lib.mjs';
+import { ARTIFACTS, check, assert, waitWidget, pageSettled } from '../lib.mjs';
 import { ATTENTION_PAGE } from './foundation.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -157,8 +157,7 @@ export default async function hood({ page, base, mode }) {
     const routes = await page.$$eval('#toc a', (as) => as.map((a) => a.getAttribute('href')));
     for (const route of routes) {
       await page.goto(`${base}/${route}`);
-      await page.waitForSelector(`#toc a[aria-current=page][href="${route}"]`);
-      await page.waitForFunction(() => [...document.querySelectorAll('[data-widget]')].every((w) => w.dataset.state === 'ready' || w.dataset.state === 'error'), null, { timeout: 120000 });
+      await pageSettled(page, route);
       const found = await page.$$eval('[data-widget]', (ws) => ws.map((w) => ({
         kind: w.dataset.widget,
         panel: !!w.querySelector('details.hood'),

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ARTIFACTS, check, assert, serve } from '../lib.mjs';
+import { ARTIFACTS, check, assert, serve, pageSettled } from '../lib.mjs';
 
 const DIST = path.resolve(process.argv[2] ?? 'dist');
 /** A copy of dist/ as trunk would build it with `--public-url <prefix>`. */
@@ -26,10 +26,9 @@ async function waitControlled(page) {
   });
 }
 
-async function allSettled(page, timeout = 120000) {
-  // The page's heading comes with its widgets' placeholders, mounted (data-state set) at once.
-  await page.waitForSelector('main h1', { timeout });
-  await page.waitForFunction(() => [...document.querySelectorAll('[data-widget]')].every((w) => w.dataset.state === 'ready' || w.dataset.state === 'error'), null, { timeout });
+/** The widgets of the page at `route` that are not ready (their error messages). */
+async function allSettled(page, route, timeout = 120000) {
+  await pageSettled(page, route, timeout);
   return page.$$eval('[data-widget]', (ws) => ws.filter((w) => w.dataset.state !== 'ready').map((w) => `${w.dataset.widget}: ${w.querySelector('.widget-error')?.textContent}`));
 }
 
@@ -56,14 +55,13 @@ export default async function offline({ browser, base, mode }) {
     assert(routes.length >= 40, `${routes.length} routes`);
     for (const route of routes) {
       await page.goto(`${base}/${route}`);
-      await page.waitForSelector(`#toc a[aria-current=page][href="${route}"]`);
-      const notReady = await allSettled(page);
+      const notReady = await allSettled(page, route);
       assert(notReady.length === 0, `${route} offline: ${notReady.join('; ')}`);
     }
     // A cold load of the decoder's page, offline: document, wasm and model from the cache.
     await page.goto('about:blank');
     await page.goto(`${base}/#/decodificador`);
-    const notReady = await allSettled(page);
+    const notReady = await allSettled(page, '#/decodificador');
     assert(notReady.length === 0, `decoder offline: ${notReady.join('; ')}`);
     assert(await page.$$eval('[data-widget=decoder] .chip', (cs) => cs.length) > 0, 'no tokens');
     await page.$eval('[data-widget=decoder]', (w) => w.scrollIntoView());
@@ -94,7 +92,7 @@ export default async function offline({ browser, base, mode }) {
       await context.setOffline(true);
       await page.goto('about:blank');
       await page.goto(`${site}#/queries-keys-values`);
-      const notReady = await allSettled(page);
+      const notReady = await allSettled(page, '#/queries-keys-values');
       assert(notReady.length === 0, `offline under ${prefix}: ${notReady.join('; ')}`);
       await context.setOffline(false);
 
