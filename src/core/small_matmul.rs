@@ -31,12 +31,25 @@ pub fn matmul(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Option<Vec<
     }
     #[cfg(target_arch = "x86_64")]
     {
-        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+        if has_simd_path() {
             // SAFETY: the CPU has AVX2 and FMA, checked on the line above.
             return Some(unsafe { matmul_avx2(a, b, m, k, n) });
         }
     }
     None
+}
+
+/// Whether `matmul` has its SIMD blocks on this machine: x86-64 with AVX2 and FMA, checked at
+/// run time. Where it is false, `matmul` declines every product.
+pub fn has_simd_path() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
 }
 
 /// The AVX2 blocks over all of C, then the last n mod 8 columns row by row.
@@ -203,17 +216,6 @@ mod tests {
     fn larger_products_are_declined() {
         let (a, b) = (vec![1.0; 129], vec![1.0; 129 * 128]);
         assert!(matmul(&a, &b, 1, 129, 128).is_none());
-    }
-
-    fn has_simd_path() -> bool {
-        #[cfg(target_arch = "x86_64")]
-        {
-            std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            false
-        }
     }
 
     /// The walker covers every cell of C exactly once, for any block shape.

@@ -31,7 +31,7 @@ use super::super::dom::{self, Listener};
 use super::super::draw::{color_rgb, BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::model_store;
 use super::attributes;
-use super::{show_error, show_ready, Ctx, Update, Updates, Widget, WidgetKind};
+use super::{listen, show_error, show_ready, Ctx, Update, Updates, Widget, WidgetKind};
 use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "decoder", title: "O decodificador pré-treinado", mount };
@@ -285,7 +285,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         busy: Cell::new(false),
         listeners: RefCell::new(Vec::new()),
     });
-    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<DecoderWidget>)| crate::web::widgets::listen(&widget, target, kind, move |w, _| action(w));
+    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<DecoderWidget>)| listen(&widget, target, kind, move |w, _| action(w));
     let preset_el: HtmlElement = widget.preset.clone().unchecked_into();
     let prompt_el: HtmlElement = widget.prompt.clone().unchecked_into();
     let sampling: Vec<HtmlElement> = [&widget.temperature, &widget.top_k, &widget.top_p]
@@ -313,7 +313,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         listeners.push(on(input, "input", |w| w.redraw_predictions()));
     }
     // One listener for every thumbnail (they are redrawn after each token).
-    listeners.push(crate::web::widgets::listen(&widget, &widget.grid, "click", |w, event| {
+    listeners.push(listen(&widget, &widget.grid, "click", |w, event| {
         let thumb = event.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|e| e.closest(".thumb").ok().flatten());
         let Some(thumb) = thumb else { return };
         let index = |name: &str| thumb.get_attribute(name).and_then(|v| v.parse::<usize>().ok());

@@ -66,7 +66,6 @@ pub fn note(class: &str) -> HtmlElement {
     p
 }
 
-
 /// A labelled one-line text input `data-control=…`.
 pub fn text_input(label: &str, control: &str, value: &str, class: &str) -> (HtmlElement, HtmlInputElement) {
     let wrapper = dom::el("label", "toggle");

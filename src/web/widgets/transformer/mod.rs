@@ -33,7 +33,6 @@ fn frame(host: &HtmlElement, title: &str) {
 /// The shared widget listener (holds the widget weakly) and event helper, for the submodules.
 use super::{control_of, listen};
 
-
 fn backend_note(host: &HtmlElement) -> HtmlElement {
     let note = dom::el("p", "widget-backend");
     dom::set_attr(&note, "aria-live", "polite");
