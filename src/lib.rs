@@ -1,12 +1,13 @@
 //! atencao: an interactive, visual tutorial about Transformers, compiled to WebAssembly.
 //!
 //! Layers, each depending only on the ones above it in this list:
-//! - `core`: pure-Rust computation (ndarray), tested natively; the single source of truth.
+//! - `core` (the `atencao-core` crate, in `core/`): pure-Rust computation (ndarray), tested
+//!   natively; the single source of truth. It has no wgpu and no web-sys.
 //! - `gpu`: the same ops as WGSL compute shaders through wgpu (WebGPU / Vulkan).
 //! - `site`: the table of contents and page prose, generated at build time from `content/`.
 //! - `web` (wasm only): the page shell, widgets and canvas drawing; it draws, never computes.
 
-pub mod core;
+pub use atencao_core as core;
 pub mod gpu;
 pub mod site;
 

@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-use atencao::core::bpe::Bpe;
+use atencao_core::bpe::Bpe;
 use libfuzzer_sys::fuzz_target;
 
 fn shipped() -> &'static Bpe {

@@ -1,8 +1,8 @@
 //! The corpus tokenizer and the corpus built from it, on any text a reader could paste.
 #![no_main]
 
-use atencao::core::text::tokenizer::{tokenize, TokenizerOptions};
-use atencao::core::text::Corpus;
+use atencao_core::text::tokenizer::{tokenize, TokenizerOptions};
+use atencao_core::text::Corpus;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

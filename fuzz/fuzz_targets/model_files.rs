@@ -2,9 +2,9 @@
 //! data), config.json and the bigram file. Garbage gets a message, never a panic.
 #![no_main]
 
-use atencao::core::decoder::bigram::TokenBigram;
-use atencao::core::decoder::manifest::Manifest;
-use atencao::core::decoder::{safetensors, DecoderConfig, DecoderWeights};
+use atencao_core::decoder::bigram::TokenBigram;
+use atencao_core::decoder::manifest::Manifest;
+use atencao_core::decoder::{safetensors, DecoderConfig, DecoderWeights};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

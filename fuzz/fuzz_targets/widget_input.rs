@@ -3,7 +3,7 @@
 //! whenever they differ from what was written.
 #![no_main]
 
-use atencao::core::widget_input::{
+use atencao_core::widget_input::{
     choice_setting, flag_setting, number_setting, parse_corpus, parse_matrices, NumberRange,
 };
 use libfuzzer_sys::fuzz_target;

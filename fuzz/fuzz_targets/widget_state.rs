@@ -3,7 +3,7 @@
 //! Every decoder answers Ok or a message; what it accepts must survive a round trip.
 #![no_main]
 
-use atencao::core::widget_state::{base64url_decode, base64url_encode, parse_hash, percent_decode, WidgetState, MAX_HASH_CHARS};
+use atencao_core::widget_state::{base64url_decode, base64url_encode, parse_hash, percent_decode, WidgetState, MAX_HASH_CHARS};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

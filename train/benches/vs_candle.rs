@@ -9,14 +9,14 @@
 
 use std::hint::black_box;
 
-use atencao::core::attention::feed_forward;
-use atencao::core::decoder::load::Model;
-use atencao::core::decoder::manifest::Manifest;
-use atencao::core::decoder::model::{forward, KvCache};
-use atencao::core::executor::{block_on_ready, Cpu};
-use atencao::core::ops::{self, SoftmaxOptions};
-use atencao::core::rng::Rng;
-use atencao::core::Matrix;
+use atencao_core::attention::feed_forward;
+use atencao_core::decoder::load::Model;
+use atencao_core::decoder::manifest::Manifest;
+use atencao_core::decoder::model::{forward, KvCache};
+use atencao_core::executor::{block_on_ready, Cpu};
+use atencao_core::ops::{self, SoftmaxOptions};
+use atencao_core::rng::Rng;
+use atencao_core::Matrix;
 use atencao_train::model::Gpt;
 use candle_core::{Device, Tensor};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};

@@ -15,13 +15,13 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use atencao::core::bpe::Bpe;
-use atencao::core::checksum::sha256_hex;
-use atencao::core::decoder::bigram::TokenBigram;
-use atencao::core::decoder::manifest::{Manifest, TrainingReport};
-use atencao::core::decoder::DecoderConfig;
-use atencao::core::format::format_pt;
-use atencao::core::rng::Rng;
+use atencao_core::bpe::Bpe;
+use atencao_core::checksum::sha256_hex;
+use atencao_core::decoder::bigram::TokenBigram;
+use atencao_core::decoder::manifest::{Manifest, TrainingReport};
+use atencao_core::decoder::{prose, DecoderConfig};
+use atencao_core::format::format_pt;
+use atencao_core::rng::Rng;
 use candle_core::{DType, Device, Tensor};
 
 use atencao_train::model::Gpt;
@@ -53,13 +53,18 @@ struct Args {
     checkpoint_every: usize,
     /// Time a few steps, print tokens per second and stop (to size a run).
     bench: usize,
+    /// Score the model in this folder (config.json, tokenizer.json, model.safetensors) on
+    /// the prepared validation book and stop: how an earlier model does on the same text.
+    score: Option<PathBuf>,
+    /// The model this run replaces, scored on the same prepared validation text for the card.
+    previous: Option<PathBuf>,
 }
 
 fn usage() -> ! {
     eprintln!(
         "uso: train [--corpus DIR] [--out DIR] [--fixture FILE] [--checkpoints DIR] [--validation LIVRO.txt]\n\
          \x20            [--steps N] [--batch B] [--lr X] [--seed S] [--d-model C] [--heads H] [--layers L]\n\
-         \x20            [--vocab V] [--context T] [--bench N]"
+         \x20            [--vocab V] [--context T] [--bench N] [--score PASTA] [--previous PASTA]"
     );
     std::process::exit(2)
 }
@@ -81,6 +86,8 @@ fn parse_args() -> Args {
         eval_every: 100,
         checkpoint_every: 100,
         bench: 0,
+        score: None,
+        previous: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -105,6 +112,8 @@ fn parse_args() -> Args {
             "--vocab" => a.config.vocab_size = num(value()),
             "--context" => a.config.context = num(value()),
             "--bench" => a.bench = num(value()),
+            "--score" => a.score = Some(value().into()),
+            "--previous" => a.previous = Some(value().into()),
             _ => usage(),
         }
     }
@@ -126,7 +135,8 @@ fn read_corpus(dir: &Path) -> Vec<(String, String)> {
         .map(|path| {
             let name = path.file_name().expect("file").to_string_lossy().into_owned();
             let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            (name, text.replace("\r\n", "\n"))
+            // Hard-wrapped lines joined into paragraphs (core::decoder::prose).
+            (name, prose::prepare(&text))
         })
         .collect();
     books.sort();
@@ -204,9 +214,33 @@ fn generate(gpt: &Gpt, bpe: &Bpe, prompt: &str, new_tokens: usize, device: &Devi
         let input = Tensor::from_vec(window.to_vec(), (1, window.len()), device)?;
         let logits = gpt.forward(&input)?.squeeze(0)?;
         let last = logits.get(window.len() - 1)?.to_vec1::<f32>()?;
-        ids.push(atencao::core::decoder::sampling::argmax(&last) as u32);
+        ids.push(atencao_core::decoder::sampling::argmax(&last) as u32);
     }
     Ok(bpe.decode(&ids))
+}
+
+/// Bits per character of the model in `dir` (its own config, tokenizer and weights) on `text`.
+fn score(dir: &Path, text: &str, device: &Device) -> candle_core::Result<f64> {
+    let read = |name: &str| {
+        std::fs::read_to_string(dir.join(name)).map_err(|e| candle_core::Error::Msg(format!("{}: {e}", dir.join(name).display())))
+    };
+    let manifest = Manifest::from_json(&read("config.json")?).map_err(|e| candle_core::Error::Msg(e.to_string()))?;
+    let bpe = Bpe::from_json(&read("tokenizer.json")?).map_err(|e| candle_core::Error::Msg(e.to_string()))?;
+    let gpt = Gpt::from_tensors(&manifest.config, load_tensors(&dir.join(&manifest.weights_file), device)?, device)?;
+    let tokens = bpe.encode(text);
+    let (nats, _) = evaluate(&gpt, &tokens, usize::MAX, device)?;
+    Ok(nats / text.chars().count() as f64 / std::f64::consts::LN_2)
+}
+
+/// CPU seconds this process has used, all threads (Linux; None elsewhere): with other work
+/// on the machine, wall time overstates what training needs.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (in parentheses): utime and stime are the 12th and 13th.
+    let rest = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
 }
 
 fn format_duration(seconds: f64) -> String {
@@ -225,7 +259,11 @@ fn model_card(m: &Manifest, samples: &[(String, String)]) -> String {
     let _ = writeln!(out, "## Dados\n");
     let _ = writeln!(out, "- Treino: {} livros (romances e coletâneas de contos), {} caracteres, {} tokens.", t.corpus_books, t.corpus_chars, t.train_tokens);
     let _ = writeln!(out, "- Validação: o livro inteiro `{}` ({} caracteres), fora do treino (também do treino do tokenizador).", t.validation_book, t.validation_chars);
-    let _ = writeln!(out, "- Texto como está nos arquivos (maiúsculas, acentos, pontuação, quebras de linha).\n");
+    let _ = writeln!(out, "- Texto em parágrafos: os livros vêm quebrados em linhas de uns 80 caracteres; antes de tokenizar, as linhas \
+        de cada parágrafo são unidas e os espaços normalizados (`core::decoder::prose`). Um parágrafo termina numa linha em branco, \
+        numa linha bem mais curta que a largura do livro, ou antes de uma fala (travessão). Treino e validação passam pela mesma \
+        preparação; maiúsculas, acentos e pontuação ficam como estão. Sem isso, o modelo aprendia a quebrar a linha a cada ~70 \
+        caracteres, no meio da frase.\n");
     let _ = writeln!(out, "## Tokenizador\n");
     let _ = writeln!(out, "BPE em bytes com {} tokens: os 256 bytes e {} fusões aprendidas no corpus de treino. Nenhum texto fica sem \
         representação (qualquer caractere cai nos bytes), e decodificar devolve exatamente o texto. O tamanho equilibra dois custos: \
@@ -257,11 +295,16 @@ fn model_card(m: &Manifest, samples: &[(String, String)]) -> String {
     let _ = writeln!(out, "- {} passos de {} janelas × {} tokens; AdamW (β = 0,9 / 0,95, decaimento 0,1 nas matrizes), \
         taxa {} com aquecimento linear e decaimento cosseno, gradiente limitado a norma 1; semente {}.",
         t.steps, t.batch, c.context, format_pt(t.learning_rate as f32, 4), t.seed);
-    let _ = writeln!(out, "- Duração: {} em {} núcleos de CPU, com candle.", format_duration(t.seconds), t.threads);
+    let _ = writeln!(out, "- Duração: {} de relógio em {} núcleos de CPU, com candle{}.", format_duration(t.seconds), t.threads,
+        t.cpu_seconds.map_or(String::new(), |cpu| format!(" ({} de CPU somando os núcleos; a máquina foi dividida com outras tarefas)", format_duration(cpu))));
     let _ = writeln!(out, "- Curva de perda: `loss.csv` (passo, tokens, taxa, perda de treino, perda e bits por caractere na validação).\n");
     let _ = writeln!(out, "## Resultado\n");
     let _ = writeln!(out, "**{} bits por caractere** no livro de validação inteiro, com os pesos f16 entregues. \
         Bits por caractere (e não perda por token) porque não dependem do tokenizador.\n", format_pt(t.validation_bpc as f32, 3));
+    if let Some(previous) = t.previous_validation_bpc {
+        let _ = writeln!(out, "O modelo anterior (treinado sobre as linhas quebradas), medido sobre o mesmo texto preparado: \
+            **{} bits por caractere**.\n", format_pt(previous as f32, 3));
+    }
     let _ = writeln!(out, "Continuações gulosas (sempre o token mais provável), 40 tokens:\n");
     for (prompt, text) in samples {
         let _ = writeln!(out, "- *{prompt}* → {}", text.replace('\n', " ⏎ "));
@@ -288,6 +331,22 @@ fn main() -> candle_core::Result<()> {
     let train_chars: usize = train.iter().map(|(_, t)| t.chars().count()).sum();
     eprintln!("corpus: {} livros de treino ({} caracteres), validação: {} ({} caracteres)",
         train.len(), train_chars, args.validation_book, val_text.chars().count());
+
+    if let Some(dir) = &args.score {
+        let bpc = score(dir, val_text, &device)?;
+        println!("{}: {bpc:.4} bits por caractere em {} (texto preparado em parágrafos)", dir.display(), args.validation_book);
+        return Ok(());
+    }
+
+    // The model being replaced, on the same text (before this run overwrites --out).
+    let previous_bpc = match &args.previous {
+        Some(dir) if args.bench == 0 => {
+            let bpc = score(dir, val_text, &device)?;
+            eprintln!("modelo anterior ({}): {bpc:.4} bits por caractere", dir.display());
+            Some(bpc)
+        }
+        _ => None,
+    };
 
     // 2. Tokenizer, trained on the training books only.
     let tokenizer_path = args.checkpoints.join("tokenizer.json");
@@ -320,7 +379,9 @@ fn main() -> candle_core::Result<()> {
     let mut fields = state.split_whitespace().map(|f| f.parse::<f64>().ok());
     let resumed_step = fields.next().flatten().map(|s| s as usize);
     let earlier_seconds = fields.next().flatten().unwrap_or(0.0);
+    let earlier_cpu = fields.next().flatten().unwrap_or(0.0);
     let total_seconds = || earlier_seconds + started.elapsed().as_secs_f64();
+    let total_cpu = || cpu_seconds().map(|s| earlier_cpu + s);
     let (gpt, mut opt, mut step) = match resumed_step {
         Some(step) if args.bench == 0 => {
             let gpt = Gpt::from_tensors(&args.config, load_tensors(&ckpt_model, &device)?, &device)?;
@@ -383,7 +444,7 @@ fn main() -> candle_core::Result<()> {
         if step % args.checkpoint_every == 0 || step == total {
             save_tensors(&gpt.tensors(), DType::F32, &ckpt_model)?;
             opt.save(&gpt, &args.checkpoints)?;
-            std::fs::write(&ckpt_state, format!("{step} {:.0}\n", total_seconds()))?;
+            std::fs::write(&ckpt_state, format!("{step} {:.0} {:.0}\n", total_seconds(), total_cpu().unwrap_or(0.0)))?;
         }
     }
     eprintln!();
@@ -434,6 +495,9 @@ fn main() -> candle_core::Result<()> {
             learning_rate: args.lr,
             seed: args.seed,
             seconds: train_seconds,
+            cpu_seconds: total_cpu(),
+            previous_validation_bpc: previous_bpc,
+            prose_paragraphs: true,
             threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
         },
     };
@@ -448,7 +512,7 @@ fn main() -> candle_core::Result<()> {
         ids.drain(..ids.len().saturating_sub(args.config.context));
         let input = Tensor::from_vec(ids.clone(), (1, ids.len()), &device)?;
         let logits = shipped.forward(&input)?.squeeze(0)?.get(ids.len() - 1)?.to_vec1::<f32>()?;
-        let top = atencao::core::decoder::sampling::top_n(&logits, 10);
+        let top = atencao_core::decoder::sampling::top_n(&logits, 10);
         let list = |v: &[String]| v.join(",");
         let _ = write!(
             fixture,

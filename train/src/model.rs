@@ -1,13 +1,13 @@
 //! The decoder in candle, for training: the same architecture, weight names and shapes as
-//! `atencao::core::decoder` (which runs it in the browser), op for op.
+//! `atencao_core::decoder` (which runs it in the browser), op for op.
 //!
 //! Shapes: B batch, T tokens, C width, nh heads, hs = C/nh, F = 4C, V vocabulary.
 
 use std::collections::HashMap;
 
-use atencao::core::decoder::DecoderConfig;
-use atencao::core::transformer::positional::sinusoidal;
-use atencao::core::rng::Rng;
+use atencao_core::decoder::DecoderConfig;
+use atencao_core::transformer::positional::sinusoidal;
+use atencao_core::rng::Rng;
 use candle_core::{DType, Device, Result, Tensor, Var, D};
 
 /// Trainable weights by name (the safetensors keys of the shipped file).

@@ -1,0 +1,25 @@
+//! The small pretrained decoder shipped with the site: a GPT-style, decoder-only
+//! Transformer trained by `train/` on Machado de Assis, run here on any `Executor`.
+//!
+//! - `config`: hyperparameters (one struct, shared with the training command);
+//! - `safetensors`: the weights file format (F16/F32), checked before use;
+//! - `weights`: the tensors as matrices, by block;
+//! - `model`: the forward pass with a KV cache;
+//! - `sampling`: greedy, temperature, top-k, top-p;
+//! - `prose`: the corpus's hard-wrapped lines joined into paragraphs before training.
+
+pub mod bigram;
+pub mod config;
+pub mod fixture;
+pub mod load;
+pub mod manifest;
+pub mod model;
+pub mod prose;
+pub mod safetensors;
+pub mod sampling;
+pub mod weights;
+
+pub use config::DecoderConfig;
+pub use model::{forward, ForwardOutput, KvCache};
+pub use sampling::SamplingOptions;
+pub use weights::DecoderWeights;

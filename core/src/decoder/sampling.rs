@@ -1,0 +1,168 @@
+//! Choosing the next token from the logits: greedy, temperature, top-k and top-p
+//! (nucleus), with a seeded generator so the same seed gives the same text.
+
+use crate::error::{ComputeError, Result};
+use crate::rng::Rng;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SamplingOptions {
+    /// 0 means greedy (always the most likely token); otherwise logits are divided by it.
+    pub temperature: f32,
+    /// Keep only the k most likely tokens (0 = all).
+    pub top_k: usize,
+    /// Keep the smallest set of most likely tokens whose probabilities add up to p (1 = all).
+    pub top_p: f32,
+}
+
+impl Default for SamplingOptions {
+    fn default() -> Self {
+        SamplingOptions { temperature: 0.8, top_k: 40, top_p: 0.95 }
+    }
+}
+
+impl SamplingOptions {
+    pub fn greedy() -> Self {
+        SamplingOptions { temperature: 0.0, top_k: 0, top_p: 1.0 }
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        if !(self.temperature >= 0.0 && self.temperature <= 10.0) {
+            return Err(ComputeError::Invalid("A temperatura precisa estar entre 0 e 10.".into()));
+        }
+        if !(self.top_p > 0.0 && self.top_p <= 1.0) {
+            return Err(ComputeError::Invalid("O top-p precisa estar entre 0 (exclusive) e 1.".into()));
+        }
+        Ok(())
+    }
+}
+
+/// softmax(logits / T) over all tokens, in f64 for a stable sum (T = 1 when greedy).
+pub fn probabilities(logits: &[f32], temperature: f32) -> Vec<f32> {
+    let t = if temperature > 0.0 { temperature as f64 } else { 1.0 };
+    let max = logits.iter().copied().filter(|v| v.is_finite()).fold(f32::NEG_INFINITY, f32::max) as f64;
+    if !max.is_finite() {
+        return vec![1.0 / logits.len().max(1) as f32; logits.len()];
+    }
+    let exps: Vec<f64> = logits.iter().map(|&v| if v.is_finite() { ((v as f64 - max) / t).exp() } else { 0.0 }).collect();
+    let sum: f64 = exps.iter().sum();
+    exps.iter().map(|&x| (x / sum) as f32).collect()
+}
+
+/// The distribution the sampler actually draws from: temperature, then top-k, then top-p,
+/// renormalised; tokens cut off get 0. Greedy gives all the mass to the argmax.
+pub fn sampling_distribution(logits: &[f32], opts: &SamplingOptions) -> Vec<f32> {
+    if logits.is_empty() {
+        return Vec::new();
+    }
+    if opts.temperature == 0.0 {
+        let mut out = vec![0.0; logits.len()];
+        out[argmax(logits)] = 1.0;
+        return out;
+    }
+    let mut probs = probabilities(logits, opts.temperature);
+    // Most likely first; ties by id so the order is the same everywhere.
+    let mut order: Vec<usize> = (0..probs.len()).collect();
+    order.sort_by(|&a, &b| probs[b].total_cmp(&probs[a]).then(a.cmp(&b)));
+    let mut keep = if opts.top_k == 0 { order.len() } else { opts.top_k.min(order.len()) };
+    if opts.top_p < 1.0 {
+        let kept: f32 = order[..keep].iter().map(|&i| probs[i]).sum();
+        let mut acc = 0.0;
+        for (n, &i) in order[..keep].iter().enumerate() {
+            acc += probs[i] / kept;
+            if acc >= opts.top_p {
+                keep = n + 1;
+                break;
+            }
+        }
+    }
+    for &i in &order[keep..] {
+        probs[i] = 0.0;
+    }
+    let total: f32 = probs.iter().sum();
+    probs.iter_mut().for_each(|p| *p /= total);
+    probs
+}
+
+/// Index of the largest logit (the first one on ties).
+pub fn argmax(values: &[f32]) -> usize {
+    values.iter().enumerate().fold(0, |best, (i, &v)| if v > values[best] { i } else { best })
+}
+
+/// Draws the next token id.
+pub fn sample(logits: &[f32], opts: &SamplingOptions, rng: &mut Rng) -> Result<u32> {
+    opts.validate()?;
+    if logits.is_empty() {
+        return Err(ComputeError::Invalid("Não há logits para amostrar.".into()));
+    }
+    if opts.temperature == 0.0 {
+        return Ok(argmax(logits) as u32);
+    }
+    let dist = sampling_distribution(logits, opts);
+    let draw = rng.next_f32();
+    let mut acc = 0.0;
+    for (i, &p) in dist.iter().enumerate() {
+        acc += p;
+        if draw < acc {
+            return Ok(i as u32);
+        }
+    }
+    // Rounding: the cumulative sum can end a hair below 1.
+    Ok(dist.iter().rposition(|&p| p > 0.0).unwrap_or(0) as u32)
+}
+
+/// The `n` most likely tokens as (id, probability), most likely first.
+pub fn top_n(probs: &[f32], n: usize) -> Vec<(u32, f32)> {
+    let mut order: Vec<usize> = (0..probs.len()).collect();
+    order.sort_by(|&a, &b| probs[b].total_cmp(&probs[a]).then(a.cmp(&b)));
+    order.into_iter().take(n).map(|i| (i as u32, probs[i])).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn greedy_takes_the_argmax() {
+        let mut rng = Rng::new(1);
+        assert_eq!(sample(&[0.1, 3.0, 2.9], &SamplingOptions::greedy(), &mut rng).unwrap(), 1);
+    }
+
+    #[test]
+    fn top_k_and_top_p_cut_the_tail() {
+        let logits = [2.0f32.ln(), 1.0f32.ln(), 0.5f32.ln(), 0.5f32.ln()]; // probs .5 .25 .125 .125
+        let k2 = sampling_distribution(&logits, &SamplingOptions { temperature: 1.0, top_k: 2, top_p: 1.0 });
+        assert!((k2[0] - 2.0 / 3.0).abs() < 1e-6 && (k2[1] - 1.0 / 3.0).abs() < 1e-6 && k2[2] == 0.0);
+        let p = sampling_distribution(&logits, &SamplingOptions { temperature: 1.0, top_k: 0, top_p: 0.7 });
+        assert!(p[0] > 0.6 && p[1] > 0.3 && p[2] == 0.0 && p[3] == 0.0, "{p:?}");
+        let all = sampling_distribution(&logits, &SamplingOptions { temperature: 1.0, top_k: 0, top_p: 1.0 });
+        assert!((all[2] - 0.125).abs() < 1e-6);
+    }
+
+    #[test]
+    fn same_seed_same_tokens_and_frequencies_follow_the_distribution() {
+        let logits = [1.0f32, 2.0, 0.5, -1.0];
+        let opts = SamplingOptions { temperature: 1.0, top_k: 0, top_p: 1.0 };
+        let draw = |seed| {
+            let mut rng = Rng::new(seed);
+            (0..20).map(|_| sample(&logits, &opts, &mut rng).unwrap()).collect::<Vec<_>>()
+        };
+        assert_eq!(draw(42), draw(42));
+        let mut rng = Rng::new(7);
+        let mut counts = [0usize; 4];
+        for _ in 0..20_000 {
+            counts[sample(&logits, &opts, &mut rng).unwrap() as usize] += 1;
+        }
+        let probs = probabilities(&logits, 1.0);
+        for i in 0..4 {
+            assert!((counts[i] as f32 / 20_000.0 - probs[i]).abs() < 0.015, "{counts:?} vs {probs:?}");
+        }
+    }
+
+    #[test]
+    fn extreme_logits_stay_finite() {
+        let p = probabilities(&[1e30, -1e30, f32::NEG_INFINITY, 0.0], 0.5);
+        assert!(p.iter().all(|v| v.is_finite()));
+        assert_eq!(p[0], 1.0);
+        assert!(SamplingOptions { temperature: -1.0, ..Default::default() }.validate().is_err());
+    }
+}

@@ -1,0 +1,463 @@
+//! The CPU versions of every op: the reference the WGSL kernels are tested against.
+//!
+//! Each function states its contract in one line. Matrix products go through
+//! `ndarray`'s `dot` (the `matrixmultiply` crate's blocked SIMD kernels), except products with
+//! at most `FEW_ROWS` rows on the left, which read B once in vectorisable loops instead.
+
+use ndarray::{Array2, Axis};
+
+use super::error::{ComputeError, Result};
+use super::matrix::Matrix;
+use super::small_matmul;
+
+fn shape_err(op: &'static str, a: &Matrix, b: &Matrix) -> ComputeError {
+    ComputeError::Shape { op, left: a.shape(), right: b.shape() }
+}
+
+// Shape rules, shared with the GPU backend so both reject the same inputs the same way.
+
+/// A (m,k) @ B (k,n): fails unless the inner sizes agree.
+pub fn check_matmul(a: &Matrix, b: &Matrix) -> Result<()> {
+    if a.cols() != b.rows() {
+        return Err(shape_err("A·B", a, b));
+    }
+    Ok(())
+}
+
+/// A (m,k) @ Bᵀ with B (n,k): fails unless both have k columns.
+pub fn check_matmul_bt(a: &Matrix, b: &Matrix) -> Result<()> {
+    if a.cols() != b.cols() {
+        return Err(shape_err("A·Bᵀ", a, b));
+    }
+    Ok(())
+}
+
+/// A + B: B has A's shape or is one row of A's width.
+pub fn check_add(a: &Matrix, b: &Matrix) -> Result<()> {
+    let broadcast_row = b.rows() == 1 && b.cols() == a.cols();
+    if !(b.shape() == a.shape() || broadcast_row) {
+        return Err(shape_err("A+B", a, b));
+    }
+    Ok(())
+}
+
+/// γ and β are single rows of X's width.
+pub fn check_layer_norm(x: &Matrix, gamma: &Matrix, beta: &Matrix) -> Result<()> {
+    if gamma.shape() != (1, x.cols()) {
+        return Err(shape_err("LayerNorm γ", x, gamma));
+    }
+    if beta.shape() != (1, x.cols()) {
+        return Err(shape_err("LayerNorm β", x, beta));
+    }
+    Ok(())
+}
+
+/// Every id indexes a row of the table.
+pub fn check_ids(table: &Matrix, ids: &[u32]) -> Result<()> {
+    check_vocab(table.rows(), ids)
+}
+
+/// Every id is below `vocab`.
+pub fn check_vocab(vocab: usize, ids: &[u32]) -> Result<()> {
+    if let Some(&bad) = ids.iter().find(|&&id| id as usize >= vocab) {
+        return Err(ComputeError::Invalid(format!(
+            "O identificador {bad} não existe num vocabulário de {vocab} entradas."
+        )));
+    }
+    Ok(())
+}
+
+/// Q (t_q,d), K and V (t_k,d), d divisible by `heads`; returns d_h = d / heads.
+pub fn check_attention(q: &Matrix, k: &Matrix, v: &Matrix, heads: usize) -> Result<usize> {
+    if q.cols() != k.cols() {
+        return Err(shape_err("Q·Kᵀ", q, k));
+    }
+    if k.shape() != v.shape() {
+        return Err(shape_err("K e V", k, v));
+    }
+    if heads == 0 || q.cols() % heads != 0 {
+        return Err(ComputeError::Invalid(format!(
+            "A largura {} não se divide em {heads} cabeças iguais.",
+            q.cols()
+        )));
+    }
+    Ok(q.cols() / heads)
+}
+
+/// A (m,k) @ B (k,n) → (m,n).
+pub fn matmul(a: &Matrix, b: &Matrix) -> Result<Matrix> {
+    check_matmul(a, b)?;
+    if a.rows() <= FEW_ROWS {
+        return Ok(few_rows_matmul(a, b));
+    }
+    if let Some(values) = small_matmul::matmul(a.as_slice(), b.as_slice(), a.rows(), a.cols(), b.cols()) {
+        return Ok(Matrix::from_vec(a.rows(), b.cols(), values).expect("m·n values"));
+    }
+    Ok(Matrix::from_array(a.array().dot(b.array())))
+}
+
+/// Up to this many rows of A (the decoder's next token with a KV cache: one row), a product
+/// skips matrixmultiply, whose packing copies all of B on every call, for plain loops over B's
+/// rows: the weights are read once. Measured on the shipped decoder's next token: see
+/// BENCHMARKS.md.
+const FEW_ROWS: usize = 4;
+
+/// A · B row by row: each output row accumulates a[i,k] · B[k,:] over k (contiguous rows of B,
+/// which the compiler vectorises).
+fn few_rows_matmul(a: &Matrix, b: &Matrix) -> Matrix {
+    let (m, k, n) = (a.rows(), a.cols(), b.cols());
+    let (a_values, b_values) = (a.as_slice(), b.as_slice());
+    let mut out = vec![0.0f32; m * n];
+    for (i, out_row) in out.chunks_exact_mut(n.max(1)).enumerate() {
+        for (kk, b_row) in b_values.chunks_exact(n.max(1)).enumerate() {
+            let scale = a_values[i * k + kk];
+            for (o, &v) in out_row.iter_mut().zip(b_row) {
+                *o += scale * v;
+            }
+        }
+    }
+    Matrix::from_vec(m, n, out).expect("m·n values")
+}
+
+/// alpha · A · Bᵀ for few rows of A: every output is a dot product of two contiguous rows.
+fn few_rows_matmul_bt(a: &Matrix, b: &Matrix, alpha: f32) -> Matrix {
+    let (m, k, n) = (a.rows(), a.cols(), b.rows());
+    let mut out = Vec::with_capacity(m * n);
+    for i in 0..m {
+        let a_row = &a.as_slice()[i * k..(i + 1) * k];
+        for j in 0..n {
+            out.push(alpha * dot_lanes(a_row, &b.as_slice()[j * k..(j + 1) * k]));
+        }
+    }
+    Matrix::from_vec(m, n, out).expect("m·n values")
+}
+
+/// Dot product in eight independent lanes, so the compiler can keep them in SIMD registers
+/// (a single running sum would force one addition after another).
+fn dot_lanes(x: &[f32], y: &[f32]) -> f32 {
+    let mut lanes = [0.0f32; 8];
+    let (xs, ys) = (x.chunks_exact(8), y.chunks_exact(8));
+    let tail: f32 = xs.remainder().iter().zip(ys.remainder()).map(|(a, b)| a * b).sum();
+    for (xc, yc) in xs.zip(ys) {
+        for l in 0..8 {
+            lanes[l] += xc[l] * yc[l];
+        }
+    }
+    lanes.iter().sum::<f32>() + tail
+}
+
+/// alpha · A (m,k) @ Bᵀ where B is (n,k) → (m,n). With alpha = 1/√d_k this is QKᵀ/√d_k.
+pub fn matmul_bt(a: &Matrix, b: &Matrix, alpha: f32) -> Result<Matrix> {
+    check_matmul_bt(a, b)?;
+    if a.rows() <= FEW_ROWS {
+        return Ok(few_rows_matmul_bt(a, b, alpha));
+    }
+    let mut out = a.array().dot(&b.array().t());
+    if alpha != 1.0 {
+        out.mapv_inplace(|v| v * alpha);
+    }
+    Ok(Matrix::from_array(out))
+}
+
+/// A (m,n) → Aᵀ (n,m).
+pub fn transpose(a: &Matrix) -> Matrix {
+    Matrix::from_array(a.array().t().to_owned())
+}
+
+/// A (m,n) + B, where B is (m,n) or a single row (1,n) broadcast over the rows (a bias).
+pub fn add(a: &Matrix, b: &Matrix) -> Result<Matrix> {
+    check_add(a, b)?;
+    // On contiguous slices, not through ndarray's broadcasting `+`, which walks a broadcast
+    // row element by element: the FFN's bias add took 1,15 ms for 128 × 768 that way, more
+    // than either of its products (criterion vs_candle; see BENCHMARKS.md).
+    let mut out = a.as_slice().to_vec();
+    if b.shape() == a.shape() {
+        add_into(&mut out, b.as_slice());
+    } else {
+        for out_row in out.chunks_exact_mut(a.cols().max(1)) {
+            add_into(out_row, b.as_slice());
+        }
+    }
+    Ok(Matrix::from_vec(a.rows(), a.cols(), out).expect("same shape as A"))
+}
+
+/// `out += addend`, element by element (same length).
+fn add_into(out: &mut [f32], addend: &[f32]) {
+    for (o, &v) in out.iter_mut().zip(addend) {
+        *o += v;
+    }
+}
+
+/// alpha · A.
+pub fn scale(a: &Matrix, alpha: f32) -> Matrix {
+    Matrix::from_array(a.array().mapv(|v| v * alpha))
+}
+
+/// Options of the row softmax.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SoftmaxOptions {
+    /// Hide the future: row i sees columns j ≤ i + `causal_offset` only (the others get weight 0).
+    pub causal: bool,
+    /// Shifts the causal diagonal; with a KV cache the query rows come after `offset` cached keys.
+    pub causal_offset: usize,
+    /// Divides the scores before exponentiating: < 1 sharpens, > 1 flattens. Must be > 0.
+    pub temperature: f32,
+}
+
+impl Default for SoftmaxOptions {
+    fn default() -> Self {
+        SoftmaxOptions { causal: false, causal_offset: 0, temperature: 1.0 }
+    }
+}
+
+impl SoftmaxOptions {
+    pub fn causal() -> Self {
+        SoftmaxOptions { causal: true, ..Default::default() }
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        if !(self.temperature > 0.0 && self.temperature.is_finite()) {
+            return Err(ComputeError::Invalid(
+                "A temperatura precisa ser um número positivo.".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether row `i` may look at column `j`.
+    pub fn visible(&self, i: usize, j: usize) -> bool {
+        !self.causal || j <= i + self.causal_offset
+    }
+}
+
+/// Row softmax of A (m,n) → (m,n), each row summing to 1.
+///
+/// Numerically stable (subtracts the row maximum first), so scores like ±1e30 give
+/// no NaN. Masked cells (−∞ or hidden by `causal`) get exactly 0. A row with nothing
+/// visible or finite becomes uniform over its columns: still a distribution, never NaN.
+pub fn softmax_rows(a: &Matrix, opts: SoftmaxOptions) -> Result<Matrix> {
+    opts.validate()?;
+    let inv_t = 1.0 / opts.temperature;
+    let (m, n) = a.shape();
+    let width = n.max(1);
+    let mut out = vec![0.0f32; m * n];
+    for (i, (row, out_row)) in a.as_slice().chunks_exact(width).zip(out.chunks_exact_mut(width)).enumerate() {
+        // The causal mask hides every column after `seen` (their weight stays 0): loop over the
+        // visible prefix only, with no per-cell mask test (softmax 256² causal: see BENCHMARKS.md).
+        let seen = if opts.causal { i.saturating_add(opts.causal_offset).saturating_add(1).min(n) } else { n };
+        let (visible, weights) = (&row[..seen], &mut out_row[..seen]);
+        // The maximum of the raw scores (−∞ and NaN count as masked); the temperature then
+        // divides (v − max) ≤ 0, so huge scores or a tiny temperature overflow to −∞ (weight 0),
+        // never to ∞ − ∞ = NaN.
+        let max = visible.iter().copied().filter(|&v| v > f32::NEG_INFINITY).fold(f32::NEG_INFINITY, f32::max);
+        if max == f32::NEG_INFINITY {
+            out_row.fill(1.0 / n as f32);
+            continue;
+        }
+        let mut sum = 0.0f32;
+        for (w, &v) in weights.iter_mut().zip(visible) {
+            // v == max also covers a +∞ score (an overflowed product): its weight is exp(0).
+            *w = if v == max {
+                1.0
+            } else if v > f32::NEG_INFINITY {
+                ((v - max) * inv_t).exp()
+            } else {
+                0.0
+            };
+            sum += *w;
+        }
+        for w in weights.iter_mut() {
+            *w /= sum;
+        }
+    }
+    Matrix::from_vec(m, n, out)
+}
+
+/// Layer norm of each row of X (t,d): γ ⊙ (x − μ)/√(σ² + ε) + β, with γ, β of shape (1,d).
+pub fn layer_norm(x: &Matrix, gamma: &Matrix, beta: &Matrix, eps: f32) -> Result<Matrix> {
+    check_layer_norm(x, gamma, beta)?;
+    let d = x.cols() as f32;
+    let mut out = x.array().clone();
+    for mut row in out.outer_iter_mut() {
+        let mean = row.sum() / d;
+        let var = row.iter().map(|v| (v - mean).powi(2)).sum::<f32>() / d;
+        let inv_std = 1.0 / (var + eps).sqrt();
+        for (j, v) in row.iter_mut().enumerate() {
+            *v = gamma.get(0, j) * (*v - mean) * inv_std + beta.get(0, j);
+        }
+    }
+    Ok(Matrix::from_array(out))
+}
+
+/// max(0, x), elementwise.
+pub fn relu(a: &Matrix) -> Matrix {
+    Matrix::from_array(a.array().mapv(|v| v.max(0.0)))
+}
+
+/// GELU, tanh approximation (as in GPT-2): 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+pub fn gelu(a: &Matrix) -> Matrix {
+    Matrix::from_array(a.array().mapv(gelu_scalar))
+}
+
+/// Computed as x / (1 + e^(−2u)), the same value as ½·x·(1 + tanh u): for negative x,
+/// 1 + tanh u cancels in f32 (a relative error of 1e-3 at x = −4), the sigmoid form does not.
+/// The WGSL twin (gelu.wgsl) uses the same form.
+pub fn gelu_scalar(x: f32) -> f32 {
+    const SQRT_2_OVER_PI: f32 = 0.797_884_6;
+    let u = SQRT_2_OVER_PI * (x + 0.044_715 * x * x * x);
+    x / (1.0 + (-2.0 * u).exp())
+}
+
+/// Rows of `table` (vocab, d) picked by `ids` → (ids.len(), d): the one-hot × lookup product without the zeros.
+pub fn embedding(table: &Matrix, ids: &[u32]) -> Result<Matrix> {
+    check_ids(table, ids)?;
+    let idx: Vec<usize> = ids.iter().map(|&i| i as usize).collect();
+    Ok(Matrix::from_array(table.array().select(Axis(0), &idx)))
+}
+
+/// Output of the fused attention core.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AttentionOutput {
+    /// (t_q, d): each head's weighted sum of values, heads concatenated along the columns.
+    pub output: Matrix,
+    /// (h · t_q, t_k): the softmax weights, head after head.
+    pub weights: Matrix,
+}
+
+/// Multi-head attention core, without projections: for each head h over columns
+/// [h·d_h, (h+1)·d_h) of Q (t_q,d), K (t_k,d), V (t_k,d):
+/// softmax(Q_h K_hᵀ / √d_h [+ causal mask]) V_h, heads concatenated → (t_q, d).
+/// `causal_offset` = number of keys before the first query (KV cache).
+pub fn attention(
+    q: &Matrix,
+    k: &Matrix,
+    v: &Matrix,
+    heads: usize,
+    causal: bool,
+    causal_offset: usize,
+) -> Result<AttentionOutput> {
+    let d_h = check_attention(q, k, v, heads)?;
+    let opts = SoftmaxOptions { causal, causal_offset, temperature: 1.0 };
+    let mut output = Array2::<f32>::zeros((q.rows(), q.cols()));
+    let mut weights = Array2::<f32>::zeros((heads * q.rows(), k.rows()));
+    for h in 0..heads {
+        let (qh, kh, vh) = (q.columns(h * d_h, d_h), k.columns(h * d_h, d_h), v.columns(h * d_h, d_h));
+        let scores = matmul_bt(&qh, &kh, 1.0 / (d_h as f32).sqrt())?;
+        let w = softmax_rows(&scores, opts)?;
+        let out_h = matmul(&w, &vh)?;
+        output.slice_mut(ndarray::s![.., h * d_h..(h + 1) * d_h]).assign(out_h.array());
+        weights
+            .slice_mut(ndarray::s![h * q.rows()..(h + 1) * q.rows(), ..])
+            .assign(w.array());
+    }
+    Ok(AttentionOutput { output: Matrix::from_array(output), weights: Matrix::from_array(weights) })
+}
+
+/// The terms behind one output cell of A·B: (a_ik, b_kj, a_ik·b_kj) for each k.
+/// Their sum is (A·B)[i][j]; the step-through widget lists them.
+pub fn matmul_cell_terms(a: &Matrix, b: &Matrix, i: usize, j: usize) -> Result<Vec<(f32, f32, f32)>> {
+    check_matmul(a, b)?;
+    if i >= a.rows() || j >= b.cols() {
+        return Err(ComputeError::Invalid(format!("A célula ({}, {}) está fora do resultado.", i + 1, j + 1)));
+    }
+    Ok((0..a.cols()).map(|k| (a.get(i, k), b.get(k, j), a.get(i, k) * b.get(k, j))).collect())
+}
+
+/// For each row of A, the column of its single 1 if the row is one-hot (all 0 but one 1).
+/// When every row is one-hot, A·B just picks rows of B: a lookup table.
+pub fn one_hot_rows(a: &Matrix) -> Option<Vec<usize>> {
+    (0..a.rows())
+        .map(|r| {
+            let row = a.row(r);
+            let ones: Vec<usize> = row.iter().enumerate().filter(|(_, &v)| v == 1.0).map(|(c, _)| c).collect();
+            (ones.len() == 1 && row.iter().all(|&v| v == 0.0 || v == 1.0)).then(|| ones[0])
+        })
+        .collect()
+}
+
+/// A·B as a `Job`, so widgets run it on the active backend.
+#[derive(Clone, Debug)]
+pub struct MatmulJob {
+    pub a: Matrix,
+    pub b: Matrix,
+}
+
+impl super::executor::Job for MatmulJob {
+    type Output = Matrix;
+    async fn run<E: super::executor::Executor>(&self, e: &E) -> Result<Matrix> {
+        e.matmul(&self.a, &self.b).await
+    }
+}
+
+/// Row softmax as a `Job` (the masked-softmax widget runs it on the active backend).
+#[derive(Clone, Debug)]
+pub struct SoftmaxJob {
+    pub scores: Matrix,
+    pub options: SoftmaxOptions,
+}
+
+impl super::executor::Job for SoftmaxJob {
+    type Output = Matrix;
+    async fn run<E: super::executor::Executor>(&self, e: &E) -> Result<Matrix> {
+        e.softmax_rows(&self.scores, self.options).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    /// GELU against the same formula in f64, relative to the value, from −9 to 9: no
+    /// cancellation where ½(1 + tanh u) is tiny (the GPU twin's parity check found one at
+    /// x ≈ −4: a relative error of 2,6e-4 with the textbook f32 expression). The reference
+    /// uses ½(1 + tanh u) = 1 / (1 + e^(−2u)), exact in f64 where 1 + tanh u is not.
+    #[test]
+    fn gelu_keeps_its_relative_precision_for_negative_inputs() {
+        for i in -900..=900 {
+            let x = i as f32 / 100.0;
+            let xd = x as f64;
+            let u = 0.797_884_560_802_865_4 * (xd + 0.044_715 * xd * xd * xd);
+            let exact = xd / (1.0 + (-2.0 * u).exp());
+            let got = gelu_scalar(x) as f64;
+            let rel = if exact == 0.0 { got.abs() } else { ((got - exact) / exact).abs() };
+            // The exponent is ~66 at x = −9: its argument's f32 rounding alone moves e^(−2u) by ~1e-5.
+            assert!(rel < 2e-5, "gelu({x}) = {got}, f64 gives {exact}: relative error {rel:e}");
+        }
+    }
+
+    /// Addition on slices agrees with ndarray's `+`, same shape and broadcast row.
+    #[test]
+    fn add_agrees_with_ndarray() {
+        let mut rng = Rng::new(3);
+        for (m, n) in [(1, 1), (1, 7), (5, 7), (128, 768), (3, 0), (0, 4)] {
+            let a = rng.matrix(m, n, -1.0, 1.0);
+            for b in [rng.matrix(m, n, -1.0, 1.0), rng.matrix(1, n, -1.0, 1.0)] {
+                let want = Matrix::from_array(a.array() + b.array());
+                assert_eq!(add(&a, &b).unwrap(), want, "{m}×{n} + {:?}", b.shape());
+            }
+        }
+        assert!(add(&rng.matrix(2, 3, 0.0, 1.0), &rng.matrix(2, 2, 0.0, 1.0)).is_err());
+    }
+
+    /// The few-rows paths agree with matrixmultiply (`ndarray`'s dot) on every small shape.
+    #[test]
+    fn few_rows_products_agree_with_ndarray() {
+        let mut rng = Rng::new(7);
+        for m in 0..=FEW_ROWS {
+            for (k, n) in [(0, 3), (1, 1), (3, 0), (7, 5), (8, 16), (19, 33), (192, 576)] {
+                let a = rng.matrix(m, k, -1.0, 1.0);
+                let b = rng.matrix(k, n, -1.0, 1.0);
+                let want = Matrix::from_array(a.array().dot(b.array()));
+                let got = matmul(&a, &b).unwrap();
+                assert_eq!(got.shape(), (m, n));
+                assert!(got.max_abs_diff(&want).unwrap_or(0.0) < 1e-4, "A·B m={m} k={k} n={n}");
+                let bt = rng.matrix(n, k, -1.0, 1.0);
+                let want = Matrix::from_array(a.array().dot(&bt.array().t()) * 0.5);
+                let got = matmul_bt(&a, &bt, 0.5).unwrap();
+                assert_eq!(got.shape(), (m, n));
+                assert!(got.max_abs_diff(&want).unwrap_or(0.0) < 1e-4, "A·Bᵀ m={m} k={k} n={n}");
+            }
+        }
+    }
+}
