@@ -168,9 +168,82 @@ fn render_markdown(body: &str, file: &str, links: &mut Vec<(String, String)>) ->
             other => events.push(other),
         }
     }
+    let corrections = fold_corrections(&mut events, file);
     let mut out = String::new();
+    if corrections > 0 {
+        let (points, notes) = if corrections == 1 { ("ponto", "nota recolhida") } else { ("pontos", "notas recolhidas") };
+        writeln!(
+            out,
+            "<p class=\"correcoes-contagem\" data-correcoes=\"{corrections}\">Esta página corrige {corrections} {points} do artigo original ({notes} abaixo).</p>"
+        )
+        .expect("writing to a String");
+    }
     html::push_html(&mut out, events.into_iter());
     out
+}
+
+/// The marker that opens a correction note: `> **Correção:** gist` as the first paragraph of a
+/// blockquote, then one or more paragraphs saying what the article prints, the right value and why.
+const CORRECTION_MARK: &str = "Correção:";
+
+/// Turns each correction blockquote into a note collapsed by default,
+/// `<details class="correcao"><summary>Correção ao artigo: gist</summary>body</details>`, and
+/// returns how many the page has. The notes correct an article the reader may never have read,
+/// so the page's own prose states the right values and the note only explains the difference:
+/// collapsed, it stays out of the way. (`correcao`, not `correction`: widgets draw their own
+/// `.correction` elements.)
+fn fold_corrections(events: &mut Vec<Event>, file: &str) -> usize {
+    let mut count = 0;
+    let mut i = 0;
+    while i < events.len() {
+        let opens_note = matches!(events[i], Event::Start(Tag::BlockQuote(_)))
+            && matches!(events.get(i + 1), Some(Event::Start(Tag::Paragraph)))
+            && matches!(events.get(i + 2), Some(Event::Start(Tag::Strong)))
+            && matches!(events.get(i + 3), Some(Event::Text(t)) if t.trim() == CORRECTION_MARK)
+            && matches!(events.get(i + 4), Some(Event::End(TagEnd::Strong)));
+        if !opens_note {
+            i += 1;
+            continue;
+        }
+        count += 1;
+        // The matching end of this blockquote (notes hold no nested blockquotes, but count anyway).
+        let mut depth = 0;
+        let end = (i..events.len())
+            .find(|&j| {
+                match events[j] {
+                    Event::Start(Tag::BlockQuote(_)) => depth += 1,
+                    Event::End(TagEnd::BlockQuote(_)) => depth -= 1,
+                    _ => {}
+                }
+                depth == 0
+            })
+            .unwrap_or_else(|| panic!("{file}: a correction note that never ends"));
+        // The first paragraph, after the mark, is the gist shown in the summary.
+        let gist_end = (i + 5..end)
+            .find(|&j| matches!(events[j], Event::End(TagEnd::Paragraph)))
+            .unwrap_or_else(|| panic!("{file}: correction note #{count} has no first paragraph"));
+        let gist_is_empty = events[i + 5..gist_end].iter().all(|e| matches!(e, Event::Text(t) if t.trim().is_empty()) || matches!(e, Event::SoftBreak));
+        let has_body = events[gist_end + 1..end].iter().any(|e| matches!(e, Event::Start(Tag::Paragraph)));
+        if gist_is_empty || !has_body {
+            panic!(
+                "{file}: correction note #{count} needs a gist and a body: `> **Correção:** gist` on its first line, \
+                 then `>` and the paragraph saying what the article prints, the right value and why"
+            );
+        }
+        if let Event::Text(text) = &events[i + 5] {
+            events[i + 5] = Event::Text(CowStr::from(text.trim_start().to_string()));
+        }
+        events[end] = Event::Html(CowStr::from("</details>\n"));
+        events[gist_end] = Event::Html(CowStr::from("</summary>\n"));
+        events.splice(
+            i..i + 5,
+            [Event::Html(CowStr::from(
+                "<details class=\"correcao\">\n<summary><span class=\"correcao-rotulo\">Correção ao artigo:</span> ",
+            ))],
+        );
+        i += 1;
+    }
+    count
 }
 
 /// A ```wgsl block quotes a kernel: it must be a verbatim excerpt of a file in
