@@ -156,3 +156,32 @@ pub async fn sleep(ms: i32) {
     });
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
+
+/// Yields to the browser's event loop without the 4 ms floor of nested timeouts: a message
+/// posted to ourselves (what `scheduler.yield()` does where it exists). Clicks and paints
+/// queued meanwhile run before this resolves.
+pub async fn yield_now() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        match web_sys::MessageChannel::new() {
+            Ok(channel) => {
+                channel.port1().set_onmessage(Some(resolve.unchecked_ref()));
+                let _ = channel.port2().post_message(&wasm_bindgen::JsValue::NULL);
+            }
+            Err(_) => {
+                if let Some(w) = window() {
+                    let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+                }
+            }
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+/// Calls `f` once, at the next animation frame (drawing at most once per frame).
+pub fn on_next_frame(f: impl FnOnce() + 'static) {
+    let Some(w) = window() else { return };
+    let callback = wasm_bindgen::closure::Closure::once_into_js(f);
+    if w.request_animation_frame(callback.unchecked_ref()).is_err() {
+        let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 16);
+    }
+}

@@ -31,8 +31,31 @@ const MODES = {
 /** Suites in running order; foundation first (it checks the backend the others rely on). */
 const SUITES = { foundation, vectorization, sequence, transformer, decoder, embed, hood, offline, robust };
 
+/**
+ * Headless Chromium's WebGPU is SwiftShader, a software adapter the site leaves aside on its
+ * own (the CPU is faster there). The WebGPU mode exercises WebGPU, so every context chooses it
+ * as a reader would (the footer's select, remembered in localStorage) unless the reader has
+ * chosen otherwise; `newContext({ autoBackend: true })` leaves the choice to the site.
+ */
+function chooseWebGpu(browser) {
+  const original = browser.newContext.bind(browser);
+  browser.newContext = async (options = {}) => {
+    const { autoBackend, ...rest } = options;
+    const context = await original(rest);
+    if (!autoBackend) {
+      await context.addInitScript(() => {
+        try {
+          if (localStorage.getItem('atencao.backend') === null) localStorage.setItem('atencao.backend', 'webgpu');
+        } catch (e) { /* storage disabled: the site then decides */ }
+      });
+    }
+    return context;
+  };
+}
+
 async function runMode(mode, base, suites) {
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: MODES[mode] });
+  if (mode === 'webgpu') chooseWebGpu(browser);
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 2 });
   const page = await context.newPage();
   const consoleErrors = [];

@@ -4,7 +4,8 @@
 //! - `config`: hyperparameters (one struct, shared with the training command);
 //! - `safetensors`: the weights file format (F16/F32), checked before use;
 //! - `weights`: the tensors as matrices, by block;
-//! - `model`: the forward pass with a KV cache;
+//! - `model`: the forward pass (the only one) with a KV cache written in place;
+//! - `session`: a generation: window rule, cache, sampling; movable between backends;
 //! - `sampling`: greedy, temperature, top-k, top-p;
 //! - `prose`: the corpus's hard-wrapped lines joined into paragraphs before training.
 
@@ -17,9 +18,11 @@ pub mod model;
 pub mod prose;
 pub mod safetensors;
 pub mod sampling;
+pub mod session;
 pub mod weights;
 
 pub use config::DecoderConfig;
-pub use model::{forward, ForwardOutput, KvCache};
+pub use model::{forward, read_forward, DecoderPass, Forward, ForwardOutput, KvCache};
+pub use session::{History, Session};
 pub use sampling::SamplingOptions;
 pub use weights::DecoderWeights;

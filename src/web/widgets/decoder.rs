@@ -3,11 +3,15 @@
 //! the next-token top-10 beside a token-bigram model's on the same prefix, and the
 //! attention of every layer and head (thumbnails; click one to enlarge it with values).
 //!
-//! The forward pass is `core::decoder::forward` on the active backend through a KV cache:
-//! the prompt is processed once, then one token per step. When the context fills up the
-//! oldest quarter is dropped and the rest recomputed (positions restart at 0).
+//! The widget only draws: `core::decoder::Session` owns the window, the KV cache, the logits
+//! and sampling. It runs on the backend the site computes on (weights uploaded once per
+//! backend); if the GPU fails mid-generation, the session moves to the CPU and goes on.
+//! The reader's actions queue up and run in order (a click that lands while the prompt is
+//! being read runs after it), and drawing happens at most once per animation frame, so the
+//! model never waits on the page.
 
 use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 use wasm_bindgen::{Clamped, JsCast};
@@ -15,24 +19,26 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, HtmlInpu
 
 use crate::core::decoder::bigram::TokenBigram;
 use crate::core::decoder::load::Model;
-use crate::core::decoder::model::{forward, ForwardOutput, KvCache};
-use crate::core::decoder::sampling::{probabilities, sample, top_n, SamplingOptions};
-use crate::core::executor::{BackendKind, Executor, Job};
-use crate::web::backend::now_ms;
-use crate::core::trace::Trace;
+use crate::core::decoder::model::{DecoderPass, ForwardOutput};
+use crate::core::decoder::sampling::{top_n, SamplingOptions};
+use crate::core::decoder::session::{History, Session};
+use crate::core::decoder::DecoderWeights;
+use crate::core::error::ComputeError;
+use crate::core::executor::{BackendKind, Cpu, Executor, Job};
 use crate::core::format::format_pt;
-use crate::core::rng::Rng;
+use crate::core::trace::Traced;
 use crate::core::widget_input::choice_setting;
 use crate::core::widget_state::parse_hash;
 use crate::core::Matrix;
-use crate::gpu::decoder::GpuDecoder;
+use crate::gpu::{GpuContext, GpuTensor};
+use crate::web::backend::now_ms;
+use crate::web::widgets::hood;
 
 use super::super::dom::{self, Listener};
 use super::super::draw::{color_rgb, BarView, ColorScale, HeatmapData, MatrixView};
 use super::super::model_store;
 use super::attributes;
-use super::{listen, show_error, show_ready, Ctx, Update, Updates, Widget, WidgetKind};
-use crate::web::widgets::hood;
+use super::{listen, show_error, show_ready, Ctx, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "decoder", title: "O decodificador pré-treinado", mount };
 
@@ -49,52 +55,65 @@ pub const PRESETS: &[(&str, &str, &str)] = &[
 const MAX_NEW_TOKENS: usize = 200;
 /// Positions shown in the enlarged attention heatmap (the most recent ones).
 const ENLARGED_POSITIONS: usize = 24;
+/// Longest stretch of generation between two yields to the browser, in ms: long enough that
+/// yielding costs nothing measurable, short enough that clicks and frames are not delayed.
+const SLICE_MS: f64 = 12.0;
 
-/// What the model has seen so far and what it predicts next.
-#[derive(Default)]
-struct Run {
-    /// The prompt these ids started from (a recompute with the same prompt keeps the text).
-    prompt_text: String,
-    /// Token ids in the context: the prompt's, then the generated ones.
-    ids: Vec<u32>,
-    /// How many of `ids` came from the prompt.
-    prompt_len: usize,
-    /// Prompt tokens dropped from the start (too long, or the context filled up).
-    dropped: usize,
-    /// Keys and values when the model runs op by op through the backend (the GPU-resident
-    /// model keeps its own, in `GpuDecoder`).
-    op_cache: KvCache,
-    /// For each layer and head, row i = attention of position i over positions 0..=i.
-    attention: Vec<Vec<Vec<f32>>>,
-    /// Logits of the next token (after the last id).
-    logits: Vec<f32>,
-    rng: Option<Rng>,
-    computed_on: Option<BackendKind>,
+/// The session on the backend that runs it.
+enum Engine {
+    Cpu(Session<Matrix>),
+    Gpu(Rc<GpuContext>, Session<GpuTensor>),
 }
 
-/// One pass of the model over some tokens.
-struct Computed {
-    /// Logits of the token after the last one.
-    logits: Vec<f32>,
-    /// Per layer, (nh·T, positions) weights of the T tokens run.
-    attention: Vec<Matrix>,
-    /// Position of the first token run (0 when everything had to be run again).
-    start: usize,
-    kind: BackendKind,
+impl Engine {
+    fn history(&self) -> &History {
+        match self {
+            Engine::Cpu(s) => s.history(),
+            Engine::Gpu(_, s) => s.history(),
+        }
+    }
+
+    fn into_history(self) -> History {
+        match self {
+            Engine::Cpu(s) => s.into_history(),
+            Engine::Gpu(_, s) => s.into_history(),
+        }
+    }
+
+    fn kind(&self) -> BackendKind {
+        match self {
+            Engine::Cpu(_) => BackendKind::Cpu,
+            Engine::Gpu(..) => BackendKind::WebGpu,
+        }
+    }
+
+    fn reseed(&mut self, seed: u64) {
+        match self {
+            Engine::Cpu(s) => s.reseed(seed),
+            Engine::Gpu(_, s) => s.reseed(seed),
+        }
+    }
 }
 
-/// One forward pass that owns its inputs (the cache is copied, at most context × C × 2 per
-/// layer), so the "por dentro" panel can run the very same step again on the other backend.
-struct OwnedStep {
+/// What the reader asked for, in the order asked.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Action {
+    /// Read the prompt again from scratch (new prompt, preset, "Recomeçar", backend change).
+    Prefill,
+    /// Sample and run `n` tokens; `reseed`: a "Gerar" (a fresh or fixed seed first).
+    Generate { n: usize, reseed: bool },
+}
+
+/// One pass of the whole window, owning its inputs: what "comparar" reruns on both backends.
+struct WindowPass {
     model: Rc<Model>,
     ids: Vec<u32>,
-    cache: KvCache,
 }
 
-impl Job for OwnedStep {
+impl Job for WindowPass {
     type Output = ForwardOutput;
     async fn run<E: Executor>(&self, e: &E) -> crate::core::error::Result<ForwardOutput> {
-        forward(e, &self.model.weights, &self.ids, &self.cache).await
+        DecoderPass { weights: &self.model.weights, ids: &self.ids }.run(e).await
     }
 }
 
@@ -103,12 +122,24 @@ pub struct DecoderWidget {
     host: HtmlElement,
     base: String,
     model: RefCell<Option<Rc<Model>>>,
-    /// The model resident on the GPU (weights and KV cache in GPU buffers), when there is one.
-    gpu_decoder: RefCell<Option<Rc<GpuDecoder>>>,
-    /// A pass is running: the next one waits (the caches hold one sequence at a time).
-    computing: Cell<bool>,
     bigram: RefCell<Option<Rc<TokenBigram>>>,
-    run: RefCell<Run>,
+    /// The weights on each backend, uploaded once (the GPU's for the device they live on).
+    cpu_weights: RefCell<Option<Rc<DecoderWeights>>>,
+    gpu_weights: RefCell<Option<(Rc<GpuContext>, Rc<DecoderWeights<GpuTensor>>)>>,
+    engine: RefCell<Option<Engine>>,
+    /// The prompt the session started from.
+    prompt_used: RefCell<String>,
+    queue: RefCell<VecDeque<Action>>,
+    /// The action loop is running.
+    running: Cell<bool>,
+    /// "Parar": the generation in flight stops at its next token.
+    stop_requested: Cell<bool>,
+    /// A frame is already booked to draw.
+    draw_booked: Cell<bool>,
+    /// Tokens per second of the generation in flight or the last one.
+    rate: Cell<Option<f64>>,
+    /// The GPU failed this session (not lost): it stays on the CPU until the backend changes.
+    cpu_only: Cell<bool>,
     // Inputs.
     preset: HtmlSelectElement,
     prompt: HtmlTextAreaElement,
@@ -116,14 +147,16 @@ pub struct DecoderWidget {
     top_k: HtmlInputElement,
     top_p: HtmlInputElement,
     seed: HtmlInputElement,
+    fixed_seed: HtmlInputElement,
     new_tokens: HtmlInputElement,
-    buttons: Vec<HtmlElement>,
     stop: HtmlElement,
     // Outputs.
     loading: HtmlElement,
     progress: HtmlElement,
     retry: HtmlElement,
     chips: HtmlElement,
+    /// The ids the chips show, to add only the new ones.
+    chips_shown: RefCell<Vec<u32>>,
     text_prompt: HtmlElement,
     text_generated: HtmlElement,
     status: HtmlElement,
@@ -131,12 +164,11 @@ pub struct DecoderWidget {
     model_bars: BarView,
     bigram_bars: BarView,
     grid: HtmlElement,
+    /// One canvas per (layer, head), painted in place.
+    thumbs: RefCell<Vec<HtmlCanvasElement>>,
     enlarged: Rc<MatrixView>,
     /// (layer, head) shown enlarged.
     selected: Cell<(usize, usize)>,
-    /// Every action begins an update: a text generation in flight stops at its next token.
-    updates: Updates,
-    busy: Cell<bool>,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -154,13 +186,17 @@ fn number_input(label: &str, control: &str, integer: bool, value: f32) -> (HtmlE
     (wrapper, input)
 }
 
+/// A route parameter of `#/decodificador?…`.
+fn route_param(name: &str) -> Option<String> {
+    let hash = dom::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    parse_hash(&hash).ok().and_then(|q| q.get(name).map(str::to_string))
+}
+
 /// The preset named in the route (`#/decodificador?preset=…`) or in the host's `data-preset`;
 /// an unknown name gives the first preset and a warning.
 fn initial_preset(host: &HtmlElement) -> &'static str {
-    let hash = dom::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
-    let from_hash = parse_hash(&hash).ok().and_then(|q| q.get("preset").map(str::to_string));
     let ids: Vec<&'static str> = PRESETS.iter().map(|p| p.0).collect();
-    match from_hash {
+    match route_param("preset") {
         Some(wanted) => attributes::noted(choice_setting("preset (no endereço)", Some(&wanted), &ids, PRESETS[0].0)),
         None => attributes::choice(host, "data-preset", &ids, PRESETS[0].0),
     }
@@ -168,6 +204,11 @@ fn initial_preset(host: &HtmlElement) -> &'static str {
 
 fn preset_text(id: &str) -> &'static str {
     PRESETS.iter().find(|p| p.0 == id).map_or(PRESETS[0].2, |p| p.2)
+}
+
+/// A seed nobody chose: from the browser's random source.
+fn fresh_seed() -> u64 {
+    (js_sys::Math::random() * 1e9) as u64
 }
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
@@ -205,19 +246,25 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     dom::append(&inputs, &prompt);
     dom::append(host, &inputs);
 
-    // Sampling controls.
+    // Sampling controls. A seed in the address fixes it; otherwise each "Gerar" draws one.
+    let linked_seed = route_param("seed").and_then(|s| s.trim().parse::<u64>().ok());
     let controls = dom::el("div", "widget-controls");
     let (t_label, temperature) = number_input("temperatura ", "temperature", false, 0.8);
     let (k_label, top_k) = number_input("top-k ", "top-k", true, 40.0);
     let (p_label, top_p) = number_input("top-p ", "top-p", false, 0.95);
-    let (s_label, seed) = number_input("semente ", "seed", true, 1839.0);
+    let (s_label, seed) = number_input("semente ", "seed", true, linked_seed.unwrap_or_else(fresh_seed) as f32);
+    if let Some(s) = linked_seed {
+        seed.set_value(&s.to_string());
+    }
+    let (fixed_label, fixed_seed) = dom::checkbox(" semente fixa", "fixed-seed", linked_seed.is_some());
     let (n_label, new_tokens) = number_input("tokens ", "tokens", true, 40.0);
     let generate = dom::button("Gerar", "generate");
     let step = dom::button("Passo", "step");
     let stop = dom::button("Parar", "stop");
+    stop.set_hidden(true);
     let restart = dom::button("Recomeçar", "restart");
     let (twins, twins_listener) = super::twins_button(host);
-    for el in [&generate, &step, &stop, &restart, &t_label, &k_label, &p_label, &s_label, &n_label, &twins] {
+    for el in [&generate, &step, &stop, &restart, &t_label, &k_label, &p_label, &s_label, &fixed_label, &n_label, &twins] {
         dom::append(&controls, el);
     }
     dom::append(host, &controls);
@@ -255,23 +302,31 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         host: host.clone(),
         base,
         model: RefCell::new(None),
-        gpu_decoder: RefCell::new(None),
-        computing: Cell::new(false),
         bigram: RefCell::new(None),
-        run: RefCell::new(Run::default()),
+        cpu_weights: RefCell::new(None),
+        gpu_weights: RefCell::new(None),
+        engine: RefCell::new(None),
+        prompt_used: RefCell::new(String::new()),
+        queue: RefCell::new(VecDeque::new()),
+        running: Cell::new(false),
+        stop_requested: Cell::new(false),
+        draw_booked: Cell::new(false),
+        rate: Cell::new(None),
+        cpu_only: Cell::new(false),
         preset,
         prompt,
         temperature,
         top_k,
         top_p,
         seed,
+        fixed_seed,
         new_tokens,
-        buttons: vec![generate.clone(), step.clone(), restart.clone()],
         stop: stop.clone(),
         loading,
         progress,
         retry: retry.clone(),
         chips,
+        chips_shown: RefCell::new(Vec::new()),
         text_prompt,
         text_generated,
         status,
@@ -279,49 +334,45 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         model_bars,
         bigram_bars,
         grid,
+        thumbs: RefCell::new(Vec::new()),
         enlarged,
         selected: Cell::new((0, 0)),
-        updates: Updates::default(),
-        busy: Cell::new(false),
         listeners: RefCell::new(Vec::new()),
     });
     let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<DecoderWidget>)| listen(&widget, target, kind, move |w, _| action(w));
     let preset_el: HtmlElement = widget.preset.clone().unchecked_into();
     let prompt_el: HtmlElement = widget.prompt.clone().unchecked_into();
+    let seed_el: HtmlElement = widget.seed.clone().unchecked_into();
     let sampling: Vec<HtmlElement> = [&widget.temperature, &widget.top_k, &widget.top_p]
         .iter()
         .map(|i| (*i).clone().unchecked_into())
         .collect();
     let mut listeners = vec![
-        on(&generate, "click", |w| w.clone().start(false)),
-        on(&step, "click", |w| w.clone().start(true)),
-        on(&stop, "click", |w| w.cancel()),
-        on(&restart, "click", |w| {
-            // Forget the run, so the prefill starts again from the prompt (with the seed).
-            w.run.borrow_mut().ids.clear();
-            w.clone().recompute()
-        }),
-        on(&retry, "click", |w| w.clone().recompute()),
+        on(&generate, "click", |w| w.request_generate(false)),
+        on(&step, "click", |w| w.request_generate(true)),
+        on(&stop, "click", |w| w.request_stop()),
+        on(&restart, "click", |w| w.request(Action::Prefill)),
+        on(&retry, "click", |w| w.request(Action::Prefill)),
         on(&preset_el, "change", |w| {
             w.prompt.set_value(preset_text(&w.preset.value()));
-            w.clone().recompute();
+            w.request(Action::Prefill);
         }),
-        on(&prompt_el, "change", |w| w.clone().recompute()),
+        on(&prompt_el, "change", |w| w.request(Action::Prefill)),
+        // Typing a seed means wanting that one.
+        on(&seed_el, "input", |w| w.fixed_seed.set_checked(true)),
         twins_listener,
     ];
     for input in &sampling {
         listeners.push(on(input, "input", |w| w.redraw_predictions()));
     }
-    // One listener for every thumbnail (they are redrawn after each token).
+    // One listener for every thumbnail.
     listeners.push(listen(&widget, &widget.grid, "click", |w, event| {
         let thumb = event.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|e| e.closest(".thumb").ok().flatten());
         let Some(thumb) = thumb else { return };
         let index = |name: &str| thumb.get_attribute(name).and_then(|v| v.parse::<usize>().ok());
         if let (Some(layer), Some(head)) = (index("data-layer"), index("data-head")) {
             w.selected.set((layer, head));
-            if let Some(model) = w.model.borrow().clone() {
-                w.draw_attention(&model);
-            }
+            w.draw_attention();
         }
     }));
     *widget.listeners.borrow_mut() = listeners;
@@ -357,44 +408,131 @@ impl DecoderWidget {
         }
     }
 
-    fn set_busy(&self, busy: bool) {
-        self.busy.set(busy);
-        for b in &self.buttons {
-            dom::set_attr(b, "aria-disabled", if busy { "true" } else { "false" });
+    fn request_generate(self: &Rc<Self>, single: bool) {
+        let n = if single { Ok(1) } else { self.new_tokens_value() };
+        match (n, self.options()) {
+            (Ok(n), Ok(_)) => self.request(Action::Generate { n, reseed: !single }),
+            (Err(e), _) | (_, Err(e)) => show_error(&self.host, &e),
         }
+    }
+
+    fn request_stop(&self) {
+        self.queue.borrow_mut().clear();
+        self.stop_requested.set(true);
+    }
+
+    /// Queues an action and starts the loop if it is not running. A new prompt replaces any
+    /// generation still waiting (it would continue a text the reader no longer sees).
+    fn request(self: &Rc<Self>, action: Action) {
+        {
+            let mut queue = self.queue.borrow_mut();
+            if action == Action::Prefill {
+                queue.clear();
+            }
+            queue.push_back(action);
+        }
+        if self.running.get() {
+            if action == Action::Prefill {
+                self.stop_requested.set(true);
+            }
+            return;
+        }
+        self.running.set(true);
+        self.set_busy(true);
+        dom::set_attr(&self.host, "data-state", "loading");
+        let widget = self.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let mut failed = false;
+            loop {
+                let next = widget.queue.borrow_mut().pop_front();
+                let Some(action) = next else { break };
+                widget.stop_requested.set(false);
+                if let Err(message) = widget.clone().perform(action).await {
+                    widget.queue.borrow_mut().clear();
+                    if widget.model.borrow().is_none() {
+                        widget.retry.set_hidden(false);
+                    }
+                    show_error(&widget.host, &message);
+                    failed = true;
+                    break;
+                }
+            }
+            widget.running.set(false);
+            widget.set_busy(false);
+            if !failed && widget.engine.borrow().is_some() {
+                widget.draw_now();
+                show_ready(&widget.host);
+            }
+        });
+    }
+
+    fn set_busy(&self, busy: bool) {
+        dom::set_attr(&self.host, "aria-busy", if busy { "true" } else { "false" });
         self.stop.set_hidden(!busy);
     }
 
-    fn cancel(&self) {
-        // Beginning an update makes the one in flight stale.
-        self.updates.begin();
-        self.set_busy(false);
-        if self.run.borrow().computed_on.is_some() {
-            show_ready(&self.host);
+    async fn perform(self: Rc<Self>, action: Action) -> Result<(), String> {
+        let model = self.load().await?;
+        match action {
+            Action::Prefill => self.start_session(&model)?,
+            Action::Generate { .. } if self.engine.borrow().is_none() || *self.prompt_used.borrow() != self.prompt.value() => {
+                self.start_session(&model)?;
+            }
+            Action::Generate { .. } => {}
         }
+        // Bring the session up to date (the prompt, or the window after a backend change).
+        self.run_engine(&model, None).await?;
+        self.draw_now();
+        if let Action::Generate { n, reseed } = action {
+            let opts = self.options()?;
+            if reseed {
+                if !self.fixed_seed.checked() {
+                    self.seed.set_value(&fresh_seed().to_string());
+                }
+                let seed = self.seed_value()?;
+                if let Some(engine) = self.engine.borrow_mut().as_mut() {
+                    engine.reseed(seed);
+                }
+            }
+            let started = now_ms();
+            let mut slice = started;
+            for made in 1..=n {
+                if self.stop_requested.get() {
+                    break;
+                }
+                self.run_engine(&model, Some(&opts)).await?;
+                let now = now_ms();
+                self.rate.set(Some(made as f64 / ((now - started) / 1000.0).max(1e-6)));
+                self.book_draw();
+                if now - slice > SLICE_MS {
+                    dom::yield_now().await;
+                    slice = now_ms();
+                }
+            }
+        }
+        Ok(())
     }
 
-    /// Loads the model (once), then processes the prompt from scratch.
-    async fn load_and_prefill(self: Rc<Self>, update: &Update) -> Result<(), String> {
-        if self.model.borrow().is_none() {
-            let weak = Rc::downgrade(&self);
-            let progress: model_store::Progress = Rc::new(move |done: f64, total: f64| {
-                if let Some(w) = weak.upgrade() {
-                    w.show_progress(done, total);
-                }
-            });
-            self.loading.set_hidden(false);
-            self.retry.set_hidden(true);
-            let model = model_store::model(&self.base, progress).await?;
-            let bigram = model_store::bigram(&self.base).await?;
-            *self.model.borrow_mut() = Some(model);
-            *self.bigram.borrow_mut() = Some(bigram);
-            self.loading.set_hidden(true);
+    /// Loads the model and the bigram (once per page; shared through the model store).
+    async fn load(self: &Rc<Self>) -> Result<Rc<Model>, String> {
+        if let Some(model) = self.model.borrow().clone() {
+            return Ok(model);
         }
-        if !update.is_current() {
-            return Ok(());
-        }
-        self.prefill(update).await
+        let weak = Rc::downgrade(self);
+        let progress: model_store::Progress = Rc::new(move |done: f64, total: f64| {
+            if let Some(w) = weak.upgrade() {
+                w.show_progress(done, total);
+            }
+        });
+        self.loading.set_hidden(false);
+        self.retry.set_hidden(true);
+        let model = model_store::model(&self.base, progress).await?;
+        let bigram = model_store::bigram(&self.base).await?;
+        *self.model.borrow_mut() = Some(model.clone());
+        *self.bigram.borrow_mut() = Some(bigram);
+        self.loading.set_hidden(true);
+        self.build_thumbnails(&model);
+        Ok(model)
     }
 
     fn show_progress(&self, done: f64, total: f64) {
@@ -407,272 +545,176 @@ impl DecoderWidget {
         }
     }
 
-    /// The GPU-resident model for the page's current GPU (built on first use), or `None` on the CPU.
-    fn gpu_decoder(&self, model: &Model) -> Option<Rc<GpuDecoder>> {
-        let Some(gpu) = self.ctx.backend.gpu() else {
-            self.gpu_decoder.borrow_mut().take();
-            return None;
-        };
-        if let Some(existing) = self.gpu_decoder.borrow().as_ref().filter(|d| Rc::ptr_eq(d.context(), &gpu)) {
-            return Some(existing.clone());
+    /// Where the session should run: the site's backend, unless the GPU failed it.
+    fn wanted_kind(&self) -> BackendKind {
+        if self.cpu_only.get() {
+            BackendKind::Cpu
+        } else {
+            self.ctx.backend.kind()
         }
-        match GpuDecoder::new(gpu, &model.weights) {
-            Ok(decoder) => {
-                let decoder = Rc::new(decoder);
-                *self.gpu_decoder.borrow_mut() = Some(decoder.clone());
-                Some(decoder)
+    }
+
+    /// A new session on the prompt, on the site's backend.
+    fn start_session(&self, model: &Rc<Model>) -> Result<(), String> {
+        let prompt = self.prompt.value();
+        let history = History::new(&model.manifest.config, &model.bpe, &prompt, self.seed_value()?).map_err(|e| e.to_string())?;
+        let engine = self.engine_for(model, history)?;
+        *self.engine.borrow_mut() = Some(engine);
+        *self.prompt_used.borrow_mut() = prompt;
+        self.rate.set(None);
+        Ok(())
+    }
+
+    /// `history` on the backend the site computes on now (the weights uploaded on first use).
+    fn engine_for(&self, model: &Rc<Model>, history: History) -> Result<Engine, String> {
+        if let Some(gpu) = self.ctx.backend.gpu().filter(|_| !self.cpu_only.get()) {
+            let cached = self.gpu_weights.borrow().as_ref().filter(|(g, _)| Rc::ptr_eq(g, &gpu)).map(|(_, w)| w.clone());
+            let weights = match cached {
+                Some(w) => Ok(w),
+                None => model.weights.upload(&*gpu).map(Rc::new),
+            };
+            match weights.and_then(|w| {
+                *self.gpu_weights.borrow_mut() = Some((gpu.clone(), w.clone()));
+                Session::resume(&*gpu, w, history.clone())
+            }) {
+                Ok(session) => return Ok(Engine::Gpu(gpu, session)),
+                Err(e) => dom::log_warn(&format!("atencao: o decodificador não coube na GPU ({e}); usando a CPU")),
+            }
+        }
+        let weights = self.cpu_weights.borrow_mut().get_or_insert_with(|| Rc::new(model.weights.clone())).clone();
+        Session::resume(&Cpu, weights, history).map(Engine::Cpu).map_err(|e| e.to_string())
+    }
+
+    /// One step of the session (`Some(opts)`: sample and run a token; `None`: bring the cache
+    /// up to date), traced for the "por dentro" panel. The session follows the site's backend;
+    /// a GPU failure moves it to the CPU, which redoes the step.
+    async fn run_engine(&self, model: &Rc<Model>, opts: Option<&SamplingOptions>) -> Result<(), String> {
+        let Some(mut engine) = self.engine.borrow_mut().take() else { return Ok(()) };
+        if engine.kind() != self.wanted_kind() {
+            engine = self.engine_for(model, engine.into_history())?;
+        }
+        let before = (engine.history().ids.clone(), engine.history().dropped);
+        let outcome = match &mut engine {
+            Engine::Cpu(session) => {
+                let traced = Traced::new(&Cpu, &now_ms);
+                let result = match opts {
+                    Some(o) => session.step(&traced, o).await.map(|_| ()),
+                    None => session.sync(&traced).await,
+                };
+                result.map(|()| traced.finish())
+            }
+            Engine::Gpu(gpu, session) => {
+                let traced = Traced::new(&**gpu, &now_ms);
+                let result = match opts {
+                    Some(o) => session.step(&traced, o).await.map(|_| ()),
+                    None => session.sync(&traced).await,
+                };
+                result.map(|()| traced.finish())
+            }
+        };
+        match outcome {
+            Ok(trace) => {
+                if !trace.ops.is_empty() {
+                    let rerun = WindowPass { model: model.clone(), ids: engine.history().ids.clone() };
+                    hood::show(&self.ctx, &self.host, trace, rerun);
+                }
+                *self.engine.borrow_mut() = Some(engine);
+                Ok(())
+            }
+            Err(e) if e.is_gpu_failure() => {
+                // A lost device moves the whole site to the CPU; any other GPU error moves this
+                // session there until the reader or the site changes backend.
+                self.ctx.backend.gpu_failed(&e);
+                self.gpu_weights.borrow_mut().take();
+                self.cpu_only.set(true);
+                let history = engine.into_history();
+                // If the token was sampled before the failure, only the pass is redone.
+                let sampled = (history.ids.clone(), history.dropped) != before;
+                *self.engine.borrow_mut() = Some(self.engine_for(model, history)?);
+                Box::pin(self.run_engine(model, if sampled { None } else { opts })).await
             }
             Err(e) => {
-                dom::log_warn(&format!("atencao: o decodificador não coube na GPU ({e}); usando a CPU"));
-                None
+                *self.engine.borrow_mut() = Some(engine);
+                Err(user_message(e))
             }
         }
     }
 
-    /// Runs `ids[from..]` through the model, `ids[..from]` being in the cache of the engine that
-    /// ran them. Where that cache is not there (the backend changed, the GPU failed), runs all
-    /// of `ids`. On the GPU when the page has one, otherwise (or if it fails) on the CPU.
-    async fn compute(&self, model: &Rc<Model>, ids: &[u32], from: usize) -> Result<Computed, String> {
-        while self.computing.get() {
-            dom::sleep(5).await;
-        }
-        self.computing.set(true);
-        let result = self.compute_now(model, ids, from).await;
-        self.computing.set(false);
-        result
-    }
-
-    async fn compute_now(&self, model: &Rc<Model>, ids: &[u32], from: usize) -> Result<Computed, String> {
-        if let Some(gpu) = self.gpu_decoder(model) {
-            self.run.borrow_mut().op_cache = KvCache::default();
-            let start = if gpu.cached() == from { from } else { 0 };
-            if start == 0 {
-                gpu.reset();
-            }
-            let began = now_ms();
-            match gpu.forward(&ids[start..]).await {
-                Ok(out) => {
-                    let trace = Trace { backend: BackendKind::WebGpu, ops: out.ops, batched_ms: Some(now_ms() - began) };
-                    // "comparar" reruns the whole context op by op on both backends (same logits).
-                    let rerun = OwnedStep { model: model.clone(), ids: ids.to_vec(), cache: KvCache::default() };
-                    hood::show(&self.ctx, &self.host, trace, rerun);
-                    return Ok(Computed { logits: out.logits.row(0), attention: out.attention, start, kind: BackendKind::WebGpu });
-                }
-                Err(e) if e.is_gpu_failure() => {
-                    self.gpu_decoder.borrow_mut().take();
-                    self.ctx.backend.gpu_failed(&e);
-                }
-                Err(e) => return Err(e.to_string()),
-            }
-        }
-        // Op by op through the backend (the CPU, or the GPU if the resident model failed).
-        let mut cache = std::mem::take(&mut self.run.borrow_mut().op_cache);
-        let start = if cache.len() == from { from } else { 0 };
-        if start == 0 {
-            cache = KvCache::default();
-        }
-        let job = OwnedStep { model: model.clone(), ids: ids[start..].to_vec(), cache: cache.clone() };
-        let (out, kind) = hood::run(&self.ctx, &self.host, job).await.map_err(|e| e.to_string())?;
-        cache.append(out.new_cache);
-        self.run.borrow_mut().op_cache = cache;
-        Ok(Computed { logits: out.logits.row(0), attention: out.attention, start, kind })
-    }
-
-    /// Stores a pass's results: attention rows from `start` on, the next token's logits.
-    fn absorb(&self, run: &mut Run, computed: Computed, heads: usize) {
-        for rows in run.attention.iter_mut() {
-            rows.truncate(computed.start);
-        }
-        append_attention(&mut run.attention, &computed.attention, heads, run.ids.len() - computed.start);
-        run.logits = computed.logits;
-        run.computed_on = Some(computed.kind);
-    }
-
-    /// Runs the context from scratch: the prompt (a new run), or, when the prompt is the one
-    /// the current run started from, everything so far (after a backend switch or a redraw).
-    async fn prefill(self: &Rc<Self>, update: &Update) -> Result<(), String> {
-        let Some(model) = self.model.borrow().clone() else { return Ok(()) };
-        let cfg = &model.manifest.config;
-        let prompt = self.prompt.value();
-        if prompt.trim().is_empty() {
-            return Err("Escreva um texto inicial: o modelo continua a partir dele.".into());
-        }
-        let keep_going = {
-            let run = self.run.borrow();
-            !run.ids.is_empty() && run.prompt_text == prompt
-        };
-        let mut run = if keep_going {
-            let old = std::mem::take(&mut *self.run.borrow_mut());
-            Run { attention: vec![Vec::new(); cfg.n_layers * cfg.n_heads], ..old }
-        } else {
-            let mut ids = model.bpe.encode(&prompt);
-            // Keep room for at least a quarter of the context to generate into.
-            let room = cfg.context - cfg.context / 4;
-            let dropped = ids.len().saturating_sub(room);
-            ids.drain(..dropped);
-            Run {
-                prompt_text: prompt,
-                prompt_len: ids.len(),
-                ids,
-                dropped,
-                rng: Some(Rng::new(self.seed_value()?)),
-                attention: vec![Vec::new(); cfg.n_layers * cfg.n_heads],
-                ..Default::default()
-            }
-        };
-        let computed = self.compute(&model, &run.ids, 0).await?;
-        if !update.is_current() {
-            return Ok(());
-        }
-        self.absorb(&mut run, computed, cfg.n_heads);
-        // The op-by-op cache, if that path ran, was stored in the old run: keep it.
-        run.op_cache = std::mem::take(&mut self.run.borrow_mut().op_cache);
-        *self.run.borrow_mut() = run;
-        Ok(())
-    }
-
-    /// Samples one token and runs it through the model.
-    async fn step_once(self: &Rc<Self>, update: &Update) -> Result<(), String> {
-        let Some(model) = self.model.borrow().clone() else { return Ok(()) };
-        let cfg = model.manifest.config.clone();
-        let opts = self.options()?;
-        let (ids, from, dropped_now) = {
-            let mut run = self.run.borrow_mut();
-            let logits = std::mem::take(&mut run.logits);
-            let rng = run.rng.get_or_insert_with(|| Rng::new(1839));
-            let next = sample(&logits, &opts, rng).map_err(|e| e.to_string())?;
-            run.logits = logits;
-            let mut ids = run.ids.clone();
-            ids.push(next);
-            if ids.len() > cfg.context {
-                // Context full: drop the oldest quarter and run the rest from position 0.
-                let drop = cfg.context / 4;
-                ids.drain(..drop);
-                (ids, 0, drop)
-            } else {
-                let from = ids.len() - 1;
-                (ids, from, 0)
-            }
-        };
-        let computed = self.compute(&model, &ids, from).await?;
-        if !update.is_current() {
-            return Ok(());
-        }
-        let mut run = self.run.borrow_mut();
-        if dropped_now > 0 {
-            let from_prompt = dropped_now.min(run.prompt_len);
-            run.prompt_len -= from_prompt;
-            run.dropped += dropped_now;
-        }
-        run.ids = ids;
-        self.absorb(&mut run, computed, cfg.n_heads);
-        Ok(())
-    }
-
-    /// Generate (many tokens) or Step (one), continuing the current run.
-    fn start(self: Rc<Self>, single: bool) {
-        if self.busy.get() {
+    /// Books a draw for the next animation frame (at most one per frame).
+    fn book_draw(self: &Rc<Self>) {
+        if self.draw_booked.replace(true) {
             return;
         }
-        let steps = if single { Ok(1) } else { self.new_tokens_value() };
-        let steps = match (steps, self.options()) {
-            (Ok(s), Ok(_)) => s,
-            (Err(e), _) | (_, Err(e)) => return show_error(&self.host, &e),
-        };
-        let update = self.updates.begin();
-        self.set_busy(true);
-        dom::set_attr(&self.host, "data-state", "loading");
-        wasm_bindgen_futures::spawn_local(async move {
-            if self.run.borrow().computed_on.is_none() {
-                if let Err(e) = self.clone().load_and_prefill(&update).await {
-                    self.set_busy(false);
-                    return self.fail(&e);
-                }
-            }
-            let started = js_sys::Date::now();
-            let mut made = 0usize;
-            for _ in 0..steps {
-                if !update.is_current() {
-                    return;
-                }
-                if let Err(e) = self.step_once(&update).await {
-                    self.set_busy(false);
-                    return show_error(&self.host, &e);
-                }
-                made += 1;
-                let seconds = (js_sys::Date::now() - started) / 1000.0;
-                self.draw(Some(made as f64 / seconds.max(1e-3)));
-                // Let the page paint and react between tokens.
-                dom::sleep(0).await;
-            }
-            if update.is_current() {
-                self.set_busy(false);
-                show_ready(&self.host);
+        let weak = Rc::downgrade(self);
+        dom::on_next_frame(move || {
+            if let Some(w) = weak.upgrade() {
+                w.draw_booked.set(false);
+                w.draw_now();
             }
         });
     }
 
-    fn fail(&self, message: &str) {
-        self.retry.set_hidden(false);
-        show_error(&self.host, message);
-    }
-
-    fn draw(&self, tokens_per_second: Option<f64>) {
+    fn draw_now(&self) {
         let Some(model) = self.model.borrow().clone() else { return };
-        let run = self.run.borrow();
+        let engine = self.engine.borrow();
+        let Some(engine) = engine.as_ref() else { return };
+        let h = engine.history();
         let bpe = &model.bpe;
-        // Chips: the tokens as the model sees them.
-        self.chips.set_text_content(None);
-        for (i, &id) in run.ids.iter().enumerate() {
-            let chip = dom::text("span", if i < run.prompt_len { "chip" } else { "chip generated" }, &bpe.token_label(id));
-            dom::set_attr(&chip, "title", &format!("posição {i}, token {id}"));
-            dom::set_attr(&chip, "data-id", &id.to_string());
-            dom::append(&self.chips, &chip);
+        // Chips: only the new ones, unless the window changed under them.
+        {
+            let mut shown = self.chips_shown.borrow_mut();
+            let keeps = shown.len() <= h.ids.len() && h.ids[..shown.len()] == shown[..] && self.chips.child_element_count() as usize == shown.len();
+            if !keeps {
+                self.chips.set_text_content(None);
+                shown.clear();
+            }
+            for (i, &id) in h.ids.iter().enumerate().skip(shown.len()) {
+                let chip = dom::text("span", if i < h.prompt_len { "chip" } else { "chip generated" }, &bpe.token_label(id));
+                dom::set_attr(&chip, "title", &format!("posição {i}, token {id}"));
+                dom::set_attr(&chip, "data-id", &id.to_string());
+                dom::append(&self.chips, &chip);
+                shown.push(id);
+            }
         }
         // Text: prompt part and generated part (decoded together, so characters split across
         // tokens come out whole).
-        let prompt_text = bpe.decode(&run.ids[..run.prompt_len]);
-        let all = bpe.decode(&run.ids);
-        let generated = all.strip_prefix(&prompt_text).map(str::to_string).unwrap_or_else(|| bpe.decode(&run.ids[run.prompt_len..]));
+        let prompt_text = bpe.decode(&h.ids[..h.prompt_len]);
+        let all = bpe.decode(&h.ids);
+        let generated = all.strip_prefix(&prompt_text).map(str::to_string).unwrap_or_else(|| bpe.decode(&h.ids[h.prompt_len..]));
         self.text_prompt.set_text_content(Some(&prompt_text));
         self.text_generated.set_text_content(Some(&generated));
+        let kind = engine.kind();
         let cfg = &model.manifest.config;
-        let mut status = format!(
-            "Calculado em {} · {} de {} posições do contexto",
-            run.computed_on.map_or("—", BackendKind::label),
-            run.ids.len(),
-            cfg.context
-        );
-        if let Some(rate) = tokens_per_second {
+        let mut status = format!("Calculado em {} · {} de {} posições do contexto", kind.label(), h.ids.len(), cfg.context);
+        if let Some(rate) = self.rate.get() {
             status.push_str(&format!(" · {} tokens/s", format_pt(rate as f32, 1)));
         }
-        if run.dropped > 0 {
-            status.push_str(&format!(" · {} tokens mais antigos descartados (fora do contexto)", run.dropped));
+        if h.dropped > 0 {
+            status.push_str(&format!(" · {} tokens mais antigos descartados (fora do contexto)", h.dropped));
         }
+        status.push_str(&format!(" · semente {}", h.seed));
         self.status.set_text_content(Some(&status));
-        if let Some(kind) = run.computed_on {
-            dom::set_attr(&self.host, "data-computed-on", kind.attr());
-        }
-        drop(run);
+        dom::set_attr(&self.host, "data-computed-on", kind.attr());
         self.redraw_predictions();
-        self.draw_attention(&model);
+        self.draw_attention();
     }
 
     /// The two top-10 charts (they follow the temperature without recomputing the model).
     fn redraw_predictions(&self) {
         let Some(model) = self.model.borrow().clone() else { return };
-        let run = self.run.borrow();
-        if run.logits.is_empty() {
+        let engine = self.engine.borrow();
+        let Some(h) = engine.as_ref().map(Engine::history) else { return };
+        if h.logits.is_empty() {
             return;
         }
         let bpe = &model.bpe;
         let temperature = self.options().map_or(1.0, |o| if o.temperature > 0.0 { o.temperature } else { 1.0 });
-        let probs = probabilities(&run.logits, temperature);
+        let probs = h.distribution(temperature);
         let top = top_n(&probs, 10);
         let labels: Vec<String> = top.iter().map(|(id, _)| bpe.token_label(*id)).collect();
         let values: Vec<f32> = top.iter().map(|(_, p)| *p).collect();
         self.model_bars.update(&format!("Próximo token: Transformer (temperatura {})", format_pt(temperature, 2)), &labels, &values);
-        let last = run.ids.last().copied().unwrap_or(0);
+        let last = h.ids.last().copied().unwrap_or(0);
         let bigram = self.bigram.borrow().clone();
         let (labels, values, title) = match bigram {
             Some(b) if b.occurrences(last) > 0 => {
@@ -694,7 +736,7 @@ impl DecoderWidget {
                 "decoder",
                 "Leitura",
                 &[
-                    ("tokens no contexto".into(), run.ids.len().to_string()),
+                    ("tokens no contexto".into(), h.ids.len().to_string()),
                     ("mais provável".into(), bpe.token_label(best)),
                     ("probabilidade".into(), format_pt(p, 4)),
                 ],
@@ -702,39 +744,46 @@ impl DecoderWidget {
         );
     }
 
-    /// Thumbnails of every (layer, head) and the enlarged one.
-    fn draw_attention(&self, model: &Model) {
+    /// One button per (layer, head), built once when the model arrives; painted in place.
+    fn build_thumbnails(&self, model: &Model) {
         let cfg = &model.manifest.config;
-        let run = self.run.borrow();
-        let heads = cfg.n_heads;
         self.grid.set_text_content(None);
-        let dark = dom::prefers_dark();
+        let mut canvases = Vec::new();
         for layer in 0..cfg.n_layers {
-            for head in 0..heads {
-                let rows = &run.attention[layer * heads + head];
+            for head in 0..cfg.n_heads {
                 let button = dom::el("button", "thumb");
                 dom::set_attr(&button, "type", "button");
                 dom::set_attr(&button, "data-layer", &layer.to_string());
                 dom::set_attr(&button, "data-head", &head.to_string());
-                let label = format!("camada {}, cabeça {}", layer + 1, head + 1);
-                dom::set_attr(&button, "aria-label", &format!("Ampliar a atenção da {label}"));
-                dom::set_attr(&button, "aria-pressed", if self.selected.get() == (layer, head) { "true" } else { "false" });
+                dom::set_attr(&button, "aria-pressed", "false");
                 let canvas = dom::el("canvas", "").unchecked_into::<HtmlCanvasElement>();
-                paint_thumbnail(&canvas, rows, dark);
+                dom::set_attr(&canvas, "aria-hidden", "true");
                 dom::append(&button, &canvas);
-                dom::append(&button, &dom::text("span", "", &format!("C{} · H{}", layer + 1, head + 1)));
+                // The visible label is the accessible name ("ampliar" only for screen readers).
+                dom::append(&button, &dom::text("span", "visually-hidden", "ampliar a atenção da "));
+                dom::append(&button, &dom::text("span", "thumb-label", &format!("camada {} · cabeça {}", layer + 1, head + 1)));
                 dom::append(&self.grid, &button);
+                canvases.push(canvas);
             }
         }
-        drop(run);
-        self.draw_enlarged(model);
+        *self.thumbs.borrow_mut() = canvases;
     }
 
-    fn draw_enlarged(&self, model: &Model) {
-        let run = self.run.borrow();
-        let cfg = &model.manifest.config;
+    /// Thumbnails of every (layer, head) and the enlarged one.
+    fn draw_attention(&self) {
+        let Some(model) = self.model.borrow().clone() else { return };
+        let engine = self.engine.borrow();
+        let Some(h) = engine.as_ref().map(Engine::history) else { return };
+        let dark = dom::prefers_dark();
+        let heads = model.manifest.config.n_heads;
+        for (i, canvas) in self.thumbs.borrow().iter().enumerate() {
+            paint_thumbnail(canvas, &h.attention[i], dark);
+            if let Some(button) = canvas.parent_element() {
+                dom::set_attr(&button, "aria-pressed", if self.selected.get() == (i / heads, i % heads) { "true" } else { "false" });
+            }
+        }
         let (layer, head) = self.selected.get();
-        let rows = &run.attention[layer * cfg.n_heads + head];
+        let rows = &h.attention[layer * heads + head];
         let n = rows.len();
         let start = n.saturating_sub(ENLARGED_POSITIONS);
         let size = n - start;
@@ -744,7 +793,7 @@ impl DecoderWidget {
                 m.set(r, c, row.get(start + c).copied().unwrap_or(0.0));
             }
         }
-        let labels: Vec<String> = run.ids[start..].iter().map(|&id| model.bpe.token_label(id)).collect();
+        let labels: Vec<String> = h.ids[start..].iter().map(|&id| model.bpe.token_label(id)).collect();
         self.enlarged.update(HeatmapData {
             matrix: m,
             row_labels: labels.clone(),
@@ -758,33 +807,27 @@ impl DecoderWidget {
             title.set_text_content(Some(&format!("Atenção da camada {}, cabeça {}{shown}: linha = quem olha, coluna = para onde", layer + 1, head + 1)));
         }
     }
-
 }
 
-/// Appends the new rows of each head's attention (`weights[l]` is (nh·T, P+T), head after head).
-fn append_attention(store: &mut [Vec<Vec<f32>>], weights: &[Matrix], heads: usize, new_rows: usize) {
-    for (layer, w) in weights.iter().enumerate() {
-        for head in 0..heads {
-            for r in 0..new_rows {
-                store[layer * heads + head].push(w.row(head * new_rows + r));
-            }
-        }
-    }
+/// A compute error as the reader reads it.
+fn user_message(e: ComputeError) -> String {
+    e.to_string()
 }
 
 /// One pixel per (query, key), scaled up by CSS; upper triangle (the future) left blank.
+/// Weights on the fixed 0–1 scale: a weight of 0,3 is as light here as anywhere on the site.
 fn paint_thumbnail(canvas: &HtmlCanvasElement, rows: &[Vec<f32>], dark: bool) {
     let n = rows.len().max(1) as u32;
-    canvas.set_width(n);
-    canvas.set_height(n);
+    if canvas.width() != n {
+        canvas.set_width(n);
+        canvas.set_height(n);
+    }
     let Some(ctx) = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok()) else { return };
     let mut pixels = vec![0u8; (n * n * 4) as usize];
     for (r, row) in rows.iter().enumerate() {
-        // Each row is its own distribution: colour relative to the row's largest weight.
-        let max = row.iter().copied().fold(0.0f32, f32::max).max(1e-9);
         for (c, &v) in row.iter().enumerate().take(r + 1) {
             let i = (r * n as usize + c) * 4;
-            pixels[i..i + 3].copy_from_slice(&color_rgb(ColorScale::Sequential, v / max, dark));
+            pixels[i..i + 3].copy_from_slice(&color_rgb(ColorScale::Sequential, v, dark));
             pixels[i + 3] = 255;
         }
     }
@@ -794,24 +837,14 @@ fn paint_thumbnail(canvas: &HtmlCanvasElement, rows: &[Vec<f32>], dark: bool) {
 }
 
 impl Widget for DecoderWidget {
+    /// The backend changed, or the widget mounted: read the prompt again on the site's backend.
     fn recompute(self: Rc<Self>) {
-        let update = self.updates.begin();
-        self.set_busy(true);
-        dom::set_attr(&self.host, "data-state", "loading");
-        wasm_bindgen_futures::spawn_local(async move {
-            let result = self.clone().load_and_prefill(&update).await;
-            if !update.is_current() {
-                return;
-            }
-            self.set_busy(false);
-            match result {
-                Ok(()) => {
-                    self.draw(None);
-                    show_ready(&self.host);
-                }
-                Err(e) if self.model.borrow().is_none() => self.fail(&e),
-                Err(e) => show_error(&self.host, &e),
-            }
-        });
+        self.cpu_only.set(false);
+        if self.engine.borrow().is_some() && *self.prompt_used.borrow() == self.prompt.value() {
+            // Same prompt: the session keeps its text and moves to the new backend.
+            self.request(Action::Generate { n: 0, reseed: false });
+        } else {
+            self.request(Action::Prefill);
+        }
     }
 }

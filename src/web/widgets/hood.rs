@@ -97,15 +97,15 @@ async fn run_part<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, job: J, new_u
 
 /// A job kept to be run again for the comparison, whatever its output type.
 trait Rerun {
-    fn run_on(&self, backend: Rc<Backend>, kind: BackendKind) -> Pin<Box<dyn Future<Output = Result<Trace>>>>;
+    fn run_on(&self, backend: Rc<Backend>, kind: BackendKind, with_results: bool) -> Pin<Box<dyn Future<Output = Result<Trace>>>>;
 }
 
 struct JobRerun<J>(Rc<J>);
 
 impl<J: Job + 'static> Rerun for JobRerun<J> {
-    fn run_on(&self, backend: Rc<Backend>, kind: BackendKind) -> Pin<Box<dyn Future<Output = Result<Trace>>>> {
+    fn run_on(&self, backend: Rc<Backend>, kind: BackendKind, with_results: bool) -> Pin<Box<dyn Future<Output = Result<Trace>>>> {
         let job = self.0.clone();
-        Box::pin(async move { backend.run_traced_on(&*job, kind).await.map(|(_, trace)| trace) })
+        Box::pin(async move { backend.run_traced_on(&*job, kind, with_results).await.map(|(_, trace)| trace) })
     }
 }
 
@@ -306,28 +306,32 @@ impl Panel {
             return;
         };
         let ops: usize = jobs.iter().map(|(_, t)| t.ops.len()).sum();
+        let submissions: usize = jobs.iter().map(|(_, t)| t.submissions).sum();
         let batched: Option<f64> = jobs.iter().map(|(_, t)| t.batched_ms).sum();
+        let timed = jobs.iter().all(|(_, t)| t.timed_per_op());
         let note = match (kind, batched) {
-            (BackendKind::WebGpu, Some(ms)) => format!(
-                "A última atualização rodou {ops} {} em WebGPU num único envio à GPU (um command buffer), com \
-                 os pesos e o cache de chaves e valores já na memória da GPU e uma só leitura de volta (os \
-                 logits e os pesos de atenção): {} no total. Por isso não há tempo por operação: os kernels \
-                 rodam um atrás do outro sem voltar à CPU. \"comparar\" roda o mesmo passo operação por \
-                 operação nos dois backends.",
-                plural(ops, "operação", "operações"),
-                avg_ms(ms)
-            ),
-            (BackendKind::WebGpu, None) => format!(
-                "A última atualização rodou {ops} {} em WebGPU, uma chamada de kernel cada, na ordem abaixo. \
-                 O tempo de cada uma inclui enviar os dados à GPU, rodar o kernel e ler o resultado de volta \
-                 (e, na primeira vez que um kernel roda, compilá-lo); o relógio do navegador tem resolução de \
-                 cerca de 0,1 ms.",
-                plural(ops, "operação", "operações")
-            ),
+            (BackendKind::WebGpu, Some(ms)) => {
+                let sent = if submissions == 1 {
+                    "num único envio à GPU (um command buffer) e uma só leitura de volta".to_string()
+                } else {
+                    format!("em {submissions} envios à GPU, cada um com uma leitura de volta")
+                };
+                let per_op = if timed {
+                    "O tempo de cada kernel na tabela foi medido pela própria GPU (timestamp queries);                      o navegador pode arredondá-lo para frações de ms."
+                } else {
+                    "Este adaptador não mede o tempo de cada kernel (não tem timestamp queries), então a tabela                      não reparte esse total entre as operações."
+                };
+                format!(
+                    "A última atualização rodou {ops} {} em WebGPU {sent}: os dados ficam na memória da GPU de uma                      operação para a seguinte. Do primeiro envio à última leitura: {}. {per_op}",
+                    plural(ops, "operação", "operações"),
+                    avg_ms(ms)
+                )
+            }
+            (BackendKind::WebGpu, None) => format!("A última atualização rodou {ops} {} em WebGPU.", plural(ops, "operação", "operações")),
             (BackendKind::Cpu, _) => format!(
                 "A última atualização rodou {ops} {} na CPU (Rust compilado para WebAssembly), na ordem abaixo. \
-                 Em WebGPU, cada uma seria uma chamada do kernel indicado, cujo código está mais abaixo; \
-                 o relógio do navegador tem resolução de cerca de 0,1 ms.",
+                 Em WebGPU, cada uma seria uma chamada do kernel indicado, cujo código está mais abaixo, e todas \
+                 iriam num só envio à GPU; o relógio do navegador tem resolução de cerca de 0,1 ms.",
                 plural(ops, "operação", "operações")
             ),
         };
@@ -364,9 +368,10 @@ impl Panel {
         let mut kernels: Vec<KernelId> = Vec::new();
         for (_, trace) in jobs.iter() {
             for record in &trace.ops {
-                let id = kernel_of(record);
-                if !kernels.contains(&id) {
-                    kernels.push(id);
+                if let Some(id) = kernel_of(record) {
+                    if !kernels.contains(&id) {
+                        kernels.push(id);
+                    }
                 }
             }
         }
@@ -511,24 +516,28 @@ struct Measured {
 const COMPARE_MIN_MS: f64 = 20.0;
 const COMPARE_MAX_REPEATS: usize = 50;
 
-async fn run_all(backend: &Rc<Backend>, jobs: &[Rc<dyn Rerun>], kind: BackendKind) -> Result<Trace> {
+async fn run_all(backend: &Rc<Backend>, jobs: &[Rc<dyn Rerun>], kind: BackendKind, with_results: bool) -> Result<Trace> {
     let mut all = Trace::new(kind);
     for job in jobs {
-        all.extend(job.run_on(backend.clone(), kind).await?);
+        all.extend(job.run_on(backend.clone(), kind, with_results).await?);
     }
     Ok(all)
 }
 
+/// A warm-up, timed runs, then one run that also reads every op's results back (for the
+/// differences; reading them all would slow the timed runs, so those read only what they show).
 async fn measure(backend: &Rc<Backend>, jobs: &[Rc<dyn Rerun>], kind: BackendKind) -> Result<Measured> {
     let start = now_ms();
-    let mut trace = run_all(backend, jobs, kind).await?;
+    run_all(backend, jobs, kind, false).await?;
     let warmup = (now_ms() - start).max(0.01);
     let repeats = ((COMPARE_MIN_MS / warmup).ceil() as usize).clamp(1, COMPARE_MAX_REPEATS);
     let start = now_ms();
     for _ in 0..repeats {
-        trace = run_all(backend, jobs, kind).await?;
+        run_all(backend, jobs, kind, false).await?;
     }
-    Ok(Measured { per_run_ms: (now_ms() - start) / repeats as f64, repeats, trace })
+    let per_run_ms = (now_ms() - start) / repeats as f64;
+    let trace = run_all(backend, jobs, kind, true).await?;
+    Ok(Measured { per_run_ms, repeats, trace })
 }
 
 fn other_backend(kind: BackendKind) -> BackendKind {
@@ -591,7 +600,7 @@ fn ops_table(records: &[(usize, &OpRecord)], kind: BackendKind) -> HtmlElement {
         let kernel = kernel_of(record);
         let tr = dom::el("tr", "");
         dom::set_attr(&tr, "data-op", record.op.name());
-        dom::set_attr(&tr, "data-kernel", kernel.name());
+        dom::set_attr(&tr, "data-kernel", kernel.map_or("copia", KernelId::name));
         let join = |shapes: &[crate::core::trace::Shape]| shapes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(" · ");
         let shapes = format!("{} → {}", join(&record.inputs), join(&record.outputs));
         dom::append(&tr, &dom::text("td", "", &(i + 1).to_string()));
@@ -601,8 +610,8 @@ fn ops_table(records: &[(usize, &OpRecord)], kind: BackendKind) -> HtmlElement {
         dom::append(&op_cell, &code);
         dom::append(&tr, &op_cell);
         for (text, col) in [
-            (format!("{}.wgsl", kernel.name()), "kernel"),
-            (record.op.cpu_function(), "cpu"),
+            (kernel.map_or_else(|| "cópia de buffer (sem kernel)".to_string(), |k| format!("{}.wgsl", k.name())), "kernel"),
+            (record.op.cpu_function().to_string(), "cpu"),
             (shapes, "shapes"),
             (record.params.clone(), "params"),
             (op_ms(record.ms), "ms"),
@@ -635,7 +644,8 @@ pub fn wgsl_block(id: KernelId) -> HtmlElement {
     pre
 }
 
-/// The WGSL kernel that runs a recorded op on the GPU (a product's depends on its size).
-fn kernel_of(record: &OpRecord) -> KernelId {
-    KernelId::for_op_output(record.op, record.outputs.first().and_then(|s| s.matrix()))
+/// The WGSL kernel that runs a recorded op on the GPU (a product's depends on its size; a
+/// copy or a view has none).
+fn kernel_of(record: &OpRecord) -> Option<KernelId> {
+    KernelId::for_op(record.op, record.outputs.first().and_then(|s| s.matrix()))
 }

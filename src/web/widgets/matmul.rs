@@ -11,7 +11,8 @@ use web_sys::{HtmlElement, HtmlSelectElement};
 
 use crate::core::examples::article_matrix_products;
 use crate::core::format::format_pt_short;
-use crate::core::ops::{matmul_cell_terms, one_hot_rows, MatmulJob};
+use crate::core::executor::MatmulJob;
+use crate::core::ops::{matmul_cell_terms, one_hot_rows};
 use crate::core::Matrix;
 
 use super::super::dom::{self, Listener};

@@ -13,7 +13,7 @@ use std::rc::Rc;
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 use crate::core::format::{format_pt, format_pt_short};
-use crate::core::ops::MatmulJob;
+use crate::core::executor::MatmulJob;
 use crate::core::rng::Rng;
 use crate::core::sequence::ngram::{NgramModel, StopReason};
 use crate::core::sequence::presets::ngram_preset;
