@@ -128,6 +128,7 @@ fn an_update_is_one_submission_timed_per_kernel() {
     use atencao::core::examples::textbook_example_2;
     use atencao::core::trace::run_traced;
     let Some(gpu) = gpu() else { return };
+    gpu.set_op_timing(true);
     let before = gpu.submissions();
     let clock = || 0.0;
     let (_, trace) = pollster::block_on(run_traced(&textbook_example_2(), &gpu, &clock)).unwrap();

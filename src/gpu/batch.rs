@@ -105,7 +105,7 @@ impl GpuContext {
                 layout: &compiled.layout,
                 entries: &entries,
             });
-            let pair = self.timestamps.as_ref().filter(|_| batch.queries + 2 <= MAX_QUERIES).map(|ts| {
+            let pair = self.timestamps.as_ref().filter(|_| self.timing.get() && batch.queries + 2 <= MAX_QUERIES).map(|ts| {
                 let first = batch.queries;
                 batch.queries += 2;
                 (ts, first)
@@ -201,7 +201,7 @@ impl GpuContext {
                                 Err(e) => failure = Some(e),
                             }
                         }
-                        if let Some(ts) = &self.timestamps {
+                        if let (Some(ts), true) = (&self.timestamps, batch.queries > 0) {
                             let stamps: Vec<u64> = view[stamps_at as usize..(stamps_at + timed_bytes) as usize]
                                 .chunks_exact(8)
                                 .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))

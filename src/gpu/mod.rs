@@ -21,7 +21,6 @@ pub mod parity;
 pub mod pool;
 pub mod readback;
 pub mod tensor;
-pub mod wgsl_highlight;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -82,6 +81,10 @@ pub struct GpuContext {
     /// The submission being recorded, if any op was applied since the last read.
     batch: RefCell<Option<batch::Batch>>,
     timestamps: Option<Timestamps>,
+    /// Whether dispatches are timed now. Off until something shows the times (the "por dentro"
+    /// panel): on a software adapter a timestamp pair per dispatch costs about a tenth of a
+    /// widget's update.
+    timing: Cell<bool>,
     /// Per op of the last submission read back, its device time in ms (NaN: untimed).
     op_times: RefCell<Option<Vec<f64>>>,
     /// Submissions made so far (tests check that an update is one).
@@ -170,6 +173,7 @@ impl GpuContext {
             buffers: Rc::new(RefCell::new(Buffers::default())),
             batch: RefCell::new(None),
             timestamps,
+            timing: Cell::new(false),
             op_times: RefCell::new(None),
             submissions: Cell::new(0),
             lost,
@@ -184,9 +188,19 @@ impl GpuContext {
         &self.facts
     }
 
-    /// Whether ops get their own device times (timestamp queries).
-    pub fn times_ops(&self) -> bool {
+    /// Whether this device can time each op (timestamp queries).
+    pub fn can_time_ops(&self) -> bool {
         self.timestamps.is_some()
+    }
+
+    /// Whether ops get their own device times now.
+    pub fn times_ops(&self) -> bool {
+        self.timestamps.is_some() && self.timing.get()
+    }
+
+    /// Times each dispatch from now on (where the device can), or stops.
+    pub fn set_op_timing(&self, on: bool) {
+        self.timing.set(on);
     }
 
     /// Submissions made so far.

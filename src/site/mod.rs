@@ -2,9 +2,15 @@
 //! navigation, the home page and the routes all read this one list. Each page's prose
 //! (Markdown + LaTeX → HTML + MathML, also rendered by build.rs) is a file of its own,
 //! `prose/<slug>.html` ([`prose_path`]), fetched when the page opens. `widgets` documents
-//! every widget kind (the catalogue page).
+//! every widget kind (the catalogue page); `wgsl_highlight` colours WGSL for both.
 
 pub mod widgets;
+/// WGSL syntax highlighting, for the kernels quoted in the prose and shown in the "por dentro" panel.
+pub mod wgsl_highlight;
+/// The colour scales of the heatmaps, and text contrast on them (pure functions, tested natively).
+pub mod palette;
+/// `W^Q`, `d_k` in plain strings, split for typesetting with `<sup>` and `<sub>`.
+pub mod notation;
 
 /// One article of the series.
 #[derive(Debug)]

@@ -20,8 +20,8 @@ use crate::core::executor::{BackendKind, Cpu, Job};
 use crate::core::trace::{run_traced, run_traced_with_results, Trace};
 use crate::gpu::GpuContext;
 
-use super::dom;
-use super::widgets::Ctx;
+use crate::web::dom;
+use super::kit::Ctx;
 
 const STORAGE_KEY: &str = "atencao.backend";
 

@@ -16,10 +16,10 @@ use crate::core::error::Result;
 use crate::core::executor::{BackendKind, Cpu, Executor};
 use crate::core::format::format_pt;
 
-use super::backend::now_ms;
-use super::dom;
-use super::model_store::{self, DEFAULT_BASE};
-use super::widgets::Ctx;
+use crate::web::backend::now_ms;
+use crate::web::dom;
+use crate::web::model_store::{self, DEFAULT_BASE};
+use super::kit::Ctx;
 
 /// The decoder benchmark's text: its first `PROMPT_TOKENS` tokens are the prompt.
 const TEXT: &str = "Uma noite destas, vindo da cidade para o Engenho Novo, encontrei no trem da Central um rapaz \

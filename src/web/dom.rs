@@ -62,6 +62,21 @@ impl Drop for Listener {
 }
 
 /// Whether the reader's system asks for a dark theme (canvas colours follow it).
+/// Whether `element` is drawn dark: the theme an embedder pinned on it or an ancestor
+/// (`data-theme="light|dark"`), else the reader's system preference.
+pub fn dark_at(element: &Element) -> bool {
+    let pinned = element.closest("[data-theme]").ok().flatten().or_else(|| {
+        // Inside an embedded widget's shadow root: the host element carries the theme.
+        let root = element.get_root_node();
+        root.dyn_ref::<web_sys::ShadowRoot>().map(|shadow| shadow.host()).filter(|h| h.has_attribute("data-theme"))
+    });
+    match pinned.and_then(|e| e.get_attribute("data-theme")).as_deref() {
+        Some("dark") => true,
+        Some("light") => false,
+        _ => prefers_dark(),
+    }
+}
+
 pub fn prefers_dark() -> bool {
     window()
         .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
@@ -184,4 +199,33 @@ pub fn on_next_frame(f: impl FnOnce() + 'static) {
     if w.request_animation_frame(callback.unchecked_ref()).is_err() {
         let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 16);
     }
+}
+
+/// Appends `text` to `parent` with its notation typeset: `W^Q` as W<sup>Q</sup>, `d_k` as
+/// d<sub>k</sub> (`site::notation`); every piece is a text node.
+pub fn append_notation(parent: &Element, text: &str) {
+    use crate::site::notation::{pieces, Piece};
+    let Some(document) = document() else { return };
+    for piece in pieces(text) {
+        match piece {
+            Piece::Text(t) => {
+                let _ = parent.append_child(&document.create_text_node(t));
+            }
+            Piece::Sup(t) => append(parent, &self::text("sup", "", t)),
+            Piece::Sub(t) => append(parent, &self::text("sub", "", t)),
+        }
+    }
+}
+
+/// An element whose content is `text` with its notation typeset.
+pub fn notation(tag: &str, class: &str, text: &str) -> HtmlElement {
+    let element = el(tag, class);
+    append_notation(&element, text);
+    element
+}
+
+/// Replaces `element`'s content with `text`, its notation typeset.
+pub fn set_notation(element: &Element, text: &str) {
+    element.set_text_content(None);
+    append_notation(element, text);
 }

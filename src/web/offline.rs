@@ -6,7 +6,7 @@
 
 use wasm_bindgen_futures::JsFuture;
 
-use super::dom;
+use crate::web::dom;
 
 pub fn register() {
     let Some(window) = dom::window() else { return };

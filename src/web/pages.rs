@@ -13,8 +13,9 @@ use web_sys::{Element, HtmlElement};
 
 use crate::site::{self, Article, Route, ARTICLES};
 
-use super::dom::{self, Listener};
-use super::widgets::{self, Ctx};
+use crate::web::dom::{self, Listener};
+use super::kit::Ctx;
+use super::widgets;
 
 /// Fills `#toc` with every article and its sections, and wires the menu button.
 pub fn build_shell() {
@@ -200,7 +201,7 @@ fn load_prose(app: &Element, ctx: &Rc<Ctx>, render_id: u64, slug: &'static str, 
 /// The body of a same-site text file (through the decoder's fetch); an error in Portuguese
 /// otherwise (offline on a first visit, a server that lost the file).
 async fn fetch_text(url: &str) -> Result<String, String> {
-    let bytes = super::model_store::fetch_bytes(url, 0.0, &|_, _| {}).await?;
+    let bytes = crate::web::model_store::fetch_bytes(url, 0.0, &|_, _| {}).await?;
     String::from_utf8(bytes).map_err(|_| format!("A resposta a {url} não é texto UTF-8."))
 }
 

@@ -17,6 +17,7 @@ import embed from './suites/embed.mjs';
 import hood from './suites/hood.mjs';
 import offline from './suites/offline.mjs';
 import robust from './suites/robust.mjs';
+import a11y from './suites/a11y.mjs';
 
 const DIST = path.resolve(process.argv[2] ?? 'dist');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -29,7 +30,7 @@ const MODES = {
 };
 
 /** Suites in running order; foundation first (it checks the backend the others rely on). */
-const SUITES = { foundation, vectorization, sequence, transformer, decoder, embed, hood, offline, robust };
+const SUITES = { foundation, vectorization, sequence, transformer, decoder, embed, hood, offline, robust, a11y };
 
 /**
  * Headless Chromium's WebGPU is SwiftShader, a software adapter the site leaves aside on its

@@ -30,7 +30,7 @@ use web_sys::{Element, Event, EventInit, HtmlElement, HtmlInputElement, HtmlSele
 use crate::core::format::format_pt;
 use crate::core::widget_state::{parse_hash, slot_param, valid_key, WidgetState};
 
-use super::super::dom::{self, Listener};
+use crate::web::dom::{self, Listener};
 use super::{listen, Widget};
 
 /// Pause after the last edit before the state is written (fast typing writes once).

@@ -1,6 +1,6 @@
 //! "por dentro": the under-the-hood panel of every widget that computes on the backend.
 //!
-//! Widgets run their jobs through `hood::run` (instead of `Backend::run`): the job runs
+//! Widgets run their jobs through `kit::update` (instead of `Backend::run`): the job runs
 //! traced (`core::trace`), and a closed `<details class="hood">` at the bottom of the widget
 //! lists the ops of its last update in order, with shapes, parameters and times, the WGSL
 //! source of each kernel (the very string the GPU compiles, highlighted), and a button that
@@ -21,77 +21,36 @@ use crate::core::error::{ComputeError, Result};
 use crate::core::executor::{BackendKind, Job};
 use crate::core::format::format_pt;
 use crate::core::trace::{compare, format_scientific, OpRecord, Trace};
-use crate::gpu::wgsl_highlight::highlight;
 use crate::gpu::KernelId;
+use crate::site::wgsl_highlight::highlight;
+use crate::web::backend::{now_ms, Backend};
+use crate::web::dom::{self, Listener};
 
-use super::super::backend::{now_ms, Backend};
-use super::super::dom::{self, Listener};
-use super::{mark_backend, show_error, show_ready, Ctx, Update};
-
-/// Runs `job` for the widget at `host` as a new update (its panel shows this job's ops).
-pub async fn run<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, job: J) -> Result<(J::Output, BackendKind)> {
-    run_part(ctx, host, job, true).await
+/// The panel of one update of a widget: what `kit::update` records each job's trace into.
+pub struct PanelUpdate {
+    panel: Rc<Panel>,
+    update: u64,
+    new_update: bool,
 }
 
-/// The usual update of a widget that computes on the backend: marks it loading, runs `job`
-/// through the panel and, unless a newer update began meanwhile, lets `draw` paint the output,
-/// marks which backend computed it (in `backend_note` when the widget has one) and shows the
-/// widget ready; a failure shows its message instead.
-pub fn compute<J, D>(ctx: &Rc<Ctx>, host: &HtmlElement, update: Update, backend_note: Option<&HtmlElement>, job: J, draw: D)
-where
-    J: Job + 'static,
-    D: FnOnce(&J, J::Output, BackendKind) + 'static,
-{
-    dom::set_attr(host, "data-state", "loading");
-    let (ctx, host, note) = (ctx.clone(), host.clone(), backend_note.cloned());
-    wasm_bindgen_futures::spawn_local(async move {
-        let job = Rc::new(job);
-        let result = run(&ctx, &host, job.clone()).await;
-        if !update.is_current() {
-            return;
-        }
-        match result {
-            Ok((out, kind)) => {
-                draw(&job, out, kind);
-                match &note {
-                    Some(note) => mark_backend(&host, note, kind),
-                    None => dom::set_attr(&host, "data-computed-on", kind.attr()),
-                }
-                show_ready(&host);
-            }
-            Err(error) => show_error(&host, &error.to_string()),
-        }
-    });
-}
-
-/// Shows a pass the widget ran itself as a new update (the GPU-resident decoder, whose ops run
-/// in one command buffer); `job` is what "comparar" reruns on both backends.
-pub fn show<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, trace: Trace, job: J) {
-    let panel = Panel::of(host, &ctx.backend);
-    let update = panel.begin();
-    panel.record(update, true, Rc::new(JobRerun(Rc::new(job))), trace);
-}
-
-/// Runs another job of the same update (widgets that run several jobs per update): its ops
-/// are appended to the panel's list.
-pub async fn run_more<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, job: J) -> Result<(J::Output, BackendKind)> {
-    run_part(ctx, host, job, false).await
-}
-
-async fn run_part<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, job: J, new_update: bool) -> Result<(J::Output, BackendKind)> {
-    let panel = Panel::of(host, &ctx.backend);
+/// Begins a new update of the widget at `host` (its ops replace the panel's), or, with
+/// `new_update` false, continues the current one (a widget that runs several jobs per update).
+pub fn begin(host: &HtmlElement, backend: &Rc<Backend>, new_update: bool) -> PanelUpdate {
+    let panel = Panel::of(host, backend);
     let update = if new_update { panel.begin() } else { panel.update.get() };
-    let job = Rc::new(job);
-    match ctx.backend.run_traced(&*job).await {
-        Ok((out, trace)) => {
-            let kind = trace.backend;
-            panel.record(update, new_update, Rc::new(JobRerun(job)), trace);
-            Ok((out, kind))
-        }
-        Err(error) => {
-            panel.failed(update, &error);
-            Err(error)
-        }
+    PanelUpdate { panel, update, new_update }
+}
+
+impl PanelUpdate {
+    /// A job of this update ran: its trace joins the panel (unless a newer update began);
+    /// `job` is what "comparar" reruns on both backends.
+    pub fn record<J: Job + 'static>(&self, job: Rc<J>, trace: Trace) {
+        self.panel.record(self.update, self.new_update, Rc::new(JobRerun(job)), trace);
+    }
+
+    /// The update failed: the panel says why.
+    pub fn failed(&self, error: &ComputeError) {
+        self.panel.failed(self.update, error);
     }
 }
 
@@ -131,6 +90,8 @@ struct Panel {
     /// The content shows an older update (rebuilt when opened).
     stale: Cell<bool>,
     comparing: Cell<bool>,
+    /// Timing was just turned on and the update is running again to be timed.
+    timing_pending: Cell<bool>,
     /// Each kernel's highlighted source, built once.
     sources: RefCell<HashMap<KernelId, HtmlElement>>,
     listeners: RefCell<Vec<Listener>>,
@@ -188,6 +149,7 @@ impl Panel {
             failure: RefCell::new(None),
             stale: Cell::new(true),
             comparing: Cell::new(false),
+            timing_pending: Cell::new(false),
             sources: RefCell::new(HashMap::new()),
             listeners: RefCell::new(Vec::new()),
         });
@@ -196,6 +158,9 @@ impl Panel {
             if let Some(panel) = weak.upgrade() {
                 if panel.root.open() && panel.stale.get() {
                     panel.render();
+                }
+                if panel.root.open() {
+                    wasm_bindgen_futures::spawn_local(panel.clone().retime());
                 }
             }
         });
@@ -207,6 +172,33 @@ impl Panel {
         });
         *panel.listeners.borrow_mut() = vec![on_toggle, on_compare];
         panel
+    }
+
+    /// Opened on WebGPU with a device that can time each kernel but is not doing so (timing
+    /// costs something, so it starts with the first panel opened): turn timing on and run the
+    /// update's jobs again, so the table shows each kernel's device time.
+    async fn retime(self: Rc<Self>) {
+        let Some(gpu) = self.backend.gpu() else { return };
+        if !gpu.can_time_ops() || gpu.times_ops() || self.backend_of_update() != Some(BackendKind::WebGpu) {
+            return;
+        }
+        gpu.set_op_timing(true);
+        self.timing_pending.set(true);
+        self.changed();
+        let update = self.update.get();
+        let jobs: Vec<Rc<dyn Rerun>> = self.jobs.borrow().iter().map(|(j, _)| j.clone()).collect();
+        let mut traces = Vec::new();
+        for job in &jobs {
+            match job.run_on(self.backend.clone(), BackendKind::WebGpu, false).await {
+                Ok(trace) => traces.push(trace),
+                Err(_) => break,
+            }
+        }
+        self.timing_pending.set(false);
+        if update == self.update.get() && traces.len() == jobs.len() {
+            *self.jobs.borrow_mut() = jobs.into_iter().zip(traces).collect();
+        }
+        self.changed();
     }
 
     fn begin(&self) -> u64 {
@@ -316,7 +308,9 @@ impl Panel {
                 } else {
                     format!("em {submissions} envios à GPU, cada um com uma leitura de volta")
                 };
-                let per_op = if timed {
+                let per_op = if self.timing_pending.get() {
+                    "Medindo o tempo de cada kernel na GPU (timestamp queries): a atualização roda de novo…"
+                } else if timed {
                     "O tempo de cada kernel na tabela foi medido pela própria GPU (timestamp queries);                      o navegador pode arredondá-lo para frações de ms."
                 } else {
                     "Este adaptador não mede o tempo de cada kernel (não tem timestamp queries), então a tabela                      não reparte esse total entre as operações."

@@ -32,13 +32,14 @@ use crate::core::widget_state::parse_hash;
 use crate::core::Matrix;
 use crate::gpu::{GpuContext, GpuTensor};
 use crate::web::backend::now_ms;
-use crate::web::widgets::hood;
 
-use super::super::dom::{self, Listener};
-use super::super::draw::{color_rgb, BarView, ColorScale, HeatmapData, MatrixView};
-use super::super::model_store;
-use super::attributes;
-use super::{listen, show_error, show_ready, Ctx, Widget, WidgetKind};
+use crate::web::dom::{self, Listener};
+use crate::site::palette::rgb;
+use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
+use crate::web::model_store;
+
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{listen, show_error, show_ready, Ctx, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "decoder", title: "O decodificador pré-treinado", mount };
 
@@ -58,6 +59,9 @@ const ENLARGED_POSITIONS: usize = 24;
 /// Longest stretch of generation between two yields to the browser, in ms: long enough that
 /// yielding costs nothing measurable, short enough that clicks and frames are not delayed.
 const SLICE_MS: f64 = 12.0;
+/// While generating, the page is redrawn at most this often (chips, text, bars, the 24
+/// attention maps): drawing everything every frame would take most of the time from the model.
+const DRAW_EVERY_MS: f64 = 100.0;
 
 /// The session on the backend that runs it.
 enum Engine {
@@ -136,6 +140,8 @@ pub struct DecoderWidget {
     stop_requested: Cell<bool>,
     /// A frame is already booked to draw.
     draw_booked: Cell<bool>,
+    /// When the last draw happened (ms).
+    drawn_at: Cell<f64>,
     /// Tokens per second of the generation in flight or the last one.
     rate: Cell<Option<f64>>,
     /// The GPU failed this session (not lost): it stays on the CPU until the backend changes.
@@ -194,11 +200,11 @@ fn route_param(name: &str) -> Option<String> {
 
 /// The preset named in the route (`#/decodificador?preset=…`) or in the host's `data-preset`;
 /// an unknown name gives the first preset and a warning.
-fn initial_preset(host: &HtmlElement) -> &'static str {
+fn initial_preset(attrs: &Attributes) -> &'static str {
     let ids: Vec<&'static str> = PRESETS.iter().map(|p| p.0).collect();
     match route_param("preset") {
-        Some(wanted) => attributes::noted(choice_setting("preset (no endereço)", Some(&wanted), &ids, PRESETS[0].0)),
-        None => attributes::choice(host, "data-preset", &ids, PRESETS[0].0),
+        Some(wanted) => attrs.noted(choice_setting("preset (no endereço)", Some(&wanted), &ids, PRESETS[0].0)),
+        None => attrs.choice("data-preset"),
     }
 }
 
@@ -211,7 +217,7 @@ fn fresh_seed() -> u64 {
     (js_sys::Math::random() * 1e9) as u64
 }
 
-fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     dom::set_attr(host, "data-state", "loading");
     let _ = host.class_list().add_1("widget");
     let _ = host.class_list().add_1("decoder");
@@ -234,13 +240,13 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
 
     // Prompt and presets.
     let options: Vec<(String, String)> = PRESETS.iter().map(|(id, label, _)| (id.to_string(), label.to_string())).collect();
-    let chosen = initial_preset(host);
+    let chosen = initial_preset(attrs);
     let (preset_label, preset) = dom::select("exemplo ", "preset", &options, chosen);
     let prompt = dom::el("textarea", "prompt").unchecked_into::<HtmlTextAreaElement>();
     dom::set_attr(&prompt, "data-control", "prompt");
     dom::set_attr(&prompt, "rows", "3");
     dom::set_attr(&prompt, "aria-label", "Texto inicial (prompt)");
-    prompt.set_value(&host.get_attribute("data-prompt").unwrap_or_else(|| preset_text(chosen).to_string()));
+    prompt.set_value(&attrs.text("data-prompt").unwrap_or_else(|| preset_text(chosen).to_string()));
     let inputs = dom::el("div", "widget-inputs decoder-prompt");
     dom::append(&inputs, &preset_label);
     dom::append(&inputs, &prompt);
@@ -263,7 +269,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let stop = dom::button("Parar", "stop");
     stop.set_hidden(true);
     let restart = dom::button("Recomeçar", "restart");
-    let (twins, twins_listener) = super::twins_button(host);
+    let (twins, twins_listener) = crate::web::kit::twins_button(host);
     for el in [&generate, &step, &stop, &restart, &t_label, &k_label, &p_label, &s_label, &fixed_label, &n_label, &twins] {
         dom::append(&controls, el);
     }
@@ -285,8 +291,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     dom::append(host, &readout);
 
     let outputs = dom::el("div", "widget-outputs");
-    let model_bars = BarView::new("next-model", "Próximo token: Transformer");
-    let bigram_bars = BarView::new("next-bigram", "Próximo token: bigrama");
+    let model_bars = BarView::new("next-model", "Próximo token: Transformer").probabilities();
+    let bigram_bars = BarView::new("next-bigram", "Próximo token: bigrama").probabilities();
     dom::append(&outputs, &model_bars.root);
     dom::append(&outputs, &bigram_bars.root);
     dom::append(host, &outputs);
@@ -294,6 +300,10 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     dom::append(host, &dom::text("h4", "", "Atenção por camada e cabeça"));
     let grid = dom::el("div", "attention-grid");
     dom::append(host, &grid);
+    // Every map shares one scale: weights from 0 to 1.
+    let grid_legend = crate::web::kit::draw::heatmap::legend_element();
+    crate::web::kit::draw::heatmap::draw_legend(&grid_legend, &Scale::Probability.domain(&[]), dom::dark_at(host));
+    dom::append(host, &grid_legend);
     let enlarged = MatrixView::new("attention", "Atenção", "");
     dom::append(host, &enlarged.root);
 
@@ -311,6 +321,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         running: Cell::new(false),
         stop_requested: Cell::new(false),
         draw_booked: Cell::new(false),
+        drawn_at: Cell::new(0.0),
         rate: Cell::new(None),
         cpu_only: Cell::new(false),
         preset,
@@ -616,7 +627,7 @@ impl DecoderWidget {
             Ok(trace) => {
                 if !trace.ops.is_empty() {
                     let rerun = WindowPass { model: model.clone(), ids: engine.history().ids.clone() };
-                    hood::show(&self.ctx, &self.host, trace, rerun);
+                    crate::web::kit::update::show(&self.ctx, &self.host, trace, rerun);
                 }
                 *self.engine.borrow_mut() = Some(engine);
                 Ok(())
@@ -640,9 +651,10 @@ impl DecoderWidget {
         }
     }
 
-    /// Books a draw for the next animation frame (at most one per frame).
+    /// Books a draw for the next animation frame (at most one per frame, and while generating
+    /// at most one per `DRAW_EVERY_MS`; the end of an action always draws).
     fn book_draw(self: &Rc<Self>) {
-        if self.draw_booked.replace(true) {
+        if now_ms() - self.drawn_at.get() < DRAW_EVERY_MS || self.draw_booked.replace(true) {
             return;
         }
         let weak = Rc::downgrade(self);
@@ -655,6 +667,7 @@ impl DecoderWidget {
     }
 
     fn draw_now(&self) {
+        self.drawn_at.set(now_ms());
         let Some(model) = self.model.borrow().clone() else { return };
         let engine = self.engine.borrow();
         let Some(engine) = engine.as_ref() else { return };
@@ -798,7 +811,7 @@ impl DecoderWidget {
             matrix: m,
             row_labels: labels.clone(),
             col_labels: labels,
-            scale: ColorScale::Sequential,
+            scale: Scale::Probability,
             // Weights, not scores: the future's weight is exactly 0 (its score was −∞).
             masked: None,
         });
@@ -827,7 +840,7 @@ fn paint_thumbnail(canvas: &HtmlCanvasElement, rows: &[Vec<f32>], dark: bool) {
     for (r, row) in rows.iter().enumerate() {
         for (c, &v) in row.iter().enumerate().take(r + 1) {
             let i = (r * n as usize + c) * 4;
-            pixels[i..i + 3].copy_from_slice(&color_rgb(ColorScale::Sequential, v, dark));
+            pixels[i..i + 3].copy_from_slice(&rgb(false, v, dark));
             pixels[i + 3] = 255;
         }
     }
