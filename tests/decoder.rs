@@ -228,3 +228,32 @@ fn resident_gpu_decoder_equals_candle_and_the_cpu() {
     assert!(forward(&gpu, &weights, &long, &mut gpu_cache).is_err(), "past the context: refused");
     assert_eq!(gpu_cache.len(), ids.len(), "a refused pass leaves the cache as it was");
 }
+
+/// The logit lens on the shipped model: the same readings and head pushes on both backends,
+/// in one submission on the GPU, and its last stage is the model's next-token distribution.
+#[test]
+fn logit_lens_on_both_backends() {
+    let m = model();
+    let prompt = "Capitu tinha os olhos de ressaca, e";
+    let cpu = Session::start(&Cpu, on_cpu(&m), &m.bpe, prompt, 1).unwrap();
+    let last = cpu.history().ids.len() - 1;
+    let cpu_lens = block_on_ready(cpu.lens(&Cpu, last)).unwrap();
+    let mut synced = Session::start(&Cpu, on_cpu(&m), &m.bpe, prompt, 1).unwrap();
+    block_on_ready(synced.sync(&Cpu)).unwrap();
+    let model_probs = synced.history().distribution(1.0);
+    let final_stage = &cpu_lens.readings[m.weights.config.n_layers];
+    let diff = model_probs.iter().zip(final_stage).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+    assert!(diff < 1e-5, "last stage vs the model's distribution: {diff}");
+    let Some(gpu) = gpu() else { return };
+    let on_gpu_session = Session::start(&gpu, on_gpu(&gpu, &m), &m.bpe, prompt, 1).unwrap();
+    let before = gpu.submissions();
+    let gpu_lens = pollster::block_on(on_gpu_session.lens(&gpu, last)).unwrap();
+    assert_eq!(gpu.submissions() - before, 1, "the lens is one pass, one submission");
+    for (stage, (g, c)) in gpu_lens.readings.iter().zip(&cpu_lens.readings).enumerate() {
+        let diff = g.iter().zip(c).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+        assert!(diff < 1e-4, "stage {stage}: {diff}");
+    }
+    let token = cpu_lens.top(m.weights.config.n_layers, 1)[0].0;
+    let (g, c) = (gpu_lens.head_pushes(&m.weights, token).unwrap(), cpu_lens.head_pushes(&m.weights, token).unwrap());
+    assert!(g.max_abs_diff(&c).unwrap() < 1e-3, "head pushes differ");
+}

@@ -214,7 +214,7 @@ mod decoder {
 /// slow GPU round trip overtaken by an edit), and the debounce says so after its pause.
 #[wasm_bindgen_test]
 async fn only_the_newest_update_draws() {
-    use atencao::web::widgets::Updates;
+    use atencao::web::kit::Updates;
     let updates = Updates::default();
     let first = updates.begin();
     assert!(first.is_current());
@@ -233,7 +233,7 @@ async fn only_the_newest_update_draws() {
 #[wasm_bindgen_test]
 async fn route_listeners_go_with_the_page() {
     use atencao::web::dom::{self, Listener};
-    use atencao::web::widgets::Ctx;
+    use atencao::web::kit::Ctx;
     use std::cell::Cell;
     use std::rc::Rc;
 

@@ -16,7 +16,8 @@ use crate::executor::Executor;
 use crate::rng::Rng;
 
 use super::config::DecoderConfig;
-use super::model::{forward, read_forward, KvCache};
+use super::lens::{read_forward_with_lens, LensReading};
+use super::model::{forward, forward_with_lens, read_forward, KvCache};
 use super::sampling::{probabilities, sample, SamplingOptions};
 use super::weights::DecoderWeights;
 
@@ -165,6 +166,20 @@ impl<T: Clone> Session<T> {
         Ok(())
     }
 
+    /// The logit lens at window position `position`: what the model predicts after
+    /// `ids[..=position]`, read after the embedding and after each block, and the parts each
+    /// head adds there. A pass of its own from position 0 on this backend, with a scratch
+    /// cache (the session's cache is left as it is).
+    pub async fn lens<E: Executor<Tensor = T>>(&self, e: &E, position: usize) -> Result<LensReading> {
+        let ids = &self.history.ids;
+        if position >= ids.len() {
+            return Err(ComputeError::Invalid(format!("A posição {} não está no contexto.", position + 1)));
+        }
+        let mut scratch = KvCache::new(e, &self.weights.config)?;
+        let (pass, taps) = forward_with_lens(e, &self.weights, &ids[..=position], &mut scratch)?;
+        Ok(read_forward_with_lens(e, &pass, &taps).await?.1)
+    }
+
     /// Samples the next token from the current logits with the session's generator, appends
     /// it (sliding the window if it is full) and runs the model on it. Returns the token.
     pub async fn step<E: Executor<Tensor = T>>(&mut self, e: &E, opts: &SamplingOptions) -> Result<u32> {
@@ -194,6 +209,21 @@ mod tests {
     fn tiny() -> (Rc<DecoderWeights>, Bpe) {
         let cfg = DecoderConfig::tiny();
         (Rc::new(DecoderWeights::random(&cfg, 11)), Bpe::from_merges(Vec::new()).unwrap())
+    }
+
+    #[test]
+    fn the_lens_at_the_last_position_is_the_next_token_distribution() {
+        let (w, bpe) = tiny();
+        let mut s = Session::start(&Cpu, w.clone(), &bpe, "a casa", 3).unwrap();
+        block_on_ready(s.sync(&Cpu)).unwrap();
+        let last = s.history().ids.len() - 1;
+        let lens = block_on_ready(s.lens(&Cpu, last)).unwrap();
+        let model = s.history().distribution(1.0);
+        let read = &lens.readings[w.config.n_layers];
+        let diff = model.iter().zip(read).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+        assert!(diff < 1e-5, "{diff}");
+        assert_eq!(s.cached(), s.history().ids.len(), "the session's cache is untouched");
+        assert!(block_on_ready(s.lens(&Cpu, last + 1)).is_err());
     }
 
     #[test]
