@@ -155,7 +155,7 @@ pub const WIDGETS: &[WidgetDoc] = &[
         name: "decoder",
         summary: "O decodificador pré-treinado: exemplos de prompt, tokens BPE, Gerar / Passo / Parar, temperatura, top-k, top-p e semente; os 10 próximos tokens ao lado de um modelo de bigramas; a atenção de cada camada e cabeça. Baixa os pesos do modelo (alguns MB) ao montar.",
         attributes: &[
-            choice("data-preset", "prompt inicial", "chaves (padrão), galinha, lagoa, machado, capitu", &["chaves", "galinha", "lagoa", "machado", "capitu"], "chaves"),
+            choice("data-preset", "prompt inicial", "chaves (padrão), meninos, galinha, lagoa, machado, capitu", &["chaves", "meninos", "galinha", "lagoa", "machado", "capitu"], "chaves"),
             attr("data-prompt", "texto inicial próprio (substitui o do exemplo)", "texto"),
             MODEL,
         ],
