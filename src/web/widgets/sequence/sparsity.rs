@@ -165,6 +165,10 @@ impl SparsityWidget {
         let covered = 1e9 / possible;
         rows.push(("fração coberta por 10⁹ tokens, no máximo".into(), if covered >= 1.0 { "100%".into() } else { format!("{} %", format_scientific(covered * 100.0, 2)) }));
         show_results(&self.explosion, "explosion", &format!("N-gramas possíveis com |V| = {}", format_thousands(size as u128)), &rows);
+        // The power typeset (|V| to the N), not "^" for the reader to decode.
+        if let Ok(Some(th)) = self.explosion.query_selector("th") {
+            dom::set_notation(&th, &format!("|V|^{{{n}}}"));
+        }
     }
 
     fn draw_corpus(&self, v: f64) -> Result<(), String> {
@@ -222,7 +226,7 @@ impl SparsityWidget {
         let fitted = fit_zipf_exponent(&freqs);
         let series = [
             Series::line("frequência observada", freqs.iter().take(shown).map(|&f| f as f64).collect()).dots(),
-            Series::line(format!("f(1)/k^{}", format_pt(s as f32, 2)), ranks.iter().map(|&k| zipf_expected(top, k as usize, s)).collect()).dashed(),
+            Series::line(format!("f(1)/kˢ, s = {}", format_pt(s as f32, 2)), ranks.iter().map(|&k| zipf_expected(top, k as usize, s)).collect()).dashed(),
         ];
         let axes = Axes::new("posição k (log)", "frequência (log)").log_x().log_y();
         self.zipf.update(&ranks, &series, &axes, |k| format!("{}ª: {}", k as usize, ranked.get(k as usize - 1).map_or("", |r| r.0.as_str())), |y| format_pt(y as f32, 2));
