@@ -22,6 +22,9 @@ use crate::web::kit::{show_error, state, Ctx, Widget, WidgetKind};
 pub const REGISTRY: &[WidgetKind] = &[
     attention::attention::KIND,
     attention::masked_softmax::KIND,
+    // Content and reading path (issue 22)
+    attention::soft_dictionary::KIND,
+    attention::gradient_check::KIND,
     // The pretrained decoder (issue 6)
     decoder::decoder::KIND,
     decoder::bpe::KIND,
