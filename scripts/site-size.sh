@@ -5,7 +5,10 @@
 # Usage: bash scripts/site-size.sh [dist]
 set -euo pipefail
 dist="${1:-dist}"
-budget=600000   # bytes, gzipped: wasm + JS + CSS of the first page, model excluded
+# bytes, gzipped: wasm + JS + CSS of the first page, model excluded. 600 000 until 2026-11-24;
+# raised to 650 000 when the compute layer v2, the widget kit's ports and three new widgets
+# (logit lens, soft dictionary, gradient checker) took it to about 625 000 (BENCHMARKS.md).
+budget=650000
 
 gz() { gzip -9 -c "$1" | wc -c; }
 total=0
