@@ -13,8 +13,6 @@ pub enum Claim {
     /// The model gives the word `likely` more probability than `unlikely` (each read as the
     /// first token of the word with its leading space; the two must differ in that token).
     Prefers { likely: &'static str, unlikely: &'static str },
-    /// The model's most probable next token begins the word `word` (with its leading space).
-    Predicts { word: &'static str },
     /// No claim about the next token: the preset shows the style of the text generated.
     Style,
 }
@@ -84,11 +82,6 @@ pub fn check(model: &Model, history: &History, claim: Claim) -> (bool, String) {
             (Some(a), Some(b)) if a != b => (p(a) > p(b), format!("«{}» {:.4} contra «{}» {:.4}", label(a), p(a), label(b), p(b))),
             _ => (false, format!("«{likely}» e «{unlikely}» começam pelo mesmo token")),
         },
-        Claim::Predicts { word } => {
-            let best = (0..probs.len() as u32).max_by(|&a, &b| p(a).total_cmp(&p(b))).unwrap_or(0);
-            let wanted = first_token(model, word);
-            (Some(best) == wanted, format!("o mais provável é «{}» ({:.4})", label(best), p(best)))
-        }
         Claim::Style => (true, String::new()),
     }
 }
