@@ -154,11 +154,11 @@ fn number_input(label: &str, control: &str, integer: bool, value: f32) -> (HtmlE
     (wrapper, input)
 }
 
-/// The preset named in the route (`#/decodificador?preset=…`) or in the host's `data-preset`;
-/// an unknown name gives the first preset and a warning.
+/// The preset named in the page's address (`decodificador.html?preset=…`) or in the host's
+/// `data-preset`; an unknown name gives the first preset and a warning.
 fn initial_preset(host: &HtmlElement) -> &'static str {
-    let hash = dom::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
-    let from_hash = parse_hash(&hash).ok().and_then(|q| q.get("preset").map(str::to_string));
+    let search = dom::window().and_then(|w| w.location().search().ok()).unwrap_or_default();
+    let from_hash = parse_hash(&format!("#{search}")).ok().and_then(|q| q.get("preset").map(str::to_string));
     let ids: Vec<&'static str> = PRESETS.iter().map(|p| p.0).collect();
     match from_hash {
         Some(wanted) => attributes::noted(choice_setting("preset (no endereço)", Some(&wanted), &ids, PRESETS[0].0)),
