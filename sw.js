@@ -54,9 +54,10 @@ function place(path) {
   return { cacheName: CACHE, key: siteKey(path) };
 }
 
+/** Whether `path` is kept. (`caches.match` with a cache name creates no cache, unlike `caches.open`.) */
 async function isKept(path) {
   const { cacheName, key } = place(path);
-  return !!(await (await caches.open(cacheName)).match(key));
+  return !!(await caches.match(key, { cacheName }));
 }
 
 /** Save-Data, as the page saw it when it registered this worker, or as this worker sees it. */
@@ -75,7 +76,7 @@ async function keep(paths, progress = () => {}) {
     if (!(await cache.match(key))) {
       let response = null;
       for (const name of cacheName === CACHE ? older : []) {
-        response = await (await caches.open(name)).match(key);
+        response = await caches.match(key, { cacheName: name });
         if (response) break;
       }
       if (!response) {
@@ -110,7 +111,7 @@ self.addEventListener('activate', (event) => {
         for (const [path, { group }] of INDEX) {
           if (group === 'model' || (await isKept(path))) continue;
           for (const name of older) {
-            if (await (await caches.open(name)).match(siteKey(path))) { carried.push(path); break; }
+            if (await caches.match(siteKey(path), { cacheName: name })) { carried.push(path); break; }
           }
         }
         await keep(carried).catch(() => {});
@@ -162,6 +163,8 @@ function remember(event, response, path) {
     const headers = new Headers(copy.headers);
     headers.delete('content-encoding');
     headers.delete('content-length');
+    // Not into a cache this worker no longer owns (a newer one deleted it) nor creates.
+    if (!(await caches.has(CACHE))) return;
     await (await caches.open(CACHE)).put(siteKey(path), new Response(body, { status: copy.status, statusText: copy.statusText, headers }));
   })().catch(() => {}));
 }
