@@ -26,7 +26,7 @@ const LOADS = 10;
 for (const [mode, args] of Object.entries(MODES)) {
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true, args });
   const page = await browser.newPage();
-  await page.goto(`${base}/#/bench`);
+  await page.goto(`${base}/bench.html`);
   await page.waitForSelector('.bench[data-bench-state=done], .bench[data-bench-state=error]', { timeout: 600000 });
   const text = await page.textContent('[data-bench-json]');
   if (!text.trim()) throw new Error(`${mode}: ${await page.textContent('.bench .widget-backend')}`);
@@ -36,7 +36,7 @@ for (const [mode, args] of Object.entries(MODES)) {
   for (let i = 0; i < LOADS; i++) {
     const context = await browser.newContext({ serviceWorkers: 'block' });
     const fresh = await context.newPage();
-    await fresh.goto(`${base}/#/queries-keys-values`);
+    await fresh.goto(`${base}/queries-keys-values.html`);
     await fresh.waitForFunction(() => document.querySelector('[data-widget][data-state=ready]'), null, { polling: 'raf', timeout: 60000 });
     times.push(await fresh.evaluate(() => performance.now()));
     await context.close();

@@ -174,7 +174,7 @@ export default async function embed({ mode, browser }) {
   await check(`[${mode}] host styles do not reach the widgets and widget styles do not leak into the post`, async () => {
     const { context, page, errors } = await openPage(browser);
     // The site's own attention widget, for reference (same sub-path, light DOM, site CSS).
-    await page.goto(`${siteOrigin}${PREFIX}/#/queries-keys-values`);
+    await page.goto(`${siteOrigin}${PREFIX}/queries-keys-values.html`);
     await page.waitForSelector('main [data-widget=attention][data-state=ready]', { timeout: 30000 });
     const onSite = await widgetLook(page, 'main [data-widget=attention]');
     await page.goto(`${siteOrigin}${POST}`);
@@ -278,7 +278,7 @@ export default async function embed({ mode, browser }) {
   await check(`[${mode}] catalogue (#/catalogo under ${PREFIX}/): every registered kind, its attributes, a snippet that copies, a live example`, async () => {
     const { context, page, errors, requests } = await openPage(browser);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: siteOrigin });
-    await page.goto(`${siteOrigin}${PREFIX}/#/catalogo`);
+    await page.goto(`${siteOrigin}${PREFIX}/catalogo.html`);
     await page.waitForSelector('.catalogue-entry');
     const readme = readmeWidgets();
     const entries = await page.$$eval('.catalogue-entry', (sections) => sections.map((s) => ({
