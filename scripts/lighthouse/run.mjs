@@ -10,7 +10,8 @@
 // page is measured LIGHTHOUSE_RUNS times (default 3), each in a fresh Chromium, and the run with
 // the median performance score is reported. Then the first visit to the home page is weighed:
 // every byte the server sends to a fresh browser until the service worker has filled the
-// offline cache and the network has been quiet for 3 s.
+// offline cache and the network has been quiet for 3 s. LIGHTHOUSE_SAVE=dir keeps each report
+// (JSON), LIGHTHOUSE_VERBOSE=1 lists the first visit's requests.
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -85,6 +86,11 @@ async function audit(url) {
   try {
     const { lhr } = await lighthouse(url, { port: chrome.port, output: 'json', logLevel: 'error',
       onlyCategories: ['performance', 'accessibility', 'best-practices', 'seo'] });
+    if (process.env.LIGHTHOUSE_SAVE) {
+      fs.mkdirSync(process.env.LIGHTHOUSE_SAVE, { recursive: true });
+      const name = `${new URL(url).pathname.replace(/\W+/g, '_')}${new URL(url).hash.replace(/\W+/g, '_')}-${Date.now()}.json`;
+      fs.writeFileSync(path.join(process.env.LIGHTHOUSE_SAVE, name), JSON.stringify(lhr));
+    }
     const score = (c) => Math.round((lhr.categories[c]?.score ?? 0) * 100);
     const num = (a) => lhr.audits[a]?.numericValue ?? NaN;
     // The audits that cost points outside performance.

@@ -1,7 +1,7 @@
-// The browser benchmark (#/bench) in headless Chromium, with WebGPU (SwiftShader) and with the
+// The browser benchmark (bench.html) in headless Chromium, with WebGPU (SwiftShader) and with the
 // CPU only; prints one table with both columns and writes the JSON of each run to
 // tests/artifacts/bench-<mode>.json; then the start-up time: navigation to the first widget
-// `ready` on the attention page (#/queries-keys-values), median of 10 fresh loads (new context, no service worker,
+// `ready` on the attention page (queries-keys-values.html), median of 10 fresh loads (new context, no service worker,
 // nothing cached). Timings are reported, never asserted.
 // Usage: node tests/e2e/bench.mjs [dist]
 import { chromium } from 'playwright-core';
