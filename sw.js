@@ -150,13 +150,19 @@ async function hashOf(bytes) {
   return [...digest.slice(0, 8)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
+/** How long a fetch event keeps this worker busy while it keeps a copy. A copy whose body stalls
+ * (a server that stops sending mid-body) must not hold the event open: a waiting newer worker
+ * activates only once this one has no event in flight, skipWaiting or not. The copy is a nicety;
+ * past this it may be lost with the worker. */
+const REMEMBER_MS = 10000;
+
 /** Keeps a copy of `response` if it is this build's `path` (a server may already have a newer
  * build): a page opened under Save-Data, an extra file. Called before the response is returned,
  * so the copy is taken while its body is unread. */
 function remember(event, response, path) {
   if (!response.ok || response.type !== 'basic') return;
   const copy = response.clone();
-  event.waitUntil((async () => {
+  const work = (async () => {
     const body = await copy.arrayBuffer();
     if ((await hashOf(body)) !== INDEX.get(path).hash) return;
     // The body is decoded: drop the headers that described it on the wire.
@@ -166,7 +172,8 @@ function remember(event, response, path) {
     // Not into a cache this worker no longer owns (a newer one deleted it) nor creates.
     if (!(await caches.has(CACHE))) return;
     await (await caches.open(CACHE)).put(siteKey(path), new Response(body, { status: copy.status, statusText: copy.statusText, headers }));
-  })().catch(() => {}));
+  })().catch(() => {});
+  event.waitUntil(Promise.race([work, new Promise((resolve) => setTimeout(resolve, REMEMBER_MS))]));
 }
 
 /** Pages: the network's answer (a new build shows at once), kept; offline, the kept copy. */
