@@ -27,7 +27,7 @@ use pulldown_latex::config::DisplayMode;
 use pulldown_latex::{RenderConfig, Storage};
 
 /// The WGSL highlighter of the web layer, shared so quoted kernel code looks the same here.
-#[path = "src/gpu/wgsl_highlight.rs"]
+#[path = "src/site/wgsl_highlight.rs"]
 #[allow(dead_code)]
 mod wgsl_highlight;
 
@@ -35,6 +35,29 @@ mod wgsl_highlight;
 #[path = "src/site/widgets.rs"]
 #[allow(dead_code)]
 mod widget_docs;
+
+/// What src/site/widgets.rs names from the compute core: `crate::core::widget_input::NumberRange`,
+/// a numeric attribute's range (the build script has no atencao-core). Only the widgets'
+/// summaries are read here, so a stand-in with the same fields and constructor does; were the
+/// core's type to change in a way widgets.rs follows, this would fail to compile, not drift.
+mod core {
+    pub mod widget_input {
+        #[derive(Clone, Copy, Debug)]
+        #[allow(dead_code)]
+        pub struct NumberRange {
+            pub min: f64,
+            pub max: f64,
+            pub default: f64,
+            pub step: f64,
+        }
+
+        impl NumberRange {
+            pub const fn integer(min: f64, max: f64, default: f64) -> NumberRange {
+                NumberRange { min, max, default, step: 1.0 }
+            }
+        }
+    }
+}
 
 struct Page {
     slug: String,
@@ -50,7 +73,7 @@ fn main() {
     let root = Path::new("content");
     println!("cargo:rerun-if-changed=content");
     println!("cargo:rerun-if-changed=src/gpu/shaders");
-    println!("cargo:rerun-if-changed=src/gpu/wgsl_highlight.rs");
+    println!("cargo:rerun-if-changed=src/site/wgsl_highlight.rs");
     println!("cargo:rerun-if-changed=src/site/widgets.rs");
     let mut articles = Vec::new();
     let mut slugs = BTreeSet::new();
@@ -402,8 +425,25 @@ fn render_wgsl_excerpt(code: &str, file: &str) -> String {
     html
 }
 
+/// A comma between two digits is a decimal comma: `{,}` keeps LaTeX from spacing it like a
+/// list comma ("0, 5119"). Indices such as `A_{1,2}` come out tight too, which suits them.
+fn decimal_commas(tex: &str) -> String {
+    let chars: Vec<char> = tex.chars().collect();
+    let mut out = String::with_capacity(tex.len());
+    for (i, &c) in chars.iter().enumerate() {
+        let between_digits = c == ',' && i > 0 && chars[i - 1].is_ascii_digit() && chars.get(i + 1).is_some_and(char::is_ascii_digit);
+        if between_digits {
+            out.push_str("{,}");
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// LaTeX → MathML; a formula that does not parse fails the build with its file and source.
 fn render_math(tex: &str, display: bool, file: &str) -> String {
+    let tex = &decimal_commas(tex);
     let storage = Storage::new();
     let events: Vec<_> = pulldown_latex::Parser::new(tex, &storage).collect();
     if let Some(Err(error)) = events.iter().find(|e| e.is_err()) {

@@ -25,14 +25,17 @@ use atencao::core::ops;
 use atencao::core::rng::Rng;
 use atencao::core::Matrix;
 use atencao::gpu::kernels::BLOCKED_MIN;
-use atencao::gpu::{GpuContext, Kernel, KernelId, Params};
+use atencao::core::decoder::session::Session;
+use atencao::core::decoder::sampling::SamplingOptions;
+use atencao::gpu::kernels::MatmulParams;
+use atencao::gpu::{AdapterFacts, GpuContext, Kernel, KernelId};
 
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(|a, b| a.total_cmp(b));
     xs[xs.len() / 2]
 }
 
-fn open_device() -> (wgpu::Device, wgpu::Queue, String) {
+fn open_device() -> (wgpu::Device, wgpu::Queue, AdapterFacts) {
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
     let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
         power_preference: wgpu::PowerPreference::HighPerformance,
@@ -46,7 +49,9 @@ fn open_device() -> (wgpu::Device, wgpu::Queue, String) {
         ..Default::default()
     }))
     .expect("a device");
-    (device, queue, format!("{} ({:?}, driver {})", info.name, info.backend, info.driver_info))
+    let mut facts = AdapterFacts::of(&info);
+    facts.name = format!("{} ({:?}, driver {})", info.name, info.backend, info.driver_info);
+    (device, queue, facts)
 }
 
 /// A matmul kernel under test: the site's, or a candidate from examples/matmul_candidates/.
@@ -127,13 +132,13 @@ impl Product {
     fn new(device: &wgpu::Device, a: &Matrix, b: &Matrix, trans_b: bool) -> Product {
         let (m, k) = a.shape();
         let n = if trans_b { b.rows() } else { b.cols() };
-        let params = Params::new().u(0, m as u32).u(1, n as u32).u(2, k as u32).u(3, trans_b as u32).f(4, 1.0);
+        let params = MatmulParams { m: m as u32, n: n as u32, k: k as u32, trans_b: trans_b as u32, alpha: 1.0, ..Default::default() };
         let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         let c = device.create_buffer(&wgpu::BufferDescriptor { label: None, size: (4 * m * n) as u64, usage, mapped_at_creation: false });
         Product {
             m,
             n,
-            uniform: storage(device, params.bytes(), wgpu::BufferUsages::UNIFORM),
+            uniform: storage(device, bytemuck::bytes_of(&params), wgpu::BufferUsages::UNIFORM),
             buffers: [storage(device, bytemuck::cast_slice(a.as_slice()), usage), storage(device, bytemuck::cast_slice(b.as_slice()), usage), c],
         }
     }
@@ -225,41 +230,43 @@ fn matmul(device: &wgpu::Device, queue: &wgpu::Queue, n: usize, who: &Contender)
     println!("wgsl {} n={n}: {:.3} ms, {:.1} GFLOP/s (max |gpu - cpu| over 8 rows: {diff:.2e})", who.name, seconds * 1e3, flops / seconds / 1e9);
 }
 
-/// The shipped decoder resident on the GPU (one command buffer and one readback per token):
-/// prefill to `start` tokens, then time each next token up to the model's context.
-fn decoder(gpu: Rc<GpuContext>, model_dir: &str) {
+/// The shipped decoder on the GPU through the executor (weights uploaded once, the KV cache
+/// in GPU buffers, one submission and one readback per token): a prompt of `start` tokens, then
+/// each next token up to the model's context, timed.
+fn decoder(gpu: &GpuContext, model_dir: &str) {
     let read = |f: &str| std::fs::read(format!("{model_dir}{f}")).unwrap_or_else(|e| panic!("{model_dir}{f}: {e}"));
     let manifest = Manifest::from_json(&String::from_utf8(read("config.json")).expect("utf-8")).expect("config");
     let context = manifest.config.context;
     let model = Model::load(manifest, &read("tokenizer.json"), &read("model.safetensors")).expect("model");
-    let resident = atencao::gpu::decoder::GpuDecoder::new(gpu, &model.weights).expect("resident decoder");
+    let weights = Rc::new(model.weights.upload(gpu).expect("weights on the GPU"));
     let text = "Uma noite destas, vindo da cidade para o Engenho Novo, encontrei no trem da Central um rapaz aqui do bairro, que eu conheço de vista e de chapéu. Cumprimentou-me, sentou-se ao pé de mim, falou da lua e dos ministros, e acabou recitando-me versos.";
-    let mut ids = model.bpe.encode(text);
-    while ids.len() < context {
-        ids.extend_from_within(..ids.len().min(context - ids.len()));
+    // A prompt 32 tokens short of the context: the 32 steps that follow run at context ~96…128.
+    let mut prompt_ids = model.bpe.encode(text);
+    while prompt_ids.len() < context - 32 {
+        prompt_ids.extend_from_within(..prompt_ids.len().min(context - 32 - prompt_ids.len()));
     }
-    let start = context - 32;
+    prompt_ids.truncate(context - 32);
+    let prompt = model.bpe.decode(&prompt_ids);
     let mut per_token = Vec::new();
     for round in 0..3 {
-        resident.reset();
+        let mut session = Session::start(gpu, weights.clone(), &model.bpe, &prompt, 7).expect("session");
         let t0 = Instant::now();
-        pollster::block_on(resident.forward(&ids[..start])).expect("prefill");
+        pollster::block_on(session.sync(gpu)).expect("prefill");
         let prefill = t0.elapsed().as_secs_f64();
-        for &id in &ids[start..context] {
+        while session.history().ids.len() < context {
             let t = Instant::now();
-            pollster::block_on(resident.forward(&[id])).expect("step");
+            pollster::block_on(session.step(gpu, &SamplingOptions::greedy())).expect("step");
             if round > 0 {
                 per_token.push(t.elapsed().as_secs_f64());
             }
         }
         if round > 0 {
-            println!("decoder prefill of {start} tokens: {:.2} ms", prefill * 1e3);
+            println!("decoder prefill of {} tokens: {:.2} ms", session.history().prompt_len, prefill * 1e3);
         }
     }
     let last: Vec<f64> = per_token.iter().rev().take(8).copied().collect();
     println!(
-        "decoder next token, context {}..{context}: median {:.3} ms; at the last 8 positions (context ~{context}): median {:.3} ms",
-        start + 1,
+        "decoder next token (sampling included), context ..{context}: median {:.3} ms; at the last 8 positions: median {:.3} ms",
         median(per_token.clone()) * 1e3,
         median(last) * 1e3
     );
@@ -268,7 +275,7 @@ fn decoder(gpu: Rc<GpuContext>, model_dir: &str) {
 fn main() {
     let model_dir = std::env::args().nth(1).unwrap_or_else(|| "static/model/".into());
     let (device, queue, name) = open_device();
-    println!("adapter: {name}");
+    println!("adapter: {}", name.name);
     // ATENCAO_BENCH_SIZES="256,512" for a quick try on a software device.
     let sizes: Vec<usize> = std::env::var("ATENCAO_BENCH_SIZES")
         .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
@@ -285,6 +292,6 @@ fn main() {
             matmul(&device, &queue, n, who);
         }
     }
-    let gpu = Rc::new(GpuContext::from_device(device, queue, name));
-    decoder(gpu, &model_dir);
+    let gpu = GpuContext::from_device(device, queue, name);
+    decoder(&gpu, &model_dir);
 }

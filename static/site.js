@@ -107,7 +107,7 @@ async function startWasm() {
     await bindings.default({ module_or_path: new URL('../atencao_bg.wasm', import.meta.url) });
     // As trunk's own loader did: memoryReport() for the load tests and the curious.
     window.wasmBindings = bindings;
-    // The footer's backend badge and "forçar CPU", which the wasm runs.
+    // The footer's backend badge, its select (automático/CPU/WebGPU) and note, which the wasm runs.
     const backend = document.getElementById('backend');
     if (backend) backend.hidden = false;
   } catch (error) {

@@ -8,11 +8,13 @@ use atencao::core::decoder::bigram::TokenBigram;
 use atencao::core::decoder::fixture::{self, MAX_ABS_DIFF};
 use atencao::core::decoder::load::{load_bigram, Model};
 use atencao::core::decoder::manifest::Manifest;
-use atencao::core::decoder::model::{forward, KvCache};
-use atencao::core::decoder::sampling::{sample, SamplingOptions};
-use atencao::core::executor::{block_on_ready, Cpu, Executor};
-use atencao::core::rng::Rng;
-use atencao::gpu::GpuContext;
+use atencao::core::decoder::model::{forward, read_forward, DecoderPass, KvCache};
+use atencao::core::decoder::sampling::SamplingOptions;
+use atencao::core::decoder::session::{tokens_to_drop, Session};
+use atencao::core::decoder::DecoderWeights;
+use atencao::core::executor::{block_on_ready, Cpu, Executor, Job};
+use atencao::core::Matrix;
+use atencao::gpu::{GpuContext, GpuTensor};
 
 const CONFIG: &str = include_str!("../static/model/config.json");
 const TOKENIZER: &[u8] = include_bytes!("../static/model/tokenizer.json");
@@ -60,31 +62,31 @@ fn gpu_logits_equal_candle() {
     assert_passed("GPU", pollster::block_on(fixture::check(&gpu, &m.weights, &m.bpe, &cases)).unwrap());
 }
 
-/// Feeds the prompt, then `steps` sampled tokens one at a time through the KV cache.
-async fn generate<E: Executor>(e: &E, m: &Model, prompt: &str, steps: usize, seed: u64) -> (Vec<u32>, Vec<f32>) {
-    let mut ids = m.bpe.encode(prompt);
-    let mut cache = KvCache::default();
-    let mut rng = Rng::new(seed);
-    let opts = SamplingOptions { temperature: 0.9, top_k: 40, top_p: 0.95 };
-    let mut pending = ids.clone();
-    let mut last_logits = Vec::new();
+const OPTS: SamplingOptions = SamplingOptions { temperature: 0.9, top_k: 40, top_p: 0.95 };
+
+/// Feeds the prompt, then samples `steps` tokens through the session (one pass per token).
+async fn generate<E: Executor>(e: &E, weights: std::rc::Rc<DecoderWeights<E::Tensor>>, m: &Model, prompt: &str, steps: usize, seed: u64) -> (Vec<u32>, Vec<f32>) {
+    let mut session = Session::start(e, weights, &m.bpe, prompt, seed).unwrap();
     for _ in 0..steps {
-        let out = forward(e, &m.weights, &pending, &cache).await.unwrap();
-        cache.append(out.new_cache);
-        last_logits = out.logits.row(0);
-        let next = sample(&last_logits, &opts, &mut rng).unwrap();
-        ids.push(next);
-        pending = vec![next];
+        session.step(e, &OPTS).await.unwrap();
     }
-    (ids, last_logits)
+    (session.history().ids.clone(), session.history().logits.clone())
+}
+
+fn on_cpu(m: &Model) -> std::rc::Rc<DecoderWeights> {
+    std::rc::Rc::new(m.weights.clone())
+}
+
+fn on_gpu(gpu: &GpuContext, m: &Model) -> std::rc::Rc<DecoderWeights<GpuTensor>> {
+    std::rc::Rc::new(m.weights.upload(gpu).unwrap())
 }
 
 #[test]
 fn incremental_decoding_equals_full_recompute_on_the_real_model() {
     let m = model();
-    let (ids, incremental) = block_on_ready(generate(&Cpu, &m, "Capitu", 24, 7));
-    // Recompute the logits of the last fed position (ids without the last sampled token) at once.
-    let full = block_on_ready(forward(&Cpu, &m.weights, &ids[..ids.len() - 1], &KvCache::default())).unwrap();
+    let (ids, incremental) = block_on_ready(generate(&Cpu, on_cpu(&m), &m, "Capitu", 24, 7));
+    // The whole window at once, from an empty cache: the same next-token logits.
+    let full = block_on_ready(DecoderPass { weights: &m.weights, ids: &ids }.run(&Cpu)).unwrap();
     let diff = full.logits.row(0).iter().zip(&incremental).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
     assert!(diff < 1e-4, "incremental vs full recompute: {diff}");
 }
@@ -92,12 +94,49 @@ fn incremental_decoding_equals_full_recompute_on_the_real_model() {
 #[test]
 fn same_seed_same_text_on_cpu_and_gpu() {
     let m = model();
-    let (cpu_ids, _) = block_on_ready(generate(&Cpu, &m, "Era uma vez", 20, 42));
-    let (again, _) = block_on_ready(generate(&Cpu, &m, "Era uma vez", 20, 42));
+    let (cpu_ids, _) = block_on_ready(generate(&Cpu, on_cpu(&m), &m, "Era uma vez", 20, 42));
+    let (again, _) = block_on_ready(generate(&Cpu, on_cpu(&m), &m, "Era uma vez", 20, 42));
     assert_eq!(cpu_ids, again);
     let Some(gpu) = gpu() else { return };
-    let (gpu_ids, _) = pollster::block_on(generate(&gpu, &m, "Era uma vez", 20, 42));
+    let (gpu_ids, _) = pollster::block_on(generate(&gpu, on_gpu(&gpu, &m), &m, "Era uma vez", 20, 42));
     assert_eq!(m.bpe.decode(&cpu_ids), m.bpe.decode(&gpu_ids));
+}
+
+/// Generation that starts on the GPU and moves to the CPU halfway (as after a lost device)
+/// goes on with the same generator: the same text as on the CPU alone.
+#[test]
+fn a_backend_switch_mid_generation_keeps_the_text() {
+    let Some(gpu) = gpu() else { return };
+    let m = model();
+    let (cpu_ids, _) = block_on_ready(generate(&Cpu, on_cpu(&m), &m, "A galinha atravessou a rua", 16, 9));
+    let mut session = Session::start(&gpu, on_gpu(&gpu, &m), &m.bpe, "A galinha atravessou a rua", 9).unwrap();
+    for _ in 0..8 {
+        pollster::block_on(session.step(&gpu, &OPTS)).unwrap();
+    }
+    let mut session = Session::resume(&Cpu, on_cpu(&m), session.into_history()).unwrap();
+    for _ in 0..8 {
+        block_on_ready(session.step(&Cpu, &OPTS)).unwrap();
+    }
+    assert_eq!(m.bpe.decode(&session.history().ids), m.bpe.decode(&cpu_ids));
+}
+
+/// Generating past the context on the real model: the window slides by the one rule, and what
+/// the session predicts is what a fresh pass over the window predicts.
+#[test]
+fn context_overflow_on_the_real_model() {
+    let m = model();
+    let context = m.weights.config.context;
+    let mut session = Session::start(&Cpu, on_cpu(&m), &m.bpe, "Uma noite destas, vindo da cidade", 3).unwrap();
+    let start = session.history().ids.len();
+    for _ in 0..(context + 5 - start) {
+        block_on_ready(session.step(&Cpu, &OPTS)).unwrap();
+    }
+    let h = session.history();
+    assert!(h.ids.len() <= context);
+    assert_eq!(h.dropped, tokens_to_drop(context + 1, context), "slid once");
+    let fresh = block_on_ready(DecoderPass { weights: &m.weights, ids: &h.ids }.run(&Cpu)).unwrap();
+    let diff = fresh.logits.row(0).iter().zip(&h.logits).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+    assert!(diff < 1e-4, "{diff}");
 }
 
 #[test]
@@ -138,49 +177,83 @@ fn tokenizer_round_trips_the_corpus_style_and_anything_else() {
     assert!(ids.len() <= 12, "{} tokens", ids.len());
 }
 
-/// The resident GPU decoder (one command buffer per pass, cache on the GPU) gives candle's
-/// logits, and decoding through its cache equals the CPU's forward pass, attention included.
+/// The forward pass resident on the GPU (weights uploaded once, the cache in GPU buffers, one
+/// submission per pass) gives candle's logits, and decoding through its cache equals the CPU's,
+/// attention included.
 #[test]
 fn resident_gpu_decoder_equals_candle_and_the_cpu() {
-    use atencao::gpu::decoder::GpuDecoder;
     let Some(gpu) = gpu() else { return };
     let m = model();
-    let decoder = GpuDecoder::new(std::rc::Rc::new(gpu), &m.weights).unwrap();
+    let weights = m.weights.upload(&gpu).unwrap();
+    let run = |e_gpu: bool, ids: &[u32], cache_gpu: &mut KvCache<GpuTensor>, cache_cpu: &mut KvCache<Matrix>| {
+        if e_gpu {
+            let pass = forward(&gpu, &weights, ids, cache_gpu).unwrap();
+            pollster::block_on(read_forward(&gpu, &pass)).unwrap()
+        } else {
+            let pass = forward(&Cpu, &m.weights, ids, cache_cpu).unwrap();
+            block_on_ready(read_forward(&Cpu, &pass)).unwrap()
+        }
+    };
     for case in fixture::parse(FIXTURE).unwrap() {
-        decoder.reset();
-        let out = pollster::block_on(decoder.forward(&case.ids)).unwrap();
+        let mut cache = KvCache::new(&gpu, &m.weights.config).unwrap();
+        let before = gpu.submissions();
+        let out = run(true, &case.ids, &mut cache, &mut KvCache::new(&Cpu, &m.weights.config).unwrap());
+        assert_eq!(gpu.submissions() - before, 1, "one pass, one submission");
         let diff = out.logits.row(0).iter().zip(&case.logits).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
         eprintln!("resident GPU: {:?}, max |Δ| = {diff:e}", case.prompt);
         assert!(diff <= MAX_ABS_DIFF, "{:?}: {diff}", case.prompt);
     }
     let ids = m.bpe.encode("Uma noite destas, vindo da cidade para o Engenho Novo");
-    decoder.reset();
-    let mut cache = KvCache::default();
+    let mut gpu_cache = KvCache::new(&gpu, &m.weights.config).unwrap();
+    let mut cpu_cache = KvCache::new(&Cpu, &m.weights.config).unwrap();
     for chunk in [&ids[..4], &ids[4..5], &ids[5..]] {
-        let gpu_out = pollster::block_on(decoder.forward(chunk)).unwrap();
-        let cpu_out = block_on_ready(forward(&Cpu, &m.weights, chunk, &cache)).unwrap();
-        cache.append(cpu_out.new_cache);
+        let gpu_out = run(true, chunk, &mut gpu_cache, &mut cpu_cache);
+        let cpu_out = run(false, chunk, &mut gpu_cache, &mut cpu_cache);
         assert!(gpu_out.logits.max_abs_diff(&cpu_out.logits).unwrap() < 1e-3);
         for (g, c) in gpu_out.attention.iter().zip(&cpu_out.attention) {
             assert!(g.max_abs_diff(c).unwrap() < 1e-4, "attention differs");
         }
     }
-    assert_eq!(decoder.cached(), ids.len());
+    assert_eq!(gpu_cache.len(), ids.len());
     // A prompt of 64 tokens or more: its products run the blocked kernel.
     let mut prompt = m.bpe.encode("Uma noite destas, vindo da cidade para o Engenho Novo, encontrei no trem da Central um rapaz aqui do bairro, que eu conheço de vista e de chapéu.");
     while prompt.len() < 80 {
         prompt.extend_from_within(..prompt.len().min(80 - prompt.len()));
     }
-    decoder.reset();
-    let gpu_out = pollster::block_on(decoder.forward(&prompt)).unwrap();
-    let cpu_out = block_on_ready(forward(&Cpu, &m.weights, &prompt, &KvCache::default())).unwrap();
+    let gpu_out = run(true, &prompt, &mut KvCache::new(&gpu, &m.weights.config).unwrap(), &mut cpu_cache);
+    let cpu_out = run(false, &prompt, &mut gpu_cache, &mut KvCache::new(&Cpu, &m.weights.config).unwrap());
     let diff = gpu_out.logits.max_abs_diff(&cpu_out.logits).unwrap();
     assert!(diff < 1e-3, "a prompt of {} tokens: {diff}", prompt.len());
-    decoder.reset();
-    for chunk in [&ids[..4], &ids[4..5], &ids[5..]] {
-        pollster::block_on(decoder.forward(chunk)).unwrap();
-    }
     let long = vec![1u32; m.weights.config.context];
-    assert!(pollster::block_on(decoder.forward(&long)).is_err(), "past the context: refused");
-    assert_eq!(decoder.cached(), ids.len(), "a refused pass leaves the cache as it was");
+    assert!(forward(&gpu, &weights, &long, &mut gpu_cache).is_err(), "past the context: refused");
+    assert_eq!(gpu_cache.len(), ids.len(), "a refused pass leaves the cache as it was");
+}
+
+/// The logit lens on the shipped model: the same readings and head pushes on both backends,
+/// in one submission on the GPU, and its last stage is the model's next-token distribution.
+#[test]
+fn logit_lens_on_both_backends() {
+    let m = model();
+    let prompt = "Capitu tinha os olhos de ressaca, e";
+    let cpu = Session::start(&Cpu, on_cpu(&m), &m.bpe, prompt, 1).unwrap();
+    let last = cpu.history().ids.len() - 1;
+    let cpu_lens = block_on_ready(cpu.lens(&Cpu, last)).unwrap();
+    let mut synced = Session::start(&Cpu, on_cpu(&m), &m.bpe, prompt, 1).unwrap();
+    block_on_ready(synced.sync(&Cpu)).unwrap();
+    let model_probs = synced.history().distribution(1.0);
+    let final_stage = &cpu_lens.readings[m.weights.config.n_layers];
+    let diff = model_probs.iter().zip(final_stage).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+    assert!(diff < 1e-5, "last stage vs the model's distribution: {diff}");
+    let Some(gpu) = gpu() else { return };
+    let on_gpu_session = Session::start(&gpu, on_gpu(&gpu, &m), &m.bpe, prompt, 1).unwrap();
+    let before = gpu.submissions();
+    let gpu_lens = pollster::block_on(on_gpu_session.lens(&gpu, last)).unwrap();
+    assert_eq!(gpu.submissions() - before, 1, "the lens is one pass, one submission");
+    for (stage, (g, c)) in gpu_lens.readings.iter().zip(&cpu_lens.readings).enumerate() {
+        let diff = g.iter().zip(c).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+        assert!(diff < 1e-4, "stage {stage}: {diff}");
+    }
+    let token = cpu_lens.top(m.weights.config.n_layers, 1)[0].0;
+    let (g, c) = (gpu_lens.head_pushes(&m.weights, token).unwrap(), cpu_lens.head_pushes(&m.weights, token).unwrap());
+    assert!(g.max_abs_diff(&c).unwrap() < 1e-3, "head pushes differ");
 }

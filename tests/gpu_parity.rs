@@ -8,6 +8,8 @@
 
 use atencao::core::ops::SoftmaxOptions;
 use atencao::core::rng::Rng;
+use atencao::core::executor::{Job, MatmulJob};
+use atencao::core::op::Op;
 use atencao::core::{Executor, Matrix};
 use atencao::gpu::{parity, GpuContext};
 
@@ -51,14 +53,15 @@ fn every_kernel_matches_its_cpu_twin() {
 #[test]
 fn extreme_scores_and_bad_ids_on_gpu() {
     let Some(gpu) = gpu() else { return };
+    let softmax = |m: &Matrix, opts| pollster::block_on(gpu.run_op(Op::SoftmaxRows(opts), &[m])).unwrap().remove(0).row(0);
     let extreme = Matrix::from_rows(&[[1e30, -1e30, 0.0]]).unwrap();
-    assert_eq!(pollster::block_on(gpu.softmax_rows(&extreme, SoftmaxOptions::default())).unwrap().row(0), vec![1.0, 0.0, 0.0]);
+    assert_eq!(softmax(&extreme, SoftmaxOptions::default()), vec![1.0, 0.0, 0.0]);
     // Huge scores at a tiny temperature: (v − max)/T overflows to −∞ (weight 0), never NaN.
     let huge = Matrix::from_rows(&[[f32::MAX / 2.0, 0.0, f32::MIN / 2.0]]).unwrap();
     let cold = SoftmaxOptions { temperature: 0.05, ..SoftmaxOptions::default() };
-    assert_eq!(pollster::block_on(gpu.softmax_rows(&huge, cold)).unwrap().row(0), vec![1.0, 0.0, 0.0]);
-    let table = Matrix::zeros(103, 4);
-    assert!(pollster::block_on(gpu.embedding(&table, &[103])).is_err(), "out-of-vocabulary id must be rejected");
+    assert_eq!(softmax(&huge, cold), vec![1.0, 0.0, 0.0]);
+    let table = gpu.upload(&Matrix::zeros(103, 4)).unwrap();
+    assert!(gpu.embedding(&table, &[103]).is_err(), "out-of-vocabulary id must be rejected");
 }
 
 #[test]
@@ -86,14 +89,17 @@ fn golden_example_on_gpu() {
 fn lost_device_fails_cleanly_and_pool_stays_bounded() {
     let Some(gpu) = gpu() else { return };
     let a = Matrix::from_rows(&[[1.0, 2.0], [3.0, 4.0]]).unwrap();
+    let job = MatmulJob { a: a.clone(), b: a.clone() };
+    let mut idle = Vec::new();
     for _ in 0..50 {
-        pollster::block_on(gpu.matmul(&a, &a)).unwrap();
+        pollster::block_on(job.run(&gpu)).unwrap();
+        idle.push(gpu.pooled_buffers());
     }
-    // 50 identical runs reuse one set of buffers (uniform, 2 inputs, output, staging)
-    // instead of growing the pool.
-    assert_eq!(gpu.pooled_buffers(), 5, "pool should hold exactly one matmul's buffers");
+    // Identical runs reuse the same few buffers (uniform, inputs, output, staging) instead of
+    // growing the pool.
+    assert!(idle[10..].iter().all(|&n| n == idle[10]) && idle[10] <= 8, "pool sizes {idle:?}");
     gpu.destroy();
-    let err = pollster::block_on(gpu.matmul(&a, &a)).unwrap_err();
+    let err = pollster::block_on(job.run(&gpu)).unwrap_err();
     assert!(err.is_gpu_failure(), "{err:?}");
 }
 
@@ -103,14 +109,36 @@ fn lost_device_fails_cleanly_and_pool_stays_bounded() {
 fn traced_example_2_agrees_op_by_op() {
     use atencao::core::examples::textbook_example_2;
     use atencao::core::executor::{block_on_ready, BackendKind, Cpu};
-    use atencao::core::trace::{compare, run_traced};
+    use atencao::core::trace::{compare, run_traced_with_results};
     let Some(gpu) = gpu() else { return };
     let clock = || 0.0;
-    let (_, on_gpu) = pollster::block_on(run_traced(&textbook_example_2(), &gpu, &clock)).unwrap();
-    let (_, on_cpu) = block_on_ready(run_traced(&textbook_example_2(), &Cpu, &clock)).unwrap();
+    let (_, on_gpu) = pollster::block_on(run_traced_with_results(&textbook_example_2(), &gpu, &clock)).unwrap();
+    let (_, on_cpu) = block_on_ready(run_traced_with_results(&textbook_example_2(), &Cpu, &clock)).unwrap();
     assert_eq!((on_gpu.backend, on_cpu.backend), (BackendKind::WebGpu, BackendKind::Cpu));
     let diff = compare(&on_gpu, &on_cpu).unwrap();
     eprintln!("Example 2, GPU vs CPU: max |Δ| {:e} (op {:?})", diff.max_abs, diff.worst);
     assert_eq!(diff.per_op.len(), 6);
     assert!(diff.max_abs < 1e-4, "max |Δ| {}", diff.max_abs);
+}
+
+/// A widget's update on the GPU is one submission and one readback, however many ops it has;
+/// with timestamp queries, every kernel gets its own device time.
+#[test]
+fn an_update_is_one_submission_timed_per_kernel() {
+    use atencao::core::examples::textbook_example_2;
+    use atencao::core::trace::run_traced;
+    let Some(gpu) = gpu() else { return };
+    gpu.set_op_timing(true);
+    let before = gpu.submissions();
+    let clock = || 0.0;
+    let (_, trace) = pollster::block_on(run_traced(&textbook_example_2(), &gpu, &clock)).unwrap();
+    assert_eq!(gpu.submissions() - before, 1, "six ops, one submission");
+    assert_eq!((trace.ops.len(), trace.submissions), (6, 1));
+    if gpu.times_ops() {
+        assert!(trace.timed_per_op(), "{:?}", trace.ops.iter().map(|o| o.ms).collect::<Vec<_>>());
+        assert!(trace.ops.iter().all(|o| o.ms >= 0.0));
+    } else {
+        eprintln!("this adapter has no timestamp queries: per-op times stay unknown");
+        assert!(trace.ops.iter().all(|o| o.ms.is_nan()));
+    }
 }

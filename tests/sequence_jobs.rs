@@ -121,7 +121,7 @@ fn submatrix_equals_the_dense_matrix_and_frequent_words_pick_the_common_ones() {
 fn one_hot_lookup_as_a_matrix_product_gives_the_meus_row() {
     let model = ngram_preset("tres-comandos").unwrap().build().unwrap();
     let meus = model.row_of(&["meus"]).unwrap();
-    let job = atencao::core::ops::MatmulJob { a: model.one_hot(meus).unwrap(), b: model.probability_matrix().unwrap() };
+    let job = atencao::core::executor::MatmulJob { a: model.one_hot(meus).unwrap(), b: model.probability_matrix().unwrap() };
     close_all("h_meus · T", &cpu(&job).row(0), &[0.0, 0.0, 0.0, 0.0, 0.5, 0.5, 0.0, 0.0, 0.0]);
 }
 

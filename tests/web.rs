@@ -9,7 +9,7 @@ use atencao::core::executor::BackendKind;
 use atencao::core::rng::Rng;
 use atencao::core::{Cpu, Matrix};
 use atencao::gpu::{parity, GpuContext};
-use atencao::web::backend::Backend;
+use atencao::web::backend::{Backend, Preference, SOFTWARE_NOTE};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -77,7 +77,7 @@ async fn a_lost_device_falls_back_to_the_cpu_with_the_same_numbers() {
             && badge.get_attribute("data-kind").as_deref() == Some(kind.attr())
             && root.get_attribute("data-backend").as_deref() == Some(kind.attr())
     };
-    let backend = Backend::init().await;
+    let backend = Backend::init_choosing(Preference::WebGpu).await;
     let Some(gpu) = backend.gpu() else {
         assert_eq!(backend.kind(), BackendKind::Cpu);
         assert!(shows(BackendKind::Cpu), "the badge should say CPU: {:?}", badge.text_content());
@@ -117,12 +117,46 @@ async fn a_lost_device_falls_back_to_the_cpu_with_the_same_numbers() {
     badge.remove();
 }
 
+/// The automatic choice leaves a software adapter aside, and the footer says why; choosing
+/// WebGPU uses it all the same. With no adapter at all, the CPU and the reason.
+#[wasm_bindgen_test]
+async fn a_software_adapter_is_not_chosen_automatically() {
+    let document = web_sys::window().and_then(|w| w.document()).unwrap();
+    let note = document.create_element("span").unwrap();
+    note.set_id("backend-note");
+    document.body().unwrap().append_child(&note).unwrap();
+    let auto = Backend::init_choosing(Preference::Auto).await;
+    match GpuContext::acquire().await {
+        Ok(gpu) if gpu.facts().software => {
+            assert_eq!(auto.kind(), BackendKind::Cpu, "{} is software", gpu.adapter_name());
+            let shown = note.text_content().unwrap_or_default();
+            assert!(shown.starts_with(SOFTWARE_NOTE), "the footer says why: {shown:?}");
+            let chosen = Backend::init_choosing(Preference::WebGpu).await;
+            assert_eq!(chosen.kind(), BackendKind::WebGpu, "a reader who chooses WebGPU gets it");
+        }
+        Ok(gpu) => assert_eq!(auto.kind(), BackendKind::WebGpu, "{} is hardware", gpu.adapter_name()),
+        Err(_) => {
+            assert_eq!(auto.kind(), BackendKind::Cpu);
+            assert!(auto.note().contains("WebGPU indisponível"), "{}", auto.note());
+        }
+    }
+    if EXPECTED_BACKEND == Some("webgpu") {
+        // Headless Chromium's WebGPU is SwiftShader: the site must see it as software.
+        let gpu = GpuContext::acquire().await.unwrap();
+        assert!(gpu.facts().software, "SwiftShader not recognised: {}", gpu.adapter_name());
+    }
+    note.remove();
+}
+
 mod decoder {
     use super::*;
     use atencao::core::decoder::fixture;
     use atencao::core::decoder::load::Model;
     use atencao::core::decoder::manifest::Manifest;
-    use atencao::core::decoder::model::{forward, KvCache};
+    use atencao::core::decoder::model::DecoderPass;
+    use atencao::core::decoder::sampling::SamplingOptions;
+    use atencao::core::decoder::session::Session;
+    use atencao::core::executor::Job;
 
     const CONFIG: &str = include_str!("../static/model/config.json");
     const TOKENIZER: &[u8] = include_bytes!("../static/model/tokenizer.json");
@@ -140,8 +174,8 @@ mod decoder {
         }
     }
 
-    /// The shipped model's logits equal candle's fixture within 1e-3, on the CPU (wasm)
-    /// and, when the browser has one, on WebGPU.
+    /// The shipped model's logits equal candle's fixture within 1e-3, on the CPU (wasm) and,
+    /// when the browser has one, on WebGPU (weights and cache resident, one submission a pass).
     #[wasm_bindgen_test]
     async fn decoder_logits_equal_candle_on_every_available_backend() {
         let m = model();
@@ -152,38 +186,27 @@ mod decoder {
         }
     }
 
-    /// The GPU-resident decoder (one command buffer per pass) gives candle's logits in the browser.
+    /// A session one token at a time through its cache predicts what a full pass over the
+    /// same window predicts, on each backend; with a fixed seed both backends write the same text.
     #[wasm_bindgen_test]
-    async fn resident_gpu_decoder_equals_candle() {
-        let Ok(gpu) = GpuContext::acquire().await else { return };
+    async fn a_session_matches_a_full_pass_and_the_other_backend() {
         let m = model();
-        let decoder = atencao::gpu::decoder::GpuDecoder::new(std::rc::Rc::new(gpu), &m.weights).unwrap();
-        for case in fixture::parse(FIXTURE).unwrap() {
-            decoder.reset();
-            let out = decoder.forward(&case.ids).await.unwrap();
-            let diff = out.logits.row(0).iter().zip(&case.logits).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
-            console_log!("resident WebGPU: {:?} max |Δ| = {diff:e}", case.prompt);
-            assert!(diff <= fixture::MAX_ABS_DIFF, "{:?}: {diff}", case.prompt);
+        let opts = SamplingOptions { temperature: 0.9, top_k: 40, top_p: 0.95 };
+        let cpu_weights = std::rc::Rc::new(m.weights.clone());
+        let mut on_cpu = Session::start(&Cpu, cpu_weights, &m.bpe, "Uma noite destas, vindo da cidade", 5).unwrap();
+        for _ in 0..10 {
+            on_cpu.step(&Cpu, &opts).await.unwrap();
         }
-    }
-
-    /// One token at a time through the KV cache gives the logits of a full recompute.
-    #[wasm_bindgen_test]
-    async fn decoder_incremental_equals_full_recompute() {
-        let m = model();
-        let ids = m.bpe.encode("Uma noite destas, vindo da cidade");
-        let full = forward(&Cpu, &m.weights, &ids, &KvCache::default()).await.unwrap();
-        let backend = Backend::init().await;
-        let mut cache = KvCache::default();
-        let mut last = None;
-        for id in &ids {
-            let job = atencao::core::decoder::model::DecoderStep { weights: &m.weights, ids: std::slice::from_ref(id), cache: &cache };
-            let (out, _) = backend.run(&job).await.unwrap();
-            cache.append(out.new_cache.clone());
-            last = Some(out);
-        }
-        let diff = last.unwrap().logits.max_abs_diff(&full.logits).unwrap();
+        let full = DecoderPass { weights: &m.weights, ids: &on_cpu.history().ids }.run(&Cpu).await.unwrap();
+        let diff = full.logits.row(0).iter().zip(&on_cpu.history().logits).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
         assert!(diff < 1e-3, "incremental vs full: {diff}");
+        let Ok(gpu) = GpuContext::acquire().await else { return };
+        let gpu_weights = std::rc::Rc::new(m.weights.upload(&gpu).unwrap());
+        let mut on_gpu = Session::start(&gpu, gpu_weights, &m.bpe, "Uma noite destas, vindo da cidade", 5).unwrap();
+        for _ in 0..10 {
+            on_gpu.step(&gpu, &opts).await.unwrap();
+        }
+        assert_eq!(m.bpe.decode(&on_gpu.history().ids), m.bpe.decode(&on_cpu.history().ids));
     }
 }
 
@@ -191,7 +214,7 @@ mod decoder {
 /// slow GPU round trip overtaken by an edit), and the debounce says so after its pause.
 #[wasm_bindgen_test]
 async fn only_the_newest_update_draws() {
-    use atencao::web::widgets::Updates;
+    use atencao::web::kit::Updates;
     let updates = Updates::default();
     let first = updates.begin();
     assert!(first.is_current());
@@ -210,7 +233,7 @@ async fn only_the_newest_update_draws() {
 #[wasm_bindgen_test]
 async fn route_listeners_go_with_the_page() {
     use atencao::web::dom::{self, Listener};
-    use atencao::web::widgets::Ctx;
+    use atencao::web::kit::Ctx;
     use std::cell::Cell;
     use std::rc::Rc;
 

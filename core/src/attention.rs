@@ -66,53 +66,57 @@ impl AttentionInputs {
     }
 }
 
-/// Q, K, V, S = QKᵀ/√d_k, A = softmax(S), O = AV.
+/// Q, K, V, S = QKᵀ/√d_k, A = softmax(S), O = AV: six ops, one readback.
 pub async fn attention_trace<E: Executor>(e: &E, inputs: &AttentionInputs) -> Result<AttentionTrace> {
     inputs.validate()?;
-    let q = e.matmul(&inputs.x, &inputs.w_q).await?;
-    let k = e.matmul(&inputs.x, &inputs.w_k).await?;
-    let v = e.matmul(&inputs.x, &inputs.w_v).await?;
-    let d_k = q.cols() as f32;
-    let scores = e.matmul_bt(&q, &k, 1.0 / d_k.sqrt()).await?;
+    let x = e.upload(&inputs.x)?;
+    let q = e.matmul(&x, &e.upload(&inputs.w_q)?)?;
+    let k = e.matmul(&x, &e.upload(&inputs.w_k)?)?;
+    let v = e.matmul(&x, &e.upload(&inputs.w_v)?)?;
+    let d_k = inputs.w_q.cols() as f32;
+    let scores = e.matmul_bt(&q, &k, 1.0 / d_k.sqrt())?;
+    let opts = SoftmaxOptions { causal: inputs.causal, ..Default::default() };
+    let weights = e.softmax_rows(&scores, opts)?;
+    let output = e.matmul(&weights, &v)?;
+    let [q, k, v, scores, weights, output] = e.read_n([&q, &k, &v, &scores, &weights, &output]).await?;
     // Finite inputs can still overflow f32 in the products: say so instead of drawing NaN.
     scores.check_finite("S = QKᵀ/√d_k (os valores estouraram o limite do f32)")?;
-    let opts = SoftmaxOptions { causal: inputs.causal, ..Default::default() };
-    let weights = e.softmax_rows(&scores, opts).await?;
-    let output = e.matmul(&weights, &v).await?;
     Ok(AttentionTrace { q, k, v, scores, weights, output })
 }
 
 /// MultiHead(X) = Concat(head_1..head_h) W^O with head_i = Attention(X W_i^Q, X W_i^K, X W_i^V),
 /// the per-head projections stored side by side as the columns of W^Q, W^K, W^V (d,d).
-pub async fn multi_head_attention<E: Executor>(
+/// Tensors in, a tensor out: callers compose it and read once.
+#[allow(clippy::too_many_arguments)]
+pub fn multi_head_attention<E: Executor>(
     e: &E,
-    x: &Matrix,
-    w_q: &Matrix,
-    w_k: &Matrix,
-    w_v: &Matrix,
-    w_o: &Matrix,
+    x: &E::Tensor,
+    w_q: &E::Tensor,
+    w_k: &E::Tensor,
+    w_v: &E::Tensor,
+    w_o: &E::Tensor,
     heads: usize,
     causal: bool,
-) -> Result<Matrix> {
-    let q = e.matmul(x, w_q).await?;
-    let k = e.matmul(x, w_k).await?;
-    let v = e.matmul(x, w_v).await?;
-    let attended = e.attention(&q, &k, &v, heads, causal, 0).await?;
-    e.matmul(&attended.output, w_o).await
+) -> Result<E::Tensor> {
+    let q = e.matmul(x, w_q)?;
+    let k = e.matmul(x, w_k)?;
+    let v = e.matmul(x, w_v)?;
+    let (attended, _) = e.attention(&q, &k, &v, heads, causal, 0)?;
+    e.matmul(&attended, w_o)
 }
 
 /// FFN(x) = ReLU(x W1 + b1) W2 + b2, applied to every row.
-pub async fn feed_forward<E: Executor>(
+pub fn feed_forward<E: Executor>(
     e: &E,
-    x: &Matrix,
-    w1: &Matrix,
-    b1: &Matrix,
-    w2: &Matrix,
-    b2: &Matrix,
-) -> Result<Matrix> {
-    let hidden = e.add(&e.matmul(x, w1).await?, b1).await?;
-    let hidden = e.relu(&hidden).await?;
-    e.add(&e.matmul(&hidden, w2).await?, b2).await
+    x: &E::Tensor,
+    w1: &E::Tensor,
+    b1: &E::Tensor,
+    w2: &E::Tensor,
+    b2: &E::Tensor,
+) -> Result<E::Tensor> {
+    let hidden = e.add(&e.matmul(x, w1)?, b1)?;
+    let hidden = e.relu(&hidden)?;
+    e.add(&e.matmul(&hidden, w2)?, b2)
 }
 
 impl super::executor::Job for AttentionInputs {

@@ -81,13 +81,14 @@ impl Kernel {
         }
     }
 
-    async fn run<E: Executor>(&self, e: &E, m: &[Matrix]) -> Result<Matrix> {
+    /// Records one run on inputs already on the backend (read nothing).
+    fn apply<E: Executor>(&self, e: &E, m: &[E::Tensor]) -> Result<E::Tensor> {
         match *self {
-            Kernel::Matmul(_) => e.matmul(&m[0], &m[1]).await,
-            Kernel::Softmax(_) => e.softmax_rows(&m[0], SoftmaxOptions::causal()).await,
-            Kernel::LayerNorm(..) => e.layer_norm(&m[0], &m[1], &m[2], 1e-5).await,
-            Kernel::Attention { heads, .. } => Ok(e.attention(&m[0], &m[1], &m[2], heads, true, 0).await?.output),
-            Kernel::Ffn { .. } => feed_forward(e, &m[0], &m[1], &m[2], &m[3], &m[4]).await,
+            Kernel::Matmul(_) => e.matmul(&m[0], &m[1]),
+            Kernel::Softmax(_) => e.softmax_rows(&m[0], SoftmaxOptions::causal()),
+            Kernel::LayerNorm(..) => e.layer_norm(&m[0], &m[1], &m[2], 1e-5),
+            Kernel::Attention { heads, .. } => Ok(e.attention(&m[0], &m[1], &m[2], heads, true, 0)?.0),
+            Kernel::Ffn { .. } => feed_forward(e, &m[0], &m[1], &m[2], &m[3], &m[4]),
         }
     }
 }
@@ -103,20 +104,24 @@ pub struct Timing {
     pub output: Matrix,
 }
 
-/// Times `kernel` on `e`: one warm-up run (compiles GPU pipelines), then `samples` samples of
-/// enough runs each to last `min_sample_ms` (the browser clock's resolution is ~0,1 ms).
+/// Times `kernel` on `e` with its inputs on the backend: one warm-up run (compiles GPU
+/// pipelines), then `samples` samples of enough runs each to last `min_sample_ms` (the browser
+/// clock's resolution is ~0,1 ms), the last run of each sample read back (on a GPU: one
+/// submission per sample).
 pub async fn time<E: Executor>(e: &E, kernel: Kernel, samples: usize, min_sample_ms: f64, clock: Clock<'_>) -> Result<Timing> {
-    let inputs = kernel.inputs();
+    let inputs = kernel.inputs().iter().map(|m| e.upload(m)).collect::<Result<Vec<_>>>()?;
     let start = clock();
-    let mut output = kernel.run(e, &inputs).await?;
+    let mut output = e.read_one(&kernel.apply(e, &inputs)?).await?;
     let first = (clock() - start).max(1e-3);
     let repeats = ((min_sample_ms / first).ceil() as usize).clamp(1, 200);
     let mut samples_ms = Vec::with_capacity(samples.max(1));
     for _ in 0..samples.max(1) {
         let start = clock();
-        for _ in 0..repeats {
-            output = kernel.run(e, &inputs).await?;
+        let mut last = kernel.apply(e, &inputs)?;
+        for _ in 1..repeats {
+            last = kernel.apply(e, &inputs)?;
         }
+        output = e.read_one(&last).await?;
         samples_ms.push((clock() - start).max(0.0) / repeats as f64);
     }
     let median_ms = median(&samples_ms).unwrap_or(0.0);

@@ -1,11 +1,17 @@
-//! `Executor`: the one interface every backend implements (CPU here, WebGPU in `crate::gpu`).
+//! `Executor`: the one interface every backend implements (the CPU here, WebGPU in
+//! `atencao::gpu`).
 //!
-//! Composite computations (attention traces, FFNs, later the decoder) are written once,
-//! generic over `Executor`, so the CPU and the GPU run the very same sequence of ops.
+//! A computation uploads its inputs once, applies ops to tensors that stay on the backend,
+//! and reads back only what it shows. On the CPU a tensor is a `Matrix` and each op runs when
+//! applied; on the GPU a tensor is a buffer, ops are recorded into one command buffer, and
+//! `read` submits them all and brings every requested tensor back in one readback. Composite
+//! computations (attention traces, blocks, the decoder) are written once, generic over
+//! `Executor`, so both backends run the very same sequence of ops.
 
 use super::error::Result;
 use super::matrix::Matrix;
-use super::ops::{self, AttentionOutput, SoftmaxOptions};
+use super::op::{ids_tensor, Dims, Op};
+use super::ops::{self, SoftmaxOptions};
 
 /// Which hardware ran a computation; shown in the footer badge and on `<html data-backend>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,92 +38,169 @@ impl BackendKind {
     }
 }
 
-/// The ops of the compute core. Each mirrors the function of the same name in `core::ops`.
+/// A backend. Ops are synchronous (on the GPU they are only recorded); reading is the one
+/// `async` step, where a GPU waits for its results.
 // Futures are not `Send` on the web (wgpu's WebGPU types are not), so no `Send` bound here.
 #[allow(async_fn_in_trait)]
 pub trait Executor {
+    /// A matrix that lives on this backend: the CPU's `Matrix`, or a GPU buffer.
+    type Tensor: Clone;
+
     fn kind(&self) -> BackendKind;
+
     /// Names the part of a job the next ops belong to ("bloco 2"). Backends ignore it; the
     /// tracer (`core::trace::Traced`) groups the ops it records by it.
     fn stage(&self, _name: &str) {}
-    /// A (m,k) @ B (k,n) → (m,n).
-    async fn matmul(&self, a: &Matrix, b: &Matrix) -> Result<Matrix>;
-    /// alpha · A (m,k) @ Bᵀ, B (n,k) → (m,n).
-    async fn matmul_bt(&self, a: &Matrix, b: &Matrix, alpha: f32) -> Result<Matrix>;
+
+    /// Whether ops run when something is read (a GPU's command buffer) rather than when applied.
+    fn deferred(&self) -> bool {
+        false
+    }
+
+    /// Puts a host matrix on the backend.
+    fn upload(&self, m: &Matrix) -> Result<Self::Tensor>;
+
+    /// Token ids as a (1, t) tensor, for `Op::Embedding`. The caller checks them against the
+    /// vocabulary (see `embedding`).
+    fn upload_ids(&self, ids: &[u32]) -> Result<Self::Tensor>;
+
+    /// Rows and columns of a tensor.
+    fn dims(&self, t: &Self::Tensor) -> Dims;
+
+    /// Runs one op (on a deferred backend: records it) and returns its outputs.
+    fn apply(&self, op: Op, inputs: &[&Self::Tensor]) -> Result<Vec<Self::Tensor>>;
+
+    /// Copies `src` into rows `at..` of `dst`, in place (a KV cache's append).
+    fn write_rows(&self, dst: &mut Self::Tensor, at: usize, src: &Self::Tensor) -> Result<()>;
+
+    /// Brings tensors back to the host, in order. On a deferred backend every op recorded so
+    /// far runs first, as one submission, and all the tensors come back in one readback.
+    async fn read(&self, tensors: &[&Self::Tensor]) -> Result<Vec<Matrix>>;
+
+    /// After a read: how long each op applied since the previous read ran on the device, in
+    /// ms and in the order applied (NaN for an op the device did not time), where the backend
+    /// measures that (GPU timestamp queries). `None` when it does not.
+    fn take_op_times(&self) -> Option<Vec<f64>> {
+        None
+    }
+
+    // The ops by name, so computations read like the formulas.
+
+    /// A (m,k) · B (k,n) → (m,n).
+    fn matmul(&self, a: &Self::Tensor, b: &Self::Tensor) -> Result<Self::Tensor> {
+        single(self.apply(Op::Matmul, &[a, b]))
+    }
+    /// α · A (m,k) · Bᵀ, B (n,k) → (m,n).
+    fn matmul_bt(&self, a: &Self::Tensor, b: &Self::Tensor, alpha: f32) -> Result<Self::Tensor> {
+        single(self.apply(Op::MatmulBt { alpha }, &[a, b]))
+    }
     /// A (m,n) → (n,m).
-    async fn transpose(&self, a: &Matrix) -> Result<Matrix>;
+    fn transpose(&self, a: &Self::Tensor) -> Result<Self::Tensor> {
+        single(self.apply(Op::Transpose, &[a]))
+    }
     /// A + B, B the same shape or one row broadcast.
-    async fn add(&self, a: &Matrix, b: &Matrix) -> Result<Matrix>;
-    /// alpha · A.
-    async fn scale(&self, a: &Matrix, alpha: f32) -> Result<Matrix>;
+    fn add(&self, a: &Self::Tensor, b: &Self::Tensor) -> Result<Self::Tensor> {
+        single(self.apply(Op::Add, &[a, b]))
+    }
+    /// α · A.
+    fn scale(&self, a: &Self::Tensor, alpha: f32) -> Result<Self::Tensor> {
+        single(self.apply(Op::Scale { alpha }, &[a]))
+    }
     /// Row softmax with optional causal mask and temperature.
-    async fn softmax_rows(&self, a: &Matrix, opts: SoftmaxOptions) -> Result<Matrix>;
+    fn softmax_rows(&self, a: &Self::Tensor, opts: SoftmaxOptions) -> Result<Self::Tensor> {
+        single(self.apply(Op::SoftmaxRows(opts), &[a]))
+    }
     /// Row layer norm with γ, β (1,d).
-    async fn layer_norm(&self, x: &Matrix, gamma: &Matrix, beta: &Matrix, eps: f32) -> Result<Matrix>;
-    async fn relu(&self, a: &Matrix) -> Result<Matrix>;
-    async fn gelu(&self, a: &Matrix) -> Result<Matrix>;
-    /// table (vocab,d), ids (t) → (t,d).
-    async fn embedding(&self, table: &Matrix, ids: &[u32]) -> Result<Matrix>;
-    /// Fused multi-head attention core (no projections).
-    async fn attention(
+    fn layer_norm(&self, x: &Self::Tensor, gamma: &Self::Tensor, beta: &Self::Tensor, eps: f32) -> Result<Self::Tensor> {
+        single(self.apply(Op::LayerNorm { eps }, &[x, gamma, beta]))
+    }
+    fn relu(&self, a: &Self::Tensor) -> Result<Self::Tensor> {
+        single(self.apply(Op::Relu, &[a]))
+    }
+    fn gelu(&self, a: &Self::Tensor) -> Result<Self::Tensor> {
+        single(self.apply(Op::Gelu, &[a]))
+    }
+    /// table (vocab,d), ids (t) → (t,d). The ids are checked here, on the host.
+    fn embedding(&self, table: &Self::Tensor, ids: &[u32]) -> Result<Self::Tensor> {
+        ops::check_vocab(self.dims(table).0, ids)?;
+        let ids = self.upload_ids(ids)?;
+        single(self.apply(Op::Embedding, &[table, &ids]))
+    }
+    /// Fused multi-head attention core (no projections): (output (t_q,d), weights (h·t_q, t_k)).
+    fn attention(
         &self,
-        q: &Matrix,
-        k: &Matrix,
-        v: &Matrix,
+        q: &Self::Tensor,
+        k: &Self::Tensor,
+        v: &Self::Tensor,
         heads: usize,
         causal: bool,
         causal_offset: usize,
-    ) -> Result<AttentionOutput>;
+    ) -> Result<(Self::Tensor, Self::Tensor)> {
+        let mut outs = self.apply(Op::Attention { heads, causal, causal_offset }, &[q, k, v])?;
+        let weights = outs.pop();
+        match (outs.pop(), weights) {
+            (Some(output), Some(weights)) => Ok((output, weights)),
+            _ => Err(crate::error::ComputeError::Invalid("attention devolveu menos de duas matrizes.".into())),
+        }
+    }
+    /// Rows `start..end` of A.
+    fn rows(&self, a: &Self::Tensor, start: usize, end: usize) -> Result<Self::Tensor> {
+        single(self.apply(Op::Rows { start, end }, &[a]))
+    }
+
+    /// Reads one tensor.
+    async fn read_one(&self, t: &Self::Tensor) -> Result<Matrix> {
+        let mut out = self.read(&[t]).await?;
+        out.pop().ok_or_else(|| crate::error::ComputeError::Invalid("leitura vazia".into()))
+    }
+
+    /// Reads N tensors in one readback.
+    async fn read_n<const N: usize>(&self, tensors: [&Self::Tensor; N]) -> Result<[Matrix; N]> {
+        let out = self.read(&tensors).await?;
+        out.try_into().map_err(|_| crate::error::ComputeError::Invalid("leitura incompleta".into()))
+    }
+
+    /// Runs one op on host matrices: upload, apply, read (tests, one-off products).
+    async fn run_op(&self, op: Op, inputs: &[&Matrix]) -> Result<Vec<Matrix>> {
+        let uploaded = inputs.iter().map(|m| self.upload(m)).collect::<Result<Vec<_>>>()?;
+        let refs: Vec<&Self::Tensor> = uploaded.iter().collect();
+        let outs = self.apply(op, &refs)?;
+        self.read(&outs.iter().collect::<Vec<_>>()).await
+    }
 }
 
-/// The CPU backend: `core::ops` behind the `Executor` interface.
+fn single<T>(outs: Result<Vec<T>>) -> Result<T> {
+    outs?.pop().ok_or_else(|| crate::error::ComputeError::Invalid("a operação não devolveu nada".into()))
+}
+
+/// The CPU backend: `core::ops` behind the `Executor` interface. Its tensors are matrices and
+/// every op runs when applied.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Cpu;
 
 impl Executor for Cpu {
+    type Tensor = Matrix;
+
     fn kind(&self) -> BackendKind {
         BackendKind::Cpu
     }
-    async fn matmul(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
-        ops::matmul(a, b)
+    fn upload(&self, m: &Matrix) -> Result<Matrix> {
+        Ok(m.clone())
     }
-    async fn matmul_bt(&self, a: &Matrix, b: &Matrix, alpha: f32) -> Result<Matrix> {
-        ops::matmul_bt(a, b, alpha)
+    fn upload_ids(&self, ids: &[u32]) -> Result<Matrix> {
+        Ok(ids_tensor(ids))
     }
-    async fn transpose(&self, a: &Matrix) -> Result<Matrix> {
-        Ok(ops::transpose(a))
+    fn dims(&self, t: &Matrix) -> Dims {
+        t.shape()
     }
-    async fn add(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
-        ops::add(a, b)
+    fn apply(&self, op: Op, inputs: &[&Matrix]) -> Result<Vec<Matrix>> {
+        op.run_cpu(inputs)
     }
-    async fn scale(&self, a: &Matrix, alpha: f32) -> Result<Matrix> {
-        Ok(ops::scale(a, alpha))
+    fn write_rows(&self, dst: &mut Matrix, at: usize, src: &Matrix) -> Result<()> {
+        ops::write_rows(dst, at, src)
     }
-    async fn softmax_rows(&self, a: &Matrix, opts: SoftmaxOptions) -> Result<Matrix> {
-        ops::softmax_rows(a, opts)
-    }
-    async fn layer_norm(&self, x: &Matrix, gamma: &Matrix, beta: &Matrix, eps: f32) -> Result<Matrix> {
-        ops::layer_norm(x, gamma, beta, eps)
-    }
-    async fn relu(&self, a: &Matrix) -> Result<Matrix> {
-        Ok(ops::relu(a))
-    }
-    async fn gelu(&self, a: &Matrix) -> Result<Matrix> {
-        Ok(ops::gelu(a))
-    }
-    async fn embedding(&self, table: &Matrix, ids: &[u32]) -> Result<Matrix> {
-        ops::embedding(table, ids)
-    }
-    async fn attention(
-        &self,
-        q: &Matrix,
-        k: &Matrix,
-        v: &Matrix,
-        heads: usize,
-        causal: bool,
-        causal_offset: usize,
-    ) -> Result<AttentionOutput> {
-        ops::attention(q, k, v, heads, causal, causal_offset)
+    async fn read(&self, tensors: &[&Matrix]) -> Result<Vec<Matrix>> {
+        Ok(tensors.iter().map(|t| (*t).clone()).collect())
     }
 }
 
@@ -134,7 +217,8 @@ pub fn block_on_ready<F: std::future::Future>(fut: F) -> F::Output {
 }
 
 /// A computation written once over any backend: the web layer runs it on the GPU when
-/// there is one, and reruns it on the CPU if the GPU fails.
+/// there is one, and reruns it on the CPU if the GPU fails. It uploads what it needs, applies
+/// its ops and reads back what it returns (one readback on the GPU).
 #[allow(async_fn_in_trait)]
 pub trait Job {
     type Output;
@@ -147,5 +231,47 @@ impl<J: Job> Job for std::rc::Rc<J> {
     type Output = J::Output;
     async fn run<E: Executor>(&self, e: &E) -> Result<Self::Output> {
         (**self).run(e).await
+    }
+}
+
+/// A·B as a `Job`, so widgets run it on the active backend.
+#[derive(Clone, Debug)]
+pub struct MatmulJob {
+    pub a: Matrix,
+    pub b: Matrix,
+}
+
+impl Job for MatmulJob {
+    type Output = Matrix;
+    async fn run<E: Executor>(&self, e: &E) -> Result<Matrix> {
+        let product = e.matmul(&e.upload(&self.a)?, &e.upload(&self.b)?)?;
+        e.read_one(&product).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_ops_are_the_core_functions() {
+        let a = Matrix::from_rows(&[[1.0, 2.0], [3.0, 4.0]]).unwrap();
+        let e = Cpu;
+        let t = e.upload(&a).unwrap();
+        let p = e.matmul(&t, &t).unwrap();
+        assert_eq!(block_on_ready(e.read_one(&p)).unwrap(), ops::matmul(&a, &a).unwrap());
+        let emb = e.embedding(&t, &[1, 1, 0]).unwrap();
+        assert_eq!(emb.to_rows(), vec![vec![3.0, 4.0], vec![3.0, 4.0], vec![1.0, 2.0]]);
+        assert!(e.embedding(&t, &[2]).is_err(), "id outside the table");
+    }
+
+    #[test]
+    fn write_rows_appends_in_place() {
+        let e = Cpu;
+        let mut cache = Matrix::zeros(4, 2);
+        e.write_rows(&mut cache, 1, &Matrix::from_rows(&[[5.0, 6.0], [7.0, 8.0]]).unwrap()).unwrap();
+        assert_eq!(cache.to_rows(), vec![vec![0.0, 0.0], vec![5.0, 6.0], vec![7.0, 8.0], vec![0.0, 0.0]]);
+        assert!(e.write_rows(&mut cache, 3, &Matrix::zeros(2, 2)).is_err(), "past the end");
+        assert_eq!(e.rows(&cache, 1, 3).unwrap().to_rows(), vec![vec![5.0, 6.0], vec![7.0, 8.0]]);
     }
 }

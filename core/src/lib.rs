@@ -14,6 +14,7 @@ pub mod examples;
 pub mod executor;
 pub mod format;
 pub mod matrix;
+pub mod op;
 pub mod ops;
 pub mod rng;
 pub mod sequence;

@@ -79,6 +79,11 @@ impl Matrix {
         self.data.row(row).to_vec()
     }
 
+    /// Row-major values, writable in place (the KV cache's append).
+    pub fn as_mut_slice(&mut self) -> &mut [f32] {
+        self.data.as_slice_mut().expect("Matrix keeps standard layout")
+    }
+
     /// Row-major values (always contiguous, see `from_array`).
     pub fn as_slice(&self) -> &[f32] {
         self.data.as_slice().expect("Matrix keeps standard layout")

@@ -8,48 +8,80 @@ use ndarray::{Array2, Axis};
 
 use super::error::{ComputeError, Result};
 use super::matrix::Matrix;
+use super::op::Dims;
 use super::small_matmul;
 
-fn shape_err(op: &'static str, a: &Matrix, b: &Matrix) -> ComputeError {
-    ComputeError::Shape { op, left: a.shape(), right: b.shape() }
+fn shape_err(op: &'static str, left: Dims, right: Dims) -> ComputeError {
+    ComputeError::Shape { op, left, right }
 }
 
-// Shape rules, shared with the GPU backend so both reject the same inputs the same way.
+// Shape rules, on dims so both backends and the op table (`core::op`) apply the very same
+// ones; the `check_*` forms on matrices are for the CPU functions below.
 
 /// A (m,k) @ B (k,n): fails unless the inner sizes agree.
-pub fn check_matmul(a: &Matrix, b: &Matrix) -> Result<()> {
-    if a.cols() != b.rows() {
+pub fn check_matmul_dims(a: Dims, b: Dims) -> Result<()> {
+    if a.1 != b.0 {
         return Err(shape_err("A·B", a, b));
     }
     Ok(())
 }
 
 /// A (m,k) @ Bᵀ with B (n,k): fails unless both have k columns.
-pub fn check_matmul_bt(a: &Matrix, b: &Matrix) -> Result<()> {
-    if a.cols() != b.cols() {
+pub fn check_matmul_bt_dims(a: Dims, b: Dims) -> Result<()> {
+    if a.1 != b.1 {
         return Err(shape_err("A·Bᵀ", a, b));
     }
     Ok(())
 }
 
 /// A + B: B has A's shape or is one row of A's width.
-pub fn check_add(a: &Matrix, b: &Matrix) -> Result<()> {
-    let broadcast_row = b.rows() == 1 && b.cols() == a.cols();
-    if !(b.shape() == a.shape() || broadcast_row) {
+pub fn check_add_dims(a: Dims, b: Dims) -> Result<()> {
+    let broadcast_row = b.0 == 1 && b.1 == a.1;
+    if !(b == a || broadcast_row) {
         return Err(shape_err("A+B", a, b));
     }
     Ok(())
 }
 
 /// γ and β are single rows of X's width.
-pub fn check_layer_norm(x: &Matrix, gamma: &Matrix, beta: &Matrix) -> Result<()> {
-    if gamma.shape() != (1, x.cols()) {
+pub fn check_layer_norm_dims(x: Dims, gamma: Dims, beta: Dims) -> Result<()> {
+    if gamma != (1, x.1) {
         return Err(shape_err("LayerNorm γ", x, gamma));
     }
-    if beta.shape() != (1, x.cols()) {
+    if beta != (1, x.1) {
         return Err(shape_err("LayerNorm β", x, beta));
     }
     Ok(())
+}
+
+/// Q (t_q,d), K and V (t_k,d), d divisible by `heads`; returns d_h = d / heads.
+pub fn check_attention_dims(q: Dims, k: Dims, v: Dims, heads: usize) -> Result<usize> {
+    if q.1 != k.1 {
+        return Err(shape_err("Q·Kᵀ", q, k));
+    }
+    if k != v {
+        return Err(shape_err("K e V", k, v));
+    }
+    if heads == 0 || q.1 % heads != 0 {
+        return Err(ComputeError::Invalid(format!("A largura {} não se divide em {heads} cabeças iguais.", q.1)));
+    }
+    Ok(q.1 / heads)
+}
+
+pub fn check_matmul(a: &Matrix, b: &Matrix) -> Result<()> {
+    check_matmul_dims(a.shape(), b.shape())
+}
+
+pub fn check_matmul_bt(a: &Matrix, b: &Matrix) -> Result<()> {
+    check_matmul_bt_dims(a.shape(), b.shape())
+}
+
+pub fn check_add(a: &Matrix, b: &Matrix) -> Result<()> {
+    check_add_dims(a.shape(), b.shape())
+}
+
+pub fn check_layer_norm(x: &Matrix, gamma: &Matrix, beta: &Matrix) -> Result<()> {
+    check_layer_norm_dims(x.shape(), gamma.shape(), beta.shape())
 }
 
 /// Every id indexes a row of the table.
@@ -67,21 +99,37 @@ pub fn check_vocab(vocab: usize, ids: &[u32]) -> Result<()> {
     Ok(())
 }
 
-/// Q (t_q,d), K and V (t_k,d), d divisible by `heads`; returns d_h = d / heads.
 pub fn check_attention(q: &Matrix, k: &Matrix, v: &Matrix, heads: usize) -> Result<usize> {
-    if q.cols() != k.cols() {
-        return Err(shape_err("Q·Kᵀ", q, k));
-    }
-    if k.shape() != v.shape() {
-        return Err(shape_err("K e V", k, v));
-    }
-    if heads == 0 || q.cols() % heads != 0 {
+    check_attention_dims(q.shape(), k.shape(), v.shape(), heads)
+}
+
+/// Rows `start..end` of A (a copy).
+pub fn rows(a: &Matrix, start: usize, end: usize) -> Matrix {
+    Matrix::from_array(a.array().slice(ndarray::s![start..end, ..]).to_owned())
+}
+
+/// B (r, n) fits rows `at..at + r` of A (m, n).
+pub fn check_write_rows(a: Dims, at: usize, b: Dims) -> Result<()> {
+    if b.1 != a.1 || at + b.0 > a.0 {
         return Err(ComputeError::Invalid(format!(
-            "A largura {} não se divide em {heads} cabeças iguais.",
-            q.cols()
+            "{} linhas de largura {} não cabem a partir da linha {} de uma matriz {}×{}.",
+            b.0,
+            b.1,
+            at + 1,
+            a.0,
+            a.1
         )));
     }
-    Ok(q.cols() / heads)
+    Ok(())
+}
+
+/// Writes B into rows `at..at + B.rows` of A, in place: a KV cache grows without copying
+/// what it holds.
+pub fn write_rows(a: &mut Matrix, at: usize, b: &Matrix) -> Result<()> {
+    check_write_rows(a.shape(), at, b.shape())?;
+    let width = a.cols();
+    a.as_mut_slice()[at * width..(at + b.rows()) * width].copy_from_slice(b.as_slice());
+    Ok(())
 }
 
 /// A (m,k) @ B (k,n) → (m,n).
@@ -375,19 +423,6 @@ pub fn one_hot_rows(a: &Matrix) -> Option<Vec<usize>> {
         .collect()
 }
 
-/// A·B as a `Job`, so widgets run it on the active backend.
-#[derive(Clone, Debug)]
-pub struct MatmulJob {
-    pub a: Matrix,
-    pub b: Matrix,
-}
-
-impl super::executor::Job for MatmulJob {
-    type Output = Matrix;
-    async fn run<E: super::executor::Executor>(&self, e: &E) -> Result<Matrix> {
-        e.matmul(&self.a, &self.b).await
-    }
-}
 
 /// Row softmax as a `Job` (the masked-softmax widget runs it on the active backend).
 #[derive(Clone, Debug)]
@@ -399,7 +434,7 @@ pub struct SoftmaxJob {
 impl super::executor::Job for SoftmaxJob {
     type Output = Matrix;
     async fn run<E: super::executor::Executor>(&self, e: &E) -> Result<Matrix> {
-        e.softmax_rows(&self.scores, self.options).await
+        e.read_one(&e.softmax_rows(&e.upload(&self.scores)?, self.options)?).await
     }
 }
 

@@ -1,96 +1,28 @@
 //! Under the hood: `Traced` wraps any `Executor` and records every op it runs, in order (the
-//! op, the shapes it read and wrote, its parameters, how long it took, and its result), so
-//! the site can show which kernels a widget's last update ran, time each one, and compare
-//! the same job on two backends op by op.
+//! op, the shapes it read and wrote, its parameters, how long it took, and, when asked, its
+//! results), so the site can show which kernels a widget's last update ran, time each one,
+//! and compare the same job on two backends op by op.
 //!
 //! The clock is injected (`performance.now()` in the browser, `std::time` or a counter
-//! natively): the core knows nothing of the web. On WebGPU each op awaits its own readback,
-//! so an op's time is wall time that includes uploading the inputs and reading the result
-//! back, not the kernel alone; on the CPU it is the function's own time.
+//! natively): the core knows nothing of the web. On the CPU an op's time is the function's
+//! own. On a deferred backend (the GPU) ops only record commands; they run when something is
+//! read, all in one submission, so the trace keeps each submission's wall time (submit, run,
+//! read back) and gives an op its own time only where the device measured it (timestamp
+//! queries); elsewhere it is unknown (NaN), never a made-up share.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::rc::Rc;
 
 use super::error::{ComputeError, Result};
 use super::executor::{BackendKind, Executor, Job};
-use super::format::{format_pt, format_pt_short};
 use super::matrix::Matrix;
-use super::ops::{AttentionOutput, SoftmaxOptions};
+use super::op::{Dims, Op, OpKind};
+
+pub use super::op::format_scientific;
 
 /// A clock in milliseconds (any origin): `performance.now()` on the web.
 pub type Clock<'a> = &'a dyn Fn() -> f64;
-
-/// The ops of `Executor`, one per method.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Op {
-    Matmul,
-    MatmulBt,
-    Transpose,
-    Add,
-    Scale,
-    SoftmaxRows,
-    LayerNorm,
-    Relu,
-    Gelu,
-    Embedding,
-    Attention,
-}
-
-impl Op {
-    pub const ALL: [Op; 11] = [
-        Op::Matmul,
-        Op::MatmulBt,
-        Op::Transpose,
-        Op::Add,
-        Op::Scale,
-        Op::SoftmaxRows,
-        Op::LayerNorm,
-        Op::Relu,
-        Op::Gelu,
-        Op::Embedding,
-        Op::Attention,
-    ];
-
-    /// The `Executor` method's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Op::Matmul => "matmul",
-            Op::MatmulBt => "matmul_bt",
-            Op::Transpose => "transpose",
-            Op::Add => "add",
-            Op::Scale => "scale",
-            Op::SoftmaxRows => "softmax_rows",
-            Op::LayerNorm => "layer_norm",
-            Op::Relu => "relu",
-            Op::Gelu => "gelu",
-            Op::Embedding => "embedding",
-            Op::Attention => "attention",
-        }
-    }
-
-    /// The CPU twin that runs it on the CPU backend (a function of `core::ops`).
-    pub fn cpu_function(self) -> String {
-        format!("core::ops::{}", self.name())
-    }
-
-    /// What it computes, in one line (shapes as in `core::ops`).
-    pub fn contract(self) -> &'static str {
-        match self {
-            Op::Matmul => "A (m,k) · B (k,n) → (m,n)",
-            Op::MatmulBt => "α · A (m,k) · Bᵀ, B (n,k) → (m,n)",
-            Op::Transpose => "A (m,n) → Aᵀ (n,m)",
-            Op::Add => "A + B, B do mesmo formato ou uma linha repetida",
-            Op::Scale => "α · A",
-            Op::SoftmaxRows => "softmax de cada linha (máscara causal e temperatura opcionais)",
-            Op::LayerNorm => "normaliza cada linha, depois · γ + β",
-            Op::Relu => "max(0, x) em cada célula",
-            Op::Gelu => "GELU(x) em cada célula",
-            Op::Embedding => "tabela (V,d), ids (t) → linhas (t,d)",
-            Op::Attention => "softmax(Q Kᵀ/√d_h) V por cabeça, sem projeções",
-        }
-    }
-}
 
 /// The shape of an operand: a matrix, or a list of token ids.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,8 +32,8 @@ pub enum Shape {
 }
 
 impl Shape {
-    fn of(m: &Matrix) -> Shape {
-        Shape::Matrix(m.rows(), m.cols())
+    fn of(d: Dims) -> Shape {
+        Shape::Matrix(d.0, d.1)
     }
 
     /// Rows and columns, for a matrix.
@@ -126,16 +58,18 @@ impl fmt::Display for Shape {
 /// One op as it ran.
 #[derive(Clone, Debug)]
 pub struct OpRecord {
-    pub op: Op,
+    pub op: OpKind,
     /// The part of the job it belongs to (`Executor::stage`), e.g. "bloco 2".
     pub stage: Option<Rc<str>>,
     pub inputs: Vec<Shape>,
     pub outputs: Vec<Shape>,
     /// Its scalar parameters in Portuguese ("α = 0,5774", "causal"); empty if none.
     pub params: String,
-    /// Wall time in milliseconds (see the module comment for what it includes).
+    /// Its time in milliseconds: the CPU function's, or the device's own measure on a GPU with
+    /// timestamp queries; NaN when not measured (an op inside a GPU submission).
     pub ms: f64,
-    /// What it returned (two matrices for `attention`: output, weights): compared across backends.
+    /// What it returned (two matrices for `attention`: output, weights), when the trace was
+    /// taken with results (`run_traced_with_results`): compared across backends.
     pub results: Vec<Matrix>,
 }
 
@@ -144,18 +78,25 @@ pub struct OpRecord {
 pub struct Trace {
     pub backend: BackendKind,
     pub ops: Vec<OpRecord>,
-    /// Set when the ops ran as one batch (the GPU-resident decoder: one command buffer, one
-    /// readback): the batch's time. The ops' own `ms` are then unknown (NaN).
+    /// On a deferred backend: the wall time of its submissions (submit, run, read back), in ms.
     pub batched_ms: Option<f64>,
+    /// How many submissions (readbacks) the job made on a deferred backend.
+    pub submissions: usize,
 }
 
 impl Trace {
     pub fn new(backend: BackendKind) -> Trace {
-        Trace { backend, ops: Vec::new(), batched_ms: None }
+        Trace { backend, ops: Vec::new(), batched_ms: None, submissions: 0 }
     }
 
+    /// The job's compute time: its submissions' on a GPU, its ops' on the CPU.
     pub fn total_ms(&self) -> f64 {
-        self.batched_ms.unwrap_or_else(|| self.ops.iter().map(|o| o.ms).sum())
+        self.batched_ms.unwrap_or_else(|| self.ops.iter().map(|o| o.ms).filter(|m| m.is_finite()).sum())
+    }
+
+    /// Whether every op has its own time (the CPU, or a GPU with timestamp queries).
+    pub fn timed_per_op(&self) -> bool {
+        self.ops.iter().filter(|o| !o.op.is_copy()).all(|o| o.ms.is_finite())
     }
 
     /// Consecutive ops of the same stage, in order: (stage, the ops' indices).
@@ -170,9 +111,14 @@ impl Trace {
         groups
     }
 
-    /// Appends the ops of another job of the same update (one update may run several jobs).
+    /// Appends the trace of another job of the same update (one update may run several jobs).
     pub fn extend(&mut self, other: Trace) {
         self.ops.extend(other.ops);
+        self.submissions += other.submissions;
+        self.batched_ms = match (self.batched_ms, other.batched_ms) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        };
     }
 }
 
@@ -180,59 +126,93 @@ impl Trace {
 pub struct Traced<'a, E: Executor> {
     inner: &'a E,
     clock: Clock<'a>,
+    /// Keep every op's outputs, to read them back at the end (`finish_with_results`).
+    keep: bool,
     ops: RefCell<Vec<OpRecord>>,
+    kept: RefCell<Vec<(usize, Vec<E::Tensor>)>>,
     stage: RefCell<Option<Rc<str>>>,
+    /// The first op no read has covered yet (a deferred backend times ops at the read).
+    unread_from: Cell<usize>,
+    /// When the first op of the submission being recorded was applied.
+    batch_started: Cell<Option<f64>>,
+    batched_ms: Cell<f64>,
+    submissions: Cell<usize>,
 }
 
 impl<'a, E: Executor> Traced<'a, E> {
     pub fn new(inner: &'a E, clock: Clock<'a>) -> Self {
-        Traced { inner, clock, ops: RefCell::new(Vec::new()), stage: RefCell::new(None) }
+        Traced {
+            inner,
+            clock,
+            keep: false,
+            ops: RefCell::new(Vec::new()),
+            kept: RefCell::new(Vec::new()),
+            stage: RefCell::new(None),
+            unread_from: Cell::new(0),
+            batch_started: Cell::new(None),
+            batched_ms: Cell::new(0.0),
+            submissions: Cell::new(0),
+        }
+    }
+
+    /// A tracer that also keeps every op's results (for comparing backends op by op).
+    pub fn with_results(inner: &'a E, clock: Clock<'a>) -> Self {
+        Traced { keep: true, ..Traced::new(inner, clock) }
     }
 
     /// The ops recorded so far.
     pub fn finish(self) -> Trace {
-        Trace { backend: self.inner.kind(), ops: self.ops.into_inner(), batched_ms: None }
+        let deferred = self.inner.deferred();
+        Trace {
+            backend: self.inner.kind(),
+            ops: self.ops.into_inner(),
+            batched_ms: deferred.then(|| self.batched_ms.get()),
+            submissions: self.submissions.get(),
+        }
     }
 
-    fn record(&self, op: Op, inputs: Vec<Shape>, params: String, start: f64, results: Vec<Matrix>) {
-        let ms = ((self.clock)() - start).max(0.0);
-        let outputs = results.iter().map(Shape::of).collect();
+    /// The ops recorded so far with their results, read back in one go.
+    pub async fn finish_with_results(self) -> Result<Trace> {
+        let kept = self.kept.take();
+        let tensors: Vec<&E::Tensor> = kept.iter().flat_map(|(_, outs)| outs.iter()).collect();
+        let mut values = self.read(&tensors).await?.into_iter();
+        {
+            let mut ops = self.ops.borrow_mut();
+            for (index, outs) in &kept {
+                ops[*index].results = values.by_ref().take(outs.len()).collect();
+            }
+        }
+        Ok(self.finish())
+    }
+
+    fn record(&self, op: OpKind, inputs: Vec<Shape>, outputs: Vec<Shape>, params: String, ms: f64) -> usize {
         let stage = self.stage.borrow().clone();
-        self.ops.borrow_mut().push(OpRecord { op, stage, inputs, outputs, params, ms, results });
+        let mut ops = self.ops.borrow_mut();
+        ops.push(OpRecord { op, stage, inputs, outputs, params, ms, results: Vec::new() });
+        ops.len() - 1
     }
 
-    /// Times one op that returns a matrix and records it (a failed op is not recorded).
-    async fn matrix_op(
-        &self,
-        op: Op,
-        inputs: Vec<Shape>,
-        params: String,
-        run: impl std::future::Future<Output = Result<Matrix>>,
-    ) -> Result<Matrix> {
-        let start = (self.clock)();
-        let out = run.await?;
-        self.record(op, inputs, params, start, vec![out.clone()]);
-        Ok(out)
+    /// The clock at the start of an op; starts the submission's clock on a deferred backend.
+    fn start(&self) -> f64 {
+        let now = (self.clock)();
+        if self.inner.deferred() && self.batch_started.get().is_none() {
+            self.batch_started.set(Some(now));
+        }
+        now
     }
-}
 
-/// "α = 0,5774" with up to four decimals.
-pub fn alpha(value: f32) -> String {
-    format!("α = {}", format_pt_short(value, 4))
-}
-
-fn softmax_params(opts: &SoftmaxOptions) -> String {
-    let mut parts = Vec::new();
-    if opts.causal {
-        parts.push(if opts.causal_offset > 0 { format!("causal, deslocamento {}", opts.causal_offset) } else { "causal".into() });
+    fn elapsed(&self, start: f64) -> f64 {
+        if self.inner.deferred() {
+            f64::NAN
+        } else {
+            ((self.clock)() - start).max(0.0)
+        }
     }
-    if opts.temperature != 1.0 {
-        parts.push(format!("T = {}", format_pt_short(opts.temperature, 3)));
-    }
-    parts.join(", ")
 }
 
 impl<E: Executor> Executor for Traced<'_, E> {
+    type Tensor = E::Tensor;
+
     fn kind(&self) -> BackendKind {
         self.inner.kind()
     }
@@ -242,104 +222,73 @@ impl<E: Executor> Executor for Traced<'_, E> {
         self.inner.stage(name);
     }
 
-    async fn matmul(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
-        self.matrix_op(Op::Matmul, vec![Shape::of(a), Shape::of(b)], String::new(), self.inner.matmul(a, b)).await
+    fn deferred(&self) -> bool {
+        self.inner.deferred()
     }
-    async fn matmul_bt(&self, a: &Matrix, b: &Matrix, alpha_: f32) -> Result<Matrix> {
-        self.matrix_op(Op::MatmulBt, vec![Shape::of(a), Shape::of(b)], alpha(alpha_), self.inner.matmul_bt(a, b, alpha_))
-            .await
-    }
-    async fn transpose(&self, a: &Matrix) -> Result<Matrix> {
-        self.matrix_op(Op::Transpose, vec![Shape::of(a)], String::new(), self.inner.transpose(a)).await
-    }
-    async fn add(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
-        self.matrix_op(Op::Add, vec![Shape::of(a), Shape::of(b)], String::new(), self.inner.add(a, b)).await
-    }
-    async fn scale(&self, a: &Matrix, alpha_: f32) -> Result<Matrix> {
-        self.matrix_op(Op::Scale, vec![Shape::of(a)], alpha(alpha_), self.inner.scale(a, alpha_)).await
-    }
-    async fn softmax_rows(&self, a: &Matrix, opts: SoftmaxOptions) -> Result<Matrix> {
-        self.matrix_op(Op::SoftmaxRows, vec![Shape::of(a)], softmax_params(&opts), self.inner.softmax_rows(a, opts)).await
-    }
-    async fn layer_norm(&self, x: &Matrix, gamma: &Matrix, beta: &Matrix, eps: f32) -> Result<Matrix> {
-        let inputs = vec![Shape::of(x), Shape::of(gamma), Shape::of(beta)];
-        self.matrix_op(Op::LayerNorm, inputs, layer_norm_params(eps), self.inner.layer_norm(x, gamma, beta, eps)).await
-    }
-    async fn relu(&self, a: &Matrix) -> Result<Matrix> {
-        self.matrix_op(Op::Relu, vec![Shape::of(a)], String::new(), self.inner.relu(a)).await
-    }
-    async fn gelu(&self, a: &Matrix) -> Result<Matrix> {
-        self.matrix_op(Op::Gelu, vec![Shape::of(a)], String::new(), self.inner.gelu(a)).await
-    }
-    async fn embedding(&self, table: &Matrix, ids: &[u32]) -> Result<Matrix> {
-        let inputs = vec![Shape::of(table), Shape::Ids(ids.len())];
-        self.matrix_op(Op::Embedding, inputs, String::new(), self.inner.embedding(table, ids)).await
-    }
-    async fn attention(
-        &self,
-        q: &Matrix,
-        k: &Matrix,
-        v: &Matrix,
-        heads: usize,
-        causal: bool,
-        causal_offset: usize,
-    ) -> Result<AttentionOutput> {
-        let start = (self.clock)();
-        let out = self.inner.attention(q, k, v, heads, causal, causal_offset).await?;
-        let inputs = vec![Shape::of(q), Shape::of(k), Shape::of(v)];
-        let params = attention_params(heads, causal, causal_offset);
-        self.record(Op::Attention, inputs, params, start, vec![out.output.clone(), out.weights.clone()]);
-        Ok(out)
-    }
-}
 
-/// "ε = 1·10⁻⁵".
-pub fn layer_norm_params(eps: f32) -> String {
-    format!("ε = {}", format_eps(eps))
-}
+    fn upload(&self, m: &Matrix) -> Result<E::Tensor> {
+        self.inner.upload(m)
+    }
 
-/// "6 cabeças, causal, deslocamento 12".
-pub fn attention_params(heads: usize, causal: bool, causal_offset: usize) -> String {
-    let mut params = format!("{heads} {}", if heads == 1 { "cabeça" } else { "cabeças" });
-    if causal {
-        params.push_str(", causal");
-        if causal_offset > 0 {
-            params.push_str(&format!(", deslocamento {causal_offset}"));
+    fn upload_ids(&self, ids: &[u32]) -> Result<E::Tensor> {
+        self.inner.upload_ids(ids)
+    }
+
+    fn dims(&self, t: &E::Tensor) -> Dims {
+        self.inner.dims(t)
+    }
+
+    /// Runs the op on `inner` and records it (a failed op is not recorded).
+    fn apply(&self, op: Op, inputs: &[&E::Tensor]) -> Result<Vec<E::Tensor>> {
+        let start = self.start();
+        let outs = self.inner.apply(op, inputs)?;
+        let ms = self.elapsed(start);
+        let kind = op.kind();
+        let shapes = inputs
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let d = self.inner.dims(t);
+                if kind == OpKind::Embedding && i == 1 { Shape::Ids(d.1) } else { Shape::of(d) }
+            })
+            .collect();
+        let outputs = outs.iter().map(|t| Shape::of(self.inner.dims(t))).collect();
+        let index = self.record(kind, shapes, outputs, op.params_text(), ms);
+        if self.keep {
+            self.kept.borrow_mut().push((index, outs.clone()));
         }
+        Ok(outs)
     }
-    params
-}
 
-/// ε is tiny (1e-5): scientific notation with a decimal comma.
-fn format_eps(eps: f32) -> String {
-    if eps != 0.0 && eps.abs() < 1e-3 {
-        format_scientific(eps)
-    } else {
-        format_pt_short(eps, 4)
+    fn write_rows(&self, dst: &mut E::Tensor, at: usize, src: &E::Tensor) -> Result<()> {
+        let start = self.start();
+        let inputs = vec![Shape::of(self.inner.dims(dst)), Shape::of(self.inner.dims(src))];
+        self.inner.write_rows(dst, at, src)?;
+        let ms = self.elapsed(start);
+        self.record(OpKind::WriteRows, inputs, Vec::new(), format!("a partir da linha {}", at + 1), ms);
+        Ok(())
     }
-}
 
-/// 1,2·10⁻⁸ style, for differences and tiny parameters.
-pub fn format_scientific(value: f32) -> String {
-    if value == 0.0 || !value.is_finite() {
-        return format_pt(value, 0);
+    async fn read(&self, tensors: &[&E::Tensor]) -> Result<Vec<Matrix>> {
+        let started = self.batch_started.take().unwrap_or_else(|| (self.clock)());
+        let values = self.inner.read(tensors).await?;
+        if self.inner.deferred() {
+            self.batched_ms.set(self.batched_ms.get() + ((self.clock)() - started).max(0.0));
+            self.submissions.set(self.submissions.get() + 1);
+            let mut ops = self.ops.borrow_mut();
+            if let Some(times) = self.inner.take_op_times() {
+                for (record, ms) in ops[self.unread_from.get()..].iter_mut().zip(times) {
+                    record.ms = ms;
+                }
+            }
+            self.unread_from.set(ops.len());
+        }
+        Ok(values)
     }
-    let mut exponent = value.abs().log10().floor() as i32;
-    let mut mantissa = value / 10f32.powi(exponent);
-    // 9,999 rounds to 10: write it as 1·10ⁿ⁺¹.
-    if (mantissa.abs() * 100.0).round() >= 1000.0 {
-        mantissa /= 10.0;
-        exponent += 1;
+
+    fn take_op_times(&self) -> Option<Vec<f64>> {
+        None
     }
-    let superscript: String = exponent
-        .to_string()
-        .chars()
-        .map(|c| match c {
-            '-' => '⁻',
-            d => ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'][d.to_digit(10).unwrap_or(0) as usize],
-        })
-        .collect();
-    format!("{}·10{superscript}", format_pt_short(mantissa, 2))
 }
 
 /// Runs `job` on `e` with every op recorded.
@@ -347,6 +296,13 @@ pub async fn run_traced<J: Job, E: Executor>(job: &J, e: &E, clock: Clock<'_>) -
     let traced = Traced::new(e, clock);
     let out = job.run(&traced).await?;
     Ok((out, traced.finish()))
+}
+
+/// `run_traced`, with every op's results read back too (to compare two backends op by op).
+pub async fn run_traced_with_results<J: Job, E: Executor>(job: &J, e: &E, clock: Clock<'_>) -> Result<(J::Output, Trace)> {
+    let traced = Traced::with_results(e, clock);
+    let out = job.run(&traced).await?;
+    Ok((out, traced.finish_with_results().await?))
 }
 
 /// How far two runs of the same job on two backends are apart, op by op.
@@ -424,10 +380,11 @@ pub struct MatmulTiming {
 /// Most products one sample may repeat (a 1×1 product on a fast machine).
 const MAX_REPEATS: usize = 1000;
 
-/// Times A (n,n) · B (n,n) on `e`. One untimed warm-up run (on a GPU the first compiles the
-/// kernel and allocates buffers) also sizes the samples: each repeats the product often
-/// enough to last about `min_sample_ms` (browsers round `performance.now()` to 0,1 ms), and
-/// the result is the median over `samples` of the time per product.
+/// Times A (n,n) · B (n,n) on `e`, with both inputs on the backend. One untimed warm-up run
+/// (on a GPU the first compiles the kernel and allocates buffers) also sizes the samples:
+/// each applies the product often enough to last about `min_sample_ms` (browsers round
+/// `performance.now()` to 0,1 ms) and reads the last one back (on a GPU: one submission per
+/// sample); the result is the median over `samples` of the time per product.
 pub async fn time_matmul<E: Executor>(
     e: &E,
     a: &Matrix,
@@ -436,16 +393,19 @@ pub async fn time_matmul<E: Executor>(
     min_sample_ms: f64,
     clock: Clock<'_>,
 ) -> Result<MatmulTiming> {
+    let (a, b) = (e.upload(a)?, e.upload(b)?);
     let start = clock();
-    let mut product = e.matmul(a, b).await?;
+    let mut product = e.read_one(&e.matmul(&a, &b)?).await?;
     let first = (clock() - start).max(1e-3);
     let repeats = ((min_sample_ms / first).ceil() as usize).clamp(1, MAX_REPEATS);
     let mut samples_ms = Vec::with_capacity(samples.max(1));
     for _ in 0..samples.max(1) {
         let start = clock();
-        for _ in 0..repeats {
-            product = e.matmul(a, b).await?;
+        let mut last = e.matmul(&a, &b)?;
+        for _ in 1..repeats {
+            last = e.matmul(&a, &b)?;
         }
+        product = e.read_one(&last).await?;
         samples_ms.push((clock() - start).max(0.0) / repeats as f64);
     }
     let median_ms = median(&samples_ms).unwrap_or(0.0);
@@ -483,7 +443,7 @@ mod tests {
     fn traced_example_2(causal: bool) -> (crate::attention::AttentionTrace, Trace) {
         let mut inputs = textbook_example_2();
         inputs.causal = causal;
-        block_on_ready(run_traced(&inputs, &Cpu, &ticking)).unwrap()
+        block_on_ready(run_traced_with_results(&inputs, &Cpu, &ticking)).unwrap()
     }
 
     #[test]
@@ -500,6 +460,7 @@ mod tests {
         assert_eq!(trace.ops[3].params, "α = 0,5774");
         assert_eq!(trace.ops[4].params, "");
         assert_eq!(trace.total_ms(), 6.0);
+        assert_eq!((trace.batched_ms, trace.submissions), (None, 0), "the CPU runs ops as they come");
         // Each record holds exactly what the op returned.
         assert_eq!(trace.ops[0].results[0], out.q);
         assert_eq!(trace.ops[3].results[0], out.scores);
@@ -507,10 +468,12 @@ mod tests {
     }
 
     #[test]
-    fn tracing_changes_no_value() {
+    fn tracing_changes_no_value_and_keeps_no_results_unless_asked() {
         let plain = block_on_ready(attention_trace(&Cpu, &textbook_example_2())).unwrap();
         let (traced, _) = traced_example_2(false);
         assert_eq!(plain, traced);
+        let (_, light) = block_on_ready(run_traced(&textbook_example_2(), &Cpu, &ticking)).unwrap();
+        assert!(light.ops.iter().all(|r| r.results.is_empty()));
     }
 
     #[test]
@@ -523,11 +486,11 @@ mod tests {
     fn failed_op_is_not_recorded_and_the_error_passes_through() {
         let traced = Traced::new(&Cpu, &ticking);
         let a = Matrix::zeros(2, 3);
-        assert!(block_on_ready(traced.matmul(&a, &a)).is_err());
-        assert!(block_on_ready(traced.relu(&a)).is_ok());
+        assert!(traced.matmul(&a, &a).is_err());
+        assert!(traced.relu(&a).is_ok());
         let trace = traced.finish();
         assert_eq!(trace.ops.len(), 1);
-        assert_eq!(trace.ops[0].op, Op::Relu);
+        assert_eq!(trace.ops[0].op, OpKind::Relu);
     }
 
     /// A job in two named stages, like the decoder's blocks.
@@ -535,14 +498,14 @@ mod tests {
     impl Job for Staged {
         type Output = Matrix;
         async fn run<E: Executor>(&self, e: &E) -> Result<Matrix> {
-            let x = Matrix::from_rows(&[[1.0, -2.0]])?;
+            let x = e.upload(&Matrix::from_rows(&[[1.0, -2.0]])?)?;
             e.stage("bloco 1");
-            let x = e.relu(&x).await?;
-            let x = e.scale(&x, 2.0).await?;
+            let x = e.relu(&x)?;
+            let x = e.scale(&x, 2.0)?;
             e.stage("saída");
-            let ids = [0u32, 0];
-            let x = e.embedding(&x, &ids).await?;
-            e.attention(&x, &x, &x, 2, true, 1).await.map(|o| o.output)
+            let x = e.embedding(&x, &[0, 0])?;
+            let (out, _) = e.attention(&x, &x, &x, 2, true, 1)?;
+            e.read_one(&out).await
         }
     }
 
@@ -558,6 +521,53 @@ mod tests {
         // Attention returns two matrices: the output and the weights (h·t_q, t_k).
         assert_eq!(trace.ops[3].outputs, vec![Shape::Matrix(2, 2), Shape::Matrix(4, 2)]);
         assert_eq!(trace.ops[3].params, "2 cabeças, causal, deslocamento 1");
+    }
+
+    /// The CPU pretending to defer its ops like a GPU, with device times for every other op.
+    struct Deferred;
+    impl Executor for Deferred {
+        type Tensor = Matrix;
+        fn kind(&self) -> BackendKind {
+            BackendKind::WebGpu
+        }
+        fn deferred(&self) -> bool {
+            true
+        }
+        fn upload(&self, m: &Matrix) -> Result<Matrix> {
+            Cpu.upload(m)
+        }
+        fn upload_ids(&self, ids: &[u32]) -> Result<Matrix> {
+            Cpu.upload_ids(ids)
+        }
+        fn dims(&self, t: &Matrix) -> Dims {
+            t.shape()
+        }
+        fn apply(&self, op: Op, inputs: &[&Matrix]) -> Result<Vec<Matrix>> {
+            Cpu.apply(op, inputs)
+        }
+        fn write_rows(&self, dst: &mut Matrix, at: usize, src: &Matrix) -> Result<()> {
+            Cpu.write_rows(dst, at, src)
+        }
+        async fn read(&self, tensors: &[&Matrix]) -> Result<Vec<Matrix>> {
+            Cpu.read(tensors).await
+        }
+        fn take_op_times(&self) -> Option<Vec<f64>> {
+            Some(vec![0.5, f64::NAN, 0.25, 0.125])
+        }
+    }
+
+    #[test]
+    fn a_deferred_backend_is_timed_per_submission_and_by_its_own_clock() {
+        let (_, trace) = block_on_ready(run_traced(&Staged, &Deferred, &ticking)).unwrap();
+        assert_eq!(trace.submissions, 1);
+        // The clock ran from the first op (1 reading per op, then the read's): never a share of it per op.
+        assert_eq!(trace.batched_ms, Some(4.0));
+        assert_eq!(trace.total_ms(), 4.0);
+        let times: Vec<f64> = trace.ops.iter().map(|r| r.ms).collect();
+        assert_eq!(times[0], 0.5);
+        assert!(times[1].is_nan(), "an op the device did not time stays unknown");
+        assert_eq!(&times[2..], &[0.25, 0.125]);
+        assert!(!trace.timed_per_op());
     }
 
     #[test]
@@ -583,7 +593,7 @@ mod tests {
         b.ops.pop();
         assert!(compare(&a, &b).is_err());
         let (_, mut c) = traced_example_2(false);
-        c.ops[0].op = Op::Add;
+        c.ops[0].op = OpKind::Add;
         assert!(compare(&a, &c).is_err());
     }
 
@@ -594,16 +604,6 @@ mod tests {
         assert_eq!(value_diff(f32::NAN, 1.0), f32::INFINITY);
         assert_eq!(value_diff(f32::INFINITY, f32::NEG_INFINITY), f32::INFINITY);
         assert_eq!(value_diff(1.0, 0.75), 0.25);
-    }
-
-    #[test]
-    fn scientific_notation_in_portuguese() {
-        assert_eq!(format_scientific(1.2e-8), "1,2·10⁻⁸");
-        assert_eq!(format_scientific(0.0), "0");
-        assert_eq!(format_scientific(2.5e-5), "2,5·10⁻⁵");
-        assert_eq!(format_scientific(350.0), "3,5·10²");
-        assert_eq!(format_eps(1e-5), "1·10⁻⁵");
-        assert_eq!(format_scientific(9.999e-7), "1·10⁻⁶");
     }
 
     #[test]
@@ -626,12 +626,5 @@ mod tests {
         // Samples of at least 4 ms: 4 products per sample, 0,25 ms each.
         let timing = block_on_ready(time_matmul(&Cpu, &a, &b, 2, 4.0, &ticking)).unwrap();
         assert_eq!((timing.repeats, timing.median_ms), (4, 0.25));
-    }
-
-    #[test]
-    fn every_op_has_a_distinct_name() {
-        let names: std::collections::BTreeSet<&str> = Op::ALL.iter().map(|o| o.name()).collect();
-        assert_eq!(names.len(), Op::ALL.len());
-        assert_eq!(Op::MatmulBt.cpu_function(), "core::ops::matmul_bt");
     }
 }

@@ -5,7 +5,7 @@
 use atencao_core::attention::feed_forward;
 use atencao_core::bpe::Bpe;
 use atencao_core::decoder::safetensors;
-use atencao_core::executor::{block_on_ready, Cpu};
+use atencao_core::executor::Cpu;
 use atencao_core::ops::{attention, matmul, softmax_rows, SoftmaxOptions};
 use atencao_core::text::idf::{idf, IdfValue, IdfVariant};
 use atencao_core::text::tf::{tf_matrix, LogBase, TfVariant};
@@ -124,7 +124,7 @@ proptest! {
         let mut rng = atencao_core::rng::Rng::new(seed);
         let x = rng.matrix(t, d, -2.0, 2.0);
         let (w1, b1, w2, b2) = (rng.matrix(d, f, -1.0, 1.0), rng.matrix(1, f, -1.0, 1.0), rng.matrix(f, d, -1.0, 1.0), rng.matrix(1, d, -1.0, 1.0));
-        let y = block_on_ready(feed_forward(&Cpu, &x, &w1, &b1, &w2, &b2)).unwrap();
+        let y = feed_forward(&Cpu, &x, &w1, &b1, &w2, &b2).unwrap();
         prop_assert_eq!(y.shape(), (t, d));
         prop_assert!(y.as_slice().iter().all(|v| v.is_finite()));
     }

@@ -2,9 +2,10 @@
 //!
 //! Binding convention shared by every kernel (see each .wgsl file):
 //! binding 0 = a 32-byte uniform `Params`, then the inputs (read-only storage),
-//! then the outputs (read-write storage).
+//! then the outputs (read-write storage). Each kernel's `Params` has a typed `#[repr(C)]`
+//! twin here (`MatmulParams`, …), checked field by field against the WGSL by a test.
 
-use crate::core::trace::Op;
+use crate::core::op::OpKind;
 
 /// Every kernel the GPU backend runs, named like its CPU twin in `core::ops`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -55,30 +56,26 @@ impl KernelId {
         }
     }
 
-    /// The kernel that runs an `Executor` op on the GPU (`matmul_bt` is `matmul` with B read
-    /// transposed).
-    pub fn for_op(op: Op) -> KernelId {
-        match op {
-            Op::Matmul | Op::MatmulBt => KernelId::Matmul,
-            Op::Transpose => KernelId::Transpose,
-            Op::Add => KernelId::Add,
-            Op::Scale => KernelId::Scale,
-            Op::SoftmaxRows => KernelId::Softmax,
-            Op::LayerNorm => KernelId::LayerNorm,
-            Op::Relu => KernelId::Relu,
-            Op::Gelu => KernelId::Gelu,
-            Op::Embedding => KernelId::Embedding,
-            Op::Attention => KernelId::Attention,
-        }
-    }
-
-    /// The kernel that ran `op` when its output had `out` rows and columns: products choose by
-    /// size (`for_product`), every other op has one kernel. What the "por dentro" panel names.
-    pub fn for_op_output(op: Op, out: Option<(usize, usize)>) -> KernelId {
-        match (op, out) {
-            (Op::Matmul | Op::MatmulBt, Some((m, n))) => KernelId::for_product(m, n).0,
-            _ => KernelId::for_op(op),
-        }
+    /// The kernel that runs `op` when its first output has `out` rows and columns: products
+    /// choose by size (`for_product`), every other op has one kernel, and the ops that only
+    /// move data (`rows`, `write_rows`) have none (a buffer copy or a view).
+    pub fn for_op(op: OpKind, out: Option<(usize, usize)>) -> Option<KernelId> {
+        Some(match op {
+            OpKind::Matmul | OpKind::MatmulBt => match out {
+                Some((m, n)) => KernelId::for_product(m, n).0,
+                None => KernelId::Matmul,
+            },
+            OpKind::Transpose => KernelId::Transpose,
+            OpKind::Add => KernelId::Add,
+            OpKind::Scale => KernelId::Scale,
+            OpKind::SoftmaxRows => KernelId::Softmax,
+            OpKind::LayerNorm => KernelId::LayerNorm,
+            OpKind::Relu => KernelId::Relu,
+            OpKind::Gelu => KernelId::Gelu,
+            OpKind::Embedding => KernelId::Embedding,
+            OpKind::Attention => KernelId::Attention,
+            OpKind::Rows | OpKind::WriteRows => return None,
+        })
     }
 
     /// The kernel for an (m × k) · (k × n) product and its grid: the register-blocked one once
@@ -88,7 +85,7 @@ impl KernelId {
         if m >= BLOCKED_MIN && n >= BLOCKED_MIN {
             (KernelId::MatmulBlocked, [n.div_ceil(BLOCKED_MIN) as u32, m.div_ceil(BLOCKED_MIN) as u32, 1])
         } else {
-            (KernelId::Matmul, super::grid_tiles(m, n))
+            (KernelId::Matmul, grid_tiles(m, n))
         }
     }
 
@@ -127,34 +124,87 @@ impl KernelId {
             | KernelId::Transpose => (1, 1),
         }
     }
+
+    /// The fields of the kernel's `Params`, as its Rust struct declares them (the WGSL struct
+    /// must say the same, in the same order: checked by a test).
+    pub fn params_fields(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            KernelId::Matmul | KernelId::MatmulBlocked => MatmulParams::FIELDS,
+            KernelId::Softmax => SoftmaxParams::FIELDS,
+            KernelId::LayerNorm => LayerNormParams::FIELDS,
+            KernelId::Relu | KernelId::Gelu => ElementwiseParams::FIELDS,
+            KernelId::Scale => ScaleParams::FIELDS,
+            KernelId::Add => AddParams::FIELDS,
+            KernelId::Transpose => TransposeParams::FIELDS,
+            KernelId::Embedding => EmbeddingParams::FIELDS,
+            KernelId::Attention => AttentionParams::FIELDS,
+        }
+    }
+}
+
+/// A 2-D grid of 16×16 tiles covering `rows × cols` outputs.
+pub fn grid_tiles(rows: usize, cols: usize) -> [u32; 3] {
+    [cols.div_ceil(16).max(1) as u32, rows.div_ceil(16).max(1) as u32, 1]
+}
+
+/// Declares a kernel's uniform `Params` as a `#[repr(C)]` struct mirroring its WGSL
+/// `struct Params` field for field (padding included, 32 bytes), with `FIELDS` for the test
+/// that holds the two together.
+macro_rules! kernel_params {
+    ($(#[$doc:meta])* $name:ident { $($field:ident : $ty:ident),* $(,)? }) => {
+        $(#[$doc])*
+        #[repr(C)]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+        pub struct $name {
+            $(pub $field: $ty),*
+        }
+        impl $name {
+            /// (name, WGSL type) of each field, in order.
+            pub const FIELDS: &'static [(&'static str, &'static str)] = &[$((stringify!($field), stringify!($ty))),*];
+        }
+    };
+}
+
+kernel_params! {
+    /// matmul.wgsl and matmul_blocked.wgsl: C (m,n) = α · A (m,k) · B (k,n), or · Bᵀ with B (n,k).
+    MatmulParams { m: u32, n: u32, k: u32, trans_b: u32, alpha: f32, _pad0: u32, _pad1: u32, _pad2: u32 }
+}
+kernel_params! {
+    /// softmax.wgsl: one workgroup per row.
+    SoftmaxParams { rows: u32, cols: u32, causal: u32, causal_offset: u32, inv_temperature: f32, _pad0: u32, _pad1: u32, _pad2: u32 }
+}
+kernel_params! {
+    /// layer_norm.wgsl.
+    LayerNormParams { rows: u32, cols: u32, eps: f32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32 }
+}
+kernel_params! {
+    /// relu.wgsl and gelu.wgsl: `len` values.
+    ElementwiseParams { len: u32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32, _pad5: u32, _pad6: u32 }
+}
+kernel_params! {
+    /// scale.wgsl.
+    ScaleParams { len: u32, alpha: f32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32, _pad5: u32 }
+}
+kernel_params! {
+    /// add.wgsl: `b_len` is `len`, or the row width when B is one broadcast row.
+    AddParams { len: u32, b_len: u32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32, _pad5: u32 }
+}
+kernel_params! {
+    /// transpose.wgsl: A (m,n).
+    TransposeParams { m: u32, n: u32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32, _pad5: u32 }
+}
+kernel_params! {
+    /// embedding.wgsl.
+    EmbeddingParams { tokens: u32, width: u32, vocab: u32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32 }
+}
+kernel_params! {
+    /// attention.wgsl: `scale` = 1/√d_h; `causal_offset` keys cached before the first query.
+    AttentionParams { t_q: u32, t_k: u32, width: u32, heads: u32, causal: u32, causal_offset: u32, scale: f32, _pad0: u32 }
 }
 
 /// Rows and columns of C from which `for_product` picks the register-blocked kernel: the side
 /// of its tile (BLOCK in matmul_blocked.wgsl).
 pub const BLOCKED_MIN: usize = 64;
-
-/// The 32-byte uniform every kernel reads: eight 4-byte slots, u32 or f32 by position.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Params([u32; 8]);
-
-impl Params {
-    pub fn new() -> Self {
-        Params::default()
-    }
-    /// Sets slot `i` to an unsigned integer.
-    pub fn u(mut self, i: usize, value: u32) -> Self {
-        self.0[i] = value;
-        self
-    }
-    /// Sets slot `i` to a float (stored as its bits).
-    pub fn f(mut self, i: usize, value: f32) -> Self {
-        self.0[i] = value.to_bits();
-        self
-    }
-    pub fn bytes(&self) -> &[u8] {
-        bytemuck::cast_slice(&self.0)
-    }
-}
 
 /// Builds the explicit bind-group layout for a kernel from its binding counts.
 pub fn bind_group_layout(device: &wgpu::Device, kernel: KernelId) -> wgpu::BindGroupLayout {
@@ -236,18 +286,44 @@ mod tests {
         }
     }
 
+    /// `struct Params { name: type, … }` of a WGSL source, comments dropped.
+    fn wgsl_params(source: &str) -> Vec<(String, String)> {
+        let start = source.find("struct Params {").expect("every kernel declares Params") + "struct Params {".len();
+        let body = &source[start..start + source[start..].find('}').expect("closed")];
+        body.lines()
+            .map(|l| l.split("//").next().unwrap_or("").trim().trim_end_matches(','))
+            .filter(|l| !l.is_empty())
+            .map(|l| {
+                let (name, ty) = l.split_once(':').expect("name: type");
+                (name.trim().to_string(), ty.trim().to_string())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_params_struct_mirrors_its_wgsl_params() {
+        for id in KernelId::ALL {
+            let rust: Vec<(String, String)> = id.params_fields().iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
+            assert_eq!(rust, wgsl_params(id.source()), "{}: the Rust Params and the WGSL Params differ", id.name());
+            assert_eq!(rust.len() * 4, 32, "{}: the uniform is 32 bytes", id.name());
+        }
+        assert_eq!(std::mem::size_of::<MatmulParams>(), 32);
+        assert_eq!(std::mem::size_of::<AttentionParams>(), 32);
+    }
+
     #[test]
     fn products_name_the_kernel_their_size_runs() {
-        assert_eq!(KernelId::for_op_output(Op::Matmul, Some((3, 3))), KernelId::Matmul);
-        assert_eq!(KernelId::for_op_output(Op::MatmulBt, Some((BLOCKED_MIN, BLOCKED_MIN))), KernelId::MatmulBlocked);
-        assert_eq!(KernelId::for_op_output(Op::Matmul, Some((1, 2048))), KernelId::Matmul);
-        assert_eq!(KernelId::for_op_output(Op::SoftmaxRows, Some((512, 512))), KernelId::Softmax);
+        assert_eq!(KernelId::for_op(OpKind::Matmul, Some((3, 3))), Some(KernelId::Matmul));
+        assert_eq!(KernelId::for_op(OpKind::MatmulBt, Some((BLOCKED_MIN, BLOCKED_MIN))), Some(KernelId::MatmulBlocked));
+        assert_eq!(KernelId::for_op(OpKind::Matmul, Some((1, 2048))), Some(KernelId::Matmul));
+        assert_eq!(KernelId::for_op(OpKind::SoftmaxRows, Some((512, 512))), Some(KernelId::Softmax));
+        assert_eq!(KernelId::for_op(OpKind::WriteRows, None), None);
     }
 
     #[test]
     fn every_kernel_runs_some_op() {
         for id in KernelId::ALL {
-            let runs_an_op = Op::ALL.iter().any(|&op| KernelId::for_op(op) == id);
+            let runs_an_op = OpKind::ALL.iter().any(|&op| KernelId::for_op(op, Some((1, 1))) == Some(id));
             assert!(runs_an_op || KernelId::for_product(BLOCKED_MIN, BLOCKED_MIN).0 == id, "{} runs no op", id.name());
         }
     }

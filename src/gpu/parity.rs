@@ -1,7 +1,9 @@
-//! The parity suite: every kernel against its CPU twin on random inputs. One body, run by
-//! the native tests (Vulkan / llvmpipe) and by the browser tests (WebGPU / SwiftShader).
+//! The parity suite: every kernel against its CPU twin on random inputs, and random chains of
+//! ops run as one submission against the same chain on the CPU. One body, run by the native
+//! tests (Vulkan / llvmpipe) and by the browser tests (WebGPU / SwiftShader).
 
-use crate::core::executor::Executor;
+use crate::core::executor::{Cpu, Executor};
+use crate::core::op::Op;
 use crate::core::ops::{self, SoftmaxOptions};
 use crate::core::rng::Rng;
 use crate::core::Matrix;
@@ -41,6 +43,12 @@ impl Report {
     }
 }
 
+/// One op on the GPU (upload, apply, read: one submission), its first output.
+async fn on_gpu(gpu: &GpuContext, op: Op, inputs: &[&Matrix]) -> crate::core::error::Result<Matrix> {
+    let mut outs = gpu.run_op(op, inputs).await?;
+    Ok(outs.remove(0))
+}
+
 /// Runs every kernel on random inputs. `large` adds 512×512 and t = 256 cases (slow on
 /// software rasterisers in the browser). Returns every check, or the failures.
 pub async fn run_suite(gpu: &GpuContext, rng: &mut Rng, large: bool) -> Result<Vec<Check>, Vec<String>> {
@@ -55,10 +63,14 @@ pub async fn run_suite(gpu: &GpuContext, rng: &mut Rng, large: bool) -> Result<V
     }
     for &(m, k, n) in &matmul_shapes {
         let (a, b) = (rng.matrix(m, k, -1.0, 1.0), rng.matrix(k, n, -1.0, 1.0));
-        r.compare(format!("matmul {m}×{k}·{k}×{n}"), gpu.matmul(&a, &b).await, &ops::matmul(&a, &b).unwrap());
+        r.compare(format!("matmul {m}×{k}·{k}×{n}"), on_gpu(gpu, Op::Matmul, &[&a, &b]).await, &ops::matmul(&a, &b).unwrap());
         let bt = rng.matrix(n, k, -1.0, 1.0);
         let alpha = rng.uniform(0.1, 2.0);
-        r.compare(format!("matmul_bt {m}×{k}·({n}×{k})ᵀ"), gpu.matmul_bt(&a, &bt, alpha).await, &ops::matmul_bt(&a, &bt, alpha).unwrap());
+        r.compare(
+            format!("matmul_bt {m}×{k}·({n}×{k})ᵀ"),
+            on_gpu(gpu, Op::MatmulBt { alpha }, &[&a, &bt]).await,
+            &ops::matmul_bt(&a, &bt, alpha).unwrap(),
+        );
     }
 
     for &(m, n) in &square_shapes {
@@ -66,12 +78,12 @@ pub async fn run_suite(gpu: &GpuContext, rng: &mut Rng, large: bool) -> Result<V
         let b = rng.matrix(m, n, -4.0, 4.0);
         let bias = rng.matrix(1, n, -1.0, 1.0);
         let shape = format!("{m}×{n}");
-        r.compare(format!("relu {shape}"), gpu.relu(&a).await, &ops::relu(&a));
-        r.compare(format!("gelu {shape}"), gpu.gelu(&a).await, &ops::gelu(&a));
-        r.compare(format!("scale {shape}"), gpu.scale(&a, -0.37).await, &ops::scale(&a, -0.37));
-        r.compare(format!("add {shape}"), gpu.add(&a, &b).await, &ops::add(&a, &b).unwrap());
-        r.compare(format!("add bias {shape}"), gpu.add(&a, &bias).await, &ops::add(&a, &bias).unwrap());
-        r.compare(format!("transpose {shape}"), gpu.transpose(&a).await, &ops::transpose(&a));
+        r.compare(format!("relu {shape}"), on_gpu(gpu, Op::Relu, &[&a]).await, &ops::relu(&a));
+        r.compare(format!("gelu {shape}"), on_gpu(gpu, Op::Gelu, &[&a]).await, &ops::gelu(&a));
+        r.compare(format!("scale {shape}"), on_gpu(gpu, Op::Scale { alpha: -0.37 }, &[&a]).await, &ops::scale(&a, -0.37));
+        r.compare(format!("add {shape}"), on_gpu(gpu, Op::Add, &[&a, &b]).await, &ops::add(&a, &b).unwrap());
+        r.compare(format!("add bias {shape}"), on_gpu(gpu, Op::Add, &[&a, &bias]).await, &ops::add(&a, &bias).unwrap());
+        r.compare(format!("transpose {shape}"), on_gpu(gpu, Op::Transpose, &[&a]).await, &ops::transpose(&a));
         for opts in [
             SoftmaxOptions::default(),
             SoftmaxOptions::causal(),
@@ -79,15 +91,26 @@ pub async fn run_suite(gpu: &GpuContext, rng: &mut Rng, large: bool) -> Result<V
             SoftmaxOptions { temperature: 3.0, ..Default::default() },
         ] {
             let s = rng.matrix(m, n, -8.0, 8.0);
-            r.compare(format!("softmax {shape} {opts:?}"), gpu.softmax_rows(&s, opts).await, &ops::softmax_rows(&s, opts).unwrap());
+            r.compare(format!("softmax {shape} {opts:?}"), on_gpu(gpu, Op::SoftmaxRows(opts), &[&s]).await, &ops::softmax_rows(&s, opts).unwrap());
         }
         let (g, be) = (rng.matrix(1, n, 0.5, 1.5), rng.matrix(1, n, -0.5, 0.5));
-        r.compare(format!("layer_norm {shape}"), gpu.layer_norm(&a, &g, &be, 1e-5).await, &ops::layer_norm(&a, &g, &be, 1e-5).unwrap());
+        r.compare(
+            format!("layer_norm {shape}"),
+            on_gpu(gpu, Op::LayerNorm { eps: 1e-5 }, &[&a, &g, &be]).await,
+            &ops::layer_norm(&a, &g, &be, 1e-5).unwrap(),
+        );
+        let start = rng.below(m as u64) as usize;
+        r.compare(format!("rows {start}..{m} of {shape}"), on_gpu(gpu, Op::Rows { start, end: m }, &[&a]).await, &ops::rows(&a, start, m));
     }
 
     let table = rng.matrix(103, 17, -1.0, 1.0);
     let ids: Vec<u32> = (0..300).map(|_| rng.below(103) as u32).collect();
-    r.compare("embedding 103×17, 300 ids".into(), gpu.embedding(&table, &ids).await, &ops::embedding(&table, &ids).unwrap());
+    let gathered = async {
+        let t = gpu.upload(&table)?;
+        let out = gpu.embedding(&t, &ids)?;
+        gpu.read_one(&out).await
+    };
+    r.compare("embedding 103×17, 300 ids".into(), gathered.await, &ops::embedding(&table, &ids).unwrap());
 
     let mut attention_cases = vec![
         (1, 1, 1, 1, false, 0),
@@ -103,19 +126,99 @@ pub async fn run_suite(gpu: &GpuContext, rng: &mut Rng, large: bool) -> Result<V
     for (t_q, t_k, d, heads, causal, offset) in attention_cases {
         let (q, k, v) = (rng.matrix(t_q, d, -1.0, 1.0), rng.matrix(t_k, d, -1.0, 1.0), rng.matrix(t_k, d, -1.0, 1.0));
         let want = ops::attention(&q, &k, &v, heads, causal, offset).unwrap();
-        let got = gpu.attention(&q, &k, &v, heads, causal, offset).await;
+        let got = gpu.run_op(Op::Attention { heads, causal, causal_offset: offset }, &[&q, &k, &v]).await;
         let what = format!("attention t_q={t_q} t_k={t_k} d={d} h={heads} causal={causal} offset={offset}");
         let (out, weights) = match got {
-            Ok(g) => (Ok(g.output), Ok(g.weights)),
+            Ok(mut g) if g.len() == 2 => {
+                let w = g.pop().unwrap_or_else(|| Matrix::zeros(0, 0));
+                (Ok(g.pop().unwrap_or_else(|| Matrix::zeros(0, 0))), Ok(w))
+            }
+            Ok(_) => (Err(crate::core::ComputeError::Invalid("attention devolveu outra coisa".into())), Err(crate::core::ComputeError::Invalid(String::new()))),
             Err(e) => (Err(e.clone()), Err(e)),
         };
         r.compare(format!("{what} output"), out, &want.output);
         r.compare(format!("{what} weights"), weights, &want.weights);
     }
 
+    for chain in 0..4 {
+        let (what, gpu_values, cpu_values) = random_chain(gpu, rng, chain).await;
+        match gpu_values {
+            Ok(values) => {
+                for (i, (g, c)) in values.into_iter().zip(&cpu_values).enumerate() {
+                    r.compare(format!("{what}, resultado {}", i + 1), Ok(g), c);
+                }
+            }
+            Err(e) => r.failures.push(format!("{what}: GPU error {e}")),
+        }
+    }
+
     if r.failures.is_empty() {
         Ok(r.checks)
     } else {
         Err(r.failures)
+    }
+}
+
+/// A random chain of ops (products, bias, activation, softmax, layer norm, attention, a cache
+/// written in place and read back by rows), the same on both backends: the GPU records it
+/// all and runs it as one submission, every intermediate read back at once.
+async fn random_chain(gpu: &GpuContext, rng: &mut Rng, seed: u64) -> (String, crate::core::error::Result<Vec<Matrix>>, Vec<Matrix>) {
+    let t = 1 + rng.below(12) as usize;
+    let heads = 1 + rng.below(3) as usize;
+    let d = heads * (1 + rng.below(6) as usize);
+    let steps = 3 + rng.below(6) as usize;
+    let inputs = Chain::inputs(rng, t, d);
+    let choices: Vec<u64> = (0..steps).map(|_| rng.below(6)).collect();
+    let what = format!("cadeia {seed}: t={t} d={d} h={heads}, {steps} passos {choices:?}");
+    let cpu = Chain { t, d, heads, choices: &choices }.run(&Cpu, &inputs).expect("the chain's shapes fit");
+    let cpu = crate::core::executor::block_on_ready(Cpu.read(&cpu.iter().collect::<Vec<_>>())).expect("CPU read");
+    let before = gpu.submissions();
+    let on_gpu = async {
+        let tensors = Chain { t, d, heads, choices: &choices }.run(gpu, &inputs)?;
+        let values = gpu.read(&tensors.iter().collect::<Vec<_>>()).await?;
+        if gpu.submissions() != before + 1 {
+            return Err(crate::core::ComputeError::Invalid(format!("{} envios em vez de um", gpu.submissions() - before)));
+        }
+        Ok(values)
+    };
+    (what, on_gpu.await, cpu)
+}
+
+struct Chain<'a> {
+    t: usize,
+    d: usize,
+    heads: usize,
+    choices: &'a [u64],
+}
+
+impl Chain<'_> {
+    /// x (t,d), w (d,d), bias (1,d), γ, β (1,d).
+    fn inputs(rng: &mut Rng, t: usize, d: usize) -> Vec<Matrix> {
+        vec![rng.matrix(t, d, -1.0, 1.0), rng.matrix(d, d, -0.5, 0.5), rng.matrix(1, d, -0.2, 0.2), rng.matrix(1, d, 0.5, 1.5), rng.matrix(1, d, -0.2, 0.2)]
+    }
+
+    /// Every intermediate of the chain, unread.
+    fn run<E: Executor>(&self, e: &E, inputs: &[Matrix]) -> crate::core::error::Result<Vec<E::Tensor>> {
+        let up = inputs.iter().map(|m| e.upload(m)).collect::<crate::core::error::Result<Vec<_>>>()?;
+        let (w, bias, gamma, beta) = (&up[1], &up[2], &up[3], &up[4]);
+        let mut cache = e.upload(&Matrix::zeros(2 * self.t, self.d))?;
+        let mut x = up[0].clone();
+        let mut all = Vec::new();
+        for &choice in self.choices {
+            x = match choice {
+                0 => e.add(&e.matmul(&x, w)?, bias)?,
+                1 => e.gelu(&e.relu(&e.scale(&x, 1.5)?)?)?,
+                2 => e.layer_norm(&x, gamma, beta, 1e-5)?,
+                3 => e.matmul(&e.softmax_rows(&e.matmul_bt(&x, &x, 0.5)?, SoftmaxOptions::causal())?, &x)?,
+                4 => e.attention(&x, &x, &x, self.heads, true, 0)?.0,
+                _ => {
+                    // Into the second half of a cache, then back out by rows.
+                    e.write_rows(&mut cache, self.t, &x)?;
+                    e.add(&e.rows(&cache, self.t, 2 * self.t)?, &e.transpose(&e.transpose(&x)?)?)?
+                }
+            };
+            all.push(x.clone());
+        }
+        Ok(all)
     }
 }

@@ -3,9 +3,16 @@
 //! table of contents, the neighbouring pages): one static file per page, `slug.html`
 //! ([`page_href`]), readable before the wasm arrives and with no JavaScript. The wasm reads
 //! this list to know the pages (old `#/slug` links, the page-not-found message). `widgets`
-//! documents every widget kind (the catalogue page and the widgets' placeholders).
+//! documents every widget kind (the catalogue page and the widgets' placeholders);
+//! `wgsl_highlight` colours WGSL for both.
 
 pub mod widgets;
+/// WGSL syntax highlighting, for the kernels quoted in the prose and shown in the "por dentro" panel.
+pub mod wgsl_highlight;
+/// The colour scales of the heatmaps, and text contrast on them (pure functions, tested natively).
+pub mod palette;
+/// `W^Q`, `d_k` in plain strings, split for typesetting with `<sup>` and `<sub>`.
+pub mod notation;
 
 /// One article of the series.
 #[derive(Debug)]

@@ -5,6 +5,8 @@
 //! left undocumented; `tests/widget_docs.rs` checks that README's widget table lists the same
 //! kinds with the same attributes. Plain data, so native tests can read it.
 
+use crate::core::widget_input::NumberRange;
+
 /// One widget kind, as an author embedding it needs to know it.
 pub struct WidgetDoc {
     /// The `data-widget` value.
@@ -18,17 +20,81 @@ pub struct WidgetDoc {
     pub example: &'static [(&'static str, &'static str)],
 }
 
-/// One data attribute of a widget.
+/// One data attribute of a widget: declared once, here. Its `kind` is what the widget's
+/// parsing follows (`web::kit::attributes`): a choice outside the list, a number out of range
+/// or a flag that is neither on nor off gets the default and a warning; text and data are the
+/// widget's to read. The catalogue shows `meaning` and `values`.
 pub struct AttributeDoc {
     pub name: &'static str,
     /// What it sets (Portuguese).
     pub meaning: &'static str,
-    /// The values it accepts, default first or marked "padrão".
+    /// The values it accepts, default first or marked "padrão" (Portuguese, for authors).
     pub values: &'static str,
+    pub kind: AttrKind,
+}
+
+/// What an attribute's value is.
+#[derive(Clone, Copy, Debug)]
+pub enum AttrKind {
+    /// One of `values`; `default` when absent or unknown.
+    Choice { values: &'static [&'static str], default: &'static str },
+    /// A number in a range (clamped, snapped to its step).
+    Number(NumberRange),
+    /// A whole number whose bounds depend on the widget's other settings (a document of the
+    /// chosen corpus): the widget gives the range when it reads it.
+    Index,
+    /// On or off (absent: off).
+    Flag,
+    /// Text or data the widget reads itself (a corpus, JSON matrices, a prompt, a folder).
+    Text,
 }
 
 const fn attr(name: &'static str, meaning: &'static str, values: &'static str) -> AttributeDoc {
-    AttributeDoc { name, meaning, values }
+    AttributeDoc { name, meaning, values, kind: AttrKind::Text }
+}
+
+const fn choice(name: &'static str, meaning: &'static str, values: &'static str, choices: &'static [&'static str], default: &'static str) -> AttributeDoc {
+    AttributeDoc { name, meaning, values, kind: AttrKind::Choice { values: choices, default } }
+}
+
+const fn number(name: &'static str, meaning: &'static str, values: &'static str, range: NumberRange) -> AttributeDoc {
+    AttributeDoc { name, meaning, values, kind: AttrKind::Number(range) }
+}
+
+const fn index(name: &'static str, meaning: &'static str, values: &'static str) -> AttributeDoc {
+    AttributeDoc { name, meaning, values, kind: AttrKind::Index }
+}
+
+const fn flag(name: &'static str, meaning: &'static str, values: &'static str) -> AttributeDoc {
+    AttributeDoc { name, meaning, values, kind: AttrKind::Flag }
+}
+
+impl WidgetDoc {
+    /// The declaration of attribute `name` (None: the widget does not read it).
+    pub fn attribute(&self, name: &str) -> Option<&'static AttributeDoc> {
+        self.attributes.iter().find(|a| a.name == name)
+    }
+}
+
+/// The corpora of the vectorization article (ids of `core::examples::ARTICLE_CORPORA`).
+const CORPUS_IDS: &[&str] = &[
+    "gato-telhado", "joao-maria", "carro", "filme", "bow", "pequeno-gato", "tres-documentos", "cachorro-log", "python-java", "aumentada", "detalhado", "busca",
+];
+/// The corpora of the sequence articles (ids of `core::sequence::presets::NGRAM_PRESETS`).
+const NGRAM_IDS: &[&str] = &["tres-comandos", "oito-documentos"];
+
+const fn corpus_preset(default: &'static str) -> AttributeDoc {
+    choice(
+        "data-preset",
+        "corpus de um dos artigos",
+        "gato-telhado, joao-maria, carro, filme, bow, pequeno-gato, tres-documentos, cachorro-log, python-java, aumentada, detalhado, busca",
+        CORPUS_IDS,
+        default,
+    )
+}
+
+const fn ngram_preset(default: &'static str, meaning: &'static str, values: &'static str) -> AttributeDoc {
+    choice("data-preset", meaning, values, NGRAM_IDS, default)
 }
 
 const MODEL: AttributeDoc = attr(
@@ -36,24 +102,34 @@ const MODEL: AttributeDoc = attr(
     "pasta dos arquivos do modelo (config.json, tokenizer.json, …), relativa à página",
     "padrão: static/model/ do próprio site",
 );
-const CORPUS_PRESET: AttributeDoc = attr(
-    "data-preset",
-    "corpus de um dos artigos",
-    "gato-telhado, joao-maria, carro, filme, bow, pequeno-gato, tres-documentos, cachorro-log, python-java, aumentada, detalhado, busca",
-);
 const CORPUS: AttributeDoc = attr(
     "data-corpus",
     "documentos da própria página, um por linha (ou uma lista JSON de textos); vira o primeiro corpus da lista",
     "texto",
 );
-const TF_VARIANT: AttributeDoc =
-    attr("data-tf", "variante de TF", "normalized (padrão), raw, log, binary, aug, k, log-smooth, length");
-const IDF_VARIANT: AttributeDoc = attr("data-idf", "variante de IDF", "basic (padrão), plus1, probabilistic, max, smooth");
-const LOG_BASE: AttributeDoc = attr("data-base", "base do logaritmo", "e (padrão), 10, 2");
-const NGRAM_PRESET: AttributeDoc = attr("data-preset", "corpus do artigo de modelagem de sequências", "tres-comandos, oito-documentos");
-const VOTE_PRESET: AttributeDoc =
-    attr("data-preset", "corpus dos votos", "log-programa-bateria (padrão), log-ele-ela, cinco-documentos");
-const VOTE_SENTENCE: AttributeDoc = attr("data-sentence", "qual frase de teste do corpus (a partir de 0)", "0 (padrão), 1, …");
+const TF_VARIANT: AttributeDoc = choice(
+    "data-tf",
+    "variante de TF",
+    "normalized (padrão), raw, log, binary, aug, k, log-smooth, length",
+    &["normalized", "raw", "log", "binary", "aug", "k", "log-smooth", "length"],
+    "normalized",
+);
+const IDF_VARIANT: AttributeDoc = choice(
+    "data-idf",
+    "variante de IDF",
+    "basic (padrão), plus1, probabilistic, max, smooth",
+    &["basic", "plus1", "probabilistic", "max", "smooth"],
+    "basic",
+);
+const LOG_BASE: AttributeDoc = choice("data-base", "base do logaritmo", "e (padrão), 10, 2", &["e", "10", "2"], "e");
+const VOTE_PRESET: AttributeDoc = choice(
+    "data-preset",
+    "corpus dos votos",
+    "log-programa-bateria (padrão), log-ele-ela, cinco-documentos",
+    &["log-programa-bateria", "log-ele-ela", "cinco-documentos"],
+    "log-programa-bateria",
+);
+const VOTE_SENTENCE: AttributeDoc = index("data-sentence", "qual frase de teste do corpus (a partir de 0)", "0 (padrão), 1, …");
 const VOTE_KEEP: AttributeDoc =
     attr("data-keep", "palavras, separadas por espaço, que começam ligadas (as outras começam em 0)", "padrão: todas ligadas");
 
@@ -63,8 +139,8 @@ pub const WIDGETS: &[WidgetDoc] = &[
         name: "attention",
         summary: "X, W^Q, W^K e W^V editáveis (padrão: o Exemplo 2 do livro-texto) → Q, K, V, escores QKᵀ/√d_k, pesos do softmax e saída; máscara causal; barras com os pesos de uma consulta.",
         attributes: &[
-            attr("data-preset", "exemplo inicial", "exemplo-2 (padrão: o Exemplo 2 do livro-texto), prestando-e5 (as três palavras de «Prestando atenção»)"),
-            attr("data-causal", "começa com a máscara causal ligada", "true"),
+            choice("data-preset", "exemplo inicial", "exemplo-2 (padrão: o Exemplo 2 do livro-texto), prestando-e5 (as três palavras de «Prestando atenção»)", &["exemplo-2", "prestando-e5"], "exemplo-2"),
+            flag("data-causal", "começa com a máscara causal ligada", "true"),
             attr("data-matrices", "matrizes próprias em JSON; as ausentes vêm do exemplo", r#"{"x": [[1, 0], [0, 1]], "w_q": …, "w_k": …, "w_v": …}, até 12 tokens"#),
         ],
         example: &[("data-matrices", r#"{"x": [[1, 0], [0, 1]], "w_q": [[0, 0], [0, 0]], "w_k": [[0, 0], [0, 0]], "w_v": [[1, 2], [3, 4]]}"#)],
@@ -79,7 +155,7 @@ pub const WIDGETS: &[WidgetDoc] = &[
         name: "decoder",
         summary: "O decodificador pré-treinado: exemplos de prompt, tokens BPE, Gerar / Passo / Parar, temperatura, top-k, top-p e semente; os 10 próximos tokens ao lado de um modelo de bigramas; a atenção de cada camada e cabeça. Baixa os pesos do modelo (alguns MB) ao montar.",
         attributes: &[
-            attr("data-preset", "prompt inicial", "chaves (padrão), galinha, lagoa, machado, capitu"),
+            choice("data-preset", "prompt inicial", "chaves (padrão), galinha, lagoa, machado, capitu", &["chaves", "galinha", "lagoa", "machado", "capitu"], "chaves"),
             attr("data-prompt", "texto inicial próprio (substitui o do exemplo)", "texto"),
             MODEL,
         ],
@@ -100,49 +176,49 @@ pub const WIDGETS: &[WidgetDoc] = &[
     WidgetDoc {
         name: "dot-product",
         summary: "Produtos componente a componente, u·v, normas, cosseno e ângulo; normalização.",
-        attributes: &[attr("data-preset", "par de vetores", "basico (padrão), sequencia, one-hot, ortogonais, obtuso, carro")],
+        attributes: &[choice("data-preset", "par de vetores", "basico (padrão), sequencia, one-hot, ortogonais, obtuso, carro", &["basico", "sequencia", "one-hot", "ortogonais", "obtuso", "carro"], "basico")],
         example: &[],
     },
     WidgetDoc {
         name: "matmul",
         summary: "A·B célula a célula, com a linha e a coluna por trás de cada célula; a consulta por one-hot.",
-        attributes: &[attr("data-preset", "produto do artigo", "linhas (padrão), vetores, matriz-vetor, vetor-matriz, consulta")],
+        attributes: &[choice("data-preset", "produto do artigo", "linhas (padrão), vetores, matriz-vetor, vetor-matriz, consulta", &["linhas", "vetores", "matriz-vetor", "vetor-matriz", "consulta"], "linhas")],
         example: &[],
     },
     WidgetDoc {
         name: "one-hot",
         summary: "Linhas one-hot de uma frase sobre um vocabulário e os produtos escalares entre elas.",
-        attributes: &[attr("data-preset", "frase e vocabulário", "telhado (padrão), frutas")],
+        attributes: &[choice("data-preset", "frase e vocabulário", "telhado (padrão), frutas", &["telhado", "frutas"], "telhado")],
         example: &[],
     },
     WidgetDoc {
         name: "bow",
         summary: "Corpus → tokens → vocabulário ordenado → matriz de contagens; cosseno entre documentos.",
-        attributes: &[CORPUS_PRESET, CORPUS],
+        attributes: &[corpus_preset("gato-telhado"), CORPUS],
         example: &[],
     },
     WidgetDoc {
         name: "tf",
         summary: "As oito variantes de TF lado a lado, o K da variante aumentada e a base do logaritmo.",
-        attributes: &[CORPUS_PRESET, CORPUS, TF_VARIANT, LOG_BASE],
+        attributes: &[corpus_preset("tres-documentos"), CORPUS, TF_VARIANT, LOG_BASE],
         example: &[],
     },
     WidgetDoc {
         name: "idf",
         summary: "As cinco variantes de IDF (básico, IDF+1, probabilístico, máximo com teto, suavizado do sklearn), a curva IDF × df, «indefinido» e «−∞».",
-        attributes: &[CORPUS_PRESET, CORPUS, IDF_VARIANT, LOG_BASE],
+        attributes: &[corpus_preset("tres-documentos"), CORPUS, IDF_VARIANT, LOG_BASE],
         example: &[],
     },
     WidgetDoc {
         name: "tfidf",
         summary: "TF × IDF = TF-IDF lado a lado, stopwords, normalização L2 e cosseno entre documentos.",
-        attributes: &[CORPUS_PRESET, CORPUS, TF_VARIANT, IDF_VARIANT, LOG_BASE],
+        attributes: &[corpus_preset("detalhado"), CORPUS, TF_VARIANT, IDF_VARIANT, LOG_BASE],
         example: &[("data-corpus", "o gato dorme\no cão late")],
     },
     WidgetDoc {
         name: "search",
         summary: "Uma consulta ordenada contra os documentos pelo cosseno dos vetores TF-IDF.",
-        attributes: &[CORPUS_PRESET, CORPUS, attr("data-query", "consulta inicial", "padrão: a do corpus do artigo"), LOG_BASE],
+        attributes: &[corpus_preset("busca"), CORPUS, attr("data-query", "consulta inicial", "padrão: a do corpus do artigo"), LOG_BASE],
         example: &[],
     },
     WidgetDoc {
@@ -154,31 +230,31 @@ pub const WIDGETS: &[WidgetDoc] = &[
     WidgetDoc {
         name: "transitions",
         summary: "Corpus → mapa de calor das transições de bigramas (contagens ou probabilidades), grafo, consulta one-hot h × T passo a passo, amostrador de frases e probabilidade de uma frase digitada.",
-        attributes: &[NGRAM_PRESET, attr("data-word", "palavra da consulta one-hot", "padrão: meus")],
+        attributes: &[ngram_preset("tres-comandos", "corpus do artigo de modelagem de sequências", "tres-comandos (padrão), oito-documentos"), attr("data-word", "palavra da consulta one-hot", "padrão: meus")],
         example: &[],
     },
     WidgetDoc {
         name: "sparsity",
         summary: "Calculadora de |V|^N, N-gramas observados contra possíveis para N = 1…5 e o gráfico de Zipf com o expoente ajustado.",
         attributes: &[
-            attr("data-vocabulary", "tamanho do vocabulário |V|", "padrão: 50000"),
-            attr("data-n", "ordem N", "padrão: 3"),
-            attr("data-preset", "corpus do gráfico de Zipf", "cinco-documentos (padrão), oito-documentos"),
+            number("data-vocabulary", "tamanho do vocabulário |V|", "padrão: 50000", NumberRange::integer(1.0, 10_000_000.0, 50_000.0)),
+            number("data-n", "ordem N", "padrão: 3", NumberRange::integer(1.0, 10.0, 3.0)),
+            choice("data-preset", "corpus do gráfico de Zipf", "cinco-documentos (padrão), oito-documentos", &["cinco-documentos", "oito-documentos"], "cinco-documentos"),
         ],
         example: &[],
     },
     WidgetDoc {
         name: "doc-vectors",
         summary: "T_d de cada documento, vetores por trincas ou por uma lista fixa de pares, L2, tabelas de cosseno e distância; «só não nulos» (o código do artigo) contra o achatamento completo.",
-        attributes: &[NGRAM_PRESET],
+        attributes: &[ngram_preset("tres-comandos", "corpus do artigo de modelagem de sequências", "tres-comandos (padrão), oito-documentos")],
         example: &[],
     },
     WidgetDoc {
         name: "likelihood",
         summary: "T_d ao lado de T_corpus e as barras das razões de verossimilhança v* (com a errata corrigida).",
         attributes: &[
-            attr("data-preset", "corpus", "oito-documentos (padrão), tres-comandos"),
-            attr("data-document", "qual documento (a partir de 1)", "1 (padrão), 2, …"),
+            ngram_preset("oito-documentos", "corpus", "oito-documentos (padrão), tres-comandos"),
+            index("data-document", "qual documento (a partir de 1)", "1 (padrão), 2, …"),
         ],
         example: &[],
     },
@@ -197,15 +273,15 @@ pub const WIDGETS: &[WidgetDoc] = &[
     WidgetDoc {
         name: "mask-embeddings",
         summary: "Uma consulta sobre embeddings mascarados (com a correção do exemplo E4): E, W^Q, W^K, W^V e máscara editáveis; −∞ somado, ×0 multiplicado ou nenhuma máscara.",
-        attributes: &[attr("data-mode", "tipo de máscara", "additive (padrão), multiplicative, none")],
+        attributes: &[choice("data-mode", "tipo de máscara", "additive (padrão), multiplicative, none", &["additive", "multiplicative", "none"], "additive")],
         example: &[],
     },
     WidgetDoc {
         name: "ffn-detector",
         summary: "A primeira camada da FFN como detector de combinações: entradas liga/desliga, W1 editável (uma linha por neurônio), barras antes e depois da ativação, tabela-verdade, ReLU ou GeLU.",
         attributes: &[
-            attr("data-activation", "função de ativação", "relu (padrão), gelu"),
-            attr("data-truth", "abre a tabela-verdade", "true"),
+            choice("data-activation", "função de ativação", "relu (padrão), gelu", &["relu", "gelu"], "relu"),
+            flag("data-truth", "abre a tabela-verdade", "true"),
         ],
         example: &[],
     },
@@ -218,7 +294,7 @@ pub const WIDGETS: &[WidgetDoc] = &[
     WidgetDoc {
         name: "char-tokenizer",
         summary: "Textos → ids de caracteres com a tabela fixa (<pad> = 0, <bos> = 1, <eos> = 2, a = 3 …, acentos, <unk>); o lote b × t com preenchimento à esquerda ou à direita, t mais longo ou fixo, truncamento.",
-        attributes: &[attr("data-preset", "texto ou lote inicial", "frase (padrão: «gato»), lote (os cinco animais do artigo)")],
+        attributes: &[choice("data-preset", "texto ou lote inicial", "frase (padrão: «gato»), lote (os cinco animais do artigo)", &["frase", "lote"], "frase")],
         example: &[],
     },
     WidgetDoc {
@@ -231,29 +307,29 @@ pub const WIDGETS: &[WidgetDoc] = &[
         name: "self-attention-steps",
         summary: "Uma consulta passo a passo: produtos escalares, ÷√d_k, exp, pesos do softmax e soma ponderada (Exemplos 1 e 2 do livro-texto, com os valores impressos ao lado dos corretos); máscara causal; mapas de S, A e da saída.",
         attributes: &[
-            attr("data-preset", "exemplo do livro-texto", "exemplo-1 (padrão), exemplo-2"),
-            attr("data-causal", "começa com a máscara causal ligada", "sim"),
+            choice("data-preset", "exemplo do livro-texto", "exemplo-1 (padrão), exemplo-2", &["exemplo-1", "exemplo-2"], "exemplo-1"),
+            flag("data-causal", "começa com a máscara causal ligada", "sim"),
         ],
         example: &[],
     },
     WidgetDoc {
         name: "scaling",
         summary: "Variância de q·k e saturação do softmax com e sem ÷√d para qualquer d (consultas e chaves aleatórias com semente) e a curva de saturação em função de d.",
-        attributes: &[attr("data-d", "dimensão d inicial", "padrão: 64")],
+        attributes: &[number("data-d", "dimensão d inicial", "padrão: 64", NumberRange::integer(1.0, 2048.0, 64.0))],
         example: &[],
     },
     WidgetDoc {
         name: "multi-head",
         summary: "O Exemplo 3 (duas cabeças, concatenação, W^O editável, cabeça 1 impressa contra calculada) ou a remodelagem (b, t, d) → (b, h, t, d/h) com controle de h e o caso d % h ≠ 0 explicado.",
-        attributes: &[attr("data-part", "qual parte", "exemplo-3 (padrão), remodelar")],
+        attributes: &[choice("data-part", "qual parte", "exemplo-3 (padrão), remodelar", &["exemplo-3", "remodelar"], "exemplo-3")],
         example: &[],
     },
     WidgetDoc {
         name: "positional-encoding",
         summary: "Mapa de calor da codificação posicional senoidal com controles de t, d e θ; a tabela de t = 5, d = 4; PE(0)·PE(k) em função de k; a propriedade do deslocamento (rotação) conferida.",
         attributes: &[
-            attr("data-t", "número de posições t", "4 a 128; padrão: 64"),
-            attr("data-d", "dimensão d (par)", "2 a 128; padrão: 32"),
+            number("data-t", "número de posições t", "4 a 128; padrão: 64", NumberRange::integer(4.0, 128.0, 64.0)),
+            number("data-d", "dimensão d (par)", "2 a 128; padrão: 32", NumberRange { min: 2.0, max: 128.0, default: 32.0, step: 2.0 }),
         ],
         example: &[("data-t", "32"), ("data-d", "16")],
     },
@@ -321,6 +397,35 @@ mod tests {
         for widget in WIDGETS {
             for (name, _) in widget.example {
                 assert!(widget.attributes.iter().any(|a| a.name == *name), "{}: example uses undocumented {name}", widget.name);
+            }
+        }
+    }
+
+    /// The preset lists declared here are the core's: a preset added there is offered here.
+    #[test]
+    fn declared_corpora_are_the_cores() {
+        let corpora: Vec<&str> = crate::core::examples::ARTICLE_CORPORA.iter().map(|c| c.id).collect();
+        assert_eq!(CORPUS_IDS, corpora.as_slice());
+        let ngrams: Vec<&str> = crate::core::sequence::presets::NGRAM_PRESETS.iter().map(|p| p.id).collect();
+        assert_eq!(NGRAM_IDS, ngrams.as_slice());
+        let votes: Vec<&str> = crate::core::sequence::presets::VOTE_PRESETS.iter().map(|p| p.id).collect();
+        match VOTE_PRESET.kind {
+            AttrKind::Choice { values, .. } => assert_eq!(values, votes.as_slice()),
+            _ => panic!("data-preset of votes is a choice"),
+        }
+    }
+
+    /// A choice's default is one of its values, and its values are named in the text authors read.
+    #[test]
+    fn choices_are_consistent() {
+        for widget in WIDGETS {
+            for a in widget.attributes {
+                if let AttrKind::Choice { values, default } = a.kind {
+                    assert!(values.contains(&default), "{} {}: default {default}", widget.name, a.name);
+                    for v in values {
+                        assert!(a.values.contains(v), "{} {}: {v} is not in «{}»", widget.name, a.name, a.values);
+                    }
+                }
             }
         }
     }

@@ -1,22 +1,27 @@
-//! Which backend computes: WebGPU when an adapter and a device are obtained, else the CPU.
+//! Which backend computes, and why: the one place that decides.
 //!
-//! The reader can force the CPU (footer switch, remembered in localStorage; `?backend=cpu`
-//! in the URL forces it too). A lost GPU device switches to the CPU and the job reruns
-//! there, without a reload. `<html data-backend>` and the footer badge follow.
+//! Automatic choice: WebGPU when the browser gives an adapter and a device that are real
+//! hardware; a software adapter (SwiftShader, llvmpipe: `isFallbackAdapter` or its name) is
+//! slower than the site's own CPU path, so the site computes on the CPU and the footer says why
+//! ("WebGPU por software: a CPU é mais rápida aqui"). The reader can choose (the footer's
+//! select, remembered in localStorage) and `?backend=cpu|webgpu` in the URL chooses too; a
+//! chosen WebGPU is used even when it is software. A lost GPU device switches the site to the
+//! CPU and the job reruns there, without a reload. `<html data-backend>`, the footer badge and
+//! its note follow.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use wasm_bindgen::JsCast;
-use web_sys::HtmlInputElement;
+use web_sys::HtmlSelectElement;
 
 use crate::core::error::{ComputeError, Result};
 use crate::core::executor::{BackendKind, Cpu, Job};
-use crate::core::trace::{run_traced, Trace};
+use crate::core::trace::{run_traced, run_traced_with_results, Trace};
 use crate::gpu::GpuContext;
 
-use super::dom;
-use super::widgets::Ctx;
+use crate::web::dom;
+use super::kit::Ctx;
 
 const STORAGE_KEY: &str = "atencao.backend";
 
@@ -30,16 +35,49 @@ pub fn current() -> Option<Rc<Backend>> {
     CURRENT.with(|c| c.borrow().upgrade())
 }
 
+/// What the reader (or the URL) asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Preference {
+    /// WebGPU on real hardware, the CPU otherwise.
+    Auto,
+    Cpu,
+    /// WebGPU whenever there is an adapter, software included.
+    WebGpu,
+}
+
+impl Preference {
+    fn parse(value: &str) -> Option<Preference> {
+        match value {
+            "cpu" => Some(Preference::Cpu),
+            "webgpu" => Some(Preference::WebGpu),
+            "auto" => Some(Preference::Auto),
+            _ => None,
+        }
+    }
+
+    fn attr(self) -> &'static str {
+        match self {
+            Preference::Auto => "auto",
+            Preference::Cpu => "cpu",
+            Preference::WebGpu => "webgpu",
+        }
+    }
+}
+
 pub struct Backend {
     gpu: RefCell<Option<Rc<GpuContext>>>,
-    forced_cpu: Cell<bool>,
-    /// Why we are on the CPU (shown as the badge's tooltip), or the adapter's name.
+    preference: std::cell::Cell<Preference>,
+    /// Set by `?backend=`: the address decides, and the choice is not stored.
+    from_url: bool,
+    /// Why we compute where we do (shown beside the badge), or the adapter's name.
     note: RefCell<String>,
+    /// Whether the note is a reason to show in the footer (not just the adapter's name).
+    note_visible: std::cell::Cell<bool>,
     /// The site shows the backend on `<html>` and in its footer; a page that embeds widgets
     /// is not ours to touch (each widget says where it computed).
     publish_to_page: bool,
-    /// A device opened only to compare with ("comparar com WebGPU" while the CPU is forced),
-    /// or why none could be opened.
+    /// A device opened but not used by the site (a software adapter, or one opened only to
+    /// compare with while the CPU computes), or why none could be opened.
     spare_gpu: RefCell<Option<std::result::Result<Rc<GpuContext>, String>>>,
 }
 
@@ -48,36 +86,48 @@ pub fn now_ms() -> f64 {
     dom::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
-fn url_forces_cpu() -> bool {
+fn url_preference() -> Option<Preference> {
     dom::window()
         .and_then(|w| w.location().search().ok())
         .and_then(|search| web_sys::UrlSearchParams::new_with_str(&search).ok())
         .and_then(|params| params.get("backend"))
-        .is_some_and(|v| v == "cpu")
+        .and_then(|v| Preference::parse(&v))
 }
 
-fn stored_forces_cpu() -> bool {
+fn stored_preference() -> Option<Preference> {
     dom::window()
         .and_then(|w| w.local_storage().ok().flatten())
         .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
-        .is_some_and(|v| v == "cpu")
+        .and_then(|v| Preference::parse(&v))
 }
+
+/// The footer's reason for a software adapter left aside.
+pub const SOFTWARE_NOTE: &str = "WebGPU por software: a CPU é mais rápida aqui";
 
 impl Backend {
     pub async fn init() -> Rc<Backend> {
-        Backend::init_with(true).await
+        Backend::init_with(true, None).await
     }
 
     /// The backend of widgets embedded in another page: same choice, nothing written to the page.
     pub async fn init_embedded() -> Rc<Backend> {
-        Backend::init_with(false).await
+        Backend::init_with(false, None).await
     }
 
-    async fn init_with(publish_to_page: bool) -> Rc<Backend> {
+    /// The site's backend with `preference` decided in advance, as `?backend=` does (tests that
+    /// exercise WebGPU on a software adapter force it this way).
+    pub async fn init_choosing(preference: Preference) -> Rc<Backend> {
+        Backend::init_with(true, Some(preference)).await
+    }
+
+    async fn init_with(publish_to_page: bool, forced: Option<Preference>) -> Rc<Backend> {
+        let from_url = forced.or_else(url_preference);
         let backend = Rc::new(Backend {
             gpu: RefCell::new(None),
-            forced_cpu: Cell::new(url_forces_cpu() || stored_forces_cpu()),
+            preference: std::cell::Cell::new(from_url.or_else(stored_preference).unwrap_or(Preference::Auto)),
+            from_url: from_url.is_some(),
             note: RefCell::new(String::new()),
+            note_visible: std::cell::Cell::new(false),
             publish_to_page,
             spare_gpu: RefCell::new(None),
         });
@@ -86,28 +136,52 @@ impl Backend {
         backend
     }
 
-    /// Opens or drops the GPU according to the forced-CPU setting, then publishes.
-    async fn refresh(&self) {
-        if self.forced_cpu.get() {
-            self.gpu.borrow_mut().take();
-            *self.note.borrow_mut() = "CPU escolhida pelo leitor".into();
-        } else if self.gpu.borrow().is_none() {
-            // A device opened for a comparison serves as the site's device.
-            if let Some(Ok(spare)) = self.spare_gpu.borrow_mut().take() {
-                *self.note.borrow_mut() = spare.adapter_name().to_string();
-                *self.gpu.borrow_mut() = Some(spare);
-                self.publish();
-                return;
+    fn set_note(&self, text: String, visible: bool) {
+        *self.note.borrow_mut() = text;
+        self.note_visible.set(visible);
+    }
+
+    /// A device: the one kept aside if any, else a new one (remembered either way).
+    async fn open_gpu(&self) -> std::result::Result<Rc<GpuContext>, String> {
+        if let Some(known) = self.spare_gpu.borrow_mut().take() {
+            if known.as_ref().map_or(true, |g| g.lost_reason().is_none()) {
+                return known;
             }
-            match GpuContext::acquire().await {
-                Ok(gpu) => {
-                    *self.note.borrow_mut() = gpu.adapter_name().to_string();
-                    *self.gpu.borrow_mut() = Some(Rc::new(gpu));
-                }
-                Err(why) => {
-                    *self.note.borrow_mut() = format!("WebGPU indisponível: {why}");
-                    *self.spare_gpu.borrow_mut() = Some(Err(why.to_string()));
-                }
+        }
+        GpuContext::acquire().await.map(Rc::new).map_err(|why| why.to_string())
+    }
+
+    /// Opens or drops the GPU according to the preference, then publishes.
+    async fn refresh(&self) {
+        let preference = self.preference.get();
+        if preference == Preference::Cpu {
+            if let Some(gpu) = self.gpu.borrow_mut().take() {
+                *self.spare_gpu.borrow_mut() = Some(Ok(gpu));
+            }
+            self.set_note("CPU escolhida pelo leitor".into(), true);
+            self.publish();
+            return;
+        }
+        let current = self.gpu.borrow().clone();
+        let opened = match current {
+            Some(gpu) => Ok(gpu),
+            None => self.open_gpu().await,
+        };
+        match opened {
+            Ok(gpu) if gpu.facts().software && preference == Preference::Auto => {
+                self.gpu.borrow_mut().take();
+                self.set_note(format!("{SOFTWARE_NOTE} ({})", gpu.adapter_name()), true);
+                *self.spare_gpu.borrow_mut() = Some(Ok(gpu));
+            }
+            Ok(gpu) => {
+                let chosen = preference == Preference::WebGpu;
+                let name = gpu.adapter_name().to_string();
+                self.set_note(if chosen { format!("WebGPU escolhido pelo leitor ({name})") } else { name }, chosen);
+                *self.gpu.borrow_mut() = Some(gpu);
+            }
+            Err(why) => {
+                self.set_note(format!("WebGPU indisponível: {why}"), preference == Preference::WebGpu);
+                *self.spare_gpu.borrow_mut() = Some(Err(why));
             }
         }
         self.publish();
@@ -121,15 +195,25 @@ impl Backend {
         }
     }
 
-    pub fn forced_cpu(&self) -> bool {
-        self.forced_cpu.get()
+    pub fn preference(&self) -> Preference {
+        self.preference.get()
     }
 
-    /// Switches the forced-CPU setting, remembers it, and reacquires the GPU if released.
-    pub async fn set_forced_cpu(&self, forced: bool) {
-        self.forced_cpu.set(forced);
-        if let Some(storage) = dom::window().and_then(|w| w.local_storage().ok().flatten()) {
-            let _ = if forced { storage.set_item(STORAGE_KEY, "cpu") } else { storage.remove_item(STORAGE_KEY) };
+    /// Why the site computes where it does (the badge's tooltip and the footer's note).
+    pub fn note(&self) -> String {
+        self.note.borrow().clone()
+    }
+
+    /// Sets the preference, remembers it (unless the URL decides), and reacquires the GPU if needed.
+    pub async fn set_preference(&self, preference: Preference) {
+        self.preference.set(preference);
+        if !self.from_url {
+            if let Some(storage) = dom::window().and_then(|w| w.local_storage().ok().flatten()) {
+                let _ = match preference {
+                    Preference::Auto => storage.remove_item(STORAGE_KEY),
+                    other => storage.set_item(STORAGE_KEY, other.attr()),
+                };
+            }
         }
         self.refresh().await;
     }
@@ -154,14 +238,23 @@ impl Backend {
         run_traced(job, &Cpu, &now_ms).await
     }
 
-    /// Runs `job` on exactly `kind`, with no fallback (to compare backends). WebGPU uses the
-    /// site's device, or one opened for comparing while the reader forces the CPU.
-    pub async fn run_traced_on<J: Job>(&self, job: &J, kind: BackendKind) -> Result<(J::Output, Trace)> {
+    /// Runs `job` on exactly `kind`, with no fallback (to compare backends), with every op's
+    /// results when `with_results`. WebGPU uses the site's device, or one kept aside (a software
+    /// adapter, or one opened for comparing while the CPU computes).
+    pub async fn run_traced_on<J: Job>(&self, job: &J, kind: BackendKind, with_results: bool) -> Result<(J::Output, Trace)> {
+        let run = |gpu: Option<Rc<GpuContext>>| async move {
+            match (gpu, with_results) {
+                (None, false) => run_traced(job, &Cpu, &now_ms).await,
+                (None, true) => run_traced_with_results(job, &Cpu, &now_ms).await,
+                (Some(gpu), false) => run_traced(job, &*gpu, &now_ms).await,
+                (Some(gpu), true) => run_traced_with_results(job, &*gpu, &now_ms).await,
+            }
+        };
         match kind {
-            BackendKind::Cpu => run_traced(job, &Cpu, &now_ms).await,
+            BackendKind::Cpu => run(None).await,
             BackendKind::WebGpu => {
                 let gpu = self.comparison_gpu().await.map_err(ComputeError::Gpu)?;
-                let result = run_traced(job, &*gpu, &now_ms).await;
+                let result = run(Some(gpu.clone())).await;
                 if gpu.lost_reason().is_some() {
                     self.spare_gpu.borrow_mut().take();
                 }
@@ -170,8 +263,8 @@ impl Backend {
         }
     }
 
-    /// The device to compare on: the site's, else one opened now (remembered, as is the
-    /// reason when none can be opened).
+    /// The device to compare on: the site's, else one kept aside or opened now (remembered,
+    /// as is the reason when none can be opened).
     pub async fn comparison_gpu(&self) -> std::result::Result<Rc<GpuContext>, String> {
         if let Some(gpu) = self.gpu() {
             return Ok(gpu);
@@ -203,7 +296,7 @@ impl Backend {
             ComputeError::DeviceLost(why) => {
                 dom::log_warn(&format!("atencao: GPU perdida ({why}); passando para a CPU"));
                 self.gpu.borrow_mut().take();
-                *self.note.borrow_mut() = format!("a GPU foi perdida: {why}");
+                self.set_note(format!("a GPU foi perdida: {why}"), true);
                 self.publish();
             }
             e => dom::log_warn(&format!("atencao: {e}; este cálculo vai para a CPU")),
@@ -215,7 +308,7 @@ impl Backend {
         self.gpu.borrow().clone()
     }
 
-    /// Reflects the state on `<html data-backend>`, the badge and the switch.
+    /// Reflects the state on `<html data-backend>`, the badge, its note and the select.
     fn publish(&self) {
         if !self.publish_to_page {
             return;
@@ -230,21 +323,26 @@ impl Backend {
             dom::set_attr(&badge, "title", &self.note.borrow());
             dom::set_attr(&badge, "data-kind", kind.attr());
         }
-        if let Some(switch) = document.get_element_by_id("force-cpu").and_then(|e| e.dyn_into::<HtmlInputElement>().ok()) {
-            switch.set_checked(self.forced_cpu.get());
+        if let Some(note) = document.get_element_by_id("backend-note") {
+            let text = if self.note_visible.get() { self.note.borrow().clone() } else { String::new() };
+            note.set_text_content(Some(&text));
+        }
+        if let Some(select) = document.get_element_by_id("backend-choice").and_then(|e| e.dyn_into::<HtmlSelectElement>().ok()) {
+            select.set_value(self.preference.get().attr());
         }
     }
 }
 
-/// Wires the footer's "forçar CPU" switch: flips the backend and recomputes every widget.
+/// Wires the footer's backend select: sets the preference and recomputes every widget.
 pub fn attach_switch(ctx: &Rc<Ctx>) {
-    let Some(switch) = dom::document().and_then(|d| d.get_element_by_id("force-cpu")) else { return };
+    let Some(select) = dom::document().and_then(|d| d.get_element_by_id("backend-choice")) else { return };
     let ctx_for_handler = ctx.clone();
-    let listener = dom::Listener::new(&switch, "change", move |event| {
-        let Some(input) = event.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) else { return };
+    let listener = dom::Listener::new(&select, "change", move |event| {
+        let Some(select) = event.target().and_then(|t| t.dyn_into::<HtmlSelectElement>().ok()) else { return };
+        let Some(preference) = Preference::parse(&select.value()) else { return };
         let ctx = ctx_for_handler.clone();
         wasm_bindgen_futures::spawn_local(async move {
-            ctx.backend.set_forced_cpu(input.checked()).await;
+            ctx.backend.set_preference(preference).await;
             ctx.recompute_all();
         });
     });

@@ -1,8 +1,9 @@
 //! `#/bench`: how fast this browser runs the compute core. Every kernel of `core::bench` on the
 //! active backend (ms and GFLOP/s), then the pretrained decoder (prompt processing and
-//! one-token decoding, in tokens per second: the GPU-resident model on WebGPU, the KV-cache
-//! forward pass on the CPU). The results are also written as JSON in `<pre data-bench-json>`
-//! for the headless script `tests/e2e/bench.mjs`, which runs this page in both modes.
+//! one-token decoding, in tokens per second: the one forward pass, with its weights and KV
+//! cache on the active backend, one submission per token on WebGPU). The results are also
+//! written as JSON in a collapsed `<pre data-bench-json>` for the headless script
+//! `tests/e2e/bench.mjs`, which runs this page in both modes.
 
 use std::rc::Rc;
 
@@ -10,16 +11,15 @@ use web_sys::{Element, HtmlElement};
 
 use crate::core::bench::{self, Kernel, Timing};
 use crate::core::decoder::load::Model;
-use crate::core::decoder::model::{forward, KvCache};
+use crate::core::decoder::model::{forward, read_forward, KvCache};
 use crate::core::error::Result;
-use crate::core::executor::{BackendKind, Cpu};
+use crate::core::executor::{BackendKind, Cpu, Executor};
 use crate::core::format::format_pt;
-use crate::gpu::decoder::GpuDecoder;
 
-use super::backend::now_ms;
-use super::dom;
-use super::model_store::{self, DEFAULT_BASE};
-use super::widgets::Ctx;
+use crate::web::backend::now_ms;
+use crate::web::dom;
+use crate::web::model_store::{self, DEFAULT_BASE};
+use super::kit::Ctx;
 
 /// The decoder benchmark's text: its first `PROMPT_TOKENS` tokens are the prompt.
 const TEXT: &str = "Uma noite destas, vindo da cidade para o Engenho Novo, encontrei no trem da Central um rapaz \
@@ -38,7 +38,7 @@ pub fn render(app: &Element, ctx: &Rc<Ctx>) -> String {
             "lead",
             "Cada kernel do núcleo de cálculo roda aqui, no backend ativo (veja o rodapé), em tamanhos que o site usa; \
              depois, o decodificador pré-treinado lê um texto e gera tokens. Os tempos são medianas de várias \
-             execuções depois de uma de aquecimento. Para comparar, marque ou desmarque \u{201c}forçar CPU\u{201d} e rode de novo.",
+             execuções depois de uma de aquecimento. Para comparar, escolha outro backend no rodapé (\u{201c}calcular em\u{201d}) e rode de novo.",
         ),
     );
     let root = dom::el("div", "bench");
@@ -50,7 +50,11 @@ pub fn render(app: &Element, ctx: &Rc<Ctx>) -> String {
     dom::set_attr(&table, "data-results", "bench");
     let json = dom::el("pre", "bench-json");
     dom::set_attr(&json, "data-bench-json", "");
-    for el in [&again, &status, &table, &json] {
+    // The same numbers for scripts, out of the reader's way.
+    let json_box = dom::el("details", "bench-json-box");
+    dom::append(&json_box, &dom::text("summary", "", "os mesmos números em JSON (para scripts)"));
+    dom::append(&json_box, &json);
+    for el in [&again, &status, &table, &json_box] {
         dom::append(&root, el);
     }
     dom::append(app, &root);
@@ -109,30 +113,28 @@ async fn time_kernel(ctx: &Ctx, kernel: Kernel) -> Result<Timing> {
 
 /// (prompt ms, ms per generated token) of the decoder on the active backend.
 async fn time_decoder(ctx: &Ctx, model: &Model) -> Result<(f64, f64)> {
+    match ctx.backend.gpu() {
+        Some(gpu) => time_decoder_on(&*gpu, model).await,
+        None => time_decoder_on(&Cpu, model).await,
+    }
+}
+
+/// The prompt in one pass, then one token per pass through the KV cache, each pass read back
+/// (logits and attention) as the playground reads it; after one untimed warm-up.
+async fn time_decoder_on<E: Executor>(e: &E, model: &Model) -> Result<(f64, f64)> {
     let ids: Vec<u32> = model.bpe.encode(TEXT).into_iter().take(PROMPT_TOKENS + DECODE_STEPS).collect();
     let (prompt, next) = ids.split_at(PROMPT_TOKENS.min(ids.len()));
-    if let Some(gpu) = ctx.backend.gpu() {
-        let decoder = GpuDecoder::new(gpu, &model.weights)?;
-        decoder.forward(prompt).await?; // warm-up: pipelines compile
-        decoder.reset();
-        let start = now_ms();
-        decoder.forward(prompt).await?;
-        let prompt_ms = now_ms() - start;
-        let start = now_ms();
-        for id in next {
-            decoder.forward(std::slice::from_ref(id)).await?;
-        }
-        return Ok((prompt_ms, (now_ms() - start) / next.len().max(1) as f64));
-    }
+    let config = &model.weights.config;
+    let weights = model.weights.upload(e)?;
+    let mut cache = KvCache::new(e, config)?;
+    read_forward(e, &forward(e, &weights, prompt, &mut cache)?).await?; // warm-up: pipelines compile
+    let mut cache = KvCache::new(e, config)?;
     let start = now_ms();
-    let out = forward(&Cpu, &model.weights, prompt, &KvCache::default()).await?;
+    read_forward(e, &forward(e, &weights, prompt, &mut cache)?).await?;
     let prompt_ms = now_ms() - start;
-    let mut cache = KvCache::default();
-    cache.append(out.new_cache);
     let start = now_ms();
     for id in next {
-        let out = forward(&Cpu, &model.weights, std::slice::from_ref(id), &cache).await?;
-        cache.append(out.new_cache);
+        read_forward(e, &forward(e, &weights, std::slice::from_ref(id), &mut cache)?).await?;
     }
     Ok((prompt_ms, (now_ms() - start) / next.len().max(1) as f64))
 }

@@ -15,9 +15,10 @@ use web_sys::{Element, HtmlElement};
 
 use crate::site::widgets::{self as docs, WidgetDoc};
 
-use super::dom::{self, Listener};
+use crate::web::dom::{self, Listener};
 use super::embed;
-use super::widgets::{self, Ctx};
+use super::kit::Ctx;
+use super::widgets;
 
 thread_local! {
     /// The page's delegated click listener for the copy buttons (replaced on each visit).

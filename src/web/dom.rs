@@ -62,6 +62,21 @@ impl Drop for Listener {
 }
 
 /// Whether the reader's system asks for a dark theme (canvas colours follow it).
+/// Whether `element` is drawn dark: the theme an embedder pinned on it or an ancestor
+/// (`data-theme="light|dark"`), else the reader's system preference.
+pub fn dark_at(element: &Element) -> bool {
+    let pinned = element.closest("[data-theme]").ok().flatten().or_else(|| {
+        // Inside an embedded widget's shadow root: the host element carries the theme.
+        let root = element.get_root_node();
+        root.dyn_ref::<web_sys::ShadowRoot>().map(|shadow| shadow.host()).filter(|h| h.has_attribute("data-theme"))
+    });
+    match pinned.and_then(|e| e.get_attribute("data-theme")).as_deref() {
+        Some("dark") => true,
+        Some("light") => false,
+        _ => prefers_dark(),
+    }
+}
+
 pub fn prefers_dark() -> bool {
     window()
         .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
@@ -155,4 +170,62 @@ pub async fn sleep(ms: i32) {
         }
     });
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+/// Yields to the browser's event loop without the 4 ms floor of nested timeouts: a message
+/// posted to ourselves (what `scheduler.yield()` does where it exists). Clicks and paints
+/// queued meanwhile run before this resolves.
+pub async fn yield_now() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        match web_sys::MessageChannel::new() {
+            Ok(channel) => {
+                channel.port1().set_onmessage(Some(resolve.unchecked_ref()));
+                let _ = channel.port2().post_message(&wasm_bindgen::JsValue::NULL);
+            }
+            Err(_) => {
+                if let Some(w) = window() {
+                    let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+                }
+            }
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+/// Calls `f` once, at the next animation frame (drawing at most once per frame).
+pub fn on_next_frame(f: impl FnOnce() + 'static) {
+    let Some(w) = window() else { return };
+    let callback = wasm_bindgen::closure::Closure::once_into_js(f);
+    if w.request_animation_frame(callback.unchecked_ref()).is_err() {
+        let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 16);
+    }
+}
+
+/// Appends `text` to `parent` with its notation typeset: `W^Q` as W<sup>Q</sup>, `d_k` as
+/// d<sub>k</sub> (`site::notation`); every piece is a text node.
+pub fn append_notation(parent: &Element, text: &str) {
+    use crate::site::notation::{pieces, Piece};
+    let Some(document) = document() else { return };
+    for piece in pieces(text) {
+        match piece {
+            Piece::Text(t) => {
+                let _ = parent.append_child(&document.create_text_node(t));
+            }
+            Piece::Sup(t) => append(parent, &self::text("sup", "", t)),
+            Piece::Sub(t) => append(parent, &self::text("sub", "", t)),
+        }
+    }
+}
+
+/// An element whose content is `text` with its notation typeset.
+pub fn notation(tag: &str, class: &str, text: &str) -> HtmlElement {
+    let element = el(tag, class);
+    append_notation(&element, text);
+    element
+}
+
+/// Replaces `element`'s content with `text`, its notation typeset.
+pub fn set_notation(element: &Element, text: &str) {
+    element.set_text_content(None);
+    append_notation(element, text);
 }

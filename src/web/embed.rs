@@ -29,9 +29,10 @@ use web_sys::{
     MutationObserver, MutationObserverInit, MutationRecord, ShadowRootInit, ShadowRootMode,
 };
 
-use super::backend::Backend;
-use super::dom::{self, Listener};
-use super::widgets::{self, Ctx, Widget};
+use crate::web::backend::Backend;
+use crate::web::dom::{self, Listener};
+use super::kit::{Ctx, Widget};
+use super::widgets;
 
 /// The site's stylesheet and the embedding rules, compiled in: no request, and always the
 /// version the widgets were built with.

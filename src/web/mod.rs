@@ -12,8 +12,8 @@ pub mod backend;
 pub mod bench;
 pub mod catalogue;
 pub mod dom;
-pub mod draw;
 pub mod embed;
+pub mod kit;
 pub mod model_store;
 pub mod pages;
 pub mod widgets;
@@ -23,7 +23,7 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 use backend::Backend;
-use widgets::Ctx;
+use kit::Ctx;
 
 /// Memory in use, for the load tests (and anyone curious, from the console):
 /// `{ wasmBytes, gpuPooledBuffers, gpuPooledBytes }`. The wasm linear memory grows and never

@@ -24,8 +24,8 @@ use crate::core::decoder::bigram::TokenBigram;
 use crate::core::decoder::load::{self, Model};
 use crate::core::decoder::manifest::Manifest;
 
-use super::dom;
-use super::widgets::Ctx;
+use crate::web::dom;
+use super::kit::Ctx;
 
 /// Where the site keeps the model (dist/static/model/), relative to the site's root.
 pub const DEFAULT_BASE: &str = "static/model/";

@@ -28,8 +28,9 @@ use web_sys::{Element, HtmlElement, IntersectionObserver, IntersectionObserverEn
 
 use crate::site::{self, Route, BENCH_SLUG, CATALOGUE_SLUG};
 
-use super::dom::{self, Listener};
-use super::widgets::{self, Ctx};
+use crate::web::dom::{self, Listener};
+use super::kit::Ctx;
+use super::widgets;
 
 /// Takes over the page the document holds (`<main id="app" data-page="…">`).
 pub fn start(ctx: Rc<Ctx>) {

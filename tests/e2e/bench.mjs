@@ -2,7 +2,9 @@
 // CPU only; prints one table with both columns and writes the JSON of each run to
 // tests/artifacts/bench-<mode>.json; then the start-up time: navigation to the first widget
 // `ready` on the attention page (queries-keys-values.html), median of 10 fresh loads (new context, no service worker,
-// nothing cached). Timings are reported, never asserted.
+// nothing cached); then the decoder playground generating 100 tokens, its tokens/s against the
+// page's own next-token rate. The WebGPU run chooses WebGPU (the site would leave SwiftShader
+// aside on its own). Timings are reported, never asserted.
 // Usage: node tests/e2e/bench.mjs [dist]
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
@@ -22,10 +24,17 @@ const server = await serve(DIST);
 const base = `http://127.0.0.1:${server.address().port}`;
 const results = {};
 const startup = {};
+const playground = {};
+/** The WebGPU run chooses WebGPU as a reader would (footer select, kept in localStorage). */
+async function contextFor(browser, mode, options = {}) {
+  const context = await browser.newContext(options);
+  if (mode === 'webgpu') await context.addInitScript(() => localStorage.setItem('atencao.backend', 'webgpu'));
+  return context;
+}
 const LOADS = 10;
 for (const [mode, args] of Object.entries(MODES)) {
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true, args });
-  const page = await browser.newPage();
+  const page = await (await contextFor(browser, mode)).newPage();
   await page.goto(`${base}/bench.html`);
   await page.waitForSelector('.bench[data-bench-state=done], .bench[data-bench-state=error]', { timeout: 600000 });
   const text = await page.textContent('[data-bench-json]');
@@ -34,7 +43,7 @@ for (const [mode, args] of Object.entries(MODES)) {
   fs.writeFileSync(path.join(ARTIFACTS, `bench-${mode}.json`), text);
   const times = [];
   for (let i = 0; i < LOADS; i++) {
-    const context = await browser.newContext({ serviceWorkers: 'block' });
+    const context = await contextFor(browser, mode, { serviceWorkers: 'block' });
     const fresh = await context.newPage();
     await fresh.goto(`${base}/queries-keys-values.html`);
     await fresh.waitForFunction(() => document.querySelector('[data-widget][data-state=ready]'), null, { polling: 'raf', timeout: 60000 });
@@ -43,6 +52,23 @@ for (const [mode, args] of Object.entries(MODES)) {
   }
   times.sort((a, b) => a - b);
   startup[mode] = { median: (times[LOADS / 2 - 1] + times[LOADS / 2]) / 2, min: times[0], max: times[LOADS - 1] };
+  // The playground: 100 tokens from a fixed seed, three times; the rate it shows.
+  const host = '[data-widget=decoder]';
+  await page.goto(`${base}/decodificador.html?preset=machado&seed=7`);
+  await page.waitForSelector(`${host}[data-state=ready]`, { timeout: 120000 });
+  const rates = [];
+  for (let i = 0; i < 3; i++) {
+    await page.click(`${host} [data-action=restart]`);
+    await page.waitForSelector(`${host}[data-state=ready]`, { timeout: 120000 });
+    await page.fill(`${host} [data-control=tokens]`, '100');
+    await page.click(`${host} [data-action=generate]`);
+    await page.waitForSelector(`${host}[data-state=ready]`, { timeout: 600000 });
+    const status = await page.textContent(`${host} .widget-backend`);
+    const rate = Number(/([\d.,]+) tokens\/s/.exec(status)[1].replace(/\./g, '').replace(',', '.'));
+    rates.push(rate);
+  }
+  rates.sort((a, b) => a - b);
+  playground[mode] = rates[1];
   await browser.close();
 }
 server.close();
@@ -58,6 +84,10 @@ for (const [key, label] of [['prompt_tokens_per_s', 'decodificador: ler 64 token
   const g = results.webgpu.decoder[key];
   const c = results.cpu.decoder[key];
   console.log(`${pad(label, 58)} ${pad(num(g), 21)} ${pad(num(c), 21)} ${num(g / c)}× (WebGPU/CPU)`);
+}
+for (const [mode, rate] of Object.entries(playground)) {
+  const page = results[mode].decoder.decode_tokens_per_s;
+  console.log(`playground (${mode}): ${num(rate, 1)} tokens/s, mediana de 3 × 100 tokens; bench.html: ${num(page, 1)} tokens/s; razão ${num(rate / page)}`);
 }
 for (const [mode, t] of Object.entries(startup)) {
   console.log(`primeiro widget pronto (${mode}), mediana de ${LOADS} cargas: ${num(t.median, 0)} ms (de ${num(t.min, 0)} a ${num(t.max, 0)})`);

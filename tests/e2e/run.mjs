@@ -18,6 +18,7 @@ import embed from './suites/embed.mjs';
 import hood from './suites/hood.mjs';
 import offline from './suites/offline.mjs';
 import robust from './suites/robust.mjs';
+import a11y from './suites/a11y.mjs';
 
 const DIST = path.resolve(process.argv[2] ?? 'dist');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -30,12 +31,36 @@ const MODES = {
 };
 
 /** Suites in running order; foundation first (it checks the backend the others rely on). */
-const SUITES = { foundation, prerender, vectorization, sequence, transformer, decoder, embed, hood, offline, robust };
+const SUITES = { foundation, prerender, vectorization, sequence, transformer, decoder, embed, hood, offline, robust, a11y };
+
+/**
+ * Headless Chromium's WebGPU is SwiftShader, a software adapter the site leaves aside on its
+ * own (the CPU is faster there). The WebGPU mode exercises WebGPU, so every context chooses it
+ * as a reader would (the footer's select, remembered in localStorage) unless the reader has
+ * chosen otherwise; `newContext({ autoBackend: true })` leaves the choice to the site.
+ */
+function chooseWebGpu(browser) {
+  const original = browser.newContext.bind(browser);
+  browser.newContext = async (options = {}) => {
+    const { autoBackend, ...rest } = options;
+    const context = await original(rest);
+    if (!autoBackend) {
+      await context.addInitScript(() => {
+        try {
+          if (localStorage.getItem('atencao.backend') === null) localStorage.setItem('atencao.backend', 'webgpu');
+        } catch (e) { /* storage disabled: the site then decides */ }
+      });
+    }
+    return context;
+  };
+}
 
 async function runMode(mode, base, suites) {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: MODES[mode] });
+  if (mode === 'webgpu') chooseWebGpu(browser);
   // Every navigation ends with each widget of the page scrolled into view once (lib.mjs: the
   // site mounts widgets as they near the viewport, the suites read them anywhere on a page).
-  const browser = mountingBrowser(await chromium.launch({ executablePath: CHROMIUM, headless: true, args: MODES[mode] }));
+  mountingBrowser(browser);
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 2 });
   const page = await context.newPage();
   const consoleErrors = [];

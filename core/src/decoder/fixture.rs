@@ -54,11 +54,13 @@ impl CaseResult {
 /// Runs every prompt through `forward` on `e` and compares with the fixture.
 pub async fn check<E: Executor>(e: &E, w: &DecoderWeights, bpe: &Bpe, cases: &[FixtureCase]) -> Result<Vec<CaseResult>> {
     let mut out = Vec::new();
+    let resident = w.upload(e)?;
     for case in cases {
         let mut ids = bpe.encode(&case.prompt);
         ids.drain(..ids.len().saturating_sub(w.config.context));
-        let logits = forward(e, w, &case.ids, &KvCache::default()).await?.logits;
-        let ours = logits.row(0);
+        let mut cache = KvCache::new(e, &w.config)?;
+        let pass = forward(e, &resident, &case.ids, &mut cache)?;
+        let ours = e.read_one(&pass.logits).await?.row(0);
         let max_abs_diff = if ours.len() == case.logits.len() {
             ours.iter().zip(&case.logits).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max)
         } else {

@@ -4,22 +4,28 @@
 //! - `config`: hyperparameters (one struct, shared with the training command);
 //! - `safetensors`: the weights file format (F16/F32), checked before use;
 //! - `weights`: the tensors as matrices, by block;
-//! - `model`: the forward pass with a KV cache;
+//! - `model`: the forward pass (the only one) with a KV cache written in place;
+//! - `lens`: the logit lens (the prediction read after each block) and each head's push;
+//! - `session`: a generation: window rule, cache, sampling; movable between backends;
 //! - `sampling`: greedy, temperature, top-k, top-p;
 //! - `prose`: the corpus's hard-wrapped lines joined into paragraphs before training.
 
 pub mod bigram;
 pub mod config;
 pub mod fixture;
+pub mod lens;
 pub mod load;
 pub mod manifest;
 pub mod model;
 pub mod prose;
 pub mod safetensors;
 pub mod sampling;
+pub mod session;
 pub mod weights;
 
 pub use config::DecoderConfig;
-pub use model::{forward, ForwardOutput, KvCache};
+pub use lens::{LensReading, LensTaps};
+pub use model::{forward, forward_with_lens, read_forward, DecoderPass, Forward, ForwardOutput, KvCache};
+pub use session::{History, Session};
 pub use sampling::SamplingOptions;
 pub use weights::DecoderWeights;

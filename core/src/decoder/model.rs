@@ -1,5 +1,7 @@
-//! The decoder's forward pass, written once over any `Executor` (CPU or WebGPU), with a
-//! KV cache for incremental decoding.
+//! The decoder's forward pass: the only one, written once over any `Executor`. On the CPU it
+//! runs op by op; on WebGPU its ops go into one command buffer with the weights and the KV
+//! cache resident in GPU memory, and the caller's read brings back the logits and the
+//! attention weights in one readback.
 //!
 //! Pre-LN GPT-style block, as the model card describes:
 //!   x = E[ids]·√C + PE(positions)
@@ -8,66 +10,94 @@
 //! Shapes: T new tokens, P cached positions, C width, nh heads, V vocabulary.
 
 use crate::error::{ComputeError, Result};
-use crate::executor::Executor;
+use crate::executor::{Executor, Job};
+use crate::transformer::positional::sinusoidal;
 use crate::Matrix;
 
-use crate::transformer::positional::sinusoidal;
+use super::config::DecoderConfig;
+use super::lens::LensTaps;
 use super::weights::DecoderWeights;
 
-/// Keys and values of the positions already processed, one (P,C) pair per layer.
-#[derive(Clone, Debug, Default)]
-pub struct KvCache {
-    pub keys: Vec<Matrix>,
-    pub values: Vec<Matrix>,
+/// Keys and values of the positions processed so far, one (context, C) tensor per layer,
+/// written in place as positions arrive: rows 0 … len − 1 hold data.
+#[derive(Clone, Debug)]
+pub struct KvCache<T> {
+    pub keys: Vec<T>,
+    pub values: Vec<T>,
+    len: usize,
 }
 
-impl KvCache {
+impl<T> KvCache<T> {
+    /// An empty cache with room for the model's whole context, on `e`'s backend.
+    pub fn new<E: Executor<Tensor = T>>(e: &E, config: &DecoderConfig) -> Result<KvCache<T>> {
+        let zeros = Matrix::zeros(config.context, config.d_model);
+        let room = || (0..config.n_layers).map(|_| e.upload(&zeros)).collect::<Result<Vec<_>>>();
+        Ok(KvCache { keys: room()?, values: room()?, len: 0 })
+    }
+
     /// P: positions cached so far.
     pub fn len(&self) -> usize {
-        self.keys.first().map_or(0, Matrix::rows)
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.len == 0
     }
 
-    /// Appends the keys and values a successful forward pass produced.
-    pub fn append(&mut self, new: KvCache) {
-        if self.keys.is_empty() {
-            *self = new;
-            return;
-        }
-        for (old, add) in self.keys.iter_mut().zip(new.keys) {
-            *old = concat_rows(old, &add);
-        }
-        for (old, add) in self.values.iter_mut().zip(new.values) {
-            *old = concat_rows(old, &add);
-        }
+    /// Forgets every position (the next pass starts at position 0).
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// Keeps the first `len` positions (the next pass starts at position `len`).
+    pub fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
     }
 }
 
-/// What one forward pass returns.
+/// What one forward pass leaves on the backend, to read.
 #[derive(Clone, Debug)]
-pub struct ForwardOutput {
+pub struct Forward<T> {
     /// Logits (1,V) at the last new position: the scores of the next token.
-    pub logits: Matrix,
+    pub logits: T,
     /// Per layer, the attention weights (nh·T, P+T): head after head, row i = new token i.
-    pub attention: Vec<Matrix>,
-    /// Keys and values of the new positions (T,C) per layer, to append to the cache.
-    pub new_cache: KvCache,
+    pub attention: Vec<T>,
 }
 
-/// Stacks the rows of `b` under those of `a` (same width).
-fn concat_rows(a: &Matrix, b: &Matrix) -> Matrix {
-    let stacked = ndarray::concatenate(ndarray::Axis(0), &[a.array().view(), b.array().view()])
-        .expect("cache and new rows have the model's width");
-    Matrix::from_array(stacked)
+/// Runs `ids` (T tokens) after the P positions in `cache`, whose keys and values it writes
+/// in place at rows P … P+T−1 (the cache then holds P+T). It only applies ops: reading the
+/// returned tensors runs them. If that read fails (a lost GPU), clear the cache.
+pub fn forward<E: Executor>(
+    e: &E,
+    w: &DecoderWeights<E::Tensor>,
+    ids: &[u32],
+    cache: &mut KvCache<E::Tensor>,
+) -> Result<Forward<E::Tensor>> {
+    run(e, w, ids, cache, None)
 }
 
-/// Runs `ids` (T tokens) after the P positions in `cache`. The cache itself is not changed:
-/// on success the caller appends `new_cache`, so a computation that fails on the GPU can be
-/// rerun on the CPU from the same state.
-pub async fn forward<E: Executor>(e: &E, w: &DecoderWeights, ids: &[u32], cache: &KvCache) -> Result<ForwardOutput> {
+/// The same pass, also tapping the last new position for the logit lens: the residual
+/// stream after the embedding and after each block read through the final layer norm and
+/// the tied head, and what each head, each FFN and the embedding added to that position.
+pub fn forward_with_lens<E: Executor>(
+    e: &E,
+    w: &DecoderWeights<E::Tensor>,
+    ids: &[u32],
+    cache: &mut KvCache<E::Tensor>,
+) -> Result<(Forward<E::Tensor>, LensTaps<E::Tensor>)> {
+    let mut taps = LensTaps::default();
+    let pass = run(e, w, ids, cache, Some(&mut taps))?;
+    Ok((pass, taps))
+}
+
+/// The pass itself; `taps`, when given, collects the lens's tensors at the last new position.
+fn run<E: Executor>(
+    e: &E,
+    w: &DecoderWeights<E::Tensor>,
+    ids: &[u32],
+    cache: &mut KvCache<E::Tensor>,
+    mut taps: Option<&mut LensTaps<E::Tensor>>,
+) -> Result<Forward<E::Tensor>> {
     let cfg = &w.config;
     let (t, p, c) = (ids.len(), cache.len(), cfg.d_model);
     if t == 0 {
@@ -82,56 +112,88 @@ pub async fn forward<E: Executor>(e: &E, w: &DecoderWeights, ids: &[u32], cache:
     }
     // x (T,C) = E[ids]·√C + PE(P … P+T−1)
     e.stage("embeddings");
-    let emb = e.embedding(&w.tok_emb, ids).await?;
-    let emb = e.scale(&emb, (c as f32).sqrt()).await?;
-    let mut x = e.add(&emb, &sinusoidal(p, t, c, cfg.pe_theta)).await?;
+    let emb = e.embedding(&w.tok_emb, ids)?;
+    let emb = e.scale(&emb, (c as f32).sqrt())?;
+    let mut x = e.add(&emb, &e.upload(&sinusoidal(p, t, c, cfg.pe_theta))?)?;
+    if let Some(taps) = taps.as_deref_mut() {
+        let row = e.rows(&x, t - 1, t)?;
+        taps.embedding = Some(e.rows(&x, t - 1, t)?);
+        taps.read_residual(e, w, row)?;
+    }
 
     let mut attention = Vec::with_capacity(cfg.n_layers);
-    let mut new_cache = KvCache::default();
     for (l, b) in w.blocks.iter().enumerate() {
         e.stage(&format!("bloco {}", l + 1));
-        // Attention sub-layer: h = LN1(x); q, k, v (T,C); each head attends over P+T keys.
-        let h = e.layer_norm(&x, &b.ln1_gamma, &b.ln1_beta, cfg.ln_eps).await?;
-        let q = e.matmul(&h, &b.w_q).await?;
-        let k = e.matmul(&h, &b.w_k).await?;
-        let v = e.matmul(&h, &b.w_v).await?;
-        let (k_all, v_all) = match (cache.keys.get(l), cache.values.get(l)) {
-            (Some(pk), Some(pv)) => (concat_rows(pk, &k), concat_rows(pv, &v)),
-            _ => (k.clone(), v.clone()),
-        };
-        let att = e.attention(&q, &k_all, &v_all, cfg.n_heads, true, p).await?;
-        let projected = e.matmul(&att.output, &b.w_o).await?;
-        x = e.add(&x, &projected).await?;
-        attention.push(att.weights);
-        new_cache.keys.push(k);
-        new_cache.values.push(v);
+        // Attention sub-layer: h = LN1(x); q, k, v (T,C); the new keys and values join the
+        // cache in place; each head attends over the P+T cached positions.
+        let h = e.layer_norm(&x, &b.ln1_gamma, &b.ln1_beta, cfg.ln_eps)?;
+        let q = e.matmul(&h, &b.w_q)?;
+        let k = e.matmul(&h, &b.w_k)?;
+        let v = e.matmul(&h, &b.w_v)?;
+        e.write_rows(&mut cache.keys[l], p, &k)?;
+        e.write_rows(&mut cache.values[l], p, &v)?;
+        let keys = e.rows(&cache.keys[l], 0, p + t)?;
+        let values = e.rows(&cache.values[l], 0, p + t)?;
+        let (att, weights) = e.attention(&q, &keys, &values, cfg.n_heads, true, p)?;
+        let projected = e.matmul(&att, &b.w_o)?;
+        x = e.add(&x, &projected)?;
+        attention.push(weights);
+        if let Some(taps) = taps.as_deref_mut() {
+            taps.split_heads(e, &e.rows(&att, t - 1, t)?, &b.w_o, cfg.n_heads)?;
+        }
 
         // FFN sub-layer: x = x + ReLU(LN2(x) W1 + b1) W2 + b2.
-        let h = e.layer_norm(&x, &b.ln2_gamma, &b.ln2_beta, cfg.ln_eps).await?;
-        let hidden = e.relu(&e.add(&e.matmul(&h, &b.w1).await?, &b.b1).await?).await?;
-        let out = e.add(&e.matmul(&hidden, &b.w2).await?, &b.b2).await?;
-        x = e.add(&x, &out).await?;
+        let h = e.layer_norm(&x, &b.ln2_gamma, &b.ln2_beta, cfg.ln_eps)?;
+        let hidden = e.relu(&e.add(&e.matmul(&h, &b.w1)?, &b.b1)?)?;
+        let out = e.add(&e.matmul(&hidden, &b.w2)?, &b.b2)?;
+        x = e.add(&x, &out)?;
+        if let Some(taps) = taps.as_deref_mut() {
+            taps.ffn.push(e.rows(&out, t - 1, t)?);
+            taps.read_residual(e, w, e.rows(&x, t - 1, t)?)?;
+        }
     }
+    cache.len = p + t;
     // Only the last position's logits are needed to choose the next token.
     e.stage("saída");
-    let last = x.array().slice(ndarray::s![t - 1.., ..]).to_owned();
-    let last = e.layer_norm(&Matrix::from_array(last), &w.ln_f_gamma, &w.ln_f_beta, cfg.ln_eps).await?;
-    let logits = e.matmul_bt(&last, &w.tok_emb, 1.0).await?;
-    Ok(ForwardOutput { logits, attention, new_cache })
+    let last = e.rows(&x, t - 1, t)?;
+    let last = e.layer_norm(&last, &w.ln_f_gamma, &w.ln_f_beta, cfg.ln_eps)?;
+    let logits = e.matmul_bt(&last, &w.tok_emb, 1.0)?;
+    Ok(Forward { logits, attention })
 }
 
-/// One forward pass as a `Job`, so the web layer runs it on WebGPU and, if the GPU fails,
-/// reruns it on the CPU from the same (unchanged) cache.
-pub struct DecoderStep<'a> {
+/// A forward pass read back to the host.
+#[derive(Clone, Debug)]
+pub struct ForwardOutput {
+    /// Logits (1,V) of the next token.
+    pub logits: Matrix,
+    /// Per layer, the attention weights (nh·T, P+T).
+    pub attention: Vec<Matrix>,
+}
+
+/// Reads a pass's logits and attention in one readback.
+pub async fn read_forward<E: Executor>(e: &E, f: &Forward<E::Tensor>) -> Result<ForwardOutput> {
+    let mut wanted = vec![&f.logits];
+    wanted.extend(f.attention.iter());
+    let mut values = e.read(&wanted).await?;
+    let attention = values.split_off(1);
+    let logits = values.pop().ok_or_else(|| ComputeError::Invalid("leitura incompleta".into()))?;
+    Ok(ForwardOutput { logits, attention })
+}
+
+/// A whole context in one pass from an empty cache, as a `Job`: what the "por dentro" panel
+/// reruns on both backends (weights uploaded by the job itself).
+pub struct DecoderPass<'a> {
     pub weights: &'a DecoderWeights,
     pub ids: &'a [u32],
-    pub cache: &'a KvCache,
 }
 
-impl crate::executor::Job for DecoderStep<'_> {
+impl Job for DecoderPass<'_> {
     type Output = ForwardOutput;
     async fn run<E: Executor>(&self, e: &E) -> Result<ForwardOutput> {
-        forward(e, self.weights, self.ids, self.cache).await
+        let weights = self.weights.upload(e)?;
+        let mut cache = KvCache::new(e, &self.weights.config)?;
+        let pass = forward(e, &weights, self.ids, &mut cache)?;
+        read_forward(e, &pass).await
     }
 }
 
@@ -141,18 +203,21 @@ mod tests {
     use crate::decoder::config::DecoderConfig;
     use crate::executor::{block_on_ready, Cpu};
 
+    fn run(w: &DecoderWeights, ids: &[u32], cache: &mut KvCache<Matrix>) -> Result<ForwardOutput> {
+        let pass = forward(&Cpu, w, ids, cache)?;
+        block_on_ready(read_forward(&Cpu, &pass))
+    }
+
     #[test]
     fn incremental_decoding_equals_full_recompute() {
         let cfg = DecoderConfig::tiny();
         let w = DecoderWeights::random(&cfg, 3);
         let ids = [5u32, 77, 290, 12, 12, 0, 255];
-        let full = block_on_ready(forward(&Cpu, &w, &ids, &KvCache::default())).unwrap();
-        let mut cache = KvCache::default();
+        let full = run(&w, &ids, &mut KvCache::new(&Cpu, &cfg).unwrap()).unwrap();
+        let mut cache = KvCache::new(&Cpu, &cfg).unwrap();
         let mut last = None;
         for chunk in [&ids[..3], &ids[3..4], &ids[4..]] {
-            let out = block_on_ready(forward(&Cpu, &w, chunk, &cache)).unwrap();
-            cache.append(out.new_cache.clone());
-            last = Some(out);
+            last = Some(run(&w, chunk, &mut cache).unwrap());
         }
         let last = last.unwrap();
         assert_eq!(cache.len(), ids.len());
@@ -169,19 +234,22 @@ mod tests {
     fn refuses_empty_input_and_overflowing_context() {
         let cfg = DecoderConfig::tiny();
         let w = DecoderWeights::random(&cfg, 1);
-        assert!(block_on_ready(forward(&Cpu, &w, &[], &KvCache::default())).is_err());
+        let mut cache = KvCache::new(&Cpu, &cfg).unwrap();
+        assert!(run(&w, &[], &mut cache).is_err());
         let long = vec![1u32; cfg.context + 1];
-        let err = block_on_ready(forward(&Cpu, &w, &long, &KvCache::default())).unwrap_err();
+        let err = run(&w, &long, &mut cache).unwrap_err();
         assert!(err.to_string().contains("contexto"));
-        assert!(block_on_ready(forward(&Cpu, &w, &[9999], &KvCache::default())).is_err());
+        assert!(run(&w, &[9999], &mut cache).is_err());
+        assert_eq!(cache.len(), 0, "a refused pass caches nothing");
     }
 
     #[test]
     fn traced_forward_groups_its_ops_by_block() {
-        use crate::trace::{run_traced, Op};
+        use crate::op::OpKind;
+        use crate::trace::run_traced;
         let cfg = DecoderConfig::tiny();
         let w = DecoderWeights::random(&cfg, 2);
-        let job = DecoderStep { weights: &w, ids: &[5, 6], cache: &KvCache::default() };
+        let job = DecoderPass { weights: &w, ids: &[5, 6] };
         let clock = || 0.0;
         let (_, trace) = block_on_ready(run_traced(&job, &Cpu, &clock)).unwrap();
         let stages: Vec<String> = trace.stages().into_iter().map(|(s, _)| s.map(|s| s.to_string()).unwrap_or_default()).collect();
@@ -189,9 +257,10 @@ mod tests {
         want.extend((1..=cfg.n_layers).map(|l| format!("bloco {l}")));
         want.push("saída".into());
         assert_eq!(stages, want);
-        // Per block: 2 layer norms, 6 matmuls, 1 attention, 4 adds, 1 ReLU.
+        // Per block: 2 layer norms, 6 matmuls, 1 attention, 4 adds, 1 ReLU, and the cache's
+        // two writes and two reads.
         let block_ops = trace.ops.iter().filter(|r| r.stage.as_deref() == Some("bloco 1")).count();
-        assert_eq!(block_ops, 14);
-        assert_eq!(trace.ops.last().map(|r| r.op), Some(Op::MatmulBt));
+        assert_eq!(block_ops, 18);
+        assert_eq!(trace.ops.last().map(|r| r.op), Some(OpKind::MatmulBt));
     }
 }

@@ -11,40 +11,79 @@ use crate::Matrix;
 use super::config::DecoderConfig;
 use super::safetensors::{self, Tensor};
 
-/// One transformer block (pre-LN).
+/// One transformer block (pre-LN). `T` is where the tensors live: host matrices, or a
+/// backend's tensors once uploaded (`DecoderWeights::upload`).
 #[derive(Clone, Debug)]
-pub struct BlockWeights {
+pub struct BlockWeights<T = Matrix> {
     /// γ, β (1,C) of the layer norm before attention.
-    pub ln1_gamma: Matrix,
-    pub ln1_beta: Matrix,
+    pub ln1_gamma: T,
+    pub ln1_beta: T,
     /// W^Q, W^K, W^V, W^O (C,C), no biases (as in the articles); the nh heads are the column
     /// blocks of W^Q, W^K, W^V: head h uses columns h·hs … (h+1)·hs − 1.
-    pub w_q: Matrix,
-    pub w_k: Matrix,
-    pub w_v: Matrix,
-    pub w_o: Matrix,
+    pub w_q: T,
+    pub w_k: T,
+    pub w_v: T,
+    pub w_o: T,
     /// γ, β (1,C) of the layer norm before the FFN.
-    pub ln2_gamma: Matrix,
-    pub ln2_beta: Matrix,
+    pub ln2_gamma: T,
+    pub ln2_beta: T,
     /// FFN: W1 (C,F), b1 (1,F), W2 (F,C), b2 (1,C).
-    pub w1: Matrix,
-    pub b1: Matrix,
-    pub w2: Matrix,
-    pub b2: Matrix,
+    pub w1: T,
+    pub b1: T,
+    pub w2: T,
+    pub b2: T,
 }
 
 #[derive(Clone, Debug)]
-pub struct DecoderWeights {
+pub struct DecoderWeights<T = Matrix> {
     pub config: DecoderConfig,
     /// Token embeddings (V,C); also the output head (logits = h · tok_embᵀ, weights tied).
-    pub tok_emb: Matrix,
-    pub blocks: Vec<BlockWeights>,
+    pub tok_emb: T,
+    pub blocks: Vec<BlockWeights<T>>,
     /// Final layer norm γ, β (1,C).
-    pub ln_f_gamma: Matrix,
-    pub ln_f_beta: Matrix,
+    pub ln_f_gamma: T,
+    pub ln_f_beta: T,
+}
+
+impl<T> DecoderWeights<T> {
+    /// The same weights with every tensor passed through `f` (e.g. uploaded to a backend).
+    pub fn try_map<U>(&self, mut f: impl FnMut(&T) -> Result<U>) -> Result<DecoderWeights<U>> {
+        let blocks = self
+            .blocks
+            .iter()
+            .map(|b| {
+                Ok(BlockWeights {
+                    ln1_gamma: f(&b.ln1_gamma)?,
+                    ln1_beta: f(&b.ln1_beta)?,
+                    w_q: f(&b.w_q)?,
+                    w_k: f(&b.w_k)?,
+                    w_v: f(&b.w_v)?,
+                    w_o: f(&b.w_o)?,
+                    ln2_gamma: f(&b.ln2_gamma)?,
+                    ln2_beta: f(&b.ln2_beta)?,
+                    w1: f(&b.w1)?,
+                    b1: f(&b.b1)?,
+                    w2: f(&b.w2)?,
+                    b2: f(&b.b2)?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(DecoderWeights {
+            config: self.config.clone(),
+            tok_emb: f(&self.tok_emb)?,
+            blocks,
+            ln_f_gamma: f(&self.ln_f_gamma)?,
+            ln_f_beta: f(&self.ln_f_beta)?,
+        })
+    }
 }
 
 impl DecoderWeights {
+    /// The weights on `e`'s backend, uploaded once (a GPU keeps them in its memory).
+    pub fn upload<E: crate::executor::Executor>(&self, e: &E) -> Result<DecoderWeights<E::Tensor>> {
+        self.try_map(|m| e.upload(m))
+    }
+
     /// Builds the weights from a safetensors file, refusing missing tensors, wrong shapes
     /// and non-finite values, each with a message naming the tensor.
     pub fn from_safetensors(config: &DecoderConfig, bytes: &[u8]) -> Result<DecoderWeights> {

@@ -215,12 +215,13 @@ impl Job for FfnLayerJob {
                 self.w1.cols()
             )));
         }
-        let pre = e.add(&e.matmul(&self.inputs, &self.w1).await?, &self.b1).await?;
+        let pre = e.add(&e.matmul(&e.upload(&self.inputs)?, &e.upload(&self.w1)?)?, &e.upload(&self.b1)?)?;
         let post = match self.activation {
-            Activation::Relu => e.relu(&pre).await?,
-            Activation::Gelu => e.gelu(&pre).await?,
+            Activation::Relu => e.relu(&pre)?,
+            Activation::Gelu => e.gelu(&pre)?,
         };
-        Ok(FfnLayerOutput { pre_activation: pre, post_activation: post })
+        let [pre_activation, post_activation] = e.read_n([&pre, &post]).await?;
+        Ok(FfnLayerOutput { pre_activation, post_activation })
     }
 }
 
@@ -245,6 +246,8 @@ impl Job for ActivationCurveJob {
     type Output = (Matrix, Matrix);
     async fn run<E: Executor>(&self, e: &E) -> Result<(Matrix, Matrix)> {
         self.xs.check_finite("x")?;
-        Ok((e.relu(&self.xs).await?, e.gelu(&self.xs).await?))
+        let xs = e.upload(&self.xs)?;
+        let [relu, gelu] = e.read_n([&e.relu(&xs)?, &e.gelu(&xs)?]).await?;
+        Ok((relu, gelu))
     }
 }

@@ -335,15 +335,14 @@ impl Job for ConvergenceJob {
                 self.steps
             )));
         }
-        let p = self.chain.transition();
-        let mut d = Matrix::from_array(Array2::<f32>::eye(p.rows()));
-        let mut path = Vec::with_capacity(self.steps + 1);
-        for _ in 0..self.steps {
-            let next = e.matmul(&d, p).await?;
-            path.push(std::mem::replace(&mut d, next));
+        let p = e.upload(self.chain.transition())?;
+        // D₀ = I, D_{n+1} = D_n · P: every step on the backend, all read back at once.
+        let mut path = vec![e.upload(&Matrix::from_array(Array2::<f32>::eye(self.chain.transition().rows())))?];
+        for n in 0..self.steps {
+            let next = e.matmul(&path[n], &p)?;
+            path.push(next);
         }
-        path.push(d);
-        Ok(path)
+        e.read(&path.iter().collect::<Vec<_>>()).await
     }
 }
 

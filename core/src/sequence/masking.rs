@@ -183,18 +183,23 @@ impl Job for MaskedQueryJob {
     async fn run<E: Executor>(&self, e: &E) -> Result<MaskedQuery> {
         self.validate()?;
         // q_t = x_t W^Q (1 × d_k); K = X W^K, V = X W^V (tokens × d_k, tokens × d_v).
-        let x_t = Matrix::from_vec(1, self.x.cols(), self.x.row(self.t))?;
-        let q = e.matmul(&x_t, &self.w_q).await?;
-        let k = e.matmul(&self.x, &self.w_k).await?;
-        let v = e.matmul(&self.x, &self.w_v).await?;
+        let x = e.upload(&self.x)?;
+        let x_t = e.rows(&x, self.t, self.t + 1)?;
+        let q = e.matmul(&x_t, &e.upload(&self.w_q)?)?;
+        let k = e.matmul(&x, &e.upload(&self.w_k)?)?;
+        let v = e.matmul(&x, &e.upload(&self.w_v)?)?;
         // q_t · k_i, then the same divided by √d_k (1 × tokens).
-        let dot = e.matmul_bt(&q, &k, 1.0).await?.row(0);
-        let scores = e.matmul_bt(&q, &k, 1.0 / (self.w_q.cols() as f32).sqrt()).await?.row(0);
+        let dot = e.matmul_bt(&q, &k, 1.0)?;
+        let scores = e.matmul_bt(&q, &k, 1.0 / (self.w_q.cols() as f32).sqrt())?;
+        // The mask is applied on the host (the lesson's point), so the scores come back first.
+        let [q_host, k_host, dot, scores] = e.read_n([&q, &k, &dot, &scores]).await?;
+        let (dot, scores) = (dot.row(0), scores.row(0));
         let masked_scores = apply_mask(&scores, &self.mask, self.mode)?;
         // α_t = softmax(masked scores); c_t = α_t V.
-        let row = Matrix::from_vec(1, masked_scores.len(), masked_scores.clone())?;
-        let alpha = e.softmax_rows(&row, SoftmaxOptions::default()).await?;
-        let context = e.matmul(&alpha, &v).await?.row(0);
-        Ok(MaskedQuery { q: q.row(0), k, v, dot, scores, masked_scores, weights: alpha.row(0), context })
+        let row = e.upload(&Matrix::from_vec(1, masked_scores.len(), masked_scores.clone())?)?;
+        let alpha = e.softmax_rows(&row, SoftmaxOptions::default())?;
+        let context = e.matmul(&alpha, &v)?;
+        let [v, alpha, context] = e.read_n([&v, &alpha, &context]).await?;
+        Ok(MaskedQuery { q: q_host.row(0), k: k_host, v, dot, scores, masked_scores, weights: alpha.row(0), context: context.row(0) })
     }
 }

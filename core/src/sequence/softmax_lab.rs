@@ -53,12 +53,12 @@ impl Job for SoftmaxLabJob {
             .chain(self.scores.iter().map(|z| z + self.shift))
             .chain(self.scores.iter().map(|z| z * self.scale))
             .collect();
-        let s = e.softmax_rows(&Matrix::from_vec(3, n, rows)?, SoftmaxOptions::default()).await?;
-        let plain = s.row(0);
+        let s = e.softmax_rows(&e.upload(&Matrix::from_vec(3, n, rows)?)?, SoftmaxOptions::default())?;
         // J = diag(s) − sᵀ s: the outer product on the backend, the diagonal added here.
-        let column = Matrix::from_vec(n, 1, plain.clone())?;
-        let row = Matrix::from_vec(1, n, plain.clone())?;
-        let mut jacobian = e.scale(&e.matmul(&column, &row).await?, -1.0).await?;
+        let row = e.rows(&s, 0, 1)?;
+        let outer = e.scale(&e.matmul(&e.transpose(&row)?, &row)?, -1.0)?;
+        let [s, mut jacobian] = e.read_n([&s, &outer]).await?;
+        let plain = s.row(0);
         for (i, &si) in plain.iter().enumerate() {
             jacobian.set(i, i, jacobian.get(i, i) + si);
         }

@@ -316,9 +316,11 @@ impl Job for VoteScoresJob {
         for (i, &m) in self.mask.iter().enumerate() {
             diagonal.set(i, i, m);
         }
-        let masked = e.matmul(&diagonal, &self.votes).await?;
-        let m = Matrix::from_vec(1, rows, self.mask.clone())?;
-        let scores = e.matmul(&m, &self.votes).await?.row(0);
-        Ok(MaskedScores { masked, scores })
+        let votes = e.upload(&self.votes)?;
+        let masked = e.matmul(&e.upload(&diagonal)?, &votes)?;
+        let m = e.upload(&Matrix::from_vec(1, rows, self.mask.clone())?)?;
+        let scores = e.matmul(&m, &votes)?;
+        let [masked, scores] = e.read_n([&masked, &scores]).await?;
+        Ok(MaskedScores { masked, scores: scores.row(0) })
     }
 }

@@ -118,22 +118,44 @@ impl BlockWeights {
 }
 
 /// X = E[ids] + PE (t, d): the article's input processing, on the backend.
-pub async fn embed_with_positions<E: Executor>(e: &E, table: &Matrix, ids: &[u32], theta: f32) -> Result<Matrix> {
+pub fn embed_with_positions<E: Executor>(e: &E, table: &E::Tensor, ids: &[u32], theta: f32) -> Result<E::Tensor> {
     if ids.is_empty() {
         return Err(ComputeError::Empty { what: "A sequência de tokens" });
     }
-    let embedded = e.embedding(table, ids).await?;
-    let pe = positional_encoding(ids.len(), table.cols(), theta)?;
-    e.add(&embedded, &pe).await
+    let embedded = e.embedding(table, ids)?;
+    let pe = positional_encoding(ids.len(), e.dims(table).1, theta)?;
+    e.add(&embedded, &e.upload(&pe)?)
 }
 
-/// Multi-head self-attention with the output projection: concat(heads) W^O (t, d).
-async fn self_attention<E: Executor>(e: &E, x: &Matrix, w: &BlockWeights, causal: bool) -> Result<Matrix> {
-    let q = e.matmul(x, &w.w_q).await?;
-    let k = e.matmul(x, &w.w_k).await?;
-    let v = e.matmul(x, &w.w_v).await?;
-    let heads = e.attention(&q, &k, &v, w.config.heads, causal, 0).await?;
-    e.matmul(&heads.output, &w.w_o).await
+/// The block's weights on the backend.
+struct Uploaded<T> {
+    w_q: T,
+    w_k: T,
+    w_v: T,
+    w_o: T,
+    w1: T,
+    b1: T,
+    w2: T,
+    b2: T,
+    ln1: (T, T),
+    ln2: (T, T),
+}
+
+impl<T> Uploaded<T> {
+    fn new<E: Executor<Tensor = T>>(e: &E, w: &BlockWeights) -> Result<Self> {
+        Ok(Uploaded {
+            w_q: e.upload(&w.w_q)?,
+            w_k: e.upload(&w.w_k)?,
+            w_v: e.upload(&w.w_v)?,
+            w_o: e.upload(&w.w_o)?,
+            w1: e.upload(&w.w1)?,
+            b1: e.upload(&w.b1)?,
+            w2: e.upload(&w.w2)?,
+            b2: e.upload(&w.b2)?,
+            ln1: (e.upload(&w.ln1.gamma)?, e.upload(&w.ln1.beta)?),
+            ln2: (e.upload(&w.ln2.gamma)?, e.upload(&w.ln2.beta)?),
+        })
+    }
 }
 
 /// One block over `x`.
@@ -172,46 +194,46 @@ pub struct BlockTrace {
     pub norm_out: Matrix,
 }
 
-async fn layer_norm<E: Executor>(e: &E, x: &Matrix, ln: &LayerNormWeights) -> Result<Matrix> {
-    e.layer_norm(x, &ln.gamma, &ln.beta, LN_EPS).await
-}
-
 impl Job for BlockJob {
     type Output = BlockTrace;
     async fn run<E: Executor>(&self, e: &E) -> Result<BlockTrace> {
         super::check_cap("O número de tokens", self.ids.len(), MAX_TOKENS)?;
-        let w = &self.weights;
-        if self.table.cols() != w.config.d {
+        if self.table.cols() != self.weights.config.d {
             return Err(ComputeError::Invalid("A tabela de embeddings precisa ter largura d.".into()));
         }
-        let input = embed_with_positions(e, &self.table, &self.ids, super::positional::THETA).await?;
-        let ffn_of = |x: Matrix| async move {
-            let hidden = e.relu(&e.add(&e.matmul(&x, &w.w1).await?, &w.b1).await?).await?;
-            let out = e.add(&e.matmul(&hidden, &w.w2).await?, &w.b2).await?;
-            Ok::<_, ComputeError>((hidden, out))
+        let w = Uploaded::new(e, &self.weights)?;
+        let heads = self.weights.config.heads;
+        let input = embed_with_positions(e, &e.upload(&self.table)?, &self.ids, super::positional::THETA)?;
+        let layer_norm = |x: &E::Tensor, (gamma, beta): &(E::Tensor, E::Tensor)| e.layer_norm(x, gamma, beta, LN_EPS);
+        let self_attention = |x: &E::Tensor| crate::attention::multi_head_attention(e, x, &w.w_q, &w.w_k, &w.w_v, &w.w_o, heads, self.causal);
+        let ffn_of = |x: &E::Tensor| -> Result<(E::Tensor, E::Tensor)> {
+            let hidden = e.relu(&e.add(&e.matmul(x, &w.w1)?, &w.b1)?)?;
+            let out = e.add(&e.matmul(&hidden, &w.w2)?, &w.b2)?;
+            Ok((hidden, out))
         };
-        match self.norm {
+        // Both orders compute the same ten matrices; only where the layer norms sit differs.
+        let (attention, residual1, x1, norm_in, norm_out, hidden, ffn, residual2, output) = match self.norm {
             Norm::Post => {
-                let attention = self_attention(e, &input, w, self.causal).await?;
-                let residual1 = e.add(&input, &attention).await?;
-                let x1 = layer_norm(e, &residual1, &w.ln1).await?;
-                let (hidden, ffn) = ffn_of(x1.clone()).await?;
-                let residual2 = e.add(&x1, &ffn).await?;
-                let output = layer_norm(e, &residual2, &w.ln2).await?;
-                let (norm_in, norm_out) = (residual1.clone(), x1.clone());
-                Ok(BlockTrace { input, attention, residual1, x1, hidden, ffn, residual2, output, norm_in, norm_out })
+                let attention = self_attention(&input)?;
+                let residual1 = e.add(&input, &attention)?;
+                let x1 = layer_norm(&residual1, &w.ln1)?;
+                let (hidden, ffn) = ffn_of(&x1)?;
+                let residual2 = e.add(&x1, &ffn)?;
+                let output = layer_norm(&residual2, &w.ln2)?;
+                (attention, residual1.clone(), x1.clone(), residual1, x1, hidden, ffn, residual2, output)
             }
             Norm::Pre => {
-                let normed = layer_norm(e, &input, &w.ln1).await?;
-                let attention = self_attention(e, &normed, w, self.causal).await?;
-                let residual1 = e.add(&input, &attention).await?;
-                let x1 = residual1.clone();
-                let (hidden, ffn) = ffn_of(layer_norm(e, &x1, &w.ln2).await?).await?;
-                let residual2 = e.add(&x1, &ffn).await?;
-                let output = residual2.clone();
-                Ok(BlockTrace { norm_in: input.clone(), norm_out: normed, input, attention, residual1, x1, hidden, ffn, residual2, output })
+                let normed = layer_norm(&input, &w.ln1)?;
+                let attention = self_attention(&normed)?;
+                let residual1 = e.add(&input, &attention)?;
+                let (hidden, ffn) = ffn_of(&layer_norm(&residual1, &w.ln2)?)?;
+                let residual2 = e.add(&residual1, &ffn)?;
+                (attention, residual1.clone(), residual1, input.clone(), normed, hidden, ffn, residual2.clone(), residual2)
             }
-        }
+        };
+        let [input, attention, residual1, x1, hidden, ffn, residual2, output, norm_in, norm_out] =
+            e.read_n([&input, &attention, &residual1, &x1, &hidden, &ffn, &residual2, &output, &norm_in, &norm_out]).await?;
+        Ok(BlockTrace { input, attention, residual1, x1, hidden, ffn, residual2, output, norm_in, norm_out })
     }
 }
 

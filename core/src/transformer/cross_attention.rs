@@ -76,30 +76,49 @@ pub struct Cross {
     pub article: std::result::Result<CrossTrace, String>,
 }
 
-async fn attend<E: Executor>(e: &E, job: &CrossJob, wiring: Wiring, enc: &Matrix, dec: &Matrix) -> Result<(Matrix, Matrix)> {
+/// The encoder's, decoder's and probed decoder's inputs and the projections, on the backend.
+struct Inputs<T> {
+    encoder: T,
+    decoder: T,
+    probed: T,
+    w_q: T,
+    w_k: T,
+    w_v: T,
+}
+
+/// (weights, output) of one wiring over `dec` (the decoder's inputs, or the probed ones).
+fn attend<E: Executor>(e: &E, x: &Inputs<E::Tensor>, wiring: Wiring, dec: &E::Tensor) -> Result<(E::Tensor, E::Tensor)> {
+    let enc = &x.encoder;
     let (q_src, k_src, v_src) = match wiring {
         Wiring::Paper => (dec, enc, enc),
         Wiring::Article => (enc, enc, dec),
     };
-    let q = e.matmul(q_src, &job.w_q).await?;
-    let k = e.matmul(k_src, &job.w_k).await?;
-    let v = e.matmul(v_src, &job.w_v).await?;
-    let out = e.attention(&q, &k, &v, 1, false, 0).await?;
-    Ok((out.weights, out.output))
+    let q = e.matmul(q_src, &x.w_q)?;
+    let k = e.matmul(k_src, &x.w_k)?;
+    let v = e.matmul(v_src, &x.w_v)?;
+    let (output, weights) = e.attention(&q, &k, &v, 1, false, 0)?;
+    Ok((weights, output))
 }
 
 fn row_changes(a: &Matrix, b: &Matrix) -> Vec<f32> {
     (0..a.rows()).map(|r| a.row(r).iter().zip(b.row(r)).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)).collect()
 }
 
-async fn trace<E: Executor>(e: &E, job: &CrossJob, wiring: Wiring, enc: &Matrix, dec: &Matrix, probed: &Matrix) -> Result<CrossTrace> {
-    let (weights, output) = attend(e, job, wiring, enc, dec).await?;
-    let (_, probed_output) = attend(e, job, wiring, enc, probed).await?;
+/// A wiring's three tensors: weights and output, and the output with the probe.
+type Wired<T> = [T; 3];
+
+fn wire<E: Executor>(e: &E, x: &Inputs<E::Tensor>, wiring: Wiring) -> Result<Wired<E::Tensor>> {
+    let (weights, output) = attend(e, x, wiring, &x.decoder)?;
+    let (_, probed_output) = attend(e, x, wiring, &x.probed)?;
+    Ok([weights, output, probed_output])
+}
+
+fn trace_of(wiring: Wiring, [weights, output, probed_output]: [Matrix; 3]) -> CrossTrace {
     let future_weight = match wiring {
         Wiring::Paper => vec![0.0; weights.rows()],
         Wiring::Article => (0..weights.rows()).map(|i| weights.row(i).iter().skip(i + 1).sum()).collect(),
     };
-    Ok(CrossTrace { change_on_probe: row_changes(&output, &probed_output), weights, output, future_weight })
+    CrossTrace { change_on_probe: row_changes(&output, &probed_output), weights, output, future_weight }
 }
 
 impl Job for CrossJob {
@@ -111,23 +130,40 @@ impl Job for CrossJob {
             }
             super::check_cap(what, ids.len(), MAX_TOKENS)?;
         }
-        let encoder = embed_with_positions(e, &self.table, &self.encoder_ids, THETA).await?;
-        let decoder = embed_with_positions(e, &self.table, &self.decoder_ids, THETA).await?;
+        let table = e.upload(&self.table)?;
         let mut probe_ids = self.decoder_ids.clone();
         if let Some(last) = probe_ids.last_mut() {
             *last = self.probe_id;
         }
-        let probed = embed_with_positions(e, &self.table, &probe_ids, THETA).await?;
-        let paper = trace(e, self, Wiring::Paper, &encoder, &decoder, &probed).await?;
-        let article = if encoder.rows() == decoder.rows() {
-            Ok(trace(e, self, Wiring::Article, &encoder, &decoder, &probed).await?)
-        } else {
-            Err(format!(
+        let x = Inputs {
+            encoder: embed_with_positions(e, &table, &self.encoder_ids, THETA)?,
+            decoder: embed_with_positions(e, &table, &self.decoder_ids, THETA)?,
+            probed: embed_with_positions(e, &table, &probe_ids, THETA)?,
+            w_q: e.upload(&self.w_q)?,
+            w_k: e.upload(&self.w_k)?,
+            w_v: e.upload(&self.w_v)?,
+        };
+        let paper = wire(e, &x, Wiring::Paper)?;
+        let same_length = self.encoder_ids.len() == self.decoder_ids.len();
+        // Both wirings in one readback (the article's only when the lengths allow it).
+        let mut wanted: Vec<&E::Tensor> = vec![&x.encoder, &x.decoder];
+        wanted.extend(paper.iter());
+        let article = if same_length { Some(wire(e, &x, Wiring::Article)?) } else { None };
+        if let Some(article) = &article {
+            wanted.extend(article.iter());
+        }
+        let mut values = e.read(&wanted).await?.into_iter();
+        let mut next = || values.next().ok_or_else(|| ComputeError::Invalid("leitura incompleta".into()));
+        let (encoder, decoder) = (next()?, next()?);
+        let paper = trace_of(Wiring::Paper, [next()?, next()?, next()?]);
+        let article = match article {
+            Some(_) => Ok(trace_of(Wiring::Article, [next()?, next()?, next()?])),
+            None => Err(format!(
                 "Com a ligação do artigo, as values vêm do decodificador ({} posições) e os pesos do codificador \
                  ({} posições): as duas sequências precisam ter o mesmo comprimento, e aqui não têm.",
                 decoder.rows(),
                 encoder.rows()
-            ))
+            )),
         };
         Ok(Cross { encoder, decoder, paper, article })
     }

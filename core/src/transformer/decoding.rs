@@ -98,9 +98,10 @@ impl Job for HeadJob {
             )));
         }
         self.hidden.check_finite("h")?;
-        let logits = e.add(&e.matmul(&self.hidden, &self.w_out).await?, &self.bias).await?;
+        let logits = e.add(&e.matmul(&e.upload(&self.hidden)?, &e.upload(&self.w_out)?)?, &e.upload(&self.bias)?)?;
         let opts = SoftmaxOptions { temperature: self.temperature, ..Default::default() };
-        let probs = e.softmax_rows(&logits, opts).await?;
+        let probs = e.softmax_rows(&logits, opts)?;
+        let [logits, probs] = e.read_n([&logits, &probs]).await?;
         let argmax = argmax(&logits.row(0)).ok_or(ComputeError::Empty { what: "O vocabulário" })?;
         Ok(HeadOutput { logits, probs, argmax })
     }

@@ -85,8 +85,9 @@ impl Job for LookupJob {
         let columns = distinct_ids(&self.ids);
         let one_hot = one_hot_over(&self.ids, &columns);
         let table_rows = rows_of(&self.table, &columns);
-        let product = e.matmul(&one_hot, &table_rows).await?;
-        let gathered = e.embedding(&self.table, &self.ids).await?;
+        let product = e.matmul(&e.upload(&one_hot)?, &e.upload(&table_rows)?)?;
+        let gathered = e.embedding(&e.upload(&self.table)?, &self.ids)?;
+        let [product, gathered] = e.read_n([&product, &gathered]).await?;
         Ok(Lookup { columns, one_hot, table_rows, product, gathered })
     }
 }

@@ -81,7 +81,7 @@ impl Job for ConcatJob {
                 self.w_o.rows()
             )));
         }
-        let output = e.matmul(&concat, &self.w_o).await?;
+        let output = e.read_one(&e.matmul(&e.upload(&concat)?, &e.upload(&self.w_o)?)?).await?;
         Ok(ConcatOutput { concat, output })
     }
 }

@@ -107,7 +107,8 @@ impl Job for PositionalJob {
     type Output = Positional;
     async fn run<E: Executor>(&self, e: &E) -> Result<Positional> {
         let pe = positional_encoding(self.t, self.d, self.theta)?;
-        let gram = e.matmul_bt(&pe, &pe, 1.0).await?;
+        let on_backend = e.upload(&pe)?;
+        let gram = e.read_one(&e.matmul_bt(&on_backend, &on_backend, 1.0)?).await?;
         Ok(Positional { pe, gram })
     }
 }

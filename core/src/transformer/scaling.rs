@@ -74,25 +74,31 @@ pub fn mean_row_max(m: &Matrix) -> f32 {
     (0..m.rows()).map(|r| m.row(r).into_iter().fold(f32::MIN, f32::max)).sum::<f32>() / rows
 }
 
-async fn stats_for<E: Executor>(e: &E, d: usize, job: &ScalingJob) -> Result<ScalingStats> {
+/// The scores and weights of seeded queries and keys of width d, on the backend:
+/// [QKᵀ, QKᵀ/√d, softmax(QKᵀ), softmax(QKᵀ/√d)].
+fn scores_for<E: Executor>(e: &E, d: usize, job: &ScalingJob) -> Result<[E::Tensor; 4]> {
     let half_width = 3f32.sqrt();
     // The same seed for every d: the curve changes only because d does.
     let mut rng = Rng::new(job.seed);
-    let q = rng.matrix(job.queries, d, -half_width, half_width);
-    let k = rng.matrix(job.keys, d, -half_width, half_width);
-    let raw = e.matmul_bt(&q, &k, 1.0).await?;
-    let scaled = e.scale(&raw, 1.0 / (d as f32).sqrt()).await?;
-    let w_raw = e.softmax_rows(&raw, SoftmaxOptions::default()).await?;
-    let w_scaled = e.softmax_rows(&scaled, SoftmaxOptions::default()).await?;
-    Ok(ScalingStats {
+    let q = e.upload(&rng.matrix(job.queries, d, -half_width, half_width))?;
+    let k = e.upload(&rng.matrix(job.keys, d, -half_width, half_width))?;
+    let raw = e.matmul_bt(&q, &k, 1.0)?;
+    let scaled = e.scale(&raw, 1.0 / (d as f32).sqrt())?;
+    let w_raw = e.softmax_rows(&raw, SoftmaxOptions::default())?;
+    let w_scaled = e.softmax_rows(&scaled, SoftmaxOptions::default())?;
+    Ok([raw, scaled, w_raw, w_scaled])
+}
+
+fn stats_of(d: usize, [raw, scaled, w_raw, w_scaled]: &[Matrix; 4]) -> ScalingStats {
+    ScalingStats {
         d,
-        var_raw: variance(&raw),
-        var_scaled: variance(&scaled),
-        max_weight_raw: mean_row_max(&w_raw),
-        max_weight_scaled: mean_row_max(&w_scaled),
+        var_raw: variance(raw),
+        var_scaled: variance(scaled),
+        max_weight_raw: mean_row_max(w_raw),
+        max_weight_scaled: mean_row_max(w_scaled),
         example_raw: w_raw.row(0),
         example_scaled: w_scaled.row(0),
-    })
+    }
 }
 
 impl Job for ScalingJob {
@@ -105,14 +111,19 @@ impl Job for ScalingJob {
         if self.queries == 0 || self.keys == 0 {
             return Err(ComputeError::Invalid("São precisas pelo menos uma query e uma key.".into()));
         }
-        let stats = stats_for(e, self.d, self).await?;
-        let mut curve = Vec::new();
+        // The chosen d and every d of the curve, all in one readback.
+        let mut dims = vec![self.d];
         if self.with_curve {
-            for &d in &CURVE_DIMS {
-                let s = stats_for(e, d, self).await?;
-                curve.push((d, s.max_weight_raw, s.max_weight_scaled));
-            }
+            dims.extend(CURVE_DIMS);
         }
+        let tensors = dims.iter().map(|&d| scores_for(e, d, self)).collect::<Result<Vec<_>>>()?;
+        let values = e.read(&tensors.iter().flatten().collect::<Vec<_>>()).await?;
+        let mut all = values.chunks_exact(4).zip(&dims).map(|(m, &d)| {
+            let four: &[Matrix; 4] = m.try_into().expect("four matrices per d");
+            stats_of(d, four)
+        });
+        let stats = all.next().ok_or(ComputeError::Empty { what: "A lista de dimensões" })?;
+        let curve = all.map(|s| (s.d, s.max_weight_raw, s.max_weight_scaled)).collect();
         Ok(Scaling { stats, curve })
     }
 }

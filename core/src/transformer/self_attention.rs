@@ -95,15 +95,17 @@ pub fn identity(n: usize) -> Matrix {
 pub async fn step_trace<E: Executor>(e: &E, inputs: &StepInputs) -> Result<StepTrace> {
     let a = &inputs.attention;
     a.validate()?;
-    let q = e.matmul(&a.x, &a.w_q).await?;
-    let k = e.matmul(&a.x, &a.w_k).await?;
-    let v = e.matmul(&a.x, &a.w_v).await?;
-    let dots = e.matmul_bt(&q, &k, 1.0).await?;
-    let divisor = if inputs.scaled { (q.cols() as f32).sqrt() } else { 1.0 };
-    let scores = if inputs.scaled { e.scale(&dots, 1.0 / divisor).await? } else { dots.clone() };
+    let x = e.upload(&a.x)?;
+    let q = e.matmul(&x, &e.upload(&a.w_q)?)?;
+    let k = e.matmul(&x, &e.upload(&a.w_k)?)?;
+    let v = e.matmul(&x, &e.upload(&a.w_v)?)?;
+    let dots = e.matmul_bt(&q, &k, 1.0)?;
+    let divisor = if inputs.scaled { (a.w_q.cols() as f32).sqrt() } else { 1.0 };
+    let scores = if inputs.scaled { e.scale(&dots, 1.0 / divisor)? } else { dots.clone() };
     let opts = SoftmaxOptions { causal: a.causal, ..Default::default() };
-    let weights = e.softmax_rows(&scores, opts).await?;
-    let output = e.matmul(&weights, &v).await?;
+    let weights = e.softmax_rows(&scores, opts)?;
+    let output = e.matmul(&weights, &v)?;
+    let [q, k, v, dots, scores, weights, output] = e.read_n([&q, &k, &v, &dots, &scores, &weights, &output]).await?;
     Ok(StepTrace { q, k, v, dots, scores, weights, output, divisor, causal: a.causal })
 }
 

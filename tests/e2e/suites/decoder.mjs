@@ -114,6 +114,24 @@ export default async function decoder({ page, base, mode, browser }) {
     }
   });
 
+  await check(`[${mode}] playground: "Gerar" right after typing a prompt works on the first click`, async () => {
+    await page.goto(`${base}/${PLAYGROUND}?preset=capitu`);
+    await ready(page, HOST);
+    await page.fill(`${HOST} [data-control=tokens]`, '5');
+    await page.fill(`${HOST} [data-control=prompt]`, 'Era uma vez um menino');
+    // The click blurs the text box: its change (read the prompt again) and the click (generate)
+    // arrive together; both must run, in that order.
+    await page.click(`${HOST} [data-action=generate]`);
+    await ready(page, HOST);
+    const generated = await page.$$eval(`${HOST} .chips .chip.generated`, (cs) => cs.length);
+    assert(generated === 5, `${generated} generated tokens after one click`);
+    const text = await page.textContent(`${HOST} .decoder-text .from-prompt`);
+    assert(text === 'Era uma vez um menino', `prompt shown: ${text}`);
+    const seed = await page.inputValue(`${HOST} [data-control=seed]`);
+    const status = await page.textContent(`${HOST} .widget-backend`);
+    assert(status.includes(`semente ${seed}`), `the seed used is shown: ${status} / ${seed}`);
+  });
+
   await check(`[${mode}] playground: bad settings and an over-long prompt get messages, not a crash`, async () => {
     await page.fill(`${HOST} [data-control=temperature]`, 'muito');
     await page.click(`${HOST} [data-action=step]`);

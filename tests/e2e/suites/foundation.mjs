@@ -147,19 +147,35 @@ export default async function foundation({ page, base, mode }) {
   });
 
   if (mode === 'webgpu') {
-    await check('[webgpu] the "forçar CPU" switch recomputes on the CPU and is remembered', async () => {
+    await check('[webgpu] choosing the CPU in the footer recomputes there and is remembered', async () => {
       await page.goto(`${base}/${ATTENTION_PAGE}`);
       await waitReady(page);
-      await page.check('#force-cpu');
+      await page.selectOption('#backend-choice', 'cpu');
       await page.waitForSelector('html[data-backend=cpu]');
       await page.waitForSelector('[data-widget=attention][data-computed-on=cpu][data-state=ready]');
       assertMatrix('weights on CPU', await readTable(page, 'weights'), GOLDEN.weights);
       await page.reload();
       await page.waitForSelector('html[data-backend=cpu]');
-      assert(await page.isChecked('#force-cpu'), 'switch not remembered');
-      await page.uncheck('#force-cpu');
+      assert(await page.inputValue('#backend-choice') === 'cpu', 'choice not remembered');
+      await page.selectOption('#backend-choice', 'webgpu');
       await page.waitForSelector('html[data-backend=webgpu]');
       await page.waitForSelector('[data-widget=attention][data-computed-on=webgpu][data-state=ready]');
+    });
+    await check('[webgpu] left to itself, the site skips a software adapter and the footer says why', async () => {
+      const context = await page.context().browser().newContext({ autoBackend: true });
+      const fresh = await context.newPage();
+      await fresh.goto(`${base}/${ATTENTION_PAGE}`);
+      await fresh.waitForSelector('html[data-backend=cpu]', { timeout: 30000 });
+      await fresh.waitForSelector('[data-widget=attention][data-computed-on=cpu][data-state=ready]');
+      const note = await fresh.textContent('#backend-note');
+      assert(note.includes('WebGPU por software: a CPU é mais rápida aqui'), `footer note: ${note}`);
+      assert(await fresh.inputValue('#backend-choice') === 'auto', 'automatic choice');
+      // The reader can still choose WebGPU.
+      await fresh.selectOption('#backend-choice', 'webgpu');
+      await fresh.waitForSelector('html[data-backend=webgpu]');
+      await fresh.waitForSelector('[data-widget=attention][data-computed-on=webgpu][data-state=ready]');
+      assertMatrix('weights on the chosen WebGPU', await readTable(fresh, 'weights'), GOLDEN.weights);
+      await context.close();
     });
     await check('[webgpu] ?backend=cpu in the URL forces the CPU', async () => {
       await page.goto(`${base}/${ATTENTION_PAGE}?backend=cpu`);

@@ -16,9 +16,10 @@ use crate::core::sequence::document::{compare_documents, l2_normalize, nonzero_v
 use crate::core::sequence::ngram::NgramModel;
 use crate::core::Matrix;
 
-use super::super::super::dom::{self, Listener};
-use super::super::super::draw::{ColorScale, HeatmapData, MatrixView};
-use super::super::{control_of, listen, show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
+use crate::web::dom::{self, Listener};
+use crate::web::kit::draw::{Scale, HeatmapData, MatrixView};
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{control_of, listen, show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
 use super::{doc_label, NgramPanel, DEBOUNCE_BYTES, MAX_WORDS_SHOWN};
 
 pub const KIND: WidgetKind = WidgetKind { name: "doc-vectors", title: "Documentos como vetores de transição", mount };
@@ -44,9 +45,8 @@ pub struct DocVectorsWidget {
     listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let ids: Vec<&str> = crate::core::sequence::presets::NGRAM_PRESETS.iter().map(|p| p.id).collect();
-    let preset_id = crate::web::widgets::attributes::choice(host, "data-preset", &ids, "tres-comandos").to_string();
+fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
+    let preset_id = attrs.choice("data-preset").to_string();
     super::scaffold(host, KIND.title);
     let panel = NgramPanel::new(&preset_id, true);
     dom::append(host, &panel.root);
@@ -136,7 +136,7 @@ impl DocVectorsWidget {
         let shown = model.frequent_words(MAX_WORDS_SHOWN);
         let labels: Vec<String> = shown.iter().map(|&i| vocab[i].clone()).collect();
         let t_d = model.document_submatrix(d, &shown, &shown).map_err(|e| e.to_string())?;
-        self.doc_matrix.update(HeatmapData { matrix: t_d, row_labels: labels.clone(), col_labels: labels, scale: ColorScale::Sequential, masked: None });
+        self.doc_matrix.update(HeatmapData { matrix: t_d, row_labels: labels.clone(), col_labels: labels, scale: Scale::Probability, masked: None });
 
         let docs_shown = n.min(MAX_DOCS_SHOWN);
         let doc_labels: Vec<String> = (0..docs_shown).map(doc_label).collect();
@@ -177,7 +177,7 @@ impl DocVectorsWidget {
             let cols: Vec<String> = pair_cells.iter().map(|(a, b)| format!("{a}→{b}")).collect();
             (rows_to_matrix(&rows, pairs.len()), cols, if normalize { "Vetores sobre a lista fixa de pares (normalizados)" } else { "Vetores sobre a lista fixa de pares" })
         };
-        self.vectors.update(HeatmapData { matrix: vectors, row_labels: doc_labels.clone(), col_labels: columns, scale: ColorScale::Sequential, masked: None });
+        self.vectors.update(HeatmapData { matrix: vectors, row_labels: doc_labels.clone(), col_labels: columns, scale: Scale::Probability, masked: None });
         if let Some(title_el) = self.vectors.root.query_selector(".mv-title").ok().flatten() {
             title_el.set_text_content(Some(title));
         }
@@ -185,8 +185,8 @@ impl DocVectorsWidget {
         let mode = if nonzero { FlattenMode::NonZeroOnly } else { FlattenMode::Full };
         let comparison = compare_documents(model, mode).map_err(|e| e.to_string())?;
         let clip = |m: &Matrix| m.first_rows(docs_shown).columns(0, docs_shown);
-        self.cosine.update(HeatmapData { matrix: clip(&comparison.cosine), row_labels: doc_labels.clone(), col_labels: doc_labels.clone(), scale: ColorScale::Sequential, masked: None });
-        self.euclidean.update(HeatmapData { matrix: clip(&comparison.euclidean), row_labels: doc_labels.clone(), col_labels: doc_labels, scale: ColorScale::Sequential, masked: None });
+        self.cosine.update(HeatmapData { matrix: clip(&comparison.cosine), row_labels: doc_labels.clone(), col_labels: doc_labels.clone(), scale: Scale::Probability, masked: None });
+        self.euclidean.update(HeatmapData { matrix: clip(&comparison.euclidean), row_labels: doc_labels.clone(), col_labels: doc_labels, scale: Scale::Count, masked: None });
         if nonzero {
             notes.push("Só não nulos: a posição k de dois documentos pode ser uma transição diferente em cada um, então documentos diferentes podem parecer idênticos (cosseno 1). Compare com a matriz inteira.".into());
         }

@@ -17,12 +17,12 @@ use crate::core::format::format_pt_short;
 use crate::core::sequence::ffn_example::{Activation, ActivationCurveJob, FfnExample, FfnLayerOutput};
 use crate::core::Matrix;
 
-use super::super::super::dom::{self, Listener};
-use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
-use super::super::editor::MatrixEditor;
-use super::super::{action_of, control_of, from_editor_cell, listen, mark_backend, show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
-use super::plot::{Axes, LinePlot, Series};
-use crate::web::widgets::hood;
+use crate::web::dom::{self, Listener};
+use crate::web::kit::draw::{BarView, Scale, HeatmapData, MatrixView};
+use crate::web::kit::ui::editor::MatrixEditor;
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{action_of, control_of, from_editor_cell, listen, mark_backend, show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
+use crate::web::kit::draw::sequence_plot::{Axes, LinePlot, Series};
 
 pub const KIND: WidgetKind = WidgetKind { name: "ffn-detector", title: "A primeira camada da FFN como detector de combinações", mount };
 
@@ -50,10 +50,10 @@ pub struct FfnWidget {
     listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     let example = FfnExample::article();
-    let activation0 = crate::web::widgets::attributes::choice(host, "data-activation", &["relu", "gelu"], "relu");
-    let truth0 = crate::web::widgets::attributes::flag(host, "data-truth");
+    let activation0 = attrs.choice("data-activation");
+    let truth0 = attrs.flag("data-truth");
     super::scaffold(host, KIND.title);
     let toggles = dom::el("fieldset", "row-toggles");
     dom::append(&toggles, &dom::text("legend", "", "Entrada C_t"));
@@ -144,17 +144,17 @@ impl FfnWidget {
     async fn compute(&self, example: &FfnExample, input: Vec<f32>) -> crate::core::error::Result<(FfnLayerOutput, Option<(Matrix, FfnLayerOutput)>, (Matrix, Matrix, Matrix), BackendKind)> {
         let activation = self.activation();
         let x = Matrix::from_vec(1, input.len(), input)?;
-        let (single, kind) = hood::run(&self.ctx, &self.host, example.layer_job(x, activation)?).await?;
+        let (single, kind) = crate::web::kit::update::run(&self.ctx, &self.host, example.layer_job(x, activation)?).await?;
         let table = if self.truth.checked() {
             let inputs = example.truth_table_inputs()?;
-            let (out, _) = hood::run_more(&self.ctx, &self.host, example.layer_job(inputs.clone(), activation)?).await?;
+            let (out, _) = crate::web::kit::update::run_more(&self.ctx, &self.host, example.layer_job(inputs.clone(), activation)?).await?;
             Some((inputs, out))
         } else {
             None
         };
         let curve_job = ActivationCurveJob::evenly_spaced(-3.0, 3.0, 61)?;
         let xs = curve_job.xs.clone();
-        let ((relu, gelu), _) = hood::run_more(&self.ctx, &self.host, curve_job).await?;
+        let ((relu, gelu), _) = crate::web::kit::update::run_more(&self.ctx, &self.host, curve_job).await?;
         Ok((single, table, (xs, relu, gelu), kind))
     }
 
@@ -178,7 +178,7 @@ impl FfnWidget {
                     .collect();
                 let cols: Vec<String> = (0..out.post_activation.cols()).map(|j| j.to_string()).collect();
                 // GeLU lets small negatives through: only then is a diverging scale needed.
-                let scale = if self.activation() == Activation::Gelu { ColorScale::Diverging } else { ColorScale::Sequential };
+                let scale = if self.activation() == Activation::Gelu { Scale::Signed } else { Scale::Count };
                 self.table.update(HeatmapData { matrix: out.post_activation.clone(), row_labels, col_labels: cols, scale, masked: None });
             }
             None => self.table.root.set_hidden(true),

@@ -16,9 +16,10 @@ use crate::core::sequence::document::likelihood_ratios;
 use crate::core::sequence::ngram::NgramModel;
 use crate::core::sequence::presets::ngram_preset;
 
-use super::super::super::dom::{self, Listener};
-use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
-use super::super::{control_of, listen, show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
+use crate::web::dom::{self, Listener};
+use crate::web::kit::draw::{BarView, Scale, HeatmapData, MatrixView};
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{control_of, listen, show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
 use super::{doc_label, NgramPanel, DEBOUNCE_BYTES, MAX_WORDS_SHOWN};
 
 pub const KIND: WidgetKind = WidgetKind { name: "likelihood", title: "Documento contra corpus: razões de verossimilhança", mount };
@@ -39,12 +40,11 @@ pub struct LikelihoodWidget {
     listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let ids: Vec<&str> = crate::core::sequence::presets::NGRAM_PRESETS.iter().map(|p| p.id).collect();
-    let preset_id = crate::web::widgets::attributes::choice(host, "data-preset", &ids, "oito-documentos").to_string();
+fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
+    let preset_id = attrs.choice("data-preset").to_string();
     let documents = ngram_preset(&preset_id).map_or(1, |p| p.documents.len().max(1));
     let range = crate::core::widget_input::NumberRange::integer(1.0, documents as f64, 1.0);
-    let first_doc = crate::web::widgets::attributes::number(host, "data-document", &range) as usize - 1;
+    let first_doc = attrs.index("data-document", &range) as usize - 1;
     super::scaffold(host, KIND.title);
     let panel = NgramPanel::new(&preset_id, true);
     dom::append(host, &panel.root);
@@ -124,8 +124,8 @@ impl LikelihoodWidget {
         let labels: Vec<String> = ids.iter().map(|&i| model.vocabulary()[i].clone()).collect();
         let t_d = model.document_submatrix(d, &ids, &ids).map_err(|e| e.to_string())?;
         let t_corpus = model.submatrix(&ids, &ids, true).map_err(|e| e.to_string())?;
-        self.doc_matrix.update(HeatmapData { matrix: t_d, row_labels: labels.clone(), col_labels: labels.clone(), scale: ColorScale::Sequential, masked: None });
-        self.corpus_matrix.update(HeatmapData { matrix: t_corpus, row_labels: labels.clone(), col_labels: labels, scale: ColorScale::Sequential, masked: None });
+        self.doc_matrix.update(HeatmapData { matrix: t_d, row_labels: labels.clone(), col_labels: labels.clone(), scale: Scale::Probability, masked: None });
+        self.corpus_matrix.update(HeatmapData { matrix: t_corpus, row_labels: labels.clone(), col_labels: labels, scale: Scale::Probability, masked: None });
 
         let ratios = likelihood_ratios(model, d);
         let names: Vec<String> = ratios.iter().take(MAX_BARS).map(|r| format!("{} → {}", r.context, r.next)).collect();

@@ -16,12 +16,12 @@ use crate::core::rng::Rng;
 use crate::core::sequence::markov::{ConvergenceJob, MarkovChain};
 use crate::core::Matrix;
 
-use super::super::super::dom::{self, Listener};
-use super::super::editor::MatrixEditor;
-use super::super::{show_error, twins_button, Ctx, Updates, Widget, WidgetKind};
-use super::graph::{GraphStyle, StateGraph};
-use super::plot::{Axes, LinePlot, Series};
-use crate::web::widgets::hood;
+use crate::web::dom::{self, Listener};
+use crate::web::kit::ui::editor::MatrixEditor;
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{show_error, twins_button, Ctx, Updates, Widget, WidgetKind};
+use crate::web::kit::draw::graph::{GraphStyle, StateGraph};
+use crate::web::kit::draw::sequence_plot::{Axes, LinePlot, Series};
 
 pub const KIND: WidgetKind = WidgetKind { name: "markov", title: "Cadeia de Markov: sol e chuva", mount };
 
@@ -61,7 +61,7 @@ pub struct MarkovWidget {
     listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     super::scaffold(host, KIND.title);
     let inputs = dom::el("div", "widget-inputs");
     let editor = MatrixEditor::new("p", "P (linha = hoje, coluna = amanhã: sol, chuva)", &article_matrix(), state_label);
@@ -118,7 +118,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         animation: Cell::new(0),
         listeners: RefCell::new(Vec::new()),
     });
-    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<MarkovWidget>)| crate::web::widgets::listen(&widget, target, kind, move |w, _| action(w));
+    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<MarkovWidget>)| crate::web::kit::listen(&widget, target, kind, move |w, _| action(w));
     *widget.listeners.borrow_mut() = vec![
         on(&inputs, "input", |w| w.clone().recompute()),
         on(&days_label, "input", |w| w.clone().recompute()),
@@ -254,7 +254,7 @@ impl Widget for MarkovWidget {
         let steps = self.days.value().parse::<usize>().unwrap_or(30);
         let job = ConvergenceJob { chain: chain.clone(), steps };
         let widget = self.clone();
-        hood::compute(&self.ctx, &self.host, update, None, job, move |_, path, kind| {
+        crate::web::kit::update::compute(&self.ctx, &self.host, update, None, job, move |_, path, kind| {
             widget.draw(&chain, &path, kind.label());
             if first {
                 widget.sample(false);

@@ -17,11 +17,11 @@ use crate::core::sequence::masking::{MaskMode, MaskedQuery, MaskedQueryJob};
 use crate::core::sequence::presets::masked_embeddings_example;
 use crate::core::Matrix;
 
-use super::super::super::dom::{self, Listener};
-use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
-use super::super::editor::MatrixEditor;
-use super::super::{action_of, control_of, from_editor_cell, listen, show_error, twins_button, Ctx, Updates, Widget, WidgetKind};
-use crate::web::widgets::hood;
+use crate::web::dom::{self, Listener};
+use crate::web::kit::draw::{BarView, Scale, HeatmapData, MatrixView};
+use crate::web::kit::ui::editor::MatrixEditor;
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{action_of, control_of, from_editor_cell, listen, show_error, twins_button, Ctx, Updates, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "mask-embeddings", title: "Máscara na atenção: somar −∞ ou multiplicar por 0", mount };
 
@@ -68,9 +68,9 @@ pub struct MaskEmbeddingsWidget {
     listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     let example = masked_embeddings_example();
-    let mode0 = crate::web::widgets::attributes::choice(host, "data-mode", &["additive", "multiplicative", "none"], "additive");
+    let mode0 = attrs.choice("data-mode");
     super::scaffold(host, KIND.title);
     let inputs = dom::el("div", "widget-inputs");
     let e = MatrixEditor::new("e", "E (embeddings, uma linha por token)", &example.x, token_label);
@@ -192,11 +192,11 @@ impl MaskEmbeddingsWidget {
         let show = |view: &MatrixView, m: Matrix, rows: Vec<String>, cols: Vec<String>, scale| {
             view.update(HeatmapData { matrix: m, row_labels: rows, col_labels: cols, scale, masked: None });
         };
-        show(&self.q, row(&out.q), vec![format!("q{}", dom::subscript(t))], dims(out.q.len()), ColorScale::Diverging);
+        show(&self.q, row(&out.q), vec![format!("q{}", dom::subscript(t))], dims(out.q.len()), Scale::Signed);
         let keys: Vec<String> = (0..n).map(|i| format!("k{}", dom::subscript(i))).collect();
         let values: Vec<String> = (0..n).map(|i| format!("v{}", dom::subscript(i))).collect();
-        show(&self.k, out.k.clone(), keys, dims(out.k.cols()), ColorScale::Diverging);
-        show(&self.v, out.v.clone(), values, dims(out.v.cols()), ColorScale::Diverging);
+        show(&self.k, out.k.clone(), keys, dims(out.k.cols()), Scale::Signed);
+        show(&self.v, out.v.clone(), values, dims(out.v.cols()), Scale::Signed);
         let mut scores = Matrix::zeros(3, n);
         for i in 0..n {
             scores.set(0, i, out.dot[i]);
@@ -208,13 +208,13 @@ impl MaskEmbeddingsWidget {
             matrix: scores,
             row_labels: vec!["q·k".into(), format!("÷ √{d_k}")  , "com máscara".into()],
             col_labels: tokens.clone(),
-            scale: ColorScale::Diverging,
+            scale: Scale::Signed,
             masked: None,
         });
-        show(&self.weights, row(&out.weights), vec![format!("α{}", dom::subscript(t))], tokens.clone(), ColorScale::Sequential);
+        show(&self.weights, row(&out.weights), vec![format!("α{}", dom::subscript(t))], tokens.clone(), Scale::Probability);
         let bar_labels: Vec<String> = (0..n).map(|i| format!("posição {i} (m = {})", format_pt(job.mask[i], 2))).collect();
         self.bars.update(&format!("Pesos de atenção da posição {t}"), &bar_labels, &out.weights);
-        show(&self.context, row(&out.context), vec![format!("c{}", dom::subscript(t))], dims(out.context.len()), ColorScale::Diverging);
+        show(&self.context, row(&out.context), vec![format!("c{}", dom::subscript(t))], dims(out.context.len()), Scale::Signed);
         let leaked: f32 = job.mask.iter().zip(&out.weights).filter(|(m, _)| **m == 0.0).map(|(_, a)| *a).sum();
         let note = match job.mode {
             MaskMode::Multiplicative if leaked > 0.0 => format!(
@@ -236,7 +236,7 @@ impl Widget for MaskEmbeddingsWidget {
             Err(message) => return show_error(&self.host, &message),
         };
         let widget = self.clone();
-        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |job, out, _| {
+        crate::web::kit::update::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |job, out, _| {
             widget.draw(job, &out);
         });
     }

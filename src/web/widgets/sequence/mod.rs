@@ -17,11 +17,9 @@
 
 pub mod doc_vectors;
 pub mod ffn_detector;
-pub mod graph;
 pub mod likelihood;
 pub mod markov;
 pub mod mask_embeddings;
-pub mod plot;
 pub mod softmax_lab;
 pub mod sparsity;
 pub mod transitions;
@@ -29,15 +27,14 @@ pub mod vote_mask;
 pub mod votes;
 
 use wasm_bindgen::JsCast;
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
+use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
 use crate::core::format::format_pt;
-use crate::core::Matrix;
 use crate::core::sequence::ngram::{NgramModel, NgramOptions, VocabularyOrder};
 use crate::core::sequence::presets::{ngram_preset, NgramPreset, NGRAM_PRESETS};
 use crate::core::text::tokenizer::TokenizerOptions;
 
-use super::super::dom;
+use crate::web::dom;
 
 /// Pasted text beyond this is refused with a message (the textarea keeps it).
 pub const MAX_TEXT_BYTES: usize = 5_000_000;
@@ -115,7 +112,7 @@ impl NgramPanel {
         let options: Vec<(String, String)> = NGRAM_PRESETS.iter().map(|p| (p.id.to_string(), p.label.to_string())).collect();
         let (preset_label, preset) = dom::select("corpus do artigo ", "preset", &options, preset_id);
         dom::append(&root, &preset_label);
-        let text = super::corpus_textarea(&root, "Documentos (um por linha)");
+        let text = crate::web::kit::ui::corpus_textarea(&root, "Documentos (um por linha)");
         let settings = dom::el("div", "widget-controls");
         let (l1, lowercase) = dom::checkbox(" minúsculas", "lowercase", true);
         let (l2, accents) = dom::checkbox(" remover acentos", "accents", false);
@@ -177,53 +174,4 @@ impl NgramPanel {
         let docs = documents_of(&raw)?;
         NgramModel::build(&docs, &self.options()).map_err(|e| e.to_string())
     }
-}
-
-/// Sizes `canvas` to `w × h` CSS pixels with a backing store of device pixels (crisp on HiDPI
-/// screens), clears it, and returns a context that draws in CSS pixels.
-pub fn prepare_canvas(canvas: &HtmlCanvasElement, w: f64, h: f64) -> Option<CanvasRenderingContext2d> {
-    let dpr = dom::window().map_or(1.0, |win| win.device_pixel_ratio()).max(1.0);
-    canvas.set_width((w * dpr).round() as u32);
-    canvas.set_height((h * dpr).round() as u32);
-    let style = canvas.style();
-    let _ = style.set_property("width", &format!("{w}px"));
-    let _ = style.set_property("height", &format!("{h}px"));
-    let ctx = canvas.get_context("2d").ok().flatten()?.dyn_into::<CanvasRenderingContext2d>().ok()?;
-    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-    ctx.clear_rect(0.0, 0.0, w, h);
-    Some(ctx)
-}
-
-/// A `<table class="twin" data-matrix=key>` laid out like `MatrixView`'s (a header row of
-/// column labels, then one row per matrix row), for numbers shown by something other than a
-/// heatmap; `cell` writes each value. Hidden until "ver números".
-pub fn twin_table(key: &str, caption: &str, rows: &[String], cols: &[String], m: &Matrix, cell: impl Fn(f32) -> String) -> HtmlElement {
-    let table = dom::el("table", "twin");
-    dom::set_attr(&table, "data-matrix", key);
-    table.set_hidden(true);
-    dom::append(&table, &dom::text("caption", "", caption));
-    let head = dom::el("tr", "");
-    dom::append(&head, &dom::el("th", ""));
-    for c in cols {
-        let th = dom::text("th", "", c);
-        dom::set_attr(&th, "scope", "col");
-        dom::append(&head, &th);
-    }
-    dom::append(&table, &head);
-    for (r, label) in rows.iter().enumerate().take(m.rows()) {
-        let tr = dom::el("tr", "");
-        let th = dom::text("th", "", label);
-        dom::set_attr(&th, "scope", "row");
-        dom::append(&tr, &th);
-        for c in 0..m.cols() {
-            dom::append(&tr, &dom::text("td", "", &cell(m.get(r, c))));
-        }
-        dom::append(&table, &tr);
-    }
-    table
-}
-
-/// Whether the "ver números" button of `host` is on (so a rebuilt twin starts visible).
-pub fn twins_visible(host: &HtmlElement) -> bool {
-    host.query_selector("[data-action=twins]").ok().flatten().is_some_and(|b| b.get_attribute("aria-expanded").as_deref() == Some("true"))
 }

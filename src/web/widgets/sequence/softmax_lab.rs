@@ -15,11 +15,11 @@ use crate::core::format::{format_pt, format_pt_short};
 use crate::core::sequence::softmax_lab::{SoftmaxLab, SoftmaxLabJob, MAX_SCORES};
 use crate::core::Matrix;
 
-use super::super::super::dom::{self, Listener};
-use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
-use super::super::editor::MatrixEditor;
-use super::super::{show_error, twins_button, Ctx, Updates, Widget, WidgetKind};
-use crate::web::widgets::hood;
+use crate::web::dom::{self, Listener};
+use crate::web::kit::draw::{BarView, Scale, HeatmapData, MatrixView};
+use crate::web::kit::ui::editor::MatrixEditor;
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{show_error, twins_button, Ctx, Updates, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "softmax-lab", title: "Laboratório de softmax: somar não muda, multiplicar muda", mount };
 
@@ -48,7 +48,7 @@ pub struct SoftmaxLabWidget {
     listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     super::scaffold(host, KIND.title);
     let inputs = dom::el("div", "widget-inputs");
     let scores = MatrixEditor::new("z", "scores z", &default_scores(), scores_row);
@@ -96,7 +96,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
-    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<SoftmaxLabWidget>)| crate::web::widgets::listen(&widget, target, kind, move |w, _| action(w));
+    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<SoftmaxLabWidget>)| crate::web::kit::listen(&widget, target, kind, move |w, _| action(w));
     *widget.listeners.borrow_mut() = vec![
         on(&inputs, "input", |w| w.clone().recompute()),
         on(&controls, "input", |w| w.clone().recompute()),
@@ -124,7 +124,7 @@ impl SoftmaxLabWidget {
         self.plain.update("softmax(z)", &labels, &lab.plain);
         self.shifted.update(&format!("softmax(z + {c}): igual"), &labels, &lab.shifted);
         self.scaled.update(&format!("softmax({k}·z): {}", if job.scale > 1.0 { "mais concentrado" } else if job.scale < 1.0 { "mais espalhado" } else { "igual" }), &labels, &lab.scaled);
-        self.jacobian.update(HeatmapData { matrix: lab.jacobian.clone(), row_labels: labels.clone(), col_labels: labels, scale: ColorScale::Diverging, masked: None });
+        self.jacobian.update(HeatmapData { matrix: lab.jacobian.clone(), row_labels: labels.clone(), col_labels: labels, scale: Scale::Signed, masked: None });
         let diff = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max);
         let rows = vec![
             ("maior diferença: somar c".to_string(), format_pt(diff(&lab.plain, &lab.shifted), 4)),
@@ -148,7 +148,7 @@ impl Widget for SoftmaxLabWidget {
         self.readouts.1.set_text_content(Some(&format_pt_short(scale, 2)));
         let job = SoftmaxLabJob { scores, shift, scale };
         let widget = self.clone();
-        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |job, lab, _| {
+        crate::web::kit::update::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |job, lab, _| {
             widget.draw(job, &lab);
         });
     }

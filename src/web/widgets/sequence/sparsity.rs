@@ -21,9 +21,10 @@ use crate::core::sequence::tokenize_words;
 use crate::core::text::tokenizer::TokenizerOptions;
 use crate::core::widget_input::{number_setting, NumberRange};
 
-use super::super::super::dom::{self, Listener};
-use super::super::{control_of, listen, show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
-use super::plot::{Axes, LinePlot, Series};
+use crate::web::dom::{self, Listener};
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{control_of, listen, show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
+use crate::web::kit::draw::sequence_plot::{Axes, LinePlot, Series};
 use super::{documents_of, DEBOUNCE_BYTES};
 
 pub const KIND: WidgetKind = WidgetKind { name: "sparsity", title: "A explosão dos N-gramas", mount };
@@ -63,14 +64,13 @@ pub struct SparsityWidget {
     listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     // |V| may be written with thousands dots ("50.000"), as the field itself accepts.
-    let v_written = host.get_attribute("data-vocabulary").map(|v| v.chars().filter(|c| !c.is_whitespace() && *c != '.').collect::<String>());
+    let v_written = attrs.text("data-vocabulary").map(|v| v.chars().filter(|c| !c.is_whitespace() && *c != '.').collect::<String>());
     let v_range = NumberRange::integer(1.0, MAX_VOCABULARY, 50_000.0);
-    let v0 = crate::web::widgets::attributes::noted(number_setting("data-vocabulary", v_written.as_deref(), &v_range)).to_string();
-    let n0 = crate::web::widgets::attributes::number(host, "data-n", &NumberRange::integer(1.0, 10.0, 3.0));
-    let ids: Vec<&str> = corpora().iter().map(|c| c.0).collect();
-    let preset_id = crate::web::widgets::attributes::choice(host, "data-preset", &ids, "cinco-documentos").to_string();
+    let v0 = attrs.noted(number_setting("data-vocabulary", v_written.as_deref(), &v_range)).to_string();
+    let n0 = attrs.number("data-n");
+    let preset_id = attrs.choice("data-preset").to_string();
     super::scaffold(host, KIND.title);
     let controls = dom::el("div", "widget-controls");
     let (v_label, vocabulary) = super::text_input("|V| = ", "vocabulary", &v0, "cap wide");
@@ -90,7 +90,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let options: Vec<(String, String)> = corpora().iter().map(|c| (c.0.to_string(), c.1.to_string())).collect();
     let (preset_label, preset) = dom::select("corpus ", "preset", &options, &preset_id);
     dom::append(&corpus, &preset_label);
-    let text = super::super::corpus_textarea(&corpus, "Documentos (um por linha)");
+    let text = crate::web::kit::ui::corpus_textarea(&corpus, "Documentos (um por linha)");
     dom::set_attr(&text, "rows", "6");
     let settings = dom::el("div", "widget-controls");
     let (accents_label, accents) = dom::checkbox(" remover acentos", "accents", true);

@@ -13,22 +13,21 @@ use std::rc::Rc;
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 use crate::core::format::{format_pt, format_pt_short};
-use crate::core::ops::MatmulJob;
+use crate::core::executor::MatmulJob;
 use crate::core::rng::Rng;
 use crate::core::sequence::ngram::{NgramModel, StopReason};
 use crate::core::sequence::presets::ngram_preset;
 use crate::core::Matrix;
 
-use super::super::super::dom::{self, Listener};
-use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
-use super::super::{action_of, control_of, listen, show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
-use super::graph::{GraphStyle, StateGraph};
+use crate::web::dom::{self, Listener};
+use crate::web::kit::draw::{BarView, Scale, HeatmapData, MatrixView};
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{action_of, control_of, listen, show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
+use crate::web::kit::draw::graph::{GraphStyle, StateGraph};
 use super::{NgramPanel, DEBOUNCE_BYTES, MAX_WORDS_SHOWN};
-use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "transitions", title: "Matriz de transição de um corpus", mount };
 
-const DEFAULT_PRESET: &str = "tres-comandos";
 const DEFAULT_WORD: &str = "meus";
 /// Words a sampled sentence may have before the sampler stops it.
 const MAX_SAMPLED_WORDS: usize = 30;
@@ -71,10 +70,9 @@ pub struct TransitionsWidget {
     listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let ids: Vec<&str> = crate::core::sequence::presets::NGRAM_PRESETS.iter().map(|p| p.id).collect();
-    let preset_id = crate::web::widgets::attributes::choice(host, "data-preset", &ids, DEFAULT_PRESET).to_string();
-    let word = host.get_attribute("data-word").unwrap_or_else(|| DEFAULT_WORD.into());
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
+    let preset_id = attrs.choice("data-preset").to_string();
+    let word = attrs.text("data-word").unwrap_or_else(|| DEFAULT_WORD.into());
     super::scaffold(host, KIND.title);
     let panel = NgramPanel::new(&preset_id, true);
     dom::append(host, &panel.root);
@@ -304,7 +302,7 @@ impl TransitionsWidget {
         let mut h = Matrix::zeros(1, shown.len());
         h.set(0, chosen, 1.0);
         let job = MatmulJob { a: h, b: probabilities.clone() };
-        let (lookup, kind) = hood::run(&self.ctx, &self.host, job).await.map_err(|e| e.to_string())?;
+        let (lookup, kind) = crate::web::kit::update::run(&self.ctx, &self.host, job).await.map_err(|e| e.to_string())?;
         Ok((Computed { model, shown, probabilities, chosen }, lookup, kind))
     }
 
@@ -313,14 +311,14 @@ impl TransitionsWidget {
         let labels: Vec<String> = c.shown.iter().map(|&i| model.vocabulary()[i].clone()).collect();
         let counts = self.view.value() == "count";
         let shown_matrix = if counts { model.submatrix(&c.shown, &c.shown, false).unwrap_or_else(|_| c.probabilities.clone()) } else { c.probabilities.clone() };
-        self.matrix.update(HeatmapData { matrix: shown_matrix, row_labels: labels.clone(), col_labels: labels.clone(), scale: ColorScale::Sequential, masked: None });
+        self.matrix.update(HeatmapData { matrix: shown_matrix, row_labels: labels.clone(), col_labels: labels.clone(), scale: if counts { Scale::Count } else { Scale::Probability }, masked: None });
         self.graph.update(&labels, &c.probabilities, &GraphStyle { highlight: Some(c.chosen), focus_edges: labels.len() > 4 });
         let mut h = Matrix::zeros(1, labels.len());
         h.set(0, c.chosen, 1.0);
         let word = &labels[c.chosen];
         let row_label = vec![format!("h_{word}")];
-        self.one_hot.update(HeatmapData { matrix: h, row_labels: row_label, col_labels: labels.clone(), scale: ColorScale::Sequential, masked: None });
-        self.lookup.update(HeatmapData { matrix: lookup.clone(), row_labels: vec!["R".into()], col_labels: labels.clone(), scale: ColorScale::Sequential, masked: None });
+        self.one_hot.update(HeatmapData { matrix: h, row_labels: row_label, col_labels: labels.clone(), scale: Scale::Probability, masked: None });
+        self.lookup.update(HeatmapData { matrix: lookup.clone(), row_labels: vec!["R".into()], col_labels: labels.clone(), scale: Scale::Probability, masked: None });
         self.step.set_text_content(Some(&format!(
             "h_{word} tem um único 1, na posição de «{word}»: em R_j = Σᵢ hᵢ·T_ij só sobra o termo T[{word}, j], então R é a linha de «{word}». Use «animar» para ver coluna a coluna."
         )));

@@ -27,13 +27,14 @@ use crate::core::sequence::votes::{cumulative_rows, winning_margin, MaskedScores
 use crate::core::text::tokenizer::TokenizerOptions;
 use crate::core::Matrix;
 
-use super::super::super::dom::{self, Listener};
-use super::super::super::draw::{color, BarView, ColorScale, HeatmapData, MatrixView};
-use super::super::{control_of, listen, show_error, twins_button, Ctx, Updates, Widget, WidgetKind};
-use super::{documents_of, twin_table, twins_visible, DEBOUNCE_BYTES};
-use crate::web::widgets::hood;
+use crate::web::dom::{self, Listener};
+use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{control_of, listen, show_error, twins_button, Ctx, Updates, Widget, WidgetKind};
+use super::{documents_of, DEBOUNCE_BYTES};
+use crate::web::kit::draw::twin::{twin_table, twins_visible};
 
-pub const KIND: WidgetKind = WidgetKind { name: "votes", title: "Pares com saltos: a tabela de votos", mount: |c, h| mount_mode(c, h, Mode::Votes) };
+pub const KIND: WidgetKind = WidgetKind { name: "votes", title: "Pares com saltos: a tabela de votos", mount: |c, h, a| mount_mode(c, h, a, Mode::Votes) };
 
 /// Rows of the triple-count table shown before it summarises.
 const MAX_TRIPLES_SHOWN: usize = 60;
@@ -77,21 +78,20 @@ pub struct VotesWidget {
     listeners: RefCell<Vec<Listener>>,
 }
 
-pub fn mount_mode(ctx: &Rc<Ctx>, host: &HtmlElement, mode: Mode) -> Result<Rc<dyn Widget>, String> {
+pub fn mount_mode(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes, mode: Mode) -> Result<Rc<dyn Widget>, String> {
     let title = if mode == Mode::Votes { KIND.title } else { super::vote_mask::KIND.title };
-    let ids: Vec<&str> = VOTE_PRESETS.iter().map(|p| p.id).collect();
-    let preset_id = crate::web::widgets::attributes::choice(host, "data-preset", &ids, VOTE_PRESETS[0].id).to_string();
+    let preset_id = attrs.choice("data-preset").to_string();
     let sentences = vote_preset(&preset_id).map_or(1, |p| p.prefixes.len().max(1));
     let range = crate::core::widget_input::NumberRange::integer(0.0, sentences as f64 - 1.0, 0.0);
-    let sentence_index = crate::web::widgets::attributes::number(host, "data-sentence", &range) as usize;
-    let keep = host.get_attribute("data-keep");
+    let sentence_index = attrs.index("data-sentence", &range) as usize;
+    let keep = attrs.text("data-keep");
     super::scaffold(host, title);
 
     let panel = dom::el("div", "corpus-panel");
     let options: Vec<(String, String)> = VOTE_PRESETS.iter().map(|p| (p.id.to_string(), p.label.to_string())).collect();
     let (preset_label, preset) = dom::select("corpus do artigo ", "preset", &options, &preset_id);
     dom::append(&panel, &preset_label);
-    let text = super::super::corpus_textarea(&panel, "Documentos de treino (um por linha)");
+    let text = crate::web::kit::ui::corpus_textarea(&panel, "Documentos de treino (um por linha)");
     let settings = dom::el("div", "widget-controls");
     let (weights_label, weights) = super::text_input("pesos (um por documento) ", "weights", "", "cap wide");
     let (accents_label, accents) = dom::checkbox(" remover acentos", "accents", false);
@@ -365,11 +365,11 @@ impl VotesWidget {
         if self.mode == Mode::Votes {
             self.draw_triples(model, &table.current);
         }
-        self.votes.update(HeatmapData { matrix: table.votes.clone(), row_labels: row_labels.clone(), col_labels: table.columns.clone(), scale: ColorScale::Sequential, masked: None });
+        self.votes.update(HeatmapData { matrix: table.votes.clone(), row_labels: row_labels.clone(), col_labels: table.columns.clone(), scale: Scale::Count, masked: None });
         if let (Some(mask_view), Some(masked_view)) = (&self.mask_view, &self.masked_view) {
             let m = Matrix::from_vec(mask.len(), 1, mask.to_vec()).unwrap_or_else(|_| Matrix::zeros(0, 1));
-            mask_view.update(HeatmapData { matrix: m, row_labels: row_labels.clone(), col_labels: vec!["m".into()], scale: ColorScale::Sequential, masked: None });
-            masked_view.update(HeatmapData { matrix: out.masked.clone(), row_labels: row_labels.clone(), col_labels: table.columns.clone(), scale: ColorScale::Sequential, masked: None });
+            mask_view.update(HeatmapData { matrix: m, row_labels: row_labels.clone(), col_labels: vec!["m".into()], scale: Scale::Probability, masked: None });
+            masked_view.update(HeatmapData { matrix: out.masked.clone(), row_labels: row_labels.clone(), col_labels: table.columns.clone(), scale: Scale::Count, masked: None });
         }
         if let Some((figure, canvas)) = &self.stacked {
             let cumulative = cumulative_rows(&out.masked);
@@ -415,7 +415,7 @@ fn draw_stacked(canvas: &HtmlCanvasElement, table: &VoteTable, masked: &Matrix) 
     let (label_w, value_w, bar_h, gap) = ((longest * 7.5 + 12.0).max(50.0), 56.0, 30.0, 10.0);
     let plot_w = (w - label_w - value_w).max(120.0);
     let h = gap + candidates.max(1) as f64 * (bar_h + gap);
-    let Some(ctx) = super::prepare_canvas(canvas, label_w + plot_w + value_w, h) else { return };
+    let Some(ctx) = crate::web::kit::draw::prepare_canvas(canvas, label_w + plot_w + value_w, h) else { return };
     dom::set_attr(canvas, "aria-label", "Barras empilhadas: cada candidata recebe um segmento de voto de cada par ativo");
     let dark = dom::prefers_dark();
     let ink = if dark { "#c9d1d9" } else { "#24292f" };
@@ -440,13 +440,13 @@ fn draw_stacked(canvas: &HtmlCanvasElement, table: &VoteTable, masked: &Matrix) 
             let seg = plot_w * v / max;
             // Alternating shades so neighbouring segments stay apart; a full vote is darker.
             let strength = if table.votes.get(r, c) >= 0.999 { 0.95 } else { 0.45 + 0.15 * (r % 2) as f32 };
-            let (fill, light) = color(ColorScale::Sequential, strength, dark);
-            ctx.set_fill_style_str(&fill);
+            let shade = crate::site::palette::rgb(false, strength, dark);
+            ctx.set_fill_style_str(&crate::site::palette::css(shade));
             ctx.fill_rect(x, y, (seg - 1.0).max(1.0), bar_h);
             let word = &table.previous[r];
             let text_w = ctx.measure_text(word).map_or(99.0, |m| m.width());
             if text_w + 4.0 < seg {
-                ctx.set_fill_style_str(if light { "#ffffff" } else { "#111111" });
+                ctx.set_fill_style_str(crate::site::palette::text_on(shade));
                 ctx.set_text_align("center");
                 let _ = ctx.fill_text(word, x + seg / 2.0, y + bar_h / 2.0);
             }
@@ -474,7 +474,7 @@ impl Widget for VotesWidget {
             };
             let job = VoteScoresJob { votes: table.votes.clone(), mask: mask.clone() };
             let widget = self.clone();
-            hood::compute(&self.ctx, &self.host, update, None, job, move |_, out, kind| widget.draw(&model, &table, &mask, &out, kind));
+            crate::web::kit::update::compute(&self.ctx, &self.host, update, None, job, move |_, out, kind| widget.draw(&model, &table, &mask, &out, kind));
         });
     }
 }

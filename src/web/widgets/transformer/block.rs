@@ -19,12 +19,12 @@ use crate::core::transformer::embedding::seeded_table;
 use crate::core::transformer::format_count;
 use crate::core::Matrix;
 
-use super::super::super::dom::{self, Listener};
-use super::super::super::draw::{ColorScale, HeatmapData, MatrixView};
-use super::super::{show_error, Ctx, Updates, Widget, WidgetKind};
-use super::plot::Histogram;
+use crate::web::dom::{self, Listener};
+use crate::web::kit::draw::{Scale, HeatmapData, MatrixView};
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{show_error, Ctx, Updates, Widget, WidgetKind};
+use crate::web::kit::draw::transformer_plot::Histogram;
 use super::{backend_note, chip_label, fill_results, frame, listen, text_input};
-use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "transformer-block", title: "Bloco Transformer", mount };
 
@@ -78,8 +78,8 @@ pub struct BlockWidget {
     listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let text0 = host.get_attribute("data-text").unwrap_or_else(|| "gato".into());
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
+    let text0 = attrs.text("data-text").unwrap_or_else(|| "gato".into());
     let config = BlockConfig::tiny();
     let weights = BlockWeights::seeded(config, WEIGHT_SEED).map_err(|e| e.to_string())?;
     frame(host, KIND.title);
@@ -94,7 +94,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     ];
     let (norm_label, norm) = dom::select("normalização ", "norm", &options, "post");
     let (causal_label, causal) = dom::checkbox(" máscara causal", "causal", false);
-    let (twins, twins_listener) = super::super::twins_button(host);
+    let (twins, twins_listener) = crate::web::kit::twins_button(host);
     for el in [&norm_label, &causal_label, &twins] {
         dom::append(&controls, el);
     }
@@ -177,11 +177,11 @@ impl BlockWidget {
         let show = |view: &MatrixView, m: &Matrix, scale| {
             view.update(HeatmapData { matrix: m.clone(), row_labels: tokens.clone(), col_labels: dims(m.cols()), scale, masked: None })
         };
-        show(&self.views[0], &trace.input, ColorScale::Diverging);
-        show(&self.views[1], &trace.attention, ColorScale::Diverging);
-        show(&self.views[2], &trace.x1, ColorScale::Diverging);
-        show(&self.views[3], &trace.hidden, ColorScale::Sequential);
-        show(&self.views[4], &trace.output, ColorScale::Diverging);
+        show(&self.views[0], &trace.input, Scale::Signed);
+        show(&self.views[1], &trace.attention, Scale::Signed);
+        show(&self.views[2], &trace.x1, Scale::Signed);
+        show(&self.views[3], &trace.hidden, Scale::Count);
+        show(&self.views[4], &trace.output, Scale::Signed);
 
         let width = (RANGE.1 - RANGE.0) / BINS as f32;
         let labels: Vec<String> = (0..BINS)
@@ -207,7 +207,7 @@ impl BlockWidget {
             }
         }
         let heads = ["μ antes", "σ antes", "μ depois", "σ depois"].map(String::from).to_vec();
-        self.row_stats.update(HeatmapData { matrix: stats, row_labels: tokens.clone(), col_labels: heads, scale: ColorScale::Diverging, masked: None });
+        self.row_stats.update(HeatmapData { matrix: stats, row_labels: tokens.clone(), col_labels: heads, scale: Scale::Signed, masked: None });
 
         let (mu_in, sd_in) = block::row_stats(&trace.norm_in, 0);
         let (mu_out, sd_out) = block::row_stats(&trace.norm_out, 0);
@@ -240,7 +240,7 @@ impl Widget for BlockWidget {
         let norm = self.norm();
         let job = BlockJob { ids: ids.clone(), table: self.table.clone(), weights: self.weights.clone(), norm, causal: self.causal.checked() };
         let widget = self.clone();
-        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |_, trace, _| {
+        crate::web::kit::update::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |_, trace, _| {
             widget.draw(&ids, &trace, norm);
         });
     }

@@ -15,9 +15,10 @@ use crate::core::transformer::char_tokenizer::{
     encode, pad_batch, vocabulary, BatchLength, PadOptions, PadSide, MAX_BATCH, MAX_TEXT_CHARS, VOCAB_SIZE,
 };
 
-use super::super::super::dom::{self, Listener};
-use super::super::super::draw::{ColorScale, HeatmapData, MatrixView};
-use super::super::{show_error, show_ready, Ctx, Widget, WidgetKind};
+use crate::web::dom::{self, Listener};
+use crate::web::kit::draw::{Scale, HeatmapData, MatrixView};
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{show_error, show_ready, Ctx, Widget, WidgetKind};
 use super::{chips, frame, listen, number_input, read_count};
 
 pub const KIND: WidgetKind = WidgetKind { name: "char-tokenizer", title: "Tokenizador de caracteres", mount };
@@ -38,9 +39,8 @@ pub struct CharTokenizerWidget {
     listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let ids: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
-    let preset = crate::web::widgets::attributes::choice(host, "data-preset", &ids, PRESETS[0].0);
+fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
+    let preset = attrs.choice("data-preset");
     let initial = PRESETS.iter().find(|p| p.0 == preset).unwrap_or(&PRESETS[0]).1;
     frame(host, KIND.title);
 
@@ -62,7 +62,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let (length_label, length) = dom::select("comprimento ", "length", &length_options, "maior");
     let (width_label, width) = number_input("t = ", "width", 12);
     let (truncate_label, truncate) = dom::checkbox(" truncar em t", "truncate", false);
-    let (twins, twins_listener) = super::super::twins_button(host);
+    let (twins, twins_listener) = crate::web::kit::twins_button(host);
     for el in [&specials_label, &side_label, &length_label, &width_label, &truncate_label, &twins] {
         dom::append(&controls, el);
     }
@@ -167,7 +167,7 @@ impl CharTokenizerWidget {
 
         let row_labels: Vec<String> = lines.iter().map(|l| l.chars().take(10).collect()).collect();
         let col_labels: Vec<String> = (1..=batch.width()).map(|p| p.to_string()).collect();
-        self.batch.update(HeatmapData { matrix: batch.to_matrix(), row_labels, col_labels, scale: ColorScale::Sequential, masked: None });
+        self.batch.update(HeatmapData { matrix: batch.to_matrix(), row_labels, col_labels, scale: Scale::Count, masked: None });
         Ok(())
     }
 }

@@ -18,11 +18,11 @@ use crate::core::transformer::cross_attention::{Cross, CrossJob, CrossTrace};
 use crate::core::transformer::embedding::seeded_table;
 use crate::core::transformer::shift::shift_trace;
 
-use super::super::super::dom::{self, Listener};
-use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
-use super::super::{show_error, Ctx, Updates, Widget, WidgetKind};
+use crate::web::dom::{self, Listener};
+use crate::web::kit::draw::{BarView, Scale, HeatmapData, MatrixView};
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{show_error, Ctx, Updates, Widget, WidgetKind};
 use super::{backend_note, chip_label, control_of, fill_results, frame, listen, text_input};
-use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "cross-attention", title: "Atenção cruzada: duas ligações", mount };
 
@@ -54,9 +54,9 @@ fn panel(title: &str, wiring: &str) -> HtmlElement {
     panel
 }
 
-fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let input0 = host.get_attribute("data-input").unwrap_or_else(|| "cachorro".into());
-    let output0 = host.get_attribute("data-output").unwrap_or_else(|| "dog".into());
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
+    let input0 = attrs.text("data-input").unwrap_or_else(|| "cachorro".into());
+    let output0 = attrs.text("data-output").unwrap_or_else(|| "dog".into());
     frame(host, KIND.title);
     let fields = dom::el("div", "fields");
     let (input_label, input) = text_input("entrada (codificador) ", "input", &input0);
@@ -71,7 +71,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         ("resposta".to_string(), "só a resposta: <bos>saída<eos>".to_string()),
     ];
     let (decoder_label, decoder) = dom::select("decodificador recebe ", "decoder", &options, "1");
-    let (twins, twins_listener) = super::super::twins_button(host);
+    let (twins, twins_listener) = crate::web::kit::twins_button(host);
     dom::append(&controls, &decoder_label);
     dom::append(&controls, &twins);
     dom::append(host, &controls);
@@ -158,7 +158,7 @@ impl CrossWidget {
             job.decoder_ids.len()
         )));
         let heat = |view: &MatrixView, t: &CrossTrace, rows: Vec<String>, cols: Vec<String>| {
-            view.update(HeatmapData { matrix: t.weights.clone(), row_labels: rows, col_labels: cols, scale: ColorScale::Sequential, masked: None })
+            view.update(HeatmapData { matrix: t.weights.clone(), row_labels: rows, col_labels: cols, scale: Scale::Probability, masked: None })
         };
         heat(&self.paper, &cross.paper, dec.clone(), enc.clone());
         let paper_moved = cross.paper.change_on_probe.iter().take(cross.paper.change_on_probe.len().saturating_sub(1)).fold(0.0f32, |a, &b| a.max(b));
@@ -196,7 +196,7 @@ impl Widget for CrossWidget {
             Err(message) => return show_error(&self.host, &message),
         };
         let widget = self.clone();
-        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |job, cross, _| {
+        crate::web::kit::update::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |job, cross, _| {
             widget.draw(job, &cross);
         });
     }

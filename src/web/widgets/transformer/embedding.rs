@@ -15,12 +15,12 @@ use crate::core::transformer::char_tokenizer::{encode, MAX_TEXT_CHARS, VOCAB_SIZ
 use crate::core::transformer::embedding::{rows_of, seeded_table, Lookup, LookupJob};
 use crate::core::Matrix;
 
-use super::super::super::dom::{self, Listener};
-use super::super::super::draw::{ColorScale, HeatmapData, MatrixView};
-use super::super::editor::MatrixEditor;
-use super::super::{show_error, Ctx, Updates, Widget, WidgetKind};
+use crate::web::dom::{self, Listener};
+use crate::web::kit::draw::{Scale, HeatmapData, MatrixView};
+use crate::web::kit::ui::editor::MatrixEditor;
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{show_error, Ctx, Updates, Widget, WidgetKind};
 use super::{backend_note, chip_label, chips, control_of, frame, listen, relabel_editor_rows, text_input};
-use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "embedding-lookup", title: "Embeddings: one-hot × tabela", mount };
 
@@ -58,8 +58,8 @@ pub struct EmbeddingWidget {
     listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let text0 = host.get_attribute("data-text").unwrap_or_else(|| "baba".into());
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
+    let text0 = attrs.text("data-text").unwrap_or_else(|| "baba".into());
     frame(host, KIND.title);
     let fields = dom::el("div", "fields");
     let (text_label, text) = text_input("texto ", "text", &text0);
@@ -74,7 +74,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let prev = dom::button("◀ posição", "prev");
     let next = dom::button("posição ▶", "next");
     let play = dom::button("animar", "play");
-    let (twins, twins_listener) = super::super::twins_button(host);
+    let (twins, twins_listener) = crate::web::kit::twins_button(host);
     for el in [&dims_label, &prev, &next, &play, &twins] {
         dom::append(&controls, el);
     }
@@ -270,9 +270,9 @@ impl EmbeddingWidget {
         let heat = |view: &MatrixView, m: &Matrix, rows: Vec<String>, cols: Vec<String>, scale| {
             view.update(HeatmapData { matrix: m.clone(), row_labels: rows, col_labels: cols, scale, masked: None })
         };
-        heat(&self.one_hot, &lookup.one_hot, positions.clone(), token_cols.clone(), ColorScale::Sequential);
-        heat(&self.rows, &lookup.table_rows, token_cols, dims.clone(), ColorScale::Diverging);
-        heat(&self.product, &lookup.product, positions, dims, ColorScale::Diverging);
+        heat(&self.one_hot, &lookup.one_hot, positions.clone(), token_cols.clone(), Scale::Probability);
+        heat(&self.rows, &lookup.table_rows, token_cols, dims.clone(), Scale::Signed);
+        heat(&self.product, &lookup.product, positions, dims, Scale::Signed);
         let diff = lookup.product.max_abs_diff(&lookup.gathered).unwrap_or(f32::NAN);
         self.agree.set_text_content(Some(&format!(
             "A consulta direta E[ids] (sem montar O, como faz nn.Embedding) dá a mesma matriz: diferença máxima {}. \
@@ -294,7 +294,7 @@ impl Widget for EmbeddingWidget {
         };
         let job = LookupJob { table: self.table.borrow().clone(), ids: ids.clone() };
         let widget = self.clone();
-        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |_, lookup, _| {
+        crate::web::kit::update::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |_, lookup, _| {
             widget.draw(&ids, &lookup);
             *widget.last.borrow_mut() = Some((ids, lookup));
             widget.highlight();

@@ -9,7 +9,6 @@ pub mod cross_attention;
 pub mod embedding;
 pub mod multi_head;
 pub mod output_head;
-pub mod plot;
 pub mod positional;
 pub mod scaling;
 pub mod self_attention;
@@ -20,7 +19,7 @@ use web_sys::{HtmlElement, HtmlInputElement};
 
 use crate::core::transformer::char_tokenizer::{token_label, EOS, PAD, UNK};
 
-use super::super::dom;
+use crate::web::dom;
 
 /// Empties `host`, marks it loading and gives it the widget frame and title.
 fn frame(host: &HtmlElement, title: &str) {
@@ -31,7 +30,7 @@ fn frame(host: &HtmlElement, title: &str) {
 }
 
 /// The shared widget listener (holds the widget weakly) and event helper, for the submodules.
-use super::{control_of, listen};
+use crate::web::kit::{control_of, listen};
 
 fn backend_note(host: &HtmlElement) -> HtmlElement {
     let note = dom::el("p", "widget-backend");

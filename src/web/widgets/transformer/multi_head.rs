@@ -22,17 +22,17 @@ use crate::core::transformer::multi_head::{
 };
 use crate::core::{Executor, Job, Matrix};
 
-use super::super::super::dom::{self, Listener};
-use super::super::super::draw::{available_width, prepare_canvas, ColorScale, HeatmapData, MatrixView};
-use super::super::editor::MatrixEditor;
-use super::super::{show_error, show_ready, Ctx, Updates, Widget, WidgetKind};
+use crate::web::dom::{self, Listener};
+use crate::web::kit::draw::{available_width, prepare_canvas, Scale, HeatmapData, MatrixView};
+use crate::web::kit::ui::editor::MatrixEditor;
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{show_error, show_ready, Ctx, Updates, Widget, WidgetKind};
 use super::{backend_note, control_of, fill_results, frame, listen, number_input, read_count};
-use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "multi-head", title: "Atenção com múltiplas cabeças", mount };
 
-fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    match crate::web::widgets::attributes::choice(host, "data-part", &["exemplo-3", "remodelar"], "exemplo-3") {
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
+    match attrs.choice("data-part") {
         "remodelar" => mount_reshape(host),
         _ => mount_example(ctx, host),
     }
@@ -92,9 +92,9 @@ fn mount_example(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, St
         ("corrigida".to_string(), "cabeça 1 = a₂ do Exemplo 2 (calculada)".to_string()),
         ("artigo".to_string(), "cabeça 1 como impressa: [0,22; 0,48; 0,77]".to_string()),
     ];
-    let (source_label, source) = dom::select("", "source", &options, "corrigida");
+    let (source_label, source) = dom::select("cabeça 1 ", "source", &options, "corrigida");
     let reset = dom::button("restaurar exemplo", "reset");
-    let (twins, twins_listener) = super::super::twins_button(host);
+    let (twins, twins_listener) = crate::web::kit::twins_button(host);
     for el in [&source_label, &reset, &twins] {
         dom::append(&controls, el);
     }
@@ -201,14 +201,14 @@ impl Widget for ExampleWidget {
             Err(message) => return show_error(&self.host, &message),
         };
         let widget = self.clone();
-        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |_, (head_1, out), _| {
+        crate::web::kit::update::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |_, (head_1, out), _| {
             if widget.pending_head.replace(false) {
                 widget.head_1.borrow_mut().set(&head_1);
             }
             let dims = |n: usize| (1..=n).map(|j| j.to_string()).collect::<Vec<_>>();
             let labels = vec!["x₂".to_string()];
-            widget.concat.update(HeatmapData { matrix: out.concat.clone(), row_labels: labels.clone(), col_labels: dims(6), scale: ColorScale::Diverging, masked: None });
-            widget.output.update(HeatmapData { matrix: out.output.clone(), row_labels: labels, col_labels: dims(out.output.cols()), scale: ColorScale::Diverging, masked: None });
+            widget.concat.update(HeatmapData { matrix: out.concat.clone(), row_labels: labels.clone(), col_labels: dims(6), scale: Scale::Signed, masked: None });
+            widget.output.update(HeatmapData { matrix: out.output.clone(), row_labels: labels, col_labels: dims(out.output.cols()), scale: Scale::Signed, masked: None });
             widget.note.set_text_content(Some(&widget.note_text(&head_1, &out.output)));
         });
     }
@@ -238,7 +238,7 @@ fn mount_reshape(host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let (d_label, d) = number_input("d = ", "d", 8);
     let (h_label, h) = number_input("h = ", "h", 2);
     let (slider_label, h_slider) = dom::slider("cabeças ", "h-slider", 1.0, 16.0, 1.0, 2.0);
-    let (twins, twins_listener) = super::super::twins_button(host);
+    let (twins, twins_listener) = crate::web::kit::twins_button(host);
     for el in [&b_label, &t_label, &d_label, &h_label, &slider_label, &twins] {
         dom::append(&controls, el);
     }
@@ -367,7 +367,7 @@ impl Widget for ReshapeWidget {
         }
         let rows: Vec<String> = (1..=shape.h).map(|n| format!("cabeça {n}")).collect();
         let cols: Vec<String> = (0..d_h).map(|c| c.to_string()).collect();
-        self.assignment.update(HeatmapData { matrix: assignment, row_labels: rows, col_labels: cols, scale: ColorScale::Sequential, masked: None });
+        self.assignment.update(HeatmapData { matrix: assignment, row_labels: rows, col_labels: cols, scale: Scale::Probability, masked: None });
         let (b, t, d, h) = (shape.b, shape.t, shape.d, shape.h);
         let results = vec![
             ("entrada".to_string(), format!("{b} × {t} × {d}")),

@@ -22,12 +22,12 @@ use crate::core::transformer::decoding::{tied_output_weights, top_k, unit_embedd
 use crate::core::transformer::embedding::seeded_table;
 use crate::core::Matrix;
 
-use super::super::super::dom::{self, Listener};
-use super::super::super::draw::BarView;
-use super::super::editor::MatrixEditor;
-use super::super::{show_error, Ctx, Updates, Widget, WidgetKind};
+use crate::web::dom::{self, Listener};
+use crate::web::kit::draw::BarView;
+use crate::web::kit::ui::editor::MatrixEditor;
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{show_error, Ctx, Updates, Widget, WidgetKind};
 use super::{backend_note, chip_label, control_of, fill_results, frame, listen};
-use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "output-head", title: "Cabeça de saída: logits, softmax e argmax", mount };
 
@@ -56,9 +56,9 @@ pub struct OutputHeadWidget {
     listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     // `data-token`: one character of the table ("o" by default, id 17).
-    let start = match host.get_attribute("data-token") {
+    let start = match attrs.text("data-token") {
         None => 17,
         Some(written) => {
             let mut chars = written.trim().chars();
@@ -66,7 +66,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
                 (Some(id), None) => id,
                 _ => {
                     let shown: String = written.chars().take(20).collect();
-                    crate::web::widgets::attributes::warn(format!("data-token: «{shown}» não é um caractere da tabela de tokens; usando «o»."));
+                    attrs.warn(format!("data-token: «{shown}» não é um caractere da tabela de tokens; usando «o»."));
                     17
                 }
             }
@@ -79,7 +79,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let (copy_label, copy) = dom::select("h = embedding (normalizado) de ", "copy", &options, &start.to_string());
     let (t_label, temperature) = dom::slider("temperatura ", "temperature", MIN_TEMPERATURE as f64, 3.0, 0.05, 1.0);
     let readout = dom::el("span", "readout");
-    let (twins, twins_listener) = super::super::twins_button(host);
+    let (twins, twins_listener) = crate::web::kit::twins_button(host);
     for el in [&copy_label, &t_label, &readout, &twins] {
         dom::append(&controls, el);
     }
@@ -168,7 +168,7 @@ impl Widget for OutputHeadWidget {
         let temperature = self.temperature.value().parse::<f32>().unwrap_or(1.0).clamp(MIN_TEMPERATURE, MAX_TEMPERATURE);
         let job = HeadJob { hidden, w_out: self.w_out.clone(), bias: Matrix::zeros(1, VOCAB_SIZE), temperature };
         let widget = self.clone();
-        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |_, out, _| {
+        crate::web::kit::update::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |_, out, _| {
             widget.draw(&out, temperature);
         });
     }

@@ -11,17 +11,16 @@ use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement};
 
-use crate::core::widget_input::NumberRange;
 use crate::core::format::{format_pt, format_pt_short};
 use crate::core::transformer::positional::{rotate_by_offset, Positional, PositionalJob, THETA};
 use crate::core::{Executor, Job};
 
-use super::super::super::dom::{self, Listener};
-use super::super::super::draw::{ColorScale, HeatmapData, MatrixView};
-use super::super::{Ctx, Updates, Widget, WidgetKind};
-use super::plot::{DenseHeatmap, LinePlot, Series};
+use crate::web::dom::{self, Listener};
+use crate::web::kit::draw::{Scale, HeatmapData, MatrixView};
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{Ctx, Updates, Widget, WidgetKind};
+use crate::web::kit::draw::transformer_plot::{DenseHeatmap, LinePlot, Series};
 use super::{backend_note, fill_results, frame, listen};
-use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "positional-encoding", title: "Codificação posicional senoidal", mount };
 
@@ -54,10 +53,10 @@ pub struct PositionalWidget {
     listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     // The sliders' ranges; d is even (sine/cosine pairs). Out of range: clamped, with a warning.
-    let t0 = crate::web::widgets::attributes::number(host, "data-t", &NumberRange::integer(4.0, 128.0, 64.0));
-    let d0 = crate::web::widgets::attributes::number(host, "data-d", &NumberRange { min: 2.0, max: 128.0, default: 32.0, step: 2.0 });
+    let t0 = attrs.number("data-t");
+    let d0 = attrs.number("data-d");
     frame(host, KIND.title);
     let controls = dom::el("div", "widget-controls");
     let (t_label, t) = dom::slider("t ", "t", 4.0, 128.0, 1.0, t0);
@@ -65,14 +64,14 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let (theta_label, log_theta) = dom::slider("log₁₀ θ ", "log-theta", 1.0, 6.0, 0.5, 4.0);
     let readout = dom::el("span", "readout");
     dom::set_attr(&readout, "aria-live", "polite");
-    let (twins, twins_listener) = super::super::twins_button(host);
+    let (twins, twins_listener) = crate::web::kit::twins_button(host);
     for el in [&t_label, &d_label, &theta_label, &readout, &twins] {
         dom::append(&controls, el);
     }
     dom::append(host, &controls);
     let outputs = dom::el("div", "widget-outputs");
     let small = MatrixView::new("pe-small", "PE com t = 5, d = 4, θ = 10000", " (o exemplo do artigo)");
-    let heatmap = DenseHeatmap::new("pe");
+    let heatmap = DenseHeatmap::new("pe", Scale::UnitSigned);
     let offsets = LinePlot::new("offset");
     dom::append(&outputs, &small.root);
     dom::append(&outputs, &heatmap.root);
@@ -113,7 +112,7 @@ impl PositionalWidget {
         self.readout.set_text_content(Some(&format!("t = {}, d = {}, θ = {theta_text}", job.t, job.d)));
         let rows: Vec<String> = (0..5).map(|p| format!("p = {p}")).collect();
         let cols: Vec<String> = (0..4).map(|j| format!("j = {j}")).collect();
-        self.small.update(HeatmapData { matrix: small.pe.clone(), row_labels: rows, col_labels: cols, scale: ColorScale::Diverging, masked: None });
+        self.small.update(HeatmapData { matrix: small.pe.clone(), row_labels: rows, col_labels: cols, scale: Scale::UnitSigned, masked: None });
         self.heatmap.update(&format!("PE (posição × dimensão), θ = {theta_text}"), &main.pe, "posição p", "dimensão j");
         let by_offset = main.dot_by_offset();
         let labels: Vec<String> = (0..by_offset.len()).map(|k| k.to_string()).collect();
@@ -139,7 +138,7 @@ impl Widget for PositionalWidget {
         let update = self.updates.begin();
         let job = BothJob { main: self.job() };
         let widget = self.clone();
-        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |job, (main, small), _| {
+        crate::web::kit::update::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |job, (main, small), _| {
             widget.draw(&job.main, &main, &small);
         });
     }

@@ -14,12 +14,12 @@ use crate::core::executor::BackendKind;
 use crate::core::format::format_pt;
 use crate::core::transformer::scaling::{Scaling, ScalingJob, CURVE_DIMS, MAX_DIM};
 
-use super::super::super::dom::{self, Listener};
-use super::super::super::draw::BarView;
-use super::super::{show_error, Ctx, Updates, Widget, WidgetKind};
-use super::plot::{LinePlot, Series};
+use crate::web::dom::{self, Listener};
+use crate::web::kit::draw::BarView;
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{show_error, Ctx, Updates, Widget, WidgetKind};
+use crate::web::kit::draw::transformer_plot::{LinePlot, Series};
 use super::{backend_note, control_of, fill_results, frame, listen, number_input, read_count};
-use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "scaling", title: "Por que dividir por √d", mount };
 
@@ -42,13 +42,13 @@ pub struct ScalingWidget {
     listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let d0 = crate::web::widgets::attributes::number(host, "data-d", &crate::core::widget_input::NumberRange::integer(1.0, MAX_DIM as f64, 64.0)) as usize;
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
+    let d0 = attrs.number("data-d") as usize;
     frame(host, KIND.title);
     let controls = dom::el("div", "widget-controls");
     let (slider_label, slider) = dom::slider("log₂ d ", "log-d", 0.0, 12.0, 1.0, (d0 as f64).log2().round());
     let (d_label, d) = number_input("d = ", "d", d0);
-    let (twins, twins_listener) = super::super::twins_button(host);
+    let (twins, twins_listener) = crate::web::kit::twins_button(host);
     for el in [&slider_label, &d_label, &twins] {
         dom::append(&controls, el);
     }
@@ -133,7 +133,7 @@ impl Widget for ScalingWidget {
         let cached = self.curve_cache.borrow().clone().filter(|(kind, _)| *kind == backend).map(|(_, c)| c);
         let job = ScalingJob { with_curve: cached.is_none(), ..ScalingJob::new(d) };
         let widget = self.clone();
-        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |_, scaling, kind| {
+        crate::web::kit::update::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |_, scaling, kind| {
             let curve = cached.unwrap_or_else(|| scaling.curve.clone());
             if curve.len() == CURVE_DIMS.len() {
                 *widget.curve_cache.borrow_mut() = Some((kind, curve.clone()));

@@ -15,12 +15,12 @@ use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
 use crate::core::format::{format_pt, format_pt_short};
 use crate::core::transformer::self_attention::{StepInputs, StepTrace};
 
-use super::super::super::dom::{self, Listener};
-use super::super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
-use super::super::editor::MatrixEditor;
-use super::super::{show_error, Ctx, Updates, Widget, WidgetKind};
+use crate::web::dom::{self, Listener};
+use crate::web::kit::draw::{BarView, Scale, HeatmapData, MatrixView};
+use crate::web::kit::ui::editor::MatrixEditor;
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{show_error, Ctx, Updates, Widget, WidgetKind};
 use super::{backend_note, control_of, frame, listen};
-use crate::web::widgets::hood;
 
 pub const KIND: WidgetKind = WidgetKind { name: "self-attention-steps", title: "Autoatenção passo a passo", mount };
 
@@ -88,9 +88,9 @@ pub struct StepsWidget {
     listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let wanted = crate::web::widgets::attributes::choice(host, "data-preset", &["exemplo-1", "exemplo-2"], "exemplo-1").to_string();
-    let causal0 = crate::web::widgets::attributes::flag(host, "data-causal");
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
+    let wanted = attrs.choice("data-preset").to_string();
+    let causal0 = attrs.flag("data-causal");
     let (inputs, _) = preset(&wanted);
     frame(host, KIND.title);
 
@@ -106,7 +106,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let (scaled_label, scaled) = dom::checkbox(" dividir por √d_k", "scaled", inputs.scaled);
     let add = dom::button("+ token", "add-token");
     let remove = dom::button("− token", "remove-token");
-    let (twins, twins_listener) = super::super::twins_button(host);
+    let (twins, twins_listener) = crate::web::kit::twins_button(host);
     for el in [&preset_label, &query_label, &causal_label, &scaled_label, &add, &remove, &twins] {
         dom::append(&controls, el);
     }
@@ -311,9 +311,9 @@ impl StepsWidget {
         let dims = |n: usize| (1..=n).map(|j| j.to_string()).collect::<Vec<_>>();
         let mask = || causal.then(|| Box::new(|r: usize, c: usize| c > r) as Box<dyn Fn(usize, usize) -> bool>);
         let scores_title = if inputs.scaled { "QKᵀ/√d_k" } else { "X·Xᵀ (produtos escalares)" };
-        self.scores.update(HeatmapData { matrix: trace.scores.clone(), row_labels: tokens.clone(), col_labels: tokens.clone(), scale: ColorScale::Diverging, masked: mask() });
-        self.weights.update(HeatmapData { matrix: trace.weights.clone(), row_labels: tokens.clone(), col_labels: tokens.clone(), scale: ColorScale::Sequential, masked: None });
-        self.output.update(HeatmapData { matrix: trace.output.clone(), row_labels: tokens, col_labels: dims(trace.output.cols()), scale: ColorScale::Diverging, masked: None });
+        self.scores.update(HeatmapData { matrix: trace.scores.clone(), row_labels: tokens.clone(), col_labels: tokens.clone(), scale: Scale::Signed, masked: mask() });
+        self.weights.update(HeatmapData { matrix: trace.weights.clone(), row_labels: tokens.clone(), col_labels: tokens.clone(), scale: Scale::Probability, masked: None });
+        self.output.update(HeatmapData { matrix: trace.output.clone(), row_labels: tokens, col_labels: dims(trace.output.cols()), scale: Scale::Signed, masked: None });
         retitle(&self.scores, &format!("Scores {scores_title}"));
         retitle(&self.output, if example_1 { "Saídas a = α · X" } else { "Saídas a = α · V" });
         self.correction.set_text_content(Some(&self.correction_text(inputs, &step, i)));
@@ -354,7 +354,7 @@ impl Widget for StepsWidget {
             Err(message) => return show_error(&self.host, &message),
         };
         let widget = self.clone();
-        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), inputs, move |inputs, trace, _| {
+        crate::web::kit::update::compute(&self.ctx, &self.host, update, Some(&self.backend_note), inputs, move |inputs, trace, _| {
             widget.draw(inputs, &trace);
         });
     }

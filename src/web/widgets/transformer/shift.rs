@@ -12,8 +12,9 @@ use web_sys::{HtmlElement, HtmlInputElement};
 
 use crate::core::transformer::shift::{shift_trace, ShiftTrace, Stop, MAX_STEPS};
 
-use super::super::super::dom::{self, Listener};
-use super::super::{show_error, show_ready, Ctx, Widget, WidgetKind};
+use crate::web::dom::{self, Listener};
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{show_error, show_ready, Ctx, Widget, WidgetKind};
 use super::{chip_label, chips, frame, listen, number_input, read_count, text_input};
 
 pub const KIND: WidgetKind = WidgetKind { name: "shift-table", title: "Geração por deslocamento", mount };
@@ -30,9 +31,9 @@ pub struct ShiftWidget {
     listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let input0 = host.get_attribute("data-input").unwrap_or_else(|| "cachorro".into());
-    let output0 = host.get_attribute("data-output").unwrap_or_else(|| "dog".into());
+fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
+    let input0 = attrs.text("data-input").unwrap_or_else(|| "cachorro".into());
+    let output0 = attrs.text("data-output").unwrap_or_else(|| "dog".into());
     frame(host, KIND.title);
     let fields = dom::el("div", "fields");
     let (input_label, input) = text_input("entrada ", "input", &input0);

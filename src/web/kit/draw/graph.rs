@@ -8,8 +8,8 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement};
 use crate::core::format::{format_pt, format_pt_short};
 use crate::core::Matrix;
 
-use super::super::super::dom;
-use super::super::super::draw::{color, ColorScale};
+use crate::web::dom;
+use crate::web::kit::draw::fill;
 
 /// Edges listed in the twin before it says "…".
 const MAX_TWIN_EDGES: usize = 300;
@@ -91,7 +91,7 @@ impl StateGraph {
                 let stroke = if dark {
                     format!("rgba(88,166,255,{:.2})", 0.45 + 0.55 * prob.min(1.0))
                 } else {
-                    color(ColorScale::Sequential, 0.35 + 0.65 * prob.min(1.0), dark).0
+                    fill(false, 0.35 + 0.65 * prob.min(1.0), dark)
                 };
                 ctx.set_global_alpha(if faded { 0.18 } else { 1.0 });
                 ctx.set_stroke_style_str(&stroke);

@@ -1,13 +1,17 @@
 //! An editable matrix: a grid of text inputs that accept "0,5" or "0.5". Invalid cells are
 //! marked (`aria-invalid`) and reported by position; the reader's text is never discarded.
+//!
+//! Keyboard: the grid is one Tab stop (the cell last visited); arrow keys move between cells
+//! (left and right once the caret reaches the edge of the cell's text), Enter goes down.
+//! Values are written in full (0,00004 stays 0,00004): only drawings round.
 
 use wasm_bindgen::JsCast;
-use web_sys::{HtmlElement, HtmlInputElement};
+use web_sys::{HtmlElement, HtmlInputElement, KeyboardEvent};
 
-use crate::core::format::{format_pt_short, parse_pt};
+use crate::core::format::parse_pt;
 use crate::core::Matrix;
-
-use super::super::dom;
+use crate::site::notation::spoken;
+use crate::web::dom::{self, Listener};
 
 pub struct MatrixEditor {
     pub root: HtmlElement,
@@ -16,6 +20,8 @@ pub struct MatrixEditor {
     row_label: fn(usize) -> String,
     cells: Vec<Vec<HtmlInputElement>>,
     cols: usize,
+    /// Arrow keys, and the Tab stop following the focus.
+    _listeners: [Listener; 2],
 }
 
 /// A cell that is not a number: where, and what was typed.
@@ -23,16 +29,92 @@ pub struct CellError {
     pub message: String,
 }
 
+/// A value as the reader can read and type it: every digit f32 needs to round-trip, with a
+/// decimal comma ("0,00004", "-1,5", "10000").
+pub fn exact_text(v: f32) -> String {
+    format!("{v}").replace('.', ",")
+}
+
+/// Moves the focus between the grid's cells; the cell reached becomes the grid's Tab stop.
+fn on_key(grid: &HtmlElement, event: &web_sys::Event) {
+    let (Some(key), Some(cell)) = (
+        event.dyn_ref::<KeyboardEvent>(),
+        event.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()).filter(|i| i.class_list().contains("editor-cell")),
+    ) else {
+        return;
+    };
+    let Some((r, c)) = cell.get_attribute("data-cell").and_then(|p| {
+        let (r, c) = p.split_once('.')?;
+        Some((r.parse::<usize>().ok()?, c.parse::<usize>().ok()?))
+    }) else {
+        return;
+    };
+    let len = cell.value().chars().count() as u32;
+    let (start, end) = (cell.selection_start().ok().flatten().unwrap_or(0), cell.selection_end().ok().flatten().unwrap_or(len));
+    let target = match key.key().as_str() {
+        "ArrowUp" => r.checked_sub(1).map(|r| (r, c)),
+        "ArrowDown" | "Enter" => Some((r + 1, c)),
+        "ArrowLeft" if start == 0 && end == 0 => c.checked_sub(1).map(|c| (r, c)),
+        "ArrowRight" if start >= len => Some((r, c + 1)),
+        _ => return,
+    };
+    let next = target.and_then(|(r, c)| grid.query_selector(&format!("[data-cell=\"{r}.{c}\"]")).ok().flatten());
+    match next.and_then(|n| n.dyn_into::<HtmlInputElement>().ok()) {
+        Some(next) => {
+            event.prevent_default();
+            roving_focus(grid, &next);
+            let _ = next.focus();
+            next.select();
+        }
+        // Up and down stop at the edge instead of scrolling the page.
+        None if matches!(key.key().as_str(), "ArrowUp" | "ArrowDown") => event.prevent_default(),
+        None => {}
+    }
+}
+
+/// `cell` becomes the only cell reachable with Tab.
+fn roving_focus(grid: &HtmlElement, cell: &HtmlInputElement) {
+    if let Ok(all) = grid.query_selector_all(".editor-cell") {
+        for i in 0..all.length() {
+            if let Some(other) = all.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()) {
+                dom::set_attr(&other, "tabindex", "-1");
+            }
+        }
+    }
+    dom::set_attr(cell, "tabindex", "0");
+}
+
 impl MatrixEditor {
     /// `name` appears in labels and messages ("X", "W^Q"); rows get `row_label(i)`.
     pub fn new(key: &str, name: &str, initial: &Matrix, row_label: fn(usize) -> String) -> MatrixEditor {
         let root = dom::el("fieldset", "editor");
         dom::set_attr(&root, "data-editor", key);
-        dom::append(&root, &dom::text("legend", "", name));
+        dom::append(&root, &dom::notation("legend", "", name));
         let grid = dom::el("div", "editor-grid");
+        dom::set_attr(&grid, "role", "group");
+        dom::set_attr(&grid, "aria-description", "setas movem entre as células");
         dom::append(&root, &grid);
-        let mut editor =
-            MatrixEditor { root, grid, name: name.to_string(), row_label, cells: Vec::new(), cols: initial.cols() };
+        let keys = {
+            let grid = grid.clone();
+            Listener::new(&grid.clone(), "keydown", move |event| on_key(&grid, &event))
+        };
+        let focus = {
+            let grid_for = grid.clone();
+            Listener::new(&grid.clone(), "focusin", move |event| {
+                if let Some(cell) = event.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) {
+                    roving_focus(&grid_for, &cell);
+                }
+            })
+        };
+        let mut editor = MatrixEditor {
+            root,
+            grid,
+            name: spoken(name),
+            row_label,
+            cells: Vec::new(),
+            cols: initial.cols(),
+            _listeners: [keys, focus],
+        };
         editor.set(initial);
         editor
     }
@@ -48,7 +130,7 @@ impl MatrixEditor {
         self.cols = m.cols();
         let _ = self.grid.style().set_property("grid-template-columns", &format!("auto repeat({}, minmax(3.2em, 4.5em))", m.cols()));
         for r in 0..m.rows() {
-            let values: Vec<String> = m.row(r).iter().map(|v| format_pt_short(*v, 4).replace('−', "-")).collect();
+            let values: Vec<String> = m.row(r).iter().map(|v| exact_text(*v)).collect();
             self.push_row(&values);
         }
     }
@@ -68,6 +150,10 @@ impl MatrixEditor {
                 dom::set_attr(&input, "aria-label", &format!("{} linha {}, coluna {}", self.name, r + 1, c + 1));
                 // Its place, from 0: the key of its value in a saved or linked state (`state`).
                 dom::set_attr(&input, "data-cell", &format!("{r}.{c}"));
+                // One Tab stop for the whole grid: the first cell until another is visited.
+                dom::set_attr(&input, "tabindex", if r == 0 && c == 0 { "0" } else { "-1" });
+                // One Tab stop for the whole grid: the first cell until another is visited.
+                dom::set_attr(&input, "tabindex", if r == 0 && c == 0 { "0" } else { "-1" });
                 input.set_value(value);
                 dom::append(&self.grid, &input);
                 input

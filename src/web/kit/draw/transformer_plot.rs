@@ -8,8 +8,9 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement};
 use crate::core::format::{format_pt, format_pt_short};
 use crate::core::Matrix;
 
-use super::super::super::dom;
-use super::super::super::draw::{available_width, color, prepare_canvas, ColorScale};
+use crate::web::dom;
+use crate::web::kit::draw::heatmap::{draw_legend, legend_element};
+use crate::web::kit::draw::{available_width, fill, prepare_canvas, Scale};
 
 /// Series colours: blue and orange, distinguishable without colour too (solid vs dashed).
 const SERIES: [(&str, &str); 2] = [("#0b5cad", "#58a6ff"), ("#c2410c", "#f0883e")];
@@ -181,7 +182,7 @@ impl Histogram {
         let (left, bottom, top) = (6.0, 22.0, 8.0);
         let max = counts.iter().copied().max().unwrap_or(1).max(1) as f64;
         let bar = (w - 2.0 * left) / counts.len().max(1) as f64;
-        let (fill, _) = color(ColorScale::Sequential, 0.75, dark);
+        let fill = fill(false, 0.75, dark);
         ctx.set_fill_style_str(&fill);
         for (i, &count) in counts.iter().enumerate() {
             let bh = (h - top - bottom) * count as f64 / max;
@@ -205,17 +206,21 @@ pub struct DenseHeatmap {
     pub root: HtmlElement,
     title: HtmlElement,
     canvas: HtmlCanvasElement,
+    legend: HtmlElement,
     table: HtmlElement,
+    scale: Scale,
 }
 
 impl DenseHeatmap {
-    pub fn new(key: &str) -> DenseHeatmap {
+    /// Values on `scale` (its domain, legend and `data-domain`, as every heatmap).
+    pub fn new(key: &str, scale: Scale) -> DenseHeatmap {
         let (root, title, canvas, table) = figure("data-matrix", key);
-        DenseHeatmap { root, title, canvas, table }
+        let legend = legend_element();
+        let _ = table.before_with_node_1(&legend);
+        DenseHeatmap { root, title, canvas, legend, table, scale }
     }
 
-    /// Rows are drawn top to bottom, columns left to right; values in [−1, 1] map to the
-    /// diverging scale.
+    /// Rows are drawn top to bottom, columns left to right.
     pub fn update(&self, title: &str, m: &Matrix, row_name: &str, col_name: &str) {
         self.title.set_text_content(Some(title));
         dom::set_attr(&self.canvas, "aria-label", &format!("{title}: {} {row_name} × {} {col_name}", m.rows(), m.cols()));
@@ -232,10 +237,12 @@ impl DenseHeatmap {
         let cell_h = (320.0 / m.rows().max(1) as f64).clamp(2.0, 28.0);
         let (w, h) = (left + cell_w * m.cols() as f64 + 8.0, top + cell_h * m.rows() as f64 + 22.0);
         let Some(ctx) = prepare_canvas(&self.canvas, w, h) else { return };
-        let max = m.as_slice().iter().fold(0.0f32, |a, v| a.max(v.abs())).max(1e-12);
+        let domain = self.scale.domain(m.as_slice());
+        dom::set_attr(&self.root, "data-domain", &domain.attr());
+        draw_legend(&self.legend, &domain, dark);
         for r in 0..m.rows() {
             for c in 0..m.cols() {
-                let (rgb, _) = color(ColorScale::Diverging, m.get(r, c) / max, dark);
+                let rgb = fill(domain.diverging, domain.position(m.get(r, c)), dark);
                 ctx.set_fill_style_str(&rgb);
                 ctx.fill_rect(left + cell_w * c as f64, top + cell_h * r as f64, cell_w + 0.5, cell_h + 0.5);
             }

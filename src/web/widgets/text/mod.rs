@@ -25,15 +25,16 @@ use crate::core::text::tokenizer::{tokenize, TokenizerOptions, PORTUGUESE_STOPWO
 use crate::core::text::Corpus;
 use crate::core::Matrix;
 
-use super::super::dom::{self, Listener};
-use super::super::draw::{BarView, ColorScale, HeatmapData, MatrixView};
-use super::{control_of, listen, show_error, show_ready, Ctx, Updates, Widget, WidgetKind};
+use crate::web::dom::{self, Listener};
+use crate::web::kit::draw::{BarView, Scale, HeatmapData, MatrixView};
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{control_of, listen, show_error, show_ready, Ctx, Updates, Widget, WidgetKind};
 
-pub const BOW: WidgetKind = WidgetKind { name: "bow", title: "Do texto à matriz de contagens (Bag of Words)", mount: |c, h| mount(c, h, Mode::Bow) };
-pub const TF: WidgetKind = WidgetKind { name: "tf", title: "Frequência de termos: as oito variantes", mount: |c, h| mount(c, h, Mode::Tf) };
-pub const IDF: WidgetKind = WidgetKind { name: "idf", title: "IDF: cinco variantes e a curva por df", mount: |c, h| mount(c, h, Mode::Idf) };
-pub const TFIDF: WidgetKind = WidgetKind { name: "tfidf", title: "TF × IDF = TF-IDF", mount: |c, h| mount(c, h, Mode::TfIdf) };
-pub const SEARCH: WidgetKind = WidgetKind { name: "search", title: "Busca por similaridade de cosseno", mount: |c, h| mount(c, h, Mode::Search) };
+pub const BOW: WidgetKind = WidgetKind { name: "bow", title: "Do texto à matriz de contagens (Bag of Words)", mount: |c, h, a| mount(c, h, a, Mode::Bow) };
+pub const TF: WidgetKind = WidgetKind { name: "tf", title: "Frequência de termos: as oito variantes", mount: |c, h, a| mount(c, h, a, Mode::Tf) };
+pub const IDF: WidgetKind = WidgetKind { name: "idf", title: "IDF: cinco variantes e a curva por df", mount: |c, h, a| mount(c, h, a, Mode::Idf) };
+pub const TFIDF: WidgetKind = WidgetKind { name: "tfidf", title: "TF × IDF = TF-IDF", mount: |c, h, a| mount(c, h, a, Mode::TfIdf) };
+pub const SEARCH: WidgetKind = WidgetKind { name: "search", title: "Busca por similaridade de cosseno", mount: |c, h, a| mount(c, h, a, Mode::Search) };
 
 /// Columns and rows a heatmap shows before it summarises (a phone-width canvas).
 const MAX_TERMS_SHOWN: usize = 30;
@@ -52,17 +53,6 @@ enum Mode {
     Idf,
     TfIdf,
     Search,
-}
-
-impl Mode {
-    fn default_preset(self) -> &'static str {
-        match self {
-            Mode::Bow => "gato-telhado",
-            Mode::Tf | Mode::Idf => "tres-documentos",
-            Mode::TfIdf => "detalhado",
-            Mode::Search => "busca",
-        }
-    }
 }
 
 fn tf_from_id(id: &str, k: f32) -> TfVariant {
@@ -129,7 +119,7 @@ impl CorpusPanel {
         let preset_id = if own.is_some() { PAGE_CORPUS } else { preset_id };
         let (preset_label, preset) = dom::select("corpus do artigo ", "preset", &options, preset_id);
         dom::append(&root, &preset_label);
-        let text = super::corpus_textarea(&root, "Documentos (um por linha)");
+        let text = crate::web::kit::ui::corpus_textarea(&root, "Documentos (um por linha)");
         let settings = dom::el("div", "widget-controls");
         let (l1, lowercase) = dom::checkbox(" minúsculas", "lowercase", true);
         let (l2, punctuation) = dom::checkbox(" remover pontuação", "punctuation", true);
@@ -240,7 +230,7 @@ pub struct TextWidget {
     listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, mode: Mode) -> Result<Rc<dyn Widget>, String> {
+fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes, mode: Mode) -> Result<Rc<dyn Widget>, String> {
     let kind = match mode {
         Mode::Bow => &BOW,
         Mode::Tf => &TF,
@@ -248,19 +238,15 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, mode: Mode) -> Result<Rc<dyn Widget
         Mode::TfIdf => &TFIDF,
         Mode::Search => &SEARCH,
     };
-    let attr = |name: &str| host.get_attribute(name);
-    let preset_ids: Vec<&str> = ARTICLE_CORPORA.iter().map(|p| p.id).collect();
-    let preset_id = super::attributes::choice(host, "data-preset", &preset_ids, mode.default_preset());
-    let tf_ids: Vec<&str> = TfVariant::ALL.iter().map(|v| v.id()).collect();
-    let tf_default = super::attributes::choice(host, "data-tf", &tf_ids, "normalized");
-    let idf_ids: Vec<&str> = IDF_CHOICES.iter().map(|(id, _)| *id).collect();
-    let idf_default = super::attributes::choice(host, "data-idf", &idf_ids, "basic");
-    let base_default = super::attributes::choice(host, "data-base", &["e", "10", "2"], "e");
+    let preset_id = attrs.choice("data-preset");
+    let tf_default = attrs.choice("data-tf");
+    let idf_default = attrs.choice("data-idf");
+    let base_default = attrs.choice("data-base");
     dom::set_attr(host, "data-state", "loading");
     let _ = host.class_list().add_1("widget");
     host.set_text_content(None);
     dom::append(host, &dom::text("h3", "widget-title", kind.title));
-    let panel = CorpusPanel::new(preset_id, super::attributes::corpus(host)?);
+    let panel = CorpusPanel::new(preset_id, attrs.corpus()?);
     dom::append(host, &panel.root);
 
     let controls = dom::el("div", "widget-controls");
@@ -315,12 +301,12 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, mode: Mode) -> Result<Rc<dyn Widget
         let input = dom::el("input", "query-input").unchecked_into::<HtmlInputElement>();
         input.set_type("search");
         dom::set_attr(&input, "data-control", "query");
-        input.set_value(&attr("data-query").unwrap_or_else(|| corpus_preset(preset_id).map_or("", |p| p.query).to_string()));
+        input.set_value(&attrs.text("data-query").unwrap_or_else(|| corpus_preset(preset_id).map_or("", |p| p.query).to_string()));
         dom::append(&label, &input);
         dom::append(&controls, &label);
         query = Some(input);
     }
-    let (twins, twins_listener) = super::twins_button(host);
+    let (twins, twins_listener) = crate::web::kit::twins_button(host);
     dom::append(&controls, &twins);
     dom::append(host, &controls);
 
@@ -424,7 +410,7 @@ impl TextWidget {
         top
     }
 
-    fn show(&self, key: &str, matrix: &Matrix, rows: Vec<String>, cols: Vec<String>, scale: ColorScale) {
+    fn show(&self, key: &str, matrix: &Matrix, rows: Vec<String>, cols: Vec<String>, scale: Scale) {
         if let Some((_, view)) = self.views.iter().find(|(k, _)| *k == key) {
             view.update(HeatmapData { matrix: matrix.clone(), row_labels: rows, col_labels: cols, scale, masked: None });
         }
@@ -457,12 +443,12 @@ impl TextWidget {
 
         match self.mode {
             Mode::Bow => {
-                self.show("counts", &clip(&corpus.counts), doc_labels.clone(), term_labels, ColorScale::Sequential);
-                self.show("cosine", &cosine_matrix(&corpus.counts.first_rows(docs)), doc_labels.clone(), doc_labels, ColorScale::Diverging);
+                self.show("counts", &clip(&corpus.counts), doc_labels.clone(), term_labels, Scale::Count);
+                self.show("cosine", &cosine_matrix(&corpus.counts.first_rows(docs)), doc_labels.clone(), doc_labels, Scale::UnitSigned);
             }
             Mode::Tf => {
-                self.show("counts", &clip(&corpus.counts), doc_labels.clone(), term_labels.clone(), ColorScale::Sequential);
-                self.show("tf", &clip(&tf_matrix(&corpus.counts, tf, base)), doc_labels, term_labels, ColorScale::Sequential);
+                self.show("counts", &clip(&corpus.counts), doc_labels.clone(), term_labels.clone(), Scale::Count);
+                self.show("tf", &clip(&tf_matrix(&corpus.counts, tf, base)), doc_labels, term_labels, Scale::Count);
             }
             Mode::Idf => self.render_idf(corpus, idf_variant, base),
             Mode::TfIdf => {
@@ -470,14 +456,14 @@ impl TextWidget {
                 let result = tf_idf(corpus, tf, idf_variant, base, l2);
                 let idf_row: Vec<f32> = terms.iter().map(|&j| result.idf[j].to_f32()).collect();
                 let idf_matrix = Matrix::from_vec(1, terms.len(), idf_row).unwrap_or_else(|_| Matrix::zeros(1, 0));
-                self.show("tf", &clip(&result.tf), doc_labels.clone(), term_labels.clone(), ColorScale::Sequential);
-                self.show("idf", &idf_matrix, vec!["IDF".into()], term_labels.clone(), ColorScale::Diverging);
-                self.show("tfidf", &clip(&result.tfidf), doc_labels.clone(), term_labels, ColorScale::Diverging);
-                self.show("cosine", &cosine_matrix(&result.tfidf.first_rows(docs)), doc_labels.clone(), doc_labels, ColorScale::Diverging);
+                self.show("tf", &clip(&result.tf), doc_labels.clone(), term_labels.clone(), Scale::Count);
+                self.show("idf", &idf_matrix, vec!["IDF".into()], term_labels.clone(), Scale::Signed);
+                self.show("tfidf", &clip(&result.tfidf), doc_labels.clone(), term_labels, Scale::Signed);
+                self.show("cosine", &cosine_matrix(&result.tfidf.first_rows(docs)), doc_labels.clone(), doc_labels, Scale::UnitSigned);
             }
             Mode::Search => {
                 let result = tf_idf(corpus, TfVariant::Raw, IdfVariant::Basic, base, false);
-                self.show("tfidf", &clip(&result.tfidf), doc_labels, term_labels, ColorScale::Diverging);
+                self.show("tfidf", &clip(&result.tfidf), doc_labels, term_labels, Scale::Signed);
                 let query = self.query.as_ref().map(|q| q.value()).unwrap_or_default();
                 let ranking = rank(corpus, &query, options, TfVariant::Raw, IdfVariant::Basic, base);
                 let labels: Vec<String> = ranking.iter().map(|(d, _)| doc_label(*d)).collect();

@@ -15,10 +15,11 @@ use crate::core::format::{format_pt, format_pt_short};
 use crate::core::vectors;
 use crate::core::Matrix;
 
-use super::super::dom::{self, Listener};
-use super::super::draw::BarView;
-use super::editor::MatrixEditor;
-use super::{control_of, listen, show_error, show_ready, Ctx, Widget, WidgetKind};
+use crate::web::dom::{self, Listener};
+use crate::web::kit::draw::BarView;
+use crate::web::kit::ui::editor::MatrixEditor;
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{control_of, listen, show_error, show_ready, Ctx, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "dot-product", title: "Produto escalar, norma e cosseno", mount };
 
@@ -52,10 +53,9 @@ pub struct DotProductWidget {
     listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     let all = presets();
-    let ids: Vec<&str> = all.iter().map(|p| p.0).collect();
-    let wanted = super::attributes::choice(host, "data-preset", &ids, "basico");
+    let wanted = attrs.choice("data-preset");
     let (_, _, u, v) = all.iter().find(|p| p.0 == wanted).or(all.first()).cloned().ok_or("sem exemplos")?;
     dom::set_attr(host, "data-state", "loading");
     let _ = host.class_list().add_1("widget");

@@ -11,14 +11,15 @@ use web_sys::{HtmlElement, HtmlSelectElement};
 
 use crate::core::examples::article_matrix_products;
 use crate::core::format::format_pt_short;
-use crate::core::ops::{matmul_cell_terms, one_hot_rows, MatmulJob};
+use crate::core::executor::MatmulJob;
+use crate::core::ops::{matmul_cell_terms, one_hot_rows};
 use crate::core::Matrix;
 
-use super::super::dom::{self, Listener};
-use super::super::draw::{ColorScale, HeatmapData, MatrixView};
-use super::editor::MatrixEditor;
-use super::{control_of, listen, show_error, Ctx, Updates, Widget, WidgetKind};
-use crate::web::widgets::hood;
+use crate::web::dom::{self, Listener};
+use crate::web::kit::draw::{Scale, HeatmapData, MatrixView};
+use crate::web::kit::ui::editor::MatrixEditor;
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{control_of, listen, show_error, Ctx, Updates, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "matmul", title: "Multiplicação de matrizes, célula a célula", mount };
 
@@ -49,10 +50,9 @@ fn size_options() -> Vec<(String, String)> {
     (1..=MAX_SIDE).map(|n| (n.to_string(), n.to_string())).collect()
 }
 
-fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     let presets = article_matrix_products();
-    let ids: Vec<&str> = presets.iter().map(|p| p.0).collect();
-    let wanted = super::attributes::choice(host, "data-preset", &ids, "linhas");
+    let wanted = attrs.choice("data-preset");
     let (_, _, a0, b0) = presets.iter().find(|p| p.0 == wanted).or(presets.first()).cloned().ok_or("sem exemplos")?;
     dom::set_attr(host, "data-state", "loading");
     let _ = host.class_list().add_1("widget");
@@ -80,7 +80,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
 
     let actions = dom::el("div", "widget-controls");
     let next = dom::button("próxima célula →", "next-cell");
-    let (twins, twins_listener) = super::twins_button(host);
+    let (twins, twins_listener) = crate::web::kit::twins_button(host);
     dom::append(&actions, &next);
     dom::append(&actions, &twins);
     dom::append(host, &actions);
@@ -197,14 +197,14 @@ impl Widget for MatmulWidget {
         };
         let job = MatmulJob { a, b };
         let widget = self.clone();
-        hood::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |job, product, _| {
+        crate::web::kit::update::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |job, product, _| {
             let rows: Vec<String> = (0..product.rows()).map(|i| format!("{}", i + 1)).collect();
             let cols: Vec<String> = (0..product.cols()).map(|j| format!("{}", j + 1)).collect();
             widget.result.update(HeatmapData {
                 matrix: product.clone(),
                 row_labels: rows,
                 col_labels: cols,
-                scale: ColorScale::Diverging,
+                scale: Scale::Signed,
                 masked: None,
             });
             let note = match one_hot_rows(&job.a) {

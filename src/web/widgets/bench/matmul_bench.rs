@@ -18,11 +18,12 @@ use crate::core::format::format_pt;
 use crate::core::trace::{format_scientific, matmul_inputs, time_matmul, MatmulTiming};
 use crate::gpu::KernelId;
 
-use super::super::backend::now_ms;
-use super::super::dom::{self, Listener};
-use super::hood::{avg_ms, ms_value, wgsl_block};
-use super::sequence::plot::{Axes, LinePlot, Series};
-use super::{show_ready, Ctx, Updates, Widget, WidgetKind};
+use crate::web::backend::now_ms;
+use crate::web::dom::{self, Listener};
+use crate::web::kit::hood::{avg_ms, ms_value, wgsl_block};
+use crate::web::kit::draw::sequence_plot::{Axes, LinePlot, Series};
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{show_ready, Ctx, Updates, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "matmul-bench", title: "CPU × WebGPU: uma multiplicação de matrizes no seu computador", mount };
 
@@ -65,7 +66,7 @@ fn slider_size(slider: &HtmlInputElement) -> usize {
     SIZES[index]
 }
 
-fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     dom::set_attr(host, "data-state", "loading");
     let _ = host.class_list().add_1("widget");
     host.set_text_content(None);
@@ -78,7 +79,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let readout = dom::text("output", "", &format!("n = {DEFAULT_SIZE}"));
     dom::append(&slider_label, &readout);
     let sweep = dom::button(&format!("medir de {} a {}", SIZES[0], SIZES[SIZES.len() - 1]), "sweep");
-    let (twins, twins_listener) = super::twins_button(host);
+    let (twins, twins_listener) = crate::web::kit::twins_button(host);
     for el in [&slider_label, &sweep, &twins] {
         dom::append(&controls, el);
     }
@@ -122,12 +123,12 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     });
     let listeners = vec![
         // Moving the slider updates the readout; letting go measures that size.
-        super::listen(&widget, &widget.slider, "input", |w, _| w.show_size()),
-        super::listen(&widget, &widget.slider, "change", |w, _| {
+        crate::web::kit::listen(&widget, &widget.slider, "input", |w, _| w.show_size()),
+        crate::web::kit::listen(&widget, &widget.slider, "change", |w, _| {
             let n = slider_size(&w.slider);
             w.clone().measure(vec![n]);
         }),
-        super::listen(&widget, &sweep, "click", |w, _| w.clone().measure(SIZES.to_vec())),
+        crate::web::kit::listen(&widget, &sweep, "click", |w, _| w.clone().measure(SIZES.to_vec())),
         twins_listener,
     ];
     *widget.listeners.borrow_mut() = listeners;

@@ -1,6 +1,6 @@
 //! "por dentro": the under-the-hood panel of every widget that computes on the backend.
 //!
-//! Widgets run their jobs through `hood::run` (instead of `Backend::run`): the job runs
+//! Widgets run their jobs through `kit::update` (instead of `Backend::run`): the job runs
 //! traced (`core::trace`), and a closed `<details class="hood">` at the bottom of the widget
 //! lists the ops of its last update in order, with shapes, parameters and times, the WGSL
 //! source of each kernel (the very string the GPU compiles, highlighted), and a button that
@@ -21,91 +21,50 @@ use crate::core::error::{ComputeError, Result};
 use crate::core::executor::{BackendKind, Job};
 use crate::core::format::format_pt;
 use crate::core::trace::{compare, format_scientific, OpRecord, Trace};
-use crate::gpu::wgsl_highlight::highlight;
 use crate::gpu::KernelId;
+use crate::site::wgsl_highlight::highlight;
+use crate::web::backend::{now_ms, Backend};
+use crate::web::dom::{self, Listener};
 
-use super::super::backend::{now_ms, Backend};
-use super::super::dom::{self, Listener};
-use super::{mark_backend, show_error, show_ready, Ctx, Update};
-
-/// Runs `job` for the widget at `host` as a new update (its panel shows this job's ops).
-pub async fn run<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, job: J) -> Result<(J::Output, BackendKind)> {
-    run_part(ctx, host, job, true).await
+/// The panel of one update of a widget: what `kit::update` records each job's trace into.
+pub struct PanelUpdate {
+    panel: Rc<Panel>,
+    update: u64,
+    new_update: bool,
 }
 
-/// The usual update of a widget that computes on the backend: marks it loading, runs `job`
-/// through the panel and, unless a newer update began meanwhile, lets `draw` paint the output,
-/// marks which backend computed it (in `backend_note` when the widget has one) and shows the
-/// widget ready; a failure shows its message instead.
-pub fn compute<J, D>(ctx: &Rc<Ctx>, host: &HtmlElement, update: Update, backend_note: Option<&HtmlElement>, job: J, draw: D)
-where
-    J: Job + 'static,
-    D: FnOnce(&J, J::Output, BackendKind) + 'static,
-{
-    dom::set_attr(host, "data-state", "loading");
-    let (ctx, host, note) = (ctx.clone(), host.clone(), backend_note.cloned());
-    wasm_bindgen_futures::spawn_local(async move {
-        let job = Rc::new(job);
-        let result = run(&ctx, &host, job.clone()).await;
-        if !update.is_current() {
-            return;
-        }
-        match result {
-            Ok((out, kind)) => {
-                draw(&job, out, kind);
-                match &note {
-                    Some(note) => mark_backend(&host, note, kind),
-                    None => dom::set_attr(&host, "data-computed-on", kind.attr()),
-                }
-                show_ready(&host);
-            }
-            Err(error) => show_error(&host, &error.to_string()),
-        }
-    });
-}
-
-/// Shows a pass the widget ran itself as a new update (the GPU-resident decoder, whose ops run
-/// in one command buffer); `job` is what "comparar" reruns on both backends.
-pub fn show<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, trace: Trace, job: J) {
-    let panel = Panel::of(host, &ctx.backend);
-    let update = panel.begin();
-    panel.record(update, true, Rc::new(JobRerun(Rc::new(job))), trace);
-}
-
-/// Runs another job of the same update (widgets that run several jobs per update): its ops
-/// are appended to the panel's list.
-pub async fn run_more<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, job: J) -> Result<(J::Output, BackendKind)> {
-    run_part(ctx, host, job, false).await
-}
-
-async fn run_part<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, job: J, new_update: bool) -> Result<(J::Output, BackendKind)> {
-    let panel = Panel::of(host, &ctx.backend);
+/// Begins a new update of the widget at `host` (its ops replace the panel's), or, with
+/// `new_update` false, continues the current one (a widget that runs several jobs per update).
+pub fn begin(host: &HtmlElement, backend: &Rc<Backend>, new_update: bool) -> PanelUpdate {
+    let panel = Panel::of(host, backend);
     let update = if new_update { panel.begin() } else { panel.update.get() };
-    let job = Rc::new(job);
-    match ctx.backend.run_traced(&*job).await {
-        Ok((out, trace)) => {
-            let kind = trace.backend;
-            panel.record(update, new_update, Rc::new(JobRerun(job)), trace);
-            Ok((out, kind))
-        }
-        Err(error) => {
-            panel.failed(update, &error);
-            Err(error)
-        }
+    PanelUpdate { panel, update, new_update }
+}
+
+impl PanelUpdate {
+    /// A job of this update ran: its trace joins the panel (unless a newer update began);
+    /// `job` is what "comparar" reruns on both backends.
+    pub fn record<J: Job + 'static>(&self, job: Rc<J>, trace: Trace) {
+        self.panel.record(self.update, self.new_update, Rc::new(JobRerun(job)), trace);
+    }
+
+    /// The update failed: the panel says why.
+    pub fn failed(&self, error: &ComputeError) {
+        self.panel.failed(self.update, error);
     }
 }
 
 /// A job kept to be run again for the comparison, whatever its output type.
 trait Rerun {
-    fn run_on(&self, backend: Rc<Backend>, kind: BackendKind) -> Pin<Box<dyn Future<Output = Result<Trace>>>>;
+    fn run_on(&self, backend: Rc<Backend>, kind: BackendKind, with_results: bool) -> Pin<Box<dyn Future<Output = Result<Trace>>>>;
 }
 
 struct JobRerun<J>(Rc<J>);
 
 impl<J: Job + 'static> Rerun for JobRerun<J> {
-    fn run_on(&self, backend: Rc<Backend>, kind: BackendKind) -> Pin<Box<dyn Future<Output = Result<Trace>>>> {
+    fn run_on(&self, backend: Rc<Backend>, kind: BackendKind, with_results: bool) -> Pin<Box<dyn Future<Output = Result<Trace>>>> {
         let job = self.0.clone();
-        Box::pin(async move { backend.run_traced_on(&*job, kind).await.map(|(_, trace)| trace) })
+        Box::pin(async move { backend.run_traced_on(&*job, kind, with_results).await.map(|(_, trace)| trace) })
     }
 }
 
@@ -131,6 +90,8 @@ struct Panel {
     /// The content shows an older update (rebuilt when opened).
     stale: Cell<bool>,
     comparing: Cell<bool>,
+    /// Timing was just turned on and the update is running again to be timed.
+    timing_pending: Cell<bool>,
     /// Each kernel's highlighted source, built once.
     sources: RefCell<HashMap<KernelId, HtmlElement>>,
     listeners: RefCell<Vec<Listener>>,
@@ -188,6 +149,7 @@ impl Panel {
             failure: RefCell::new(None),
             stale: Cell::new(true),
             comparing: Cell::new(false),
+            timing_pending: Cell::new(false),
             sources: RefCell::new(HashMap::new()),
             listeners: RefCell::new(Vec::new()),
         });
@@ -196,6 +158,9 @@ impl Panel {
             if let Some(panel) = weak.upgrade() {
                 if panel.root.open() && panel.stale.get() {
                     panel.render();
+                }
+                if panel.root.open() {
+                    wasm_bindgen_futures::spawn_local(panel.clone().retime());
                 }
             }
         });
@@ -207,6 +172,33 @@ impl Panel {
         });
         *panel.listeners.borrow_mut() = vec![on_toggle, on_compare];
         panel
+    }
+
+    /// Opened on WebGPU with a device that can time each kernel but is not doing so (timing
+    /// costs something, so it starts with the first panel opened): turn timing on and run the
+    /// update's jobs again, so the table shows each kernel's device time.
+    async fn retime(self: Rc<Self>) {
+        let Some(gpu) = self.backend.gpu() else { return };
+        if !gpu.can_time_ops() || gpu.times_ops() || self.backend_of_update() != Some(BackendKind::WebGpu) {
+            return;
+        }
+        gpu.set_op_timing(true);
+        self.timing_pending.set(true);
+        self.changed();
+        let update = self.update.get();
+        let jobs: Vec<Rc<dyn Rerun>> = self.jobs.borrow().iter().map(|(j, _)| j.clone()).collect();
+        let mut traces = Vec::new();
+        for job in &jobs {
+            match job.run_on(self.backend.clone(), BackendKind::WebGpu, false).await {
+                Ok(trace) => traces.push(trace),
+                Err(_) => break,
+            }
+        }
+        self.timing_pending.set(false);
+        if update == self.update.get() && traces.len() == jobs.len() {
+            *self.jobs.borrow_mut() = jobs.into_iter().zip(traces).collect();
+        }
+        self.changed();
     }
 
     fn begin(&self) -> u64 {
@@ -306,28 +298,34 @@ impl Panel {
             return;
         };
         let ops: usize = jobs.iter().map(|(_, t)| t.ops.len()).sum();
+        let submissions: usize = jobs.iter().map(|(_, t)| t.submissions).sum();
         let batched: Option<f64> = jobs.iter().map(|(_, t)| t.batched_ms).sum();
+        let timed = jobs.iter().all(|(_, t)| t.timed_per_op());
         let note = match (kind, batched) {
-            (BackendKind::WebGpu, Some(ms)) => format!(
-                "A última atualização rodou {ops} {} em WebGPU num único envio à GPU (um command buffer), com \
-                 os pesos e o cache de chaves e valores já na memória da GPU e uma só leitura de volta (os \
-                 logits e os pesos de atenção): {} no total. Por isso não há tempo por operação: os kernels \
-                 rodam um atrás do outro sem voltar à CPU. \"comparar\" roda o mesmo passo operação por \
-                 operação nos dois backends.",
-                plural(ops, "operação", "operações"),
-                avg_ms(ms)
-            ),
-            (BackendKind::WebGpu, None) => format!(
-                "A última atualização rodou {ops} {} em WebGPU, uma chamada de kernel cada, na ordem abaixo. \
-                 O tempo de cada uma inclui enviar os dados à GPU, rodar o kernel e ler o resultado de volta \
-                 (e, na primeira vez que um kernel roda, compilá-lo); o relógio do navegador tem resolução de \
-                 cerca de 0,1 ms.",
-                plural(ops, "operação", "operações")
-            ),
+            (BackendKind::WebGpu, Some(ms)) => {
+                let sent = if submissions == 1 {
+                    "num único envio à GPU (um command buffer) e uma só leitura de volta".to_string()
+                } else {
+                    format!("em {submissions} envios à GPU, cada um com uma leitura de volta")
+                };
+                let per_op = if self.timing_pending.get() {
+                    "Medindo o tempo de cada kernel na GPU (timestamp queries): a atualização roda de novo…"
+                } else if timed {
+                    "O tempo de cada kernel na tabela foi medido pela própria GPU (timestamp queries);                      o navegador pode arredondá-lo para frações de ms."
+                } else {
+                    "Este adaptador não mede o tempo de cada kernel (não tem timestamp queries), então a tabela                      não reparte esse total entre as operações."
+                };
+                format!(
+                    "A última atualização rodou {ops} {} em WebGPU {sent}: os dados ficam na memória da GPU de uma                      operação para a seguinte. Do primeiro envio à última leitura: {}. {per_op}",
+                    plural(ops, "operação", "operações"),
+                    avg_ms(ms)
+                )
+            }
+            (BackendKind::WebGpu, None) => format!("A última atualização rodou {ops} {} em WebGPU.", plural(ops, "operação", "operações")),
             (BackendKind::Cpu, _) => format!(
                 "A última atualização rodou {ops} {} na CPU (Rust compilado para WebAssembly), na ordem abaixo. \
-                 Em WebGPU, cada uma seria uma chamada do kernel indicado, cujo código está mais abaixo; \
-                 o relógio do navegador tem resolução de cerca de 0,1 ms.",
+                 Em WebGPU, cada uma seria uma chamada do kernel indicado, cujo código está mais abaixo, e todas \
+                 iriam num só envio à GPU; o relógio do navegador tem resolução de cerca de 0,1 ms.",
                 plural(ops, "operação", "operações")
             ),
         };
@@ -364,9 +362,10 @@ impl Panel {
         let mut kernels: Vec<KernelId> = Vec::new();
         for (_, trace) in jobs.iter() {
             for record in &trace.ops {
-                let id = kernel_of(record);
-                if !kernels.contains(&id) {
-                    kernels.push(id);
+                if let Some(id) = kernel_of(record) {
+                    if !kernels.contains(&id) {
+                        kernels.push(id);
+                    }
                 }
             }
         }
@@ -511,24 +510,28 @@ struct Measured {
 const COMPARE_MIN_MS: f64 = 20.0;
 const COMPARE_MAX_REPEATS: usize = 50;
 
-async fn run_all(backend: &Rc<Backend>, jobs: &[Rc<dyn Rerun>], kind: BackendKind) -> Result<Trace> {
+async fn run_all(backend: &Rc<Backend>, jobs: &[Rc<dyn Rerun>], kind: BackendKind, with_results: bool) -> Result<Trace> {
     let mut all = Trace::new(kind);
     for job in jobs {
-        all.extend(job.run_on(backend.clone(), kind).await?);
+        all.extend(job.run_on(backend.clone(), kind, with_results).await?);
     }
     Ok(all)
 }
 
+/// A warm-up, timed runs, then one run that also reads every op's results back (for the
+/// differences; reading them all would slow the timed runs, so those read only what they show).
 async fn measure(backend: &Rc<Backend>, jobs: &[Rc<dyn Rerun>], kind: BackendKind) -> Result<Measured> {
     let start = now_ms();
-    let mut trace = run_all(backend, jobs, kind).await?;
+    run_all(backend, jobs, kind, false).await?;
     let warmup = (now_ms() - start).max(0.01);
     let repeats = ((COMPARE_MIN_MS / warmup).ceil() as usize).clamp(1, COMPARE_MAX_REPEATS);
     let start = now_ms();
     for _ in 0..repeats {
-        trace = run_all(backend, jobs, kind).await?;
+        run_all(backend, jobs, kind, false).await?;
     }
-    Ok(Measured { per_run_ms: (now_ms() - start) / repeats as f64, repeats, trace })
+    let per_run_ms = (now_ms() - start) / repeats as f64;
+    let trace = run_all(backend, jobs, kind, true).await?;
+    Ok(Measured { per_run_ms, repeats, trace })
 }
 
 fn other_backend(kind: BackendKind) -> BackendKind {
@@ -591,7 +594,7 @@ fn ops_table(records: &[(usize, &OpRecord)], kind: BackendKind) -> HtmlElement {
         let kernel = kernel_of(record);
         let tr = dom::el("tr", "");
         dom::set_attr(&tr, "data-op", record.op.name());
-        dom::set_attr(&tr, "data-kernel", kernel.name());
+        dom::set_attr(&tr, "data-kernel", kernel.map_or("copia", KernelId::name));
         let join = |shapes: &[crate::core::trace::Shape]| shapes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(" · ");
         let shapes = format!("{} → {}", join(&record.inputs), join(&record.outputs));
         dom::append(&tr, &dom::text("td", "", &(i + 1).to_string()));
@@ -601,8 +604,8 @@ fn ops_table(records: &[(usize, &OpRecord)], kind: BackendKind) -> HtmlElement {
         dom::append(&op_cell, &code);
         dom::append(&tr, &op_cell);
         for (text, col) in [
-            (format!("{}.wgsl", kernel.name()), "kernel"),
-            (record.op.cpu_function(), "cpu"),
+            (kernel.map_or_else(|| "cópia de buffer (sem kernel)".to_string(), |k| format!("{}.wgsl", k.name())), "kernel"),
+            (record.op.cpu_function().to_string(), "cpu"),
             (shapes, "shapes"),
             (record.params.clone(), "params"),
             (op_ms(record.ms), "ms"),
@@ -635,7 +638,8 @@ pub fn wgsl_block(id: KernelId) -> HtmlElement {
     pre
 }
 
-/// The WGSL kernel that runs a recorded op on the GPU (a product's depends on its size).
-fn kernel_of(record: &OpRecord) -> KernelId {
-    KernelId::for_op_output(record.op, record.outputs.first().and_then(|s| s.matrix()))
+/// The WGSL kernel that runs a recorded op on the GPU (a product's depends on its size; a
+/// copy or a view has none).
+fn kernel_of(record: &OpRecord) -> Option<KernelId> {
+    KernelId::for_op(record.op, record.outputs.first().and_then(|s| s.matrix()))
 }

@@ -7,7 +7,7 @@ use web_sys::{HtmlCanvasElement, HtmlElement};
 use crate::core::format::format_pt_short;
 use crate::core::sequence::sparsity::power_of_ten;
 
-use super::super::super::dom;
+use crate::web::dom;
 
 /// One line of the plot.
 pub struct Series {

@@ -12,9 +12,10 @@ use crate::core::format::format_pt_short;
 use crate::core::vectors;
 use crate::core::Matrix;
 
-use super::super::dom::{self, Listener};
-use super::editor::MatrixEditor;
-use super::{show_error, show_ready, Ctx, Widget, WidgetKind};
+use crate::web::dom::{self, Listener};
+use crate::web::kit::ui::editor::MatrixEditor;
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{show_error, show_ready, Ctx, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "vectors", title: "Vetores no plano: soma, oposto e escala", mount };
 
@@ -38,7 +39,7 @@ pub struct VectorsWidget {
     listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     dom::set_attr(host, "data-state", "loading");
     let _ = host.class_list().add_1("widget");
     host.set_text_content(None);
@@ -81,7 +82,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         dragging: Cell::new(None),
         listeners: RefCell::new(Vec::new()),
     });
-    let on = |target: &web_sys::EventTarget, kind: &'static str, action: fn(&Rc<VectorsWidget>, &web_sys::Event)| crate::web::widgets::listen(&widget, target, kind, action);
+    let on = |target: &web_sys::EventTarget, kind: &'static str, action: fn(&Rc<VectorsWidget>, &web_sys::Event)| crate::web::kit::listen(&widget, target, kind, action);
     *widget.listeners.borrow_mut() = vec![
         on(&side, "input", |w, _| w.clone().recompute()),
         on(&side, "change", |w, _| w.clone().recompute()),

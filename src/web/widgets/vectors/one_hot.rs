@@ -14,9 +14,10 @@ use crate::core::ops::matmul_bt;
 use crate::core::text::one_hot;
 use crate::core::text::tokenizer::{tokenize, TokenizerOptions};
 
-use super::super::dom::{self, Listener};
-use super::super::draw::{ColorScale, HeatmapData, MatrixView};
-use super::{listen, show_error, show_ready, Ctx, Widget, WidgetKind};
+use crate::web::dom::{self, Listener};
+use crate::web::kit::draw::{Scale, HeatmapData, MatrixView};
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{listen, show_error, show_ready, Ctx, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "one-hot", title: "Codificação one-hot de uma frase", mount };
 
@@ -52,9 +53,8 @@ fn text_input(label: &str, control: &str, value: &str) -> (HtmlElement, HtmlInpu
     (wrapper, input)
 }
 
-fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let ids: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
-    let wanted = super::attributes::choice(host, "data-preset", &ids, "telhado");
+fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
+    let wanted = attrs.choice("data-preset");
     let (_, _, vocab0, sentence0) = PRESETS.iter().find(|p| p.0 == wanted).unwrap_or(&PRESETS[0]);
     dom::set_attr(host, "data-state", "loading");
     let _ = host.class_list().add_1("widget");
@@ -64,7 +64,7 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let options: Vec<(String, String)> = PRESETS.iter().map(|p| (p.0.to_string(), p.1.to_string())).collect();
     let (preset_label, preset) = dom::select("exemplo ", "preset", &options, wanted);
     dom::append(&controls, &preset_label);
-    let (twins, twins_listener) = super::twins_button(host);
+    let (twins, twins_listener) = crate::web::kit::twins_button(host);
     dom::append(&controls, &twins);
     dom::append(host, &controls);
     let fields = dom::el("div", "fields");
@@ -131,9 +131,9 @@ impl Widget for OneHotWidget {
         }
         self.ids.set_text_content(Some(&text));
         let token_labels: Vec<String> = tokens.iter().enumerate().map(|(t, w)| format!("{} {w}", t + 1)).collect();
-        self.rows.update(HeatmapData { matrix: rows, row_labels: token_labels.clone(), col_labels: vocabulary, scale: ColorScale::Sequential, masked: None });
+        self.rows.update(HeatmapData { matrix: rows, row_labels: token_labels.clone(), col_labels: vocabulary, scale: Scale::Probability, masked: None });
         let short: Vec<String> = (1..=tokens.len()).map(|t| t.to_string()).collect();
-        self.gram.update(HeatmapData { matrix: gram, row_labels: token_labels, col_labels: short, scale: ColorScale::Sequential, masked: None });
+        self.gram.update(HeatmapData { matrix: gram, row_labels: token_labels, col_labels: short, scale: Scale::Count, masked: None });
         show_ready(&self.host);
     }
 }

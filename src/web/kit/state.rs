@@ -31,7 +31,7 @@ use web_sys::{Element, Event, EventInit, HtmlElement, HtmlInputElement, HtmlSele
 use crate::core::format::format_pt;
 use crate::core::widget_state::{parse_hash, slot_param, valid_key, HashQuery, WidgetState};
 
-use super::super::dom::{self, Listener};
+use crate::web::dom::{self, Listener};
 use super::{listen, Widget};
 
 /// Pause after the last edit before the state is written (fast typing writes once).
@@ -245,6 +245,12 @@ fn address_query(site: bool) -> Result<HashQuery, String> {
     } else {
         parse_hash(&location_hash())
     }
+}
+
+/// A parameter of this document's address where widget states live (see `address_query`): on
+/// the site `slug.html?name=…`, on an embedding page `post.html#?name=…`.
+pub fn address_param(name: &str) -> Option<String> {
+    address_query(on_site()).ok().and_then(|q| q.get(name).map(str::to_string))
 }
 
 /// This document's address with `query` in place of the parameters `address_query` read.

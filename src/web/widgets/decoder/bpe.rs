@@ -11,9 +11,10 @@ use web_sys::{HtmlElement, HtmlInputElement, HtmlTextAreaElement};
 use crate::core::bpe::{Bpe, MergeStep};
 use crate::core::format::format_pt;
 
-use super::super::dom::{self, Listener};
-use super::super::model_store;
-use super::{show_error, show_ready, Ctx, Updates, Widget, WidgetKind};
+use crate::web::dom::{self, Listener};
+use crate::web::model_store;
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::{show_error, show_ready, Ctx, Updates, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "bpe", title: "BPE: das letras aos tokens", mount };
 
@@ -37,7 +38,7 @@ pub struct BpeWidget {
     listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     dom::set_attr(host, "data-state", "loading");
     let _ = host.class_list().add_1("widget");
     host.set_text_content(None);
@@ -47,7 +48,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     dom::set_attr(&text, "data-control", "text");
     dom::set_attr(&text, "rows", "2");
     dom::set_attr(&text, "aria-label", "Texto a tokenizar");
-    text.set_value(&host.get_attribute("data-text").unwrap_or_else(|| DEFAULT_TEXT.to_string()));
+    text.set_value(&attrs.text("data-text").unwrap_or_else(|| DEFAULT_TEXT.to_string()));
     dom::append(host, &text);
 
     let controls = dom::el("div", "widget-controls");
@@ -81,7 +82,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
         updates: Updates::default(),
         listeners: RefCell::new(Vec::new()),
     });
-    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<BpeWidget>)| crate::web::widgets::listen(&widget, target, kind, move |w, _| action(w));
+    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<BpeWidget>)| crate::web::kit::listen(&widget, target, kind, move |w, _| action(w));
     let text_el: HtmlElement = widget.text.clone().unchecked_into();
     let slider_el: HtmlElement = widget.slider.clone().unchecked_into();
     *widget.listeners.borrow_mut() = vec![

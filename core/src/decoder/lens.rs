@@ -1,0 +1,257 @@
+//! The logit lens: the prediction taking shape layer by layer.
+//!
+//! The residual stream at one position is read as if the model stopped there: after the
+//! embedding and after each block it goes through the final layer norm and the tied output
+//! head, and a softmax turns the scores into probabilities. After the last block that reading
+//! IS the model's output. The forward pass records these readings on its own backend
+//! (`model::forward_with_lens`), in the same submission as the pass.
+//!
+//! Each head's push towards a token is its direct contribution to that token's logit. The
+//! residual at the end is a sum of parts (the embedding, every head's output through its slice
+//! of W^O, every FFN's output); with the final layer norm's scale σ held at its value, the
+//! norm is linear, so the logit of token j splits exactly into
+//!   Σ_parts  γ ⊙ (part − mean(part)) / σ · E_j   +   β · E_j.
+//! `LensReading::push` gives one part's term; the test below checks the parts add up.
+
+use crate::error::{ComputeError, Result};
+use crate::executor::Executor;
+use crate::ops::SoftmaxOptions;
+use crate::Matrix;
+
+use super::model::{Forward, ForwardOutput};
+use super::weights::DecoderWeights;
+
+/// The lens's tensors for the last new position, left on the backend by the pass.
+#[derive(Debug)]
+pub struct LensTaps<T> {
+    /// L+1 readings (1,V) as probabilities: after the embedding, after each block.
+    pub readings: Vec<T>,
+    /// The residual row (1,C) after the last block (gives σ of the final layer norm).
+    pub residual: Option<T>,
+    /// The embedding's part of the residual (1,C): E[id]·√C + PE.
+    pub embedding: Option<T>,
+    /// Each head's part (1,C), layer after layer: its output times its rows of W^O.
+    pub heads: Vec<T>,
+    /// Each FFN's part (1,C).
+    pub ffn: Vec<T>,
+}
+
+impl<T> Default for LensTaps<T> {
+    fn default() -> Self {
+        LensTaps { readings: Vec::new(), residual: None, embedding: None, heads: Vec::new(), ffn: Vec::new() }
+    }
+}
+
+impl<T> LensTaps<T> {
+    /// Reads one residual row (1,C) through the final layer norm, the tied head and a softmax.
+    pub(super) fn read_residual<E: Executor<Tensor = T>>(&mut self, e: &E, w: &DecoderWeights<T>, row: T) -> Result<()> {
+        let normed = e.layer_norm(&row, &w.ln_f_gamma, &w.ln_f_beta, w.config.ln_eps)?;
+        let logits = e.matmul_bt(&normed, &w.tok_emb, 1.0)?;
+        self.readings.push(e.softmax_rows(&logits, SoftmaxOptions::default())?);
+        self.residual = Some(row);
+        Ok(())
+    }
+
+    /// Splits the attention output row (1,C) into its heads' parts: head h's columns times
+    /// rows h·hs … (h+1)·hs of W^O, which is what the concatenation times W^O adds up.
+    pub(super) fn split_heads<E: Executor<Tensor = T>>(&mut self, e: &E, att_row: &T, w_o: &T, heads: usize) -> Result<()> {
+        let c = e.dims(att_row).1;
+        let hs = c / heads;
+        let column = e.transpose(att_row)?;
+        for h in 0..heads {
+            let own = e.transpose(&e.rows(&column, h * hs, (h + 1) * hs)?)?;
+            self.heads.push(e.matmul(&own, &e.rows(w_o, h * hs, (h + 1) * hs)?)?);
+        }
+        Ok(())
+    }
+}
+
+/// The lens read back: probabilities per stage and the parts of the last residual.
+#[derive(Clone, Debug)]
+pub struct LensReading {
+    /// L+1 rows of V probabilities: stage 0 after the embedding, stage l after block l.
+    pub readings: Vec<Vec<f32>>,
+    pub residual: Vec<f32>,
+    pub embedding: Vec<f32>,
+    /// L·nh parts, layer after layer, head after head.
+    pub heads: Vec<Vec<f32>>,
+    pub ffn: Vec<Vec<f32>>,
+    pub n_heads: usize,
+}
+
+/// Reads a pass and its lens in one readback.
+pub async fn read_forward_with_lens<E: Executor>(
+    e: &E,
+    pass: &Forward<E::Tensor>,
+    taps: &LensTaps<E::Tensor>,
+) -> Result<(ForwardOutput, LensReading)> {
+    let missing = || ComputeError::Invalid("A lente não recebeu o fluxo residual.".into());
+    let (residual, embedding) = (taps.residual.as_ref().ok_or_else(missing)?, taps.embedding.as_ref().ok_or_else(missing)?);
+    let mut wanted = vec![&pass.logits, residual, embedding];
+    wanted.extend(pass.attention.iter());
+    wanted.extend(taps.readings.iter());
+    wanted.extend(taps.heads.iter());
+    wanted.extend(taps.ffn.iter());
+    let mut values = e.read(&wanted).await?.into_iter();
+    let mut next = |n: usize| -> Vec<Matrix> { values.by_ref().take(n).collect() };
+    let mut fixed = next(3).into_iter();
+    let (logits, residual, embedding) = match (fixed.next(), fixed.next(), fixed.next()) {
+        (Some(a), Some(b), Some(c)) => (a, b, c),
+        _ => return Err(ComputeError::Invalid("leitura incompleta".into())),
+    };
+    let attention = next(pass.attention.len());
+    let flat = |ms: Vec<Matrix>| ms.into_iter().map(|m| m.as_slice().to_vec()).collect::<Vec<_>>();
+    let readings = flat(next(taps.readings.len()));
+    let heads = flat(next(taps.heads.len()));
+    let ffn = flat(next(taps.ffn.len()));
+    if ffn.len() != taps.ffn.len() || attention.len() != pass.attention.len() {
+        return Err(ComputeError::Invalid("leitura incompleta".into()));
+    }
+    let n_heads = if ffn.is_empty() { 0 } else { heads.len() / ffn.len() };
+    let lens = LensReading {
+        readings,
+        residual: residual.as_slice().to_vec(),
+        embedding: embedding.as_slice().to_vec(),
+        heads,
+        ffn,
+        n_heads,
+    };
+    Ok((ForwardOutput { logits, attention }, lens))
+}
+
+impl LensReading {
+    /// Stages read: the embedding, then one per block.
+    pub fn stages(&self) -> usize {
+        self.readings.len()
+    }
+
+    /// The `k` most probable tokens at `stage`, most probable first (ties: lower id first).
+    pub fn top(&self, stage: usize, k: usize) -> Vec<(u32, f32)> {
+        let Some(probs) = self.readings.get(stage) else { return Vec::new() };
+        let mut order: Vec<u32> = (0..probs.len() as u32).collect();
+        order.sort_by(|&a, &b| probs[b as usize].total_cmp(&probs[a as usize]).then(a.cmp(&b)));
+        order.truncate(k);
+        order.into_iter().map(|t| (t, probs[t as usize])).collect()
+    }
+
+    /// The probability of `token` at every stage.
+    pub fn trajectory(&self, token: u32) -> Vec<f32> {
+        self.readings.iter().map(|p| p.get(token as usize).copied().unwrap_or(0.0)).collect()
+    }
+
+    /// σ of the final layer norm at this position: √(var(residual) + ε).
+    fn sigma(&self, eps: f32) -> f32 {
+        let c = self.residual.len().max(1) as f32;
+        let mean = self.residual.iter().sum::<f32>() / c;
+        let var = self.residual.iter().map(|v| (v - mean).powi(2)).sum::<f32>() / c;
+        (var + eps).sqrt()
+    }
+
+    /// One part's direct push on `token`'s logit: γ ⊙ (part − mean)/σ · E_token.
+    pub fn push(&self, w: &DecoderWeights, part: &[f32], token: u32) -> f32 {
+        let c = part.len().max(1) as f32;
+        let mean = part.iter().sum::<f32>() / c;
+        let sigma = self.sigma(w.config.ln_eps);
+        let gamma = w.ln_f_gamma.as_slice();
+        let e = w.tok_emb.row(token as usize);
+        part.iter().zip(gamma).zip(&e).map(|((p, g), e)| g * (p - mean) / sigma * e).sum()
+    }
+
+    /// Each head's push on `token`'s logit, as an (L, nh) matrix (row = layer).
+    pub fn head_pushes(&self, w: &DecoderWeights, token: u32) -> Result<Matrix> {
+        let values: Vec<f32> = self.heads.iter().map(|part| self.push(w, part, token)).collect();
+        let layers = if self.n_heads == 0 { 0 } else { values.len() / self.n_heads };
+        Matrix::from_vec(layers, self.n_heads, values)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decoder::config::DecoderConfig;
+    use crate::decoder::model::{forward, forward_with_lens, read_forward, KvCache};
+    use crate::executor::{block_on_ready, Cpu};
+    use crate::ops;
+
+    fn lens(w: &DecoderWeights, ids: &[u32]) -> (ForwardOutput, LensReading) {
+        let mut cache = KvCache::new(&Cpu, &w.config).unwrap();
+        let (pass, taps) = forward_with_lens(&Cpu, w, ids, &mut cache).unwrap();
+        block_on_ready(read_forward_with_lens(&Cpu, &pass, &taps)).unwrap()
+    }
+
+    #[test]
+    fn last_stage_is_the_models_output_and_the_pass_is_unchanged() {
+        let cfg = DecoderConfig::tiny();
+        let w = DecoderWeights::random(&cfg, 11);
+        let ids = [3u32, 40, 299, 7, 7];
+        let (out, reading) = lens(&w, &ids);
+        let plain = {
+            let mut cache = KvCache::new(&Cpu, &cfg).unwrap();
+            block_on_ready(read_forward(&Cpu, &forward(&Cpu, &w, &ids, &mut cache).unwrap())).unwrap()
+        };
+        assert_eq!(out.logits.as_slice(), plain.logits.as_slice(), "taps change nothing");
+        assert_eq!(reading.stages(), cfg.n_layers + 1);
+        assert_eq!(reading.heads.len(), cfg.n_layers * cfg.n_heads);
+        let model = ops::softmax_rows(&plain.logits, SoftmaxOptions::default()).unwrap();
+        let last = &reading.readings[cfg.n_layers];
+        let diff = model.as_slice().iter().zip(last).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+        assert!(diff < 1e-5, "lens after the last block vs output: {diff}");
+        for stage in &reading.readings {
+            assert!((stage.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+        }
+        let top = reading.top(cfg.n_layers, 3);
+        assert!(top[0].1 >= top[1].1 && top[1].1 >= top[2].1);
+        assert_eq!(reading.trajectory(top[0].0)[cfg.n_layers], top[0].1);
+    }
+
+    /// Each stage against a reference computed here from the weights, block by block.
+    #[test]
+    fn every_stage_matches_a_reference_read_of_the_residual() {
+        let cfg = DecoderConfig::tiny();
+        let w = DecoderWeights::random(&cfg, 5);
+        let ids = [10u32, 20, 30];
+        let (_, reading) = lens(&w, &ids);
+        let read = |x: &Matrix| {
+            let last = Matrix::from_vec(1, cfg.d_model, x.row(x.rows() - 1)).unwrap();
+            let normed = ops::layer_norm(&last, &w.ln_f_gamma, &w.ln_f_beta, cfg.ln_eps).unwrap();
+            let logits = ops::matmul_bt(&normed, &w.tok_emb, 1.0).unwrap();
+            ops::softmax_rows(&logits, SoftmaxOptions::default()).unwrap()
+        };
+        let c = cfg.d_model;
+        let emb = ops::embedding(&w.tok_emb, &ids).unwrap();
+        let pe = crate::transformer::positional::sinusoidal(0, ids.len(), c, cfg.pe_theta);
+        let mut x = ops::add(&ops::scale(&emb, (c as f32).sqrt()), &pe).unwrap();
+        let mut expected = vec![read(&x)];
+        for b in &w.blocks {
+            let h = ops::layer_norm(&x, &b.ln1_gamma, &b.ln1_beta, cfg.ln_eps).unwrap();
+            let (q, k, v) = (ops::matmul(&h, &b.w_q).unwrap(), ops::matmul(&h, &b.w_k).unwrap(), ops::matmul(&h, &b.w_v).unwrap());
+            let att = ops::attention(&q, &k, &v, cfg.n_heads, true, 0).unwrap().output;
+            x = ops::add(&x, &ops::matmul(&att, &b.w_o).unwrap()).unwrap();
+            let h = ops::layer_norm(&x, &b.ln2_gamma, &b.ln2_beta, cfg.ln_eps).unwrap();
+            let hidden = ops::relu(&ops::add(&ops::matmul(&h, &b.w1).unwrap(), &b.b1).unwrap());
+            x = ops::add(&x, &ops::add(&ops::matmul(&hidden, &b.w2).unwrap(), &b.b2).unwrap()).unwrap();
+            expected.push(read(&x));
+        }
+        for (stage, (got, want)) in reading.readings.iter().zip(&expected).enumerate() {
+            let diff = got.iter().zip(want.as_slice()).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+            assert!(diff < 1e-5, "stage {stage}: {diff}");
+        }
+    }
+
+    /// The parts' pushes plus β·E_j add up to the logit of j: the split is exact.
+    #[test]
+    fn pushes_of_all_parts_add_up_to_the_logit() {
+        let cfg = DecoderConfig::tiny();
+        let w = DecoderWeights::random(&cfg, 8);
+        let (out, reading) = lens(&w, &[1, 2, 3, 4]);
+        for token in [0u32, 17, 299] {
+            let parts = std::iter::once(&reading.embedding).chain(&reading.heads).chain(&reading.ffn);
+            let beta: f32 = w.ln_f_beta.as_slice().iter().zip(w.tok_emb.row(token as usize)).map(|(b, e)| b * e).sum();
+            let total: f32 = parts.map(|p| reading.push(&w, p, token)).sum::<f32>() + beta;
+            let logit = out.logits.get(0, token as usize);
+            assert!((total - logit).abs() < 1e-3 * logit.abs().max(1.0), "token {token}: {total} vs {logit}");
+        }
+        let pushes = reading.head_pushes(&w, 17).unwrap();
+        assert_eq!(pushes.shape(), (cfg.n_layers, cfg.n_heads));
+    }
+}

@@ -1,0 +1,300 @@
+//! A generation session: the one place that decides what the model sees and what it says
+//! next. It owns the context (prompt and generated tokens), the context-window rule, the KV
+//! cache on the backend (appended in place), the next-token logits, the attention history
+//! the playground draws, and sampling with its own seeded generator. A widget only draws it.
+//!
+//! The host-side state (`History`) is separate from the backend's (`Session`: weights and
+//! cache), so a session can move to another backend mid-generation (`into_history`, then
+//! `Session::resume`): the new backend recomputes the context once and generation goes on
+//! with the same generator, so a fixed seed gives the same text on both backends.
+
+use std::rc::Rc;
+
+use crate::bpe::Bpe;
+use crate::error::{ComputeError, Result};
+use crate::executor::Executor;
+use crate::rng::Rng;
+
+use super::config::DecoderConfig;
+use super::lens::{read_forward_with_lens, LensReading};
+use super::model::{forward, forward_with_lens, read_forward, KvCache};
+use super::sampling::{probabilities, sample, SamplingOptions};
+use super::weights::DecoderWeights;
+
+/// The context-window rule, the only one: the window holds at most `context` tokens; when it
+/// would hold more (a long prompt, or generation reaching the end), the oldest tokens leave
+/// so that a quarter of the context is free again, and the rest is recomputed from position 0.
+/// Returns how many tokens leave a window of `len` tokens.
+pub fn tokens_to_drop(len: usize, context: usize) -> usize {
+    if len > context {
+        len - (context - context / 4)
+    } else {
+        0
+    }
+}
+
+/// What the model has seen and predicts, whatever backend computes it.
+#[derive(Clone, Debug)]
+pub struct History {
+    /// Token ids in the window: the prompt's (what is left of it), then the generated ones.
+    pub ids: Vec<u32>,
+    /// How many of `ids` came from the prompt.
+    pub prompt_len: usize,
+    /// Tokens that left the window (the prompt's first, then generated ones).
+    pub dropped: usize,
+    /// The seed the generator started from (shown to the reader, and in shared links).
+    pub seed: u64,
+    rng: Rng,
+    /// Logits of the token after the last id (empty until the first pass).
+    pub logits: Vec<f32>,
+    /// Per layer and head (index layer·nh + head), row i = position i's attention over
+    /// positions 0..=i.
+    pub attention: Vec<Vec<Vec<f32>>>,
+}
+
+impl History {
+    /// The prompt's tokens, cut to the window if it is too long.
+    pub fn new(config: &DecoderConfig, bpe: &Bpe, prompt: &str, seed: u64) -> Result<History> {
+        if prompt.trim().is_empty() {
+            return Err(ComputeError::Invalid("Escreva um texto inicial: o modelo continua a partir dele.".into()));
+        }
+        let mut ids = bpe.encode(prompt);
+        let dropped = tokens_to_drop(ids.len(), config.context);
+        ids.drain(..dropped);
+        Ok(History {
+            prompt_len: ids.len(),
+            ids,
+            dropped,
+            seed,
+            rng: Rng::new(seed),
+            logits: Vec::new(),
+            attention: vec![Vec::new(); config.n_layers * config.n_heads],
+        })
+    }
+
+    /// Starts the generator again from `seed` (the playground draws a fresh one per "Gerar"
+    /// unless the reader fixes it): the same window, seed and settings give the same text.
+    pub fn reseed(&mut self, seed: u64) {
+        self.seed = seed;
+        self.rng = Rng::new(seed);
+    }
+
+    /// The next token's distribution at `temperature` (the bars the playground draws).
+    pub fn distribution(&self, temperature: f32) -> Vec<f32> {
+        probabilities(&self.logits, temperature)
+    }
+}
+
+/// A history with the model on one backend: its weights (uploaded once) and its KV cache.
+pub struct Session<T> {
+    history: History,
+    weights: Rc<DecoderWeights<T>>,
+    cache: KvCache<T>,
+}
+
+impl<T: Clone> Session<T> {
+    /// A new session on `prompt` (nothing computed yet: `sync` runs the prompt).
+    pub fn start<E: Executor<Tensor = T>>(e: &E, weights: Rc<DecoderWeights<T>>, bpe: &Bpe, prompt: &str, seed: u64) -> Result<Session<T>> {
+        let history = History::new(&weights.config, bpe, prompt, seed)?;
+        Session::resume(e, weights, history)
+    }
+
+    /// Goes on with `history` on `e`'s backend: the next `sync` recomputes the window there.
+    pub fn resume<E: Executor<Tensor = T>>(e: &E, weights: Rc<DecoderWeights<T>>, history: History) -> Result<Session<T>> {
+        let cache = KvCache::new(e, &weights.config)?;
+        Ok(Session { history, weights, cache })
+    }
+
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    /// Restarts the generator from `seed` (see `History::reseed`).
+    pub fn reseed(&mut self, seed: u64) {
+        self.history.reseed(seed);
+    }
+
+    /// The host-side state, to resume elsewhere (the cache stays behind).
+    pub fn into_history(self) -> History {
+        self.history
+    }
+
+    pub fn config(&self) -> &DecoderConfig {
+        &self.weights.config
+    }
+
+    /// Positions whose keys and values are in the cache.
+    pub fn cached(&self) -> usize {
+        self.cache.len()
+    }
+
+    /// Runs the tokens of the window the cache does not hold yet (all of them after a new
+    /// prompt, a slide or a backend change; one after a step) and reads back the next-token
+    /// logits and their attention rows: one forward pass, one readback. A no-op when the
+    /// cache is up to date. On failure the cache is forgotten (the next sync recomputes).
+    pub async fn sync<E: Executor<Tensor = T>>(&mut self, e: &E) -> Result<()> {
+        let from = self.cache.len();
+        if from == self.history.ids.len() && !self.history.logits.is_empty() {
+            return Ok(());
+        }
+        if from == 0 {
+            for rows in &mut self.history.attention {
+                rows.clear();
+            }
+        }
+        let result = async {
+            let pass = forward(e, &self.weights, &self.history.ids[from..], &mut self.cache)?;
+            read_forward(e, &pass).await
+        }
+        .await;
+        let out = match result {
+            Ok(out) => out,
+            Err(error) => {
+                self.cache.clear();
+                return Err(error);
+            }
+        };
+        let (heads, new_rows) = (self.weights.config.n_heads, self.history.ids.len() - from);
+        for (layer, weights) in out.attention.iter().enumerate() {
+            for head in 0..heads {
+                for r in 0..new_rows {
+                    self.history.attention[layer * heads + head].push(weights.row(head * new_rows + r));
+                }
+            }
+        }
+        self.history.logits = out.logits.row(0);
+        Ok(())
+    }
+
+    /// The logit lens at window position `position`: what the model predicts after
+    /// `ids[..=position]`, read after the embedding and after each block, and the parts each
+    /// head adds there. A pass of its own from position 0 on this backend, with a scratch
+    /// cache (the session's cache is left as it is).
+    pub async fn lens<E: Executor<Tensor = T>>(&self, e: &E, position: usize) -> Result<LensReading> {
+        let ids = &self.history.ids;
+        if position >= ids.len() {
+            return Err(ComputeError::Invalid(format!("A posição {} não está no contexto.", position + 1)));
+        }
+        let mut scratch = KvCache::new(e, &self.weights.config)?;
+        let (pass, taps) = forward_with_lens(e, &self.weights, &ids[..=position], &mut scratch)?;
+        Ok(read_forward_with_lens(e, &pass, &taps).await?.1)
+    }
+
+    /// Samples the next token from the current logits with the session's generator, appends
+    /// it (sliding the window if it is full) and runs the model on it. Returns the token.
+    pub async fn step<E: Executor<Tensor = T>>(&mut self, e: &E, opts: &SamplingOptions) -> Result<u32> {
+        self.sync(e).await?;
+        let h = &mut self.history;
+        let next = sample(&h.logits, opts, &mut h.rng)?;
+        h.ids.push(next);
+        let drop = tokens_to_drop(h.ids.len(), self.weights.config.context);
+        if drop > 0 {
+            h.ids.drain(..drop);
+            h.prompt_len -= drop.min(h.prompt_len);
+            h.dropped += drop;
+            self.cache.clear();
+        }
+        self.sync(e).await?;
+        Ok(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::executor::Cpu;
+    use crate::executor::block_on_ready;
+
+    /// A tiny model and a byte-level tokenizer with no merges (one token per byte).
+    fn tiny() -> (Rc<DecoderWeights>, Bpe) {
+        let cfg = DecoderConfig::tiny();
+        (Rc::new(DecoderWeights::random(&cfg, 11)), Bpe::from_merges(Vec::new()).unwrap())
+    }
+
+    #[test]
+    fn the_lens_at_the_last_position_is_the_next_token_distribution() {
+        let (w, bpe) = tiny();
+        let mut s = Session::start(&Cpu, w.clone(), &bpe, "a casa", 3).unwrap();
+        block_on_ready(s.sync(&Cpu)).unwrap();
+        let last = s.history().ids.len() - 1;
+        let lens = block_on_ready(s.lens(&Cpu, last)).unwrap();
+        let model = s.history().distribution(1.0);
+        let read = &lens.readings[w.config.n_layers];
+        let diff = model.iter().zip(read).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+        assert!(diff < 1e-5, "{diff}");
+        assert_eq!(s.cached(), s.history().ids.len(), "the session's cache is untouched");
+        assert!(block_on_ready(s.lens(&Cpu, last + 1)).is_err());
+    }
+
+    #[test]
+    fn the_window_rule_frees_a_quarter() {
+        assert_eq!(tokens_to_drop(128, 128), 0);
+        assert_eq!(tokens_to_drop(129, 128), 33);
+        assert_eq!(tokens_to_drop(300, 128), 204);
+        assert_eq!(tokens_to_drop(0, 128), 0);
+    }
+
+    #[test]
+    fn cache_continuity_one_pass_per_step_and_the_same_as_a_full_recompute() {
+        let (w, bpe) = tiny();
+        let opts = SamplingOptions { temperature: 0.9, top_k: 20, top_p: 0.95 };
+        let mut s = Session::start(&Cpu, w.clone(), &bpe, "abc", 5).unwrap();
+        block_on_ready(s.sync(&Cpu)).unwrap();
+        assert_eq!(s.cached(), 3);
+        for _ in 0..6 {
+            block_on_ready(s.step(&Cpu, &opts)).unwrap();
+            assert_eq!(s.cached(), s.history().ids.len(), "the cache follows the window");
+        }
+        // Attention rows: one per position, each a distribution over positions 0..=i.
+        let rows = &s.history().attention[0];
+        assert_eq!(rows.len(), 9);
+        assert_eq!(rows[8].len(), 9);
+        assert!((rows[8].iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        // The same window recomputed from scratch gives the same next-token logits.
+        let mut fresh = Session::resume(&Cpu, w, s.history().clone()).unwrap();
+        fresh.history.logits.clear();
+        block_on_ready(fresh.sync(&Cpu)).unwrap();
+        let diff = fresh.history().logits.iter().zip(&s.history().logits).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+        assert!(diff < 1e-5, "{diff}");
+    }
+
+    #[test]
+    fn context_overflow_slides_the_window_and_recomputes() {
+        let (w, bpe) = tiny();
+        let context = w.config.context;
+        // A prompt longer than the context keeps its last three quarters.
+        let long = "x".repeat(context + 10);
+        let s = Session::start(&Cpu, w.clone(), &bpe, &long, 1).unwrap();
+        assert_eq!(s.history().ids.len(), context - context / 4);
+        assert_eq!((s.history().prompt_len, s.history().dropped), (context - context / 4, 10 + context / 4));
+        // Generating past the end slides by the same rule.
+        let mut s = Session::start(&Cpu, w, &bpe, &"y".repeat(context - 1), 1).unwrap();
+        let greedy = SamplingOptions::greedy();
+        block_on_ready(s.step(&Cpu, &greedy)).unwrap();
+        assert_eq!(s.history().ids.len(), context);
+        block_on_ready(s.step(&Cpu, &greedy)).unwrap();
+        assert_eq!(s.history().ids.len(), context + 1 - tokens_to_drop(context + 1, context));
+        assert_eq!(s.cached(), s.history().ids.len());
+        assert_eq!(s.history().attention[0].len(), s.history().ids.len(), "attention rebuilt for the new window");
+        assert_eq!(s.history().prompt_len, context - 1 - tokens_to_drop(context + 1, context));
+    }
+
+    #[test]
+    fn a_fixed_seed_reproduces_and_a_move_keeps_the_generator() {
+        let (w, bpe) = tiny();
+        let opts = SamplingOptions { temperature: 1.0, top_k: 0, top_p: 1.0 };
+        let generate = |moves: bool| {
+            let mut s = Session::start(&Cpu, w.clone(), &bpe, "ab", 42).unwrap();
+            for i in 0..8 {
+                if moves && i == 4 {
+                    s = Session::resume(&Cpu, w.clone(), s.into_history()).unwrap();
+                }
+                block_on_ready(s.step(&Cpu, &opts)).unwrap();
+            }
+            s.history().ids.clone()
+        };
+        assert_eq!(generate(false), generate(false));
+        assert_eq!(generate(false), generate(true));
+        assert!(Session::start(&Cpu, w.clone(), &bpe, "  ", 1).is_err());
+    }
+}

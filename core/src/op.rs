@@ -1,0 +1,373 @@
+//! The ops of the compute layer, declared once.
+//!
+//! `Op` is one call with its scalar parameters; `OpKind` is which op it is, with the facts
+//! every layer reads from this one table: its name, its contract, the CPU function that is
+//! its twin, how many tensors it takes, and the shape rule (`Op::output_dims`) that both
+//! backends and the tracer apply. The CPU runs an op through `Op::run_cpu`; the GPU backend
+//! (`atencao::gpu`) maps each `OpKind` to its WGSL kernel.
+
+use crate::error::{ComputeError, Result};
+use crate::format::format_pt_short;
+use crate::matrix::Matrix;
+use crate::ops::{self, SoftmaxOptions};
+
+/// (rows, columns) of a tensor: every tensor is a row-major f32 matrix.
+pub type Dims = (usize, usize);
+
+/// Which op, without its parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OpKind {
+    Matmul,
+    MatmulBt,
+    Transpose,
+    Add,
+    Scale,
+    SoftmaxRows,
+    LayerNorm,
+    Relu,
+    Gelu,
+    Embedding,
+    Attention,
+    /// A run of rows of a tensor (a view of the same storage where the backend can).
+    Rows,
+    /// Rows copied into a tensor in place (a KV cache's append); not an `Op`: see
+    /// `Executor::write_rows`.
+    WriteRows,
+}
+
+/// What the table says of one op.
+#[derive(Debug)]
+pub struct OpSpec {
+    /// The `Executor` method's name.
+    pub name: &'static str,
+    /// What it computes, in one line (shapes as in `core::ops`).
+    pub contract: &'static str,
+    /// The CPU twin (a function of `core::ops`).
+    pub cpu_function: &'static str,
+    /// Tensors it reads.
+    pub inputs: usize,
+    /// Tensors it returns.
+    pub outputs: usize,
+}
+
+impl OpKind {
+    pub const ALL: [OpKind; 13] = [
+        OpKind::Matmul,
+        OpKind::MatmulBt,
+        OpKind::Transpose,
+        OpKind::Add,
+        OpKind::Scale,
+        OpKind::SoftmaxRows,
+        OpKind::LayerNorm,
+        OpKind::Relu,
+        OpKind::Gelu,
+        OpKind::Embedding,
+        OpKind::Attention,
+        OpKind::Rows,
+        OpKind::WriteRows,
+    ];
+
+    pub fn spec(self) -> &'static OpSpec {
+        macro_rules! spec {
+            ($name:literal, $contract:literal, $cpu:literal, $inputs:literal, $outputs:literal) => {
+                &OpSpec { name: $name, contract: $contract, cpu_function: $cpu, inputs: $inputs, outputs: $outputs }
+            };
+        }
+        match self {
+            OpKind::Matmul => spec!("matmul", "A (m,k) · B (k,n) → (m,n)", "core::ops::matmul", 2, 1),
+            OpKind::MatmulBt => spec!("matmul_bt", "α · A (m,k) · Bᵀ, B (n,k) → (m,n)", "core::ops::matmul_bt", 2, 1),
+            OpKind::Transpose => spec!("transpose", "A (m,n) → Aᵀ (n,m)", "core::ops::transpose", 1, 1),
+            OpKind::Add => spec!("add", "A + B, B do mesmo formato ou uma linha repetida", "core::ops::add", 2, 1),
+            OpKind::Scale => spec!("scale", "α · A", "core::ops::scale", 1, 1),
+            OpKind::SoftmaxRows => spec!(
+                "softmax_rows",
+                "softmax de cada linha (máscara causal e temperatura opcionais)",
+                "core::ops::softmax_rows",
+                1,
+                1
+            ),
+            OpKind::LayerNorm => spec!("layer_norm", "normaliza cada linha, depois · γ + β", "core::ops::layer_norm", 3, 1),
+            OpKind::Relu => spec!("relu", "max(0, x) em cada célula", "core::ops::relu", 1, 1),
+            OpKind::Gelu => spec!("gelu", "GELU(x) em cada célula", "core::ops::gelu", 1, 1),
+            OpKind::Embedding => spec!("embedding", "tabela (V,d), ids (t) → linhas (t,d)", "core::ops::embedding", 2, 1),
+            OpKind::Attention => spec!(
+                "attention",
+                "softmax(Q Kᵀ/√d_h) V por cabeça, sem projeções",
+                "core::ops::attention",
+                3,
+                2
+            ),
+            OpKind::Rows => spec!("rows", "as linhas a..b de A", "core::ops::rows", 1, 1),
+            OpKind::WriteRows => spec!("write_rows", "copia B para as linhas a.. de A, no lugar", "core::ops::write_rows", 2, 0),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    pub fn contract(self) -> &'static str {
+        self.spec().contract
+    }
+
+    pub fn cpu_function(self) -> &'static str {
+        self.spec().cpu_function
+    }
+
+    /// Ops that move data and compute nothing (no kernel: a buffer copy or a view on the GPU).
+    pub fn is_copy(self) -> bool {
+        matches!(self, OpKind::Rows | OpKind::WriteRows)
+    }
+}
+
+/// One op with its parameters: what a backend is asked to run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Op {
+    /// A (m,k) · B (k,n).
+    Matmul,
+    /// α · A (m,k) · Bᵀ with B (n,k).
+    MatmulBt { alpha: f32 },
+    Transpose,
+    /// A + B, B of A's shape or one row of A's width.
+    Add,
+    Scale { alpha: f32 },
+    SoftmaxRows(SoftmaxOptions),
+    /// X, γ (1,d), β (1,d).
+    LayerNorm { eps: f32 },
+    Relu,
+    Gelu,
+    /// Table (V,d), ids (1,t) (uploaded with `Executor::upload_ids`).
+    Embedding,
+    /// Q (t_q,d), K (t_k,d), V (t_k,d) → output (t_q,d), weights (h·t_q, t_k).
+    Attention { heads: usize, causal: bool, causal_offset: usize },
+    /// Rows `start..end`.
+    Rows { start: usize, end: usize },
+}
+
+impl Op {
+    pub fn kind(&self) -> OpKind {
+        match self {
+            Op::Matmul => OpKind::Matmul,
+            Op::MatmulBt { .. } => OpKind::MatmulBt,
+            Op::Transpose => OpKind::Transpose,
+            Op::Add => OpKind::Add,
+            Op::Scale { .. } => OpKind::Scale,
+            Op::SoftmaxRows(_) => OpKind::SoftmaxRows,
+            Op::LayerNorm { .. } => OpKind::LayerNorm,
+            Op::Relu => OpKind::Relu,
+            Op::Gelu => OpKind::Gelu,
+            Op::Embedding => OpKind::Embedding,
+            Op::Attention { .. } => OpKind::Attention,
+            Op::Rows { .. } => OpKind::Rows,
+        }
+    }
+
+    /// Its scalar parameters in Portuguese ("α = 0,5774", "causal"); empty if none.
+    pub fn params_text(&self) -> String {
+        match *self {
+            Op::MatmulBt { alpha } | Op::Scale { alpha } => alpha_text(alpha),
+            Op::SoftmaxRows(opts) => softmax_text(&opts),
+            Op::LayerNorm { eps } => format!("ε = {}", format_eps(eps)),
+            Op::Attention { heads, causal, causal_offset } => attention_text(heads, causal, causal_offset),
+            Op::Rows { start, end } => format!("linhas {}…{}", start + 1, end),
+            _ => String::new(),
+        }
+    }
+
+    /// The dims of the outputs for inputs of `inputs` dims, or why those inputs do not fit.
+    /// Both backends check through here, so they refuse the same inputs with the same words.
+    pub fn output_dims(&self, inputs: &[Dims]) -> Result<Vec<Dims>> {
+        let spec = self.kind().spec();
+        if inputs.len() != spec.inputs {
+            return Err(ComputeError::Invalid(format!("{} recebe {} matrizes, não {}.", spec.name, spec.inputs, inputs.len())));
+        }
+        let a = inputs[0];
+        Ok(match *self {
+            Op::Matmul => {
+                ops::check_matmul_dims(a, inputs[1])?;
+                vec![(a.0, inputs[1].1)]
+            }
+            Op::MatmulBt { .. } => {
+                ops::check_matmul_bt_dims(a, inputs[1])?;
+                vec![(a.0, inputs[1].0)]
+            }
+            Op::Transpose => vec![(a.1, a.0)],
+            Op::Add => {
+                ops::check_add_dims(a, inputs[1])?;
+                vec![a]
+            }
+            Op::Scale { .. } | Op::Relu | Op::Gelu => vec![a],
+            Op::SoftmaxRows(opts) => {
+                opts.validate()?;
+                vec![a]
+            }
+            Op::LayerNorm { .. } => {
+                ops::check_layer_norm_dims(a, inputs[1], inputs[2])?;
+                vec![a]
+            }
+            Op::Embedding => {
+                if inputs[1].0 != 1 {
+                    return Err(ComputeError::Invalid("Os ids de tokens formam uma só linha.".into()));
+                }
+                vec![(inputs[1].1, a.1)]
+            }
+            Op::Attention { heads, .. } => {
+                ops::check_attention_dims(a, inputs[1], inputs[2], heads)?;
+                vec![a, (heads * a.0, inputs[1].0)]
+            }
+            Op::Rows { start, end } => {
+                if start > end || end > a.0 {
+                    return Err(ComputeError::Invalid(format!("As linhas {start}..{end} não existem numa matriz de {} linhas.", a.0)));
+                }
+                vec![(end - start, a.1)]
+            }
+        })
+    }
+
+    /// Runs the op on the CPU: its twin in `core::ops`.
+    pub fn run_cpu(&self, inputs: &[&Matrix]) -> Result<Vec<Matrix>> {
+        let dims: Vec<Dims> = inputs.iter().map(|m| m.shape()).collect();
+        self.output_dims(&dims)?;
+        let a = inputs[0];
+        Ok(match *self {
+            Op::Matmul => vec![ops::matmul(a, inputs[1])?],
+            Op::MatmulBt { alpha } => vec![ops::matmul_bt(a, inputs[1], alpha)?],
+            Op::Transpose => vec![ops::transpose(a)],
+            Op::Add => vec![ops::add(a, inputs[1])?],
+            Op::Scale { alpha } => vec![ops::scale(a, alpha)],
+            Op::SoftmaxRows(opts) => vec![ops::softmax_rows(a, opts)?],
+            Op::LayerNorm { eps } => vec![ops::layer_norm(a, inputs[1], inputs[2], eps)?],
+            Op::Relu => vec![ops::relu(a)],
+            Op::Gelu => vec![ops::gelu(a)],
+            Op::Embedding => vec![ops::embedding(a, &ids_of(inputs[1]))?],
+            Op::Attention { heads, causal, causal_offset } => {
+                let out = ops::attention(a, inputs[1], inputs[2], heads, causal, causal_offset)?;
+                vec![out.output, out.weights]
+            }
+            Op::Rows { start, end } => vec![ops::rows(a, start, end)],
+        })
+    }
+}
+
+/// Token ids as the CPU keeps them in a tensor: one row of exact small integers (ids are
+/// below the vocabulary size, at most 2²⁰, so f32 holds them exactly).
+pub fn ids_tensor(ids: &[u32]) -> Matrix {
+    Matrix::from_vec(1, ids.len(), ids.iter().map(|&i| i as f32).collect()).expect("one row")
+}
+
+/// The ids a CPU tensor made by `ids_tensor` holds.
+pub fn ids_of(m: &Matrix) -> Vec<u32> {
+    m.as_slice().iter().map(|&v| v as u32).collect()
+}
+
+/// "α = 0,5774" with up to four decimals.
+pub fn alpha_text(value: f32) -> String {
+    format!("α = {}", format_pt_short(value, 4))
+}
+
+fn softmax_text(opts: &SoftmaxOptions) -> String {
+    let mut parts = Vec::new();
+    if opts.causal {
+        parts.push(if opts.causal_offset > 0 { format!("causal, deslocamento {}", opts.causal_offset) } else { "causal".into() });
+    }
+    if opts.temperature != 1.0 {
+        parts.push(format!("T = {}", format_pt_short(opts.temperature, 3)));
+    }
+    parts.join(", ")
+}
+
+/// "6 cabeças, causal, deslocamento 12".
+pub fn attention_text(heads: usize, causal: bool, causal_offset: usize) -> String {
+    let mut params = format!("{heads} {}", if heads == 1 { "cabeça" } else { "cabeças" });
+    if causal {
+        params.push_str(", causal");
+        if causal_offset > 0 {
+            params.push_str(&format!(", deslocamento {causal_offset}"));
+        }
+    }
+    params
+}
+
+/// ε is tiny (1e-5): scientific notation with a decimal comma.
+fn format_eps(eps: f32) -> String {
+    if eps != 0.0 && eps.abs() < 1e-3 {
+        format_scientific(eps)
+    } else {
+        format_pt_short(eps, 4)
+    }
+}
+
+/// 1,2·10⁻⁸ style, for differences and tiny parameters.
+pub fn format_scientific(value: f32) -> String {
+    if value == 0.0 || !value.is_finite() {
+        return crate::format::format_pt(value, 0);
+    }
+    let mut exponent = value.abs().log10().floor() as i32;
+    let mut mantissa = value / 10f32.powi(exponent);
+    // 9,999 rounds to 10: write it as 1·10ⁿ⁺¹.
+    if (mantissa.abs() * 100.0).round() >= 1000.0 {
+        mantissa /= 10.0;
+        exponent += 1;
+    }
+    let superscript: String = exponent
+        .to_string()
+        .chars()
+        .map(|c| match c {
+            '-' => '⁻',
+            d => ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'][d.to_digit(10).unwrap_or(0) as usize],
+        })
+        .collect();
+    format!("{}·10{superscript}", format_pt_short(mantissa, 2))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_op_has_a_distinct_name_and_a_cpu_twin_in_ops() {
+        let names: std::collections::BTreeSet<&str> = OpKind::ALL.iter().map(|o| o.name()).collect();
+        assert_eq!(names.len(), OpKind::ALL.len());
+        for kind in OpKind::ALL {
+            assert_eq!(kind.cpu_function(), format!("core::ops::{}", kind.name()));
+        }
+    }
+
+    #[test]
+    fn shape_rules_refuse_what_does_not_fit() {
+        assert_eq!(Op::Matmul.output_dims(&[(2, 3), (3, 4)]).unwrap(), vec![(2, 4)]);
+        assert!(Op::Matmul.output_dims(&[(2, 3), (2, 3)]).is_err());
+        assert!(Op::Matmul.output_dims(&[(2, 3)]).is_err());
+        assert_eq!(Op::MatmulBt { alpha: 1.0 }.output_dims(&[(2, 3), (5, 3)]).unwrap(), vec![(2, 5)]);
+        let attention = Op::Attention { heads: 2, causal: true, causal_offset: 0 };
+        assert_eq!(attention.output_dims(&[(3, 4), (5, 4), (5, 4)]).unwrap(), vec![(3, 4), (6, 5)]);
+        assert!(Op::Attention { heads: 3, causal: false, causal_offset: 0 }.output_dims(&[(3, 4), (5, 4), (5, 4)]).is_err());
+        assert_eq!(Op::Rows { start: 1, end: 3 }.output_dims(&[(4, 2)]).unwrap(), vec![(2, 2)]);
+        assert!(Op::Rows { start: 1, end: 5 }.output_dims(&[(4, 2)]).is_err());
+        assert!(Op::SoftmaxRows(SoftmaxOptions { temperature: 0.0, ..Default::default() }).output_dims(&[(2, 2)]).is_err());
+    }
+
+    #[test]
+    fn ids_round_trip_through_a_cpu_tensor() {
+        let ids = [0u32, 7, 1 << 20];
+        assert_eq!(ids_of(&ids_tensor(&ids)), ids);
+    }
+
+    #[test]
+    fn parameters_in_portuguese() {
+        assert_eq!(Op::MatmulBt { alpha: 1.0 / 3f32.sqrt() }.params_text(), "α = 0,5774");
+        assert_eq!(Op::SoftmaxRows(SoftmaxOptions::causal()).params_text(), "causal");
+        assert_eq!(Op::LayerNorm { eps: 1e-5 }.params_text(), "ε = 1·10⁻⁵");
+        assert_eq!(Op::Attention { heads: 6, causal: true, causal_offset: 12 }.params_text(), "6 cabeças, causal, deslocamento 12");
+        assert_eq!(Op::Relu.params_text(), "");
+    }
+
+    #[test]
+    fn scientific_notation_in_portuguese() {
+        assert_eq!(format_scientific(1.2e-8), "1,2·10⁻⁸");
+        assert_eq!(format_scientific(0.0), "0");
+        assert_eq!(format_scientific(2.5e-5), "2,5·10⁻⁵");
+        assert_eq!(format_scientific(350.0), "3,5·10²");
+        assert_eq!(format_scientific(9.999e-7), "1·10⁻⁶");
+    }
+}

@@ -1,0 +1,252 @@
+//! Recording ops into one command buffer, and submitting it with one readback.
+//!
+//! The first op after a read opens a batch: an encoder and two error scopes (validation and
+//! out of memory) that catch everything the batch's commands and kernel compilations raise.
+//! Each dispatch gets its own compute pass, timed with timestamp queries when the device has
+//! them. `read` copies every requested tensor (and the timestamps) into one staging buffer,
+//! submits, pops the scopes and maps the staging buffer once.
+//!
+//! No `await` happens between opening a batch and submitting it (ops are synchronous), so
+//! two widgets computing at once never interleave their scopes.
+
+use std::num::NonZeroU64;
+
+use crate::core::error::{ComputeError, Result};
+use crate::core::Matrix;
+
+use super::kernels::KernelId;
+use super::readback;
+use super::tensor::{GpuTensor, Owned};
+use super::{GpuContext, MAX_QUERIES};
+
+const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::COPY_DST).union(wgpu::BufferUsages::COPY_SRC);
+
+pub(super) struct Batch {
+    encoder: wgpu::CommandEncoder,
+    /// Pushed in this order: out of memory, then validation (popped in reverse).
+    oom: wgpu::ErrorScopeGuard,
+    validation: wgpu::ErrorScopeGuard,
+    /// Uniform buffers of this batch's dispatches, back to the pool once submitted.
+    uniforms: Vec<wgpu::Buffer>,
+    /// Per op applied (dispatch, copy or view), in order: its timestamp pair, if timed.
+    timed: Vec<Option<u32>>,
+    /// Timestamp queries used so far.
+    queries: u32,
+}
+
+impl GpuContext {
+    /// Runs `record` on the open batch, opening one first if needed.
+    fn with_batch<R>(&self, record: impl FnOnce(&mut Batch) -> R) -> R {
+        let mut slot = self.batch.borrow_mut();
+        let batch = slot.get_or_insert_with(|| {
+            let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+            let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+            Batch {
+                encoder: self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("atencao") }),
+                oom,
+                validation,
+                uniforms: Vec::new(),
+                timed: Vec::new(),
+                queries: 0,
+            }
+        });
+        record(batch)
+    }
+
+    /// A new tensor of `rows × cols` (its values undefined until written).
+    pub(super) fn alloc(&self, rows: usize, cols: usize) -> Result<GpuTensor> {
+        self.check_alive()?;
+        let bytes = (4 * rows * cols) as u64;
+        if bytes > self.device.limits().max_storage_buffer_binding_size {
+            return Err(ComputeError::Gpu(format!("uma matriz {rows}×{cols} não cabe num buffer desta GPU")));
+        }
+        let buffer = self.buffers.borrow_mut().pool.take(&self.device, bytes.max(4), STORAGE);
+        Ok(GpuTensor { storage: std::rc::Rc::new(Owned::new(buffer, &self.buffers)), rows, cols })
+    }
+
+    /// A tensor holding `values` (written when the next submission goes, before its commands).
+    pub(super) fn upload_values(&self, rows: usize, cols: usize, values: &[u8]) -> Result<GpuTensor> {
+        let tensor = self.alloc(rows, cols)?;
+        if !values.is_empty() {
+            self.queue.write_buffer(tensor.buffer(), 0, values);
+        }
+        Ok(tensor)
+    }
+
+    /// Records one dispatch of `kernel` over `tensors` (its inputs, then its outputs).
+    pub(super) fn dispatch<P: bytemuck::Pod>(&self, kernel: KernelId, params: &P, tensors: &[&GpuTensor], grid: [u32; 3]) -> Result<()> {
+        self.check_alive()?;
+        let limit = self.device.limits().max_compute_workgroups_per_dimension;
+        if grid.iter().any(|&g| g > limit) {
+            return Err(ComputeError::Gpu("a grade de workgroups excede o limite desta GPU".into()));
+        }
+        let uniform = self.buffers.borrow_mut().pool.take(&self.device, 32, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST);
+        self.queue.write_buffer(&uniform, 0, bytemuck::bytes_of(params));
+        self.with_batch(|batch| {
+            // Compiled inside the batch's scopes: a shader the browser rejects is this batch's
+            // error, not a lost device.
+            let compiled = self.kernel(kernel);
+            let mut entries = vec![wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding { buffer: &uniform, offset: 0, size: NonZeroU64::new(32) }),
+            }];
+            for (i, t) in tensors.iter().enumerate() {
+                entries.push(wgpu::BindGroupEntry {
+                    binding: 1 + i as u32,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: t.buffer(),
+                        offset: 0,
+                        size: NonZeroU64::new(t.binding_size()),
+                    }),
+                });
+            }
+            let group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(kernel.name()),
+                layout: &compiled.layout,
+                entries: &entries,
+            });
+            let pair = self.timestamps.as_ref().filter(|_| self.timing.get() && batch.queries + 2 <= MAX_QUERIES).map(|ts| {
+                let first = batch.queries;
+                batch.queries += 2;
+                (ts, first)
+            });
+            let timestamp_writes = pair.map(|(ts, first)| wgpu::ComputePassTimestampWrites {
+                query_set: &ts.queries,
+                beginning_of_pass_write_index: Some(first),
+                end_of_pass_write_index: Some(first + 1),
+            });
+            {
+                let mut pass = batch.encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(kernel.name()), timestamp_writes });
+                pass.set_pipeline(&compiled.pipeline);
+                pass.set_bind_group(0, &group, &[]);
+                pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+            }
+            batch.timed.push(pair.map(|(_, first)| first));
+            batch.uniforms.push(uniform);
+        });
+        Ok(())
+    }
+
+    /// Records an op that dispatches nothing (a view, or an empty result).
+    pub(super) fn note_untimed(&self) {
+        self.with_batch(|batch| batch.timed.push(None));
+    }
+
+    /// Records a copy of `rows` rows of `src` from row `from` into `dst` at row `to`.
+    pub(super) fn copy_rows(&self, src: &GpuTensor, from: usize, dst: &GpuTensor, to: usize, rows: usize) -> Result<()> {
+        self.check_alive()?;
+        let row_bytes = (4 * src.cols) as u64;
+        self.with_batch(|batch| {
+            if rows > 0 && row_bytes > 0 {
+                batch.encoder.copy_buffer_to_buffer(src.buffer(), from as u64 * row_bytes, dst.buffer(), to as u64 * row_bytes, rows as u64 * row_bytes);
+            }
+            batch.timed.push(None);
+        });
+        Ok(())
+    }
+
+    /// Submits everything recorded and reads `tensors` back in one mapped buffer.
+    pub(super) async fn submit_and_read(&self, tensors: &[&GpuTensor]) -> Result<Vec<Matrix>> {
+        self.check_alive()?;
+        // Open a batch even with nothing recorded: the copies below are commands too.
+        self.with_batch(|_| ());
+        let Some(mut batch) = self.batch.borrow_mut().take() else { unreachable!("opened above") };
+        let mut offsets = Vec::with_capacity(tensors.len());
+        let mut total = 0u64;
+        for t in tensors {
+            offsets.push(total);
+            total += t.bytes();
+        }
+        let timed_bytes = 8 * batch.queries as u64;
+        let stamps_at = total.next_multiple_of(8);
+        let staging_bytes = (stamps_at + timed_bytes).max(4);
+        let staging = self.buffers.borrow_mut().pool.take(&self.device, staging_bytes, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
+        for (t, &at) in tensors.iter().zip(&offsets) {
+            if t.bytes() > 0 {
+                batch.encoder.copy_buffer_to_buffer(t.buffer(), 0, &staging, at, t.bytes());
+            }
+        }
+        if let (Some(ts), true) = (&self.timestamps, batch.queries > 0) {
+            batch.encoder.resolve_query_set(&ts.queries, 0..batch.queries, &ts.resolve, 0);
+            batch.encoder.copy_buffer_to_buffer(&ts.resolve, 0, &staging, stamps_at, timed_bytes);
+        }
+        self.queue.submit([batch.encoder.finish()]);
+        self.submissions.set(self.submissions.get() + 1);
+        let validation = batch.validation.pop();
+        let oom = batch.oom.pop();
+        {
+            // Submitted: this batch's uniforms and the buffers freed while recording can be reused.
+            let mut buffers = self.buffers.borrow_mut();
+            for uniform in batch.uniforms.drain(..) {
+                buffers.pool.give(uniform);
+            }
+            buffers.release_quarantine();
+        }
+
+        let (done, complete) = readback::map_channel();
+        staging.slice(..staging_bytes).map_async(wgpu::MapMode::Read, complete);
+        #[cfg(not(target_arch = "wasm32"))]
+        self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| ComputeError::DeviceLost(e.to_string()))?;
+        let mut failure = None;
+        let mut values: Vec<Matrix> = Vec::new();
+        let mut times = None;
+        match done.await {
+            Ok(()) => {
+                match staging.slice(..staging_bytes).get_mapped_range() {
+                    Ok(view) => {
+                        for (t, &at) in tensors.iter().zip(&offsets) {
+                            let floats = bytemuck::cast_slice::<u8, f32>(&view[at as usize..(at + t.bytes()) as usize]).to_vec();
+                            match Matrix::from_vec(t.rows, t.cols, floats) {
+                                Ok(m) => values.push(m),
+                                Err(e) => failure = Some(e),
+                            }
+                        }
+                        if let (Some(ts), true) = (&self.timestamps, batch.queries > 0) {
+                            let stamps: Vec<u64> = view[stamps_at as usize..(stamps_at + timed_bytes) as usize]
+                                .chunks_exact(8)
+                                .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+                                .collect();
+                            times = Some(op_times(&batch.timed, &stamps, ts.period));
+                        }
+                    }
+                    Err(e) => failure = Some(ComputeError::Gpu(e.to_string())),
+                }
+                staging.unmap();
+            }
+            Err(e) => failure = Some(ComputeError::DeviceLost(format!("leitura falhou: {e}"))),
+        }
+        if let Some(error) = validation.await {
+            failure = Some(ComputeError::Gpu(error.to_string()));
+        }
+        if let Some(error) = oom.await {
+            failure = Some(ComputeError::Gpu(format!("memória esgotada: {error}")));
+        }
+        if let Some(reason) = self.lost_reason() {
+            failure = Some(ComputeError::DeviceLost(reason));
+        }
+        if let Some(error) = failure {
+            self.buffers.borrow_mut().pool.clear();
+            return Err(error);
+        }
+        self.buffers.borrow_mut().pool.give(staging);
+        *self.op_times.borrow_mut() = times;
+        Ok(values)
+    }
+}
+
+/// Milliseconds per op from its timestamp pair (NaN where untimed or the device wrapped).
+fn op_times(timed: &[Option<u32>], stamps: &[u64], period_ns: f64) -> Vec<f64> {
+    timed
+        .iter()
+        .map(|pair| match pair {
+            Some(first) => {
+                let (begin, end) = (stamps.get(*first as usize), stamps.get(*first as usize + 1));
+                match (begin, end) {
+                    (Some(&b), Some(&e)) if e >= b && b > 0 => (e - b) as f64 * period_ns / 1e6,
+                    _ => f64::NAN,
+                }
+            }
+            None => f64::NAN,
+        })
+        .collect()
+}

@@ -1,0 +1,142 @@
+//! The GPU as an `Executor`: each op's kernel, its typed parameters and its grid. Shapes are
+//! checked on the host by the op table (`core::op::Op::output_dims`), the same rules the CPU
+//! applies, before anything is recorded.
+
+use crate::core::error::Result;
+use crate::core::executor::{BackendKind, Executor};
+use crate::core::op::{Dims, Op};
+use crate::core::Matrix;
+
+use super::kernels::{
+    AddParams, AttentionParams, ElementwiseParams, EmbeddingParams, KernelId, LayerNormParams, MatmulParams, ScaleParams, SoftmaxParams,
+    TransposeParams,
+};
+use super::tensor::GpuTensor;
+use super::{grid_1d, GpuContext};
+
+impl Executor for GpuContext {
+    type Tensor = GpuTensor;
+
+    fn kind(&self) -> BackendKind {
+        BackendKind::WebGpu
+    }
+
+    fn deferred(&self) -> bool {
+        true
+    }
+
+    fn upload(&self, m: &Matrix) -> Result<GpuTensor> {
+        self.upload_values(m.rows(), m.cols(), bytemuck::cast_slice(m.as_slice()))
+    }
+
+    fn upload_ids(&self, ids: &[u32]) -> Result<GpuTensor> {
+        self.upload_values(1, ids.len(), bytemuck::cast_slice(ids))
+    }
+
+    fn dims(&self, t: &GpuTensor) -> Dims {
+        (t.rows, t.cols)
+    }
+
+    fn apply(&self, op: Op, inputs: &[&GpuTensor]) -> Result<Vec<GpuTensor>> {
+        let dims: Vec<Dims> = inputs.iter().map(|t| (t.rows, t.cols)).collect();
+        let out_dims = op.output_dims(&dims)?;
+        // A prefix of rows is a view of the same buffer; other rows are copied.
+        if let Op::Rows { start, end } = op {
+            let a = inputs[0];
+            if start == 0 {
+                self.note_untimed();
+                return Ok(vec![GpuTensor { storage: a.storage.clone(), rows: end, cols: a.cols }]);
+            }
+            let out = self.alloc(end - start, a.cols)?;
+            self.copy_rows(a, start, &out, 0, end - start)?;
+            return Ok(vec![out]);
+        }
+        let outs = out_dims.iter().map(|&(r, c)| self.alloc(r, c)).collect::<Result<Vec<_>>>()?;
+        if out_dims.iter().any(|&(r, c)| r * c == 0) {
+            // Nothing to compute (and empty buffers cannot be bound): the outputs are empty.
+            self.note_untimed();
+            return Ok(outs);
+        }
+        let mut bound: Vec<&GpuTensor> = inputs.to_vec();
+        bound.extend(outs.iter());
+        let len = |d: Dims| (d.0 * d.1) as u32;
+        let a = dims[0];
+        match op {
+            Op::Matmul | Op::MatmulBt { .. } => {
+                let (trans_b, alpha, n) = match op {
+                    Op::MatmulBt { alpha } => (1, alpha, dims[1].0),
+                    _ => (0, 1.0, dims[1].1),
+                };
+                let params = MatmulParams { m: a.0 as u32, n: n as u32, k: a.1 as u32, trans_b, alpha, ..Default::default() };
+                let (kernel, grid) = KernelId::for_product(a.0, n);
+                self.dispatch(kernel, &params, &bound, grid)?;
+            }
+            Op::Transpose => {
+                let params = TransposeParams { m: a.0 as u32, n: a.1 as u32, ..Default::default() };
+                self.dispatch(KernelId::Transpose, &params, &bound, super::kernels::grid_tiles(a.0, a.1))?;
+            }
+            Op::Add => {
+                let params = AddParams { len: len(a), b_len: len(dims[1]).max(1), ..Default::default() };
+                self.dispatch(KernelId::Add, &params, &bound, grid_1d((len(a) as usize).div_ceil(256)))?;
+            }
+            Op::Scale { alpha } => {
+                let params = ScaleParams { len: len(a), alpha, ..Default::default() };
+                self.dispatch(KernelId::Scale, &params, &bound, grid_1d((len(a) as usize).div_ceil(256)))?;
+            }
+            Op::Relu | Op::Gelu => {
+                let kernel = if op == Op::Relu { KernelId::Relu } else { KernelId::Gelu };
+                let params = ElementwiseParams { len: len(a), ..Default::default() };
+                self.dispatch(kernel, &params, &bound, grid_1d((len(a) as usize).div_ceil(256)))?;
+            }
+            Op::SoftmaxRows(opts) => {
+                let params = SoftmaxParams {
+                    rows: a.0 as u32,
+                    cols: a.1 as u32,
+                    causal: opts.causal as u32,
+                    causal_offset: opts.causal_offset as u32,
+                    inv_temperature: 1.0 / opts.temperature,
+                    ..Default::default()
+                };
+                self.dispatch(KernelId::Softmax, &params, &bound, grid_1d(a.0))?;
+            }
+            Op::LayerNorm { eps } => {
+                let params = LayerNormParams { rows: a.0 as u32, cols: a.1 as u32, eps, ..Default::default() };
+                self.dispatch(KernelId::LayerNorm, &params, &bound, grid_1d(a.0))?;
+            }
+            Op::Embedding => {
+                let (t, d) = out_dims[0];
+                let params = EmbeddingParams { tokens: t as u32, width: d as u32, vocab: a.0 as u32, ..Default::default() };
+                self.dispatch(KernelId::Embedding, &params, &bound, grid_1d((t * d).div_ceil(256)))?;
+            }
+            Op::Attention { heads, causal, causal_offset } => {
+                let (t_q, t_k, d) = (a.0, dims[1].0, a.1);
+                let params = AttentionParams {
+                    t_q: t_q as u32,
+                    t_k: t_k as u32,
+                    width: d as u32,
+                    heads: heads as u32,
+                    causal: causal as u32,
+                    causal_offset: causal_offset as u32,
+                    scale: 1.0 / ((d / heads) as f32).sqrt(),
+                    ..Default::default()
+                };
+                self.dispatch(KernelId::Attention, &params, &bound, grid_1d(t_q * heads))?;
+            }
+            Op::Rows { .. } => unreachable!("handled above"),
+        }
+        Ok(outs)
+    }
+
+    fn write_rows(&self, dst: &mut GpuTensor, at: usize, src: &GpuTensor) -> Result<()> {
+        crate::core::ops::check_write_rows((dst.rows, dst.cols), at, (src.rows, src.cols))?;
+        self.copy_rows(src, 0, dst, at, src.rows)
+    }
+
+    async fn read(&self, tensors: &[&GpuTensor]) -> Result<Vec<Matrix>> {
+        self.submit_and_read(tensors).await
+    }
+
+    fn take_op_times(&self) -> Option<Vec<f64>> {
+        self.op_times.borrow_mut().take()
+    }
+}

@@ -1,0 +1,83 @@
+//! `Ctx`: what every widget of a page shares: the backend, the widgets alive on the page, and
+//! the listeners that live as long as the document or as the page shown.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::web::backend::Backend;
+use crate::web::dom::Listener;
+
+use super::Widget;
+
+/// What every widget shares: the backend, and the list of widgets alive on the page.
+pub struct Ctx {
+    pub backend: Rc<Backend>,
+    live: RefCell<Vec<Rc<dyn Widget>>>,
+    /// Listeners of the header, footer and system theme: they live as long as the document.
+    document_listeners: RefCell<Vec<Listener>>,
+    /// Listeners of the page now shown (a retry button, the bench's "rodar de novo"): they go
+    /// with it, so visiting pages again and again does not pile up handlers.
+    route_listeners: RefCell<Vec<Listener>>,
+    /// Absolute URL of the built site's folder when embedded in another page (the site's
+    /// files, e.g. the model, are found from there); empty on the site (page-relative).
+    assets: String,
+}
+
+impl Ctx {
+    pub fn new(backend: Rc<Backend>) -> Ctx {
+        Ctx::with_assets(backend, String::new())
+    }
+
+    /// The context of widgets embedded in another page; `assets` is the site folder's URL.
+    pub fn with_assets(backend: Rc<Backend>, assets: String) -> Ctx {
+        Ctx {
+            backend,
+            live: RefCell::new(Vec::new()),
+            document_listeners: RefCell::new(Vec::new()),
+            route_listeners: RefCell::new(Vec::new()),
+            assets,
+        }
+    }
+
+    /// `path` (relative to the built site's root) as a URL this page can fetch.
+    pub fn asset_url(&self, path: &str) -> String {
+        if self.assets.is_empty() {
+            return path.to_string();
+        }
+        web_sys::Url::new_with_base(path, &self.assets).map_or_else(|_| format!("{}{path}", self.assets), |u| u.href())
+    }
+
+    /// Keeps a mounted widget alive with the page and runs its first computation.
+    pub fn adopt(&self, widget: Rc<dyn Widget>) {
+        self.live.borrow_mut().push(widget.clone());
+        widget.recompute();
+    }
+
+    /// Drops the widgets and route listeners of the previous page (the widgets' own listeners
+    /// go with them). Safe from inside one of those listeners: wasm-bindgen frees a closure
+    /// only once its running call has returned.
+    pub fn leave_page(&self) {
+        self.live.borrow_mut().clear();
+        // `take` releases the list's borrow before the handlers are dropped.
+        drop(self.route_listeners.take());
+    }
+
+    /// Reruns every live widget, e.g. after the backend changed.
+    pub fn recompute_all(&self) {
+        let widgets: Vec<_> = self.live.borrow().clone();
+        for widget in widgets {
+            widget.recompute();
+        }
+    }
+
+    /// Keeps a listener that lives as long as the document (header, footer, theme).
+    pub fn keep_document_listener(&self, listener: Listener) {
+        self.document_listeners.borrow_mut().push(listener);
+    }
+
+    /// Keeps a listener until the reader leaves the page now shown (`leave_page`).
+    pub fn keep_route_listener(&self, listener: Listener) {
+        self.route_listeners.borrow_mut().push(listener);
+    }
+}
+

@@ -1,0 +1,78 @@
+//! Horizontal bars with labels and values, and their table twin.
+
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlCanvasElement, HtmlElement};
+
+use crate::core::format::format_pt;
+use crate::site::palette::{bar_color, css};
+use crate::web::dom;
+
+use super::canvas::{available_width, prepare_canvas};
+
+/// Horizontal bars with labels and values (e.g. one query's attention weights), and its
+/// table twin. Bar length is |value|; negative values are drawn in orange.
+pub struct BarView {
+    pub root: HtmlElement,
+    /// The axis's end for values that have a natural one (probabilities: 1).
+    fixed_max: std::cell::Cell<Option<f32>>,
+    title: HtmlElement,
+    canvas: HtmlCanvasElement,
+    table: HtmlElement,
+}
+
+impl BarView {
+    pub fn new(key: &str, title: &str) -> BarView {
+        let root = dom::el("figure", "mv bars");
+        dom::set_attr(&root, "data-bars", key);
+        let heading = dom::notation("figcaption", "mv-title", title);
+        dom::append(&root, &heading);
+        let canvas = dom::el("canvas", "mv-canvas").unchecked_into::<HtmlCanvasElement>();
+        dom::set_attr(&canvas, "role", "img");
+        dom::append(&root, &canvas);
+        let table = super::twin::table("data-bars", key);
+        dom::append(&root, &table);
+        BarView { root, fixed_max: std::cell::Cell::new(None), title: heading, canvas, table }
+    }
+
+    /// Bars of probabilities: the axis runs from 0 to 1, whatever the largest value.
+    pub fn probabilities(self) -> BarView {
+        self.fixed_max.set(Some(1.0));
+        self
+    }
+
+    /// Draws one bar per (label, value); `title` replaces the caption.
+    pub fn update(&self, title: &str, labels: &[String], values: &[f32]) {
+        dom::set_notation(&self.title, title);
+        dom::set_attr(&self.canvas, "aria-label", &crate::site::notation::plain(title));
+        let caption = crate::site::notation::plain(title);
+        super::twin::fill(&self.table, &caption, "", &[], labels.iter().zip(values).map(|(l, v)| (l.clone(), vec![format_pt(*v, 4)])));
+
+        let dark = dom::dark_at(&self.root);
+        let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64;
+        let (bar_h, gap, label_w, value_w) = (22.0, 6.0, (longest * 7.0 + 12.0).max(40.0), 72.0);
+        let plot_w = (available_width(&self.root) - label_w - value_w).clamp(100.0, 240.0);
+        let css_w = label_w + plot_w + value_w;
+        let css_h = (bar_h + gap) * values.len() as f64 + gap;
+        let Some(ctx) = prepare_canvas(&self.canvas, css_w, css_h) else { return };
+        // Probabilities keep their 0–1 axis; other values are drawn against the largest.
+        let largest = values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+        let max = self.fixed_max.get().map_or(largest, |f| f.max(largest)).max(1e-12) as f64;
+        let text = if dark { "#c9d1d9" } else { "#444c56" };
+        ctx.set_font("12px system-ui, sans-serif");
+        ctx.set_text_baseline("middle");
+        for (i, (label, &value)) in labels.iter().zip(values).enumerate() {
+            let y = gap + i as f64 * (bar_h + gap);
+            ctx.set_fill_style_str(text);
+            ctx.set_text_align("right");
+            let _ = ctx.fill_text(label, label_w - 6.0, y + bar_h / 2.0);
+            // Length is |value|; negative values are told apart by colour (orange) and the "−"
+            // sign. One solid colour per sign, at least 3:1 against the page in both themes.
+            ctx.set_fill_style_str(&css(bar_color(value < 0.0, dark)));
+            let w = plot_w * value.abs() as f64 / max;
+            ctx.fill_rect(label_w, y, w.max(1.0), bar_h);
+            ctx.set_fill_style_str(text);
+            ctx.set_text_align("left");
+            let _ = ctx.fill_text(&format_pt(value, 4), label_w + w + 6.0, y + bar_h / 2.0);
+        }
+    }
+}

@@ -1,0 +1,49 @@
+//! Canvases sized to their box and crisp on HiDPI screens, and the hatching of masked cells.
+
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement};
+
+use crate::web::dom;
+
+/// Width (CSS px) of the box a figure sits in, so drawings fit a phone; 360 before layout.
+pub fn available_width(figure: &HtmlElement) -> f64 {
+    let width = figure.parent_element().map_or(0.0, |p| p.client_width() as f64);
+    if width > 0.0 { width.min(640.0) } else { 360.0 }
+}
+
+/// Sizes `canvas` to `css_w × css_h` CSS pixels with a backing store of device pixels (crisp
+/// on HiDPI screens), clears it, and returns a context that draws in CSS pixels.
+pub fn prepare_canvas(canvas: &HtmlCanvasElement, css_w: f64, css_h: f64) -> Option<CanvasRenderingContext2d> {
+    let dpr = dom::window().map_or(1.0, |w| w.device_pixel_ratio()).max(1.0);
+    canvas.set_width((css_w * dpr).round() as u32);
+    canvas.set_height((css_h * dpr).round() as u32);
+    let style = canvas.style();
+    let _ = style.set_property("width", &format!("{css_w}px"));
+    let _ = style.set_property("height", &format!("{css_h}px"));
+    let ctx = canvas.get_context("2d").ok().flatten()?.dyn_into::<CanvasRenderingContext2d>().ok()?;
+    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    ctx.clear_rect(0.0, 0.0, css_w, css_h);
+    Some(ctx)
+}
+
+/// Diagonal hatching for masked cells.
+pub fn hatch(ctx: &CanvasRenderingContext2d, x: f64, y: f64, size: f64, dark: bool) {
+    ctx.save();
+    ctx.begin_path();
+    ctx.rect(x + 1.0, y + 1.0, size - 2.0, size - 2.0);
+    ctx.clip();
+    ctx.set_fill_style_str(if dark { "#1c2128" } else { "#f2f2f2" });
+    ctx.fill_rect(x, y, size, size);
+    ctx.set_stroke_style_str(if dark { "#545d68" } else { "#b0b0b0" });
+    ctx.set_line_width(1.0);
+    ctx.begin_path();
+    let mut offset = -size;
+    while offset < size {
+        ctx.move_to(x + offset, y + size);
+        ctx.line_to(x + offset + size, y);
+        offset += 6.0;
+    }
+    ctx.stroke();
+    ctx.restore();
+}
+

@@ -1,0 +1,22 @@
+//! Drawing, one of each: heatmaps with their legend and table twin (`heatmap`), bars
+//! (`bars`), line plots (`sequence_plot`, `transformer_plot`), the state graph (`graph`), table
+//! twins for numbers drawn by other means (`twin`), and the canvas plumbing (`canvas`). The
+//! colour scales themselves are `site::palette` (pure, tested natively).
+
+pub mod bars;
+pub mod canvas;
+pub mod graph;
+pub mod heatmap;
+pub mod sequence_plot;
+pub mod transformer_plot;
+pub mod twin;
+
+pub use bars::BarView;
+pub use canvas::{available_width, prepare_canvas};
+pub use heatmap::{HeatmapData, MatrixView};
+pub use crate::site::palette::Scale;
+
+/// The CSS colour at `t` (0 … 1, or −1 … 1 when `diverging`) in the current theme.
+pub fn fill(diverging: bool, t: f32, dark: bool) -> String {
+    crate::site::palette::css(crate::site::palette::rgb(diverging, t, dark))
+}

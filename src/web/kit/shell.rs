@@ -1,0 +1,191 @@
+//! `Shell`: the frame every widget is built in. It owns the host element, the title (at the
+//! level the page's outline asks for, notation typeset), the sections (inputs, controls,
+//! outputs), the backend note, "ver números", the listeners, the newest-update token, and the
+//! "por dentro" panel through the update lifecycle; on a phone it shows inputs and results as
+//! two tabs, so a result is never a long scroll away from the input that changed it.
+//!
+//! A widget is then its inputs, its job (or CPU work) and its drawing:
+//!
+//! ```ignore
+//! let shell = Shell::new(ctx, host, &KIND);
+//! // … build inputs into shell.inputs, controls into shell.controls, views into shell.outputs …
+//! let widget = Rc::new(MyWidget { shell, … });
+//! widget.shell.on(&widget, &widget.shell.host, &["input", "change"], MyWidget::on_event);
+//! // in recompute: widget.shell.compute(job, move |job, out, kind| widget.draw(…));
+//! ```
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use web_sys::{EventTarget, HtmlElement};
+
+use crate::core::executor::{BackendKind, Job};
+use crate::web::dom::{self, Listener};
+
+use super::context::Ctx;
+use super::update::{self, Update, Updates};
+use super::{listen, mark_backend, show_error, show_ready, twins_button, WidgetKind};
+
+pub struct Shell {
+    pub ctx: Rc<Ctx>,
+    pub host: HtmlElement,
+    /// What the reader edits.
+    pub inputs: HtmlElement,
+    /// Buttons, toggles and selects (ends with "ver números").
+    pub controls: HtmlElement,
+    /// What the widget draws.
+    pub outputs: HtmlElement,
+    /// "Calculado em CPU." and other notes on the computation (announced).
+    pub note: HtmlElement,
+    pub updates: Updates,
+    listeners: RefCell<Vec<Listener>>,
+}
+
+impl Shell {
+    /// Empties `host` and builds the frame, marked loading until the first update is drawn.
+    pub fn new(ctx: &Rc<Ctx>, host: &HtmlElement, kind: &WidgetKind) -> Shell {
+        dom::set_attr(host, "data-state", "loading");
+        let _ = host.class_list().add_1("widget");
+        host.set_text_content(None);
+        dom::append(host, &dom::text("h3", "widget-title", kind.title));
+        let tabs = phone_tabs(host);
+        let inputs = dom::el("div", "widget-inputs");
+        dom::set_attr(&inputs, "data-section", "inputs");
+        let controls = dom::el("div", "widget-controls");
+        let outputs = dom::el("div", "widget-outputs");
+        dom::set_attr(&outputs, "data-section", "outputs");
+        let note = dom::el("p", "widget-backend");
+        dom::set_attr(&note, "aria-live", "polite");
+        for section in [&inputs, &controls, &outputs, &note] {
+            dom::append(host, section);
+        }
+        let (twins, twins_listener) = twins_button(host);
+        dom::append(&controls, &twins);
+        Shell {
+            ctx: ctx.clone(),
+            host: host.clone(),
+            inputs,
+            controls,
+            outputs,
+            note,
+            updates: Updates::default(),
+            listeners: RefCell::new(vec![twins_listener, tabs]),
+        }
+    }
+
+    /// Adds controls, in order, before "ver números" (which stays last).
+    pub fn control(&self, elements: &[&HtmlElement]) {
+        let twins = self.controls.query_selector(":scope > [data-action=twins]").ok().flatten();
+        for el in elements {
+            match &twins {
+                Some(t) => {
+                    let _ = t.before_with_node_1(el);
+                }
+                None => dom::append(&self.controls, el),
+            }
+        }
+    }
+
+    /// Keeps a listener as long as the widget.
+    pub fn keep(&self, listener: Listener) {
+        self.listeners.borrow_mut().push(listener);
+    }
+
+    /// Runs `action` on the widget for each event of `kinds` on `target` (one delegated
+    /// listener per kind; `kit::control_of` and `kit::action_of` tell the sources apart).
+    pub fn on<W: 'static>(&self, widget: &Rc<W>, target: &EventTarget, kinds: &[&'static str], action: fn(&Rc<W>, &web_sys::Event)) {
+        for &kind in kinds {
+            self.keep(listen(widget, target, kind, move |w, e| action(w, e)));
+        }
+    }
+
+    /// Begins an update: any earlier one still computing will not draw.
+    pub fn begin(&self) -> Update {
+        self.updates.begin()
+    }
+
+    /// An update that runs `job` on the backend (traced for "por dentro"): unless a newer
+    /// update began meanwhile, `draw` paints the output, the note says where it was computed,
+    /// and the widget is ready; a failure shows its message.
+    pub fn compute<J, D>(&self, job: J, draw: D)
+    where
+        J: Job + 'static,
+        D: FnOnce(&J, J::Output, BackendKind) + 'static,
+    {
+        let update = self.begin();
+        update::compute(&self.ctx, &self.host, update, Some(&self.note), job, draw);
+    }
+
+    /// An update the widget computes itself on the CPU (no backend job): marks it loading,
+    /// waits for a pause in typing when `debounce` (large inputs), then runs `work`, which draws;
+    /// ready, or its message.
+    pub fn local(&self, debounce: bool, work: impl FnOnce() -> Result<(), String> + 'static) {
+        let update = self.begin();
+        dom::set_attr(&self.host, "data-state", "loading");
+        let host = self.host.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            if !update.settle(debounce).await {
+                return;
+            }
+            match work() {
+                Ok(()) => show_ready(&host),
+                Err(message) => show_error(&host, &message),
+            }
+        });
+    }
+
+    /// An update that draws at once (a change that needs no computation): ready, or the message.
+    pub fn now(&self, work: impl FnOnce() -> Result<(), String>) {
+        self.begin();
+        match work() {
+            Ok(()) => show_ready(&self.host),
+            Err(message) => show_error(&self.host, &message),
+        }
+    }
+
+    /// Says where the last result was computed.
+    pub fn mark(&self, kind: BackendKind) {
+        mark_backend(&self.host, &self.note, kind);
+    }
+
+    pub fn fail(&self, message: &str) {
+        show_error(&self.host, message);
+    }
+
+    pub fn ready(&self) {
+        show_ready(&self.host);
+    }
+}
+
+/// Two tabs, "entradas" and "resultados", shown only on a narrow screen (styles/main.css):
+/// there the host's `data-view` hides one section, so the results of an edit are one tap away
+/// instead of a long scroll. On a wide screen both show and the tabs are hidden.
+fn phone_tabs(host: &HtmlElement) -> Listener {
+    let bar = dom::el("div", "widget-tabs");
+    dom::set_attr(&bar, "role", "tablist");
+    dom::set_attr(&bar, "aria-label", "Seções do widget");
+    for (view, label) in [("inputs", "entradas"), ("outputs", "resultados")] {
+        let tab = dom::text("button", "widget-tab", label);
+        dom::set_attr(&tab, "type", "button");
+        dom::set_attr(&tab, "role", "tab");
+        dom::set_attr(&tab, "data-view", view);
+        dom::set_attr(&tab, "aria-selected", if view == "outputs" { "true" } else { "false" });
+        dom::append(&bar, &tab);
+    }
+    dom::set_attr(host, "data-view", "outputs");
+    dom::append(host, &bar);
+    let target = host.clone();
+    Listener::new(&bar, "click", move |event| {
+        let view = super::event_element(&event).and_then(|e| e.get_attribute("data-view"));
+        let Some(view) = view else { return };
+        dom::set_attr(&target, "data-view", &view);
+        if let Ok(tabs) = target.query_selector_all(":scope > .widget-tabs > .widget-tab") {
+            for i in 0..tabs.length() {
+                if let Some(tab) = tabs.item(i).and_then(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(n).ok()) {
+                    let selected = tab.get_attribute("data-view").as_deref() == Some(view.as_str());
+                    dom::set_attr(&tab, "aria-selected", if selected { "true" } else { "false" });
+                }
+            }
+        }
+    })
+}

@@ -1,0 +1,362 @@
+//! `attention`: single-head self-attention with editable X, W^Q, W^K, W^V (default: the
+//! textbook chapter's Example 2). Shows Q, K, V, the scores QKᵀ/√d_k (with the causal mask
+//! when on), the softmax weights and the output, computed on the active backend.
+//!
+//! Attributes: `data-preset` (`prestando-e5`: the three-word example of "prestando-atencao";
+//! default: the textbook's Example 2), `data-causal` ("true" starts with the mask on),
+//! `data-matrices` (JSON: any of x, w_q, w_k, w_v replacing the preset's).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
+
+use crate::core::attention::{AttentionInputs, AttentionTrace};
+use crate::core::examples::textbook_example_2;
+use crate::core::sequence::presets::three_word_attention;
+
+use crate::web::dom;
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
+use crate::web::kit::ui::MatrixEditor;
+use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
+
+pub const KIND: WidgetKind = WidgetKind { name: "attention", title: "Atenção com Q, K e V", mount };
+
+/// More tokens than this would make the heatmaps unreadable on a phone.
+const MAX_TOKENS: usize = 12;
+
+fn token_label(i: usize) -> String {
+    format!("x{}", dom::subscript(i + 1))
+}
+
+
+/// The example named by `data-preset`.
+fn preset_inputs(id: &str) -> AttentionInputs {
+    match id {
+        "prestando-e5" => three_word_attention(),
+        _ => textbook_example_2(),
+    }
+}
+
+fn weight_row_label(i: usize) -> String {
+    format!("linha {}", i + 1)
+}
+
+/// Which matrix a cell is in, for linked highlighting.
+#[derive(Clone, Copy)]
+enum Which {
+    Q,
+    K,
+    V,
+    S,
+    A,
+    O,
+}
+
+struct Views {
+    q: Rc<MatrixView>,
+    k: Rc<MatrixView>,
+    v: Rc<MatrixView>,
+    scores: Rc<MatrixView>,
+    weights: Rc<MatrixView>,
+    output: Rc<MatrixView>,
+}
+
+impl Views {
+    fn all(&self) -> [&Rc<MatrixView>; 6] {
+        [&self.q, &self.k, &self.v, &self.scores, &self.weights, &self.output]
+    }
+}
+
+pub struct AttentionWidget {
+    shell: Shell,
+    x: RefCell<MatrixEditor>,
+    w_q: RefCell<MatrixEditor>,
+    w_k: RefCell<MatrixEditor>,
+    w_v: RefCell<MatrixEditor>,
+    causal: HtmlInputElement,
+    /// Which token's weights the bar chart shows.
+    query: HtmlSelectElement,
+    /// The `data-preset` example ("restaurar exemplo" brings it back).
+    example: AttentionInputs,
+    /// The `data-causal` setting of the example.
+    causal_default: bool,
+    bars: BarView,
+    views: Views,
+    /// The query the step-through explains: its scores, weights and output, in numbers.
+    step: HtmlElement,
+    /// The last result, for the step-through and the linked highlighting.
+    last: RefCell<Option<AttentionTrace>>,
+}
+
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
+    let mut example = preset_inputs(attrs.choice("data-preset"));
+    for (name, matrix) in attrs.matrices(&["x", "w_q", "w_k", "w_v"])? {
+        match name.as_str() {
+            "x" => example.x = matrix,
+            "w_q" => example.w_q = matrix,
+            "w_k" => example.w_k = matrix,
+            _ => example.w_v = matrix,
+        }
+    }
+    if example.x.rows() > MAX_TOKENS {
+        return Err(format!("data-matrices: X tem {} tokens; este widget mostra no máximo {MAX_TOKENS}.", example.x.rows()));
+    }
+    let causal_default = attrs.flag("data-causal");
+    let shell = Shell::new(ctx, host, &KIND);
+    let x = MatrixEditor::new("x", "X (tokens)", &example.x, token_label);
+    let w_q = MatrixEditor::new("w_q", "W^Q", &example.w_q, weight_row_label);
+    let w_k = MatrixEditor::new("w_k", "W^K", &example.w_k, weight_row_label);
+    let w_v = MatrixEditor::new("w_v", "W^V", &example.w_v, weight_row_label);
+    for editor in [&x, &w_q, &w_k, &w_v] {
+        dom::append(&shell.inputs, &editor.root);
+    }
+
+    let (causal_label, causal) = dom::checkbox(" máscara causal (cada token só vê os anteriores)", "causal", causal_default);
+    // The step-through: one query at a time (its scores, weights and output below).
+    let stepper = dom::el("span", "query-step");
+    let previous = dom::button("◀", "previous-query");
+    dom::set_attr(&previous, "aria-label", "consulta anterior");
+    let next = dom::button("▶", "next-query");
+    dom::set_attr(&next, "aria-label", "próxima consulta");
+    let query_label = dom::el("label", "toggle");
+    dom::append(&query_label, &dom::text("span", "", "consulta "));
+    let query = dom::el("select", "").unchecked_into::<HtmlSelectElement>();
+    dom::set_attr(&query, "data-control", "query");
+    dom::append(&query_label, &query);
+    for el in [&previous, &query_label, &next] {
+        dom::append(&stepper, el);
+    }
+    let add = dom::button("+ token", "add-token");
+    let remove = dom::button("− token", "remove-token");
+    let reset = dom::button("restaurar exemplo", "reset");
+    shell.control(&[&causal_label, &stepper, &add, &remove, &reset]);
+
+    let views = Views {
+        q: MatrixView::new("q", "Q = X·W^Q", ""),
+        k: MatrixView::new("k", "K = X·W^K", ""),
+        v: MatrixView::new("v", "V = X·W^V", ""),
+        scores: MatrixView::new("scores", "S = Q·Kᵀ/√d_k", ""),
+        weights: MatrixView::new("weights", "A = softmax(S)", " cada linha soma 1"),
+        output: MatrixView::new("output", "Saída = A·V", ""),
+    };
+    for view in views.all() {
+        dom::append(&shell.outputs, &view.root);
+    }
+    let bars = BarView::new("query-weights", "").probabilities();
+    dom::append(&shell.outputs, &bars.root);
+    let step = dom::el("div", "attention-step wide");
+    dom::set_attr(&step, "aria-live", "polite");
+    dom::append(&shell.outputs, &step);
+
+    let widget = Rc::new(AttentionWidget {
+        shell,
+        x: RefCell::new(x),
+        w_q: RefCell::new(w_q),
+        w_k: RefCell::new(w_k),
+        w_v: RefCell::new(w_v),
+        causal,
+        query,
+        example,
+        causal_default,
+        bars,
+        views,
+        step,
+        last: RefCell::new(None),
+    });
+    let shell = &widget.shell;
+    // Any cell edit, the mask or the query recomputes; the buttons say what they do.
+    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
+    shell.on(&widget, &shell.controls, &["change"], |w, _| w.clone().recompute());
+    shell.on(&widget, &shell.controls, &["click"], |w, e| match crate::web::kit::action_of(e).as_str() {
+        "add-token" => w.resize_tokens(true),
+        "remove-token" => w.resize_tokens(false),
+        "reset" => w.reset(),
+        "previous-query" => w.move_query(-1),
+        "next-query" => w.move_query(1),
+        _ => {}
+    });
+    // Hovering or focusing a result's cell outlines where it came from.
+    let v = &widget.views;
+    for (view, which) in [(&v.q, Which::Q), (&v.k, Which::K), (&v.v, Which::V), (&v.scores, Which::S), (&v.weights, Which::A), (&v.output, Which::O)] {
+        let weak = Rc::downgrade(&widget);
+        view.set_on_hover(move |cell| {
+            if let Some(w) = weak.upgrade() {
+                w.link(which, cell);
+            }
+        });
+    }
+    Ok(widget)
+}
+
+impl AttentionWidget {
+    /// Outlines, in the matrices a cell was computed from, the rows and columns that made it:
+    /// Q = X·W^Q (row i of X, column j of W^Q), S = Q·Kᵀ (row i of Q, row j of K),
+    /// A = softmax(S) (row i of S), O = A·V (row i of A, column j of V).
+    fn link(&self, which: Which, cell: Option<(usize, usize)>) {
+        let v = &self.views;
+        for view in v.all() {
+            view.highlight(&[], &[]);
+        }
+        for editor in [&self.x, &self.w_q, &self.w_k, &self.w_v] {
+            editor.borrow().highlight(None, None);
+        }
+        let Some((i, j)) = cell else {
+            // At rest, the step-through's query: its row of S, A and the output.
+            if let Ok(q) = self.query.value().parse::<usize>() {
+                for view in [&v.scores, &v.weights, &v.output] {
+                    view.highlight(&[q], &[]);
+                }
+            }
+            return;
+        };
+        match which {
+            Which::Q | Which::K | Which::V => {
+                self.x.borrow().highlight(Some(i), None);
+                let weights = match which {
+                    Which::Q => &self.w_q,
+                    Which::K => &self.w_k,
+                    _ => &self.w_v,
+                };
+                weights.borrow().highlight(None, Some(j));
+            }
+            Which::S => {
+                v.q.highlight(&[i], &[]);
+                v.k.highlight(&[j], &[]);
+            }
+            Which::A => v.scores.highlight(&[i], &[]),
+            Which::O => {
+                v.weights.highlight(&[i], &[]);
+                v.v.highlight(&[], &[j]);
+            }
+        }
+    }
+
+    /// The previous or next query of the step-through.
+    fn move_query(self: &Rc<Self>, delta: i32) {
+        let n = self.query.length() as i32;
+        if n == 0 {
+            return;
+        }
+        let current = self.query.value().parse::<i32>().unwrap_or(0);
+        self.query.set_value(&((current + delta).rem_euclid(n)).to_string());
+        if let Some(trace) = self.last.borrow().as_ref() {
+            self.draw_query(trace);
+        }
+    }
+
+    /// One query step by step: its scores, its weights, its output; and its row outlined.
+    fn draw_query(&self, trace: &AttentionTrace) {
+        let tokens: Vec<String> = (0..trace.q.rows()).map(token_label).collect();
+        let i = self.sync_query_options(&tokens);
+        let title = format!("Pesos de atenção da consulta {} (linha {} de A)", tokens[i], i + 1);
+        self.bars.update(&title, &tokens, &trace.weights.row(i));
+        let list = |values: Vec<f32>| values.iter().map(|&v| crate::core::format::format_pt(v, 4)).collect::<Vec<_>>().join("; ");
+        let d_k = trace.q.cols();
+        let q = &tokens[i];
+        self.step.set_text_content(None);
+        for (label, text) in [
+            (format!("1. Scores da consulta {q}"), format!("s = q·kⱼ / √{d_k} = [{}]", list(trace.scores.row(i)))),
+            ("2. Pesos".to_string(), format!("a = softmax(s) = [{}] (somam 1)", list(trace.weights.row(i)))),
+            ("3. Saída".to_string(), format!("o = Σⱼ aⱼ·vⱼ = [{}]", list(trace.output.row(i)))),
+        ] {
+            let line = dom::el("p", "step-line");
+            dom::append(&line, &dom::text("strong", "", &label));
+            dom::append(&line, &dom::text("span", "", &format!(": {text}")));
+            dom::append(&self.step, &line);
+        }
+        self.link(Which::S, None);
+    }
+
+    fn resize_tokens(self: &Rc<Self>, grow: bool) {
+        {
+            let mut x = self.x.borrow_mut();
+            if grow {
+                if x.rows() >= MAX_TOKENS {
+                    self.shell.fail(&format!("No máximo {MAX_TOKENS} tokens neste widget."));
+                    return;
+                }
+                x.add_row();
+            } else {
+                x.remove_row();
+            }
+        }
+        self.clone().recompute();
+    }
+
+    fn reset(self: &Rc<Self>) {
+        let example = &self.example;
+        self.x.borrow_mut().set(&example.x);
+        self.w_q.borrow_mut().set(&example.w_q);
+        self.w_k.borrow_mut().set(&example.w_k);
+        self.w_v.borrow_mut().set(&example.w_v);
+        self.causal.set_checked(self.causal_default);
+        self.clone().recompute();
+    }
+
+
+    /// Keeps one option per token, preserving the choice (default x₂, the textbook's query).
+    fn sync_query_options(&self, tokens: &[String]) -> usize {
+        let previous = self.query.value().parse::<usize>().ok();
+        if self.query.length() as usize != tokens.len() {
+            self.query.set_text_content(None);
+            for (i, label) in tokens.iter().enumerate() {
+                let option = dom::text("option", "", label);
+                dom::set_attr(&option, "value", &i.to_string());
+                dom::append(&self.query, &option);
+            }
+        }
+        let chosen = previous.filter(|&i| i < tokens.len()).unwrap_or(1.min(tokens.len().saturating_sub(1)));
+        self.query.set_value(&chosen.to_string());
+        chosen
+    }
+
+    fn read_inputs(&self) -> Result<AttentionInputs, String> {
+        let read = |e: &RefCell<MatrixEditor>| e.borrow().read().map_err(|err| err.message);
+        Ok(AttentionInputs {
+            x: read(&self.x)?,
+            w_q: read(&self.w_q)?,
+            w_k: read(&self.w_k)?,
+            w_v: read(&self.w_v)?,
+            causal: self.causal.checked(),
+        })
+    }
+
+    fn draw(&self, trace: &AttentionTrace, causal: bool) {
+        let tokens: Vec<String> = (0..trace.q.rows()).map(token_label).collect();
+        let dims = |n: usize| (0..n).map(|j| format!("{}", j + 1)).collect::<Vec<_>>();
+        let show = |view: &MatrixView, m: &crate::core::Matrix, cols: Vec<String>, scale, masked: bool| {
+            view.update(HeatmapData {
+                matrix: m.clone(),
+                row_labels: tokens.clone(),
+                col_labels: cols,
+                scale,
+                masked: masked.then(|| Box::new(|r: usize, c: usize| c > r) as Box<dyn Fn(usize, usize) -> bool>),
+            });
+        };
+        show(&self.views.q, &trace.q, dims(trace.q.cols()), Scale::Signed, false);
+        show(&self.views.k, &trace.k, dims(trace.k.cols()), Scale::Signed, false);
+        show(&self.views.v, &trace.v, dims(trace.v.cols()), Scale::Signed, false);
+        show(&self.views.scores, &trace.scores, tokens.clone(), Scale::Signed, causal);
+        show(&self.views.weights, &trace.weights, tokens.clone(), Scale::Probability, false);
+        show(&self.views.output, &trace.output, dims(trace.output.cols()), Scale::Signed, false);
+        self.draw_query(trace);
+        *self.last.borrow_mut() = Some(trace.clone());
+    }
+}
+
+impl Widget for AttentionWidget {
+    fn recompute(self: Rc<Self>) {
+        let inputs = match self.read_inputs() {
+            Ok(inputs) => inputs,
+            Err(message) => {
+                self.shell.begin();
+                return self.shell.fail(&message);
+            }
+        };
+        let widget = self.clone();
+        self.shell.compute(inputs, move |inputs, trace, _| widget.draw(&trace, inputs.causal));
+    }
+}

@@ -1,0 +1,115 @@
+//! `masked-softmax`: editable attention scores, the causal mask added as −∞ above the
+//! diagonal (hatched), and the row softmax computed on the active backend: masked cells get
+//! weight exactly 0 and each row still sums to 1. Default: the mask example of
+//! "Explicando Transformers".
+//!
+//! Attributes: `data-matrices` (JSON: `scores`, square, at most 10 × 10).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use web_sys::{HtmlElement, HtmlInputElement};
+
+use crate::core::examples::explicando_mask_scores;
+use crate::core::ops::{SoftmaxJob, SoftmaxOptions};
+
+use crate::web::dom;
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::draw::{HeatmapData, MatrixView, Scale};
+use crate::web::kit::ui::MatrixEditor;
+use crate::web::kit::{action_of, Ctx, Shell, Widget, WidgetKind};
+
+pub const KIND: WidgetKind = WidgetKind { name: "masked-softmax", title: "Máscara causal e softmax", mount };
+
+const MAX_TOKENS: usize = 10;
+
+fn position(i: usize) -> String {
+    format!("posição {}", i + 1)
+}
+
+pub struct MaskedSoftmaxWidget {
+    shell: Shell,
+    scores: RefCell<MatrixEditor>,
+    causal: HtmlInputElement,
+    masked: Rc<MatrixView>,
+    weights: Rc<MatrixView>,
+}
+
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
+    let initial = attrs.matrices(&["scores"])?.remove("scores").unwrap_or_else(explicando_mask_scores);
+    let t = initial.rows();
+    if initial.cols() != t || t > MAX_TOKENS {
+        return Err(format!(
+            "data-matrices: «scores» deve ser quadrada (linha = consulta, coluna = chave) e ter no máximo {MAX_TOKENS} posições; tem {t} × {}.",
+            initial.cols()
+        ));
+    }
+    let shell = Shell::new(ctx, host, &KIND);
+    let scores = MatrixEditor::new("scores", "scores (linha = consulta, coluna = chave)", &initial, position);
+    dom::append(&shell.inputs, &scores.root);
+    let (causal_label, causal) = dom::checkbox(" máscara causal", "causal", true);
+    let more = dom::button("+ posição", "add-token");
+    let fewer = dom::button("− posição", "remove-token");
+    shell.control(&[&causal_label, &more, &fewer]);
+    let masked = MatrixView::new("masked", "S + M", " (−∞ acima da diagonal)");
+    let weights = MatrixView::new("weights", "softmax(S + M)", " cada linha soma 1");
+    dom::append(&shell.outputs, &masked.root);
+    dom::append(&shell.outputs, &weights.root);
+
+    let widget = Rc::new(MaskedSoftmaxWidget { shell, scores: RefCell::new(scores), causal, masked, weights });
+    let shell = &widget.shell;
+    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
+    shell.on(&widget, &shell.controls, &["change"], |w, _| w.clone().recompute());
+    shell.on(&widget, &shell.controls, &["click"], |w, e| match action_of(e).as_str() {
+        "add-token" => w.resize(1),
+        "remove-token" => w.resize(-1),
+        _ => {}
+    });
+    // A weight comes from its row of the masked scores; a masked score from its score.
+    let weak = Rc::downgrade(&widget);
+    widget.weights.set_on_hover(move |cell| {
+        if let Some(w) = weak.upgrade() {
+            w.masked.highlight(&cell.map(|(r, _)| vec![r]).unwrap_or_default(), &[]);
+        }
+    });
+    let weak = Rc::downgrade(&widget);
+    widget.masked.set_on_hover(move |cell| {
+        if let Some(w) = weak.upgrade() {
+            w.scores.borrow().highlight(cell.map(|(r, _)| r), cell.map(|(_, c)| c));
+        }
+    });
+    Ok(widget)
+}
+
+impl MaskedSoftmaxWidget {
+    /// Scores are square (t queries × t keys): adds or removes a position on both sides.
+    fn resize(self: &Rc<Self>, delta: i32) {
+        let t = self.scores.borrow().rows() as i32 + delta;
+        if !(1..=MAX_TOKENS as i32).contains(&t) {
+            return self.shell.fail(&format!("Use entre 1 e {MAX_TOKENS} posições."));
+        }
+        self.scores.borrow_mut().resize(t as usize, t as usize);
+        self.clone().recompute();
+    }
+}
+
+impl Widget for MaskedSoftmaxWidget {
+    fn recompute(self: Rc<Self>) {
+        let scores = match self.scores.borrow().read() {
+            Ok(m) => m,
+            Err(e) => {
+                self.shell.begin();
+                return self.shell.fail(&e.message);
+            }
+        };
+        let causal = self.causal.checked();
+        let job = SoftmaxJob { scores, options: SoftmaxOptions { causal, ..Default::default() } };
+        let widget = self.clone();
+        self.shell.compute(job, move |job, weights, _| {
+            let labels: Vec<String> = (1..=weights.rows()).map(|i| i.to_string()).collect();
+            let mask = |on: bool| on.then(|| Box::new(|r: usize, c: usize| c > r) as Box<dyn Fn(usize, usize) -> bool>);
+            widget.masked.update(HeatmapData { matrix: job.scores.clone(), row_labels: labels.clone(), col_labels: labels.clone(), scale: Scale::Signed, masked: mask(causal) });
+            widget.weights.update(HeatmapData { matrix: weights, row_labels: labels.clone(), col_labels: labels, scale: Scale::Probability, masked: None });
+        });
+    }
+}

@@ -1,0 +1,172 @@
+// Accessibility: axe-core (from the npm registry, run in Debian's Chromium) on the home page,
+// five widget pages and the blog example with embedded widgets, in the light and the dark
+// theme; no serious or critical violation. Also the widget kit's contract: every heatmap has
+// a legend and a colour domain that follows its meaning, nothing overflows at 390 and 1280 px,
+// arrow keys move between the cells of a matrix editor (one Tab stop), typed numbers are
+// computed in full, and hovering a result outlines where it came from.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { ARTIFACTS, check, assert, readTable, waitWidget, pageSettled } from '../lib.mjs';
+
+const require = createRequire(import.meta.url);
+const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+const PAGES = ['', 'queries-keys-values.html', 'tf-idf-e-cosseno.html', 'matriz-de-transicao.html', 'decodificador.html', 'atencao-multicabeca.html'];
+const BLOG = 'static/blog/exemplo.html';
+
+/** The serious and critical violations axe finds on the page as it is now. */
+async function violations(page) {
+  await page.addScriptTag({ content: AXE });
+  const found = await page.evaluate(async () => {
+    // Shadow roots (the embedded widgets) are checked too: axe walks them by default.
+    const result = await window.axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  });
+  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+async function settled(page, route) {
+  await pageSettled(page, route);
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-widget]')].every((w) => ['ready', 'error'].includes(w.dataset.state)), null, { timeout: 120000 });
+}
+
+/** Scrolls to each widget of an embedding page (they mount lazily) and waits for it. */
+async function mountEvery(page) {
+  // The page's own elements (Playwright's selectors would also find the copies inside the widgets' shadow roots).
+  const count = await page.evaluate(() => document.querySelectorAll('[data-widget]').length);
+  for (let i = 0; i < count; i++) {
+    await page.evaluate((n) => document.querySelectorAll('[data-widget]')[n].scrollIntoView(), i);
+    await page.waitForFunction((n) => ['ready', 'error'].includes(document.querySelectorAll('[data-widget]')[n]?.dataset.state), i, { timeout: 60000 });
+  }
+}
+
+/** Each heatmap: its legend, and the domain its meaning fixes. */
+async function heatmaps(page) {
+  return page.$$eval('figure.mv[data-matrix]', (figs) => figs.map((f) => ({
+    key: f.dataset.matrix,
+    widget: f.closest('[data-widget]')?.dataset.widget,
+    domain: f.dataset.domain,
+    legend: !!f.querySelector('.mv-legend .mv-legend-bar') && f.querySelector('.mv-legend').textContent.trim().length > 0,
+  })));
+}
+
+export default async function a11y({ page, base, mode, browser }) {
+  // The page's structure does not depend on the backend: axe runs once, in the CPU mode.
+  for (const scheme of mode === 'cpu' ? ['light', 'dark'] : []) {
+    await check(`[${mode}] axe: no serious or critical violation on six pages and the blog example (${scheme})`, async () => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: scheme });
+      const fresh = await context.newPage();
+      const problems = [];
+      for (const route of PAGES) {
+        await fresh.goto(`${base}/${route}`);
+        await settled(fresh, route);
+        for (const v of await violations(fresh)) problems.push(`${route || 'início'}: ${v.impact} ${v.id} (${v.help}) em ${v.nodes.join(', ')}`);
+      }
+      await fresh.goto(`${base}/${BLOG}`);
+      await mountEvery(fresh);
+      for (const v of await violations(fresh)) problems.push(`blog: ${v.impact} ${v.id} (${v.help}) em ${v.nodes.join(', ')}`);
+      await context.close();
+      assert(problems.length === 0, problems.join('\n'));
+    });
+  }
+
+  await check(`[${mode}] every heatmap has a legend and a colour domain that follows its meaning`, async () => {
+    const all = [];
+    for (const route of ['queries-keys-values.html', 'tf-idf-e-cosseno.html', 'matriz-de-transicao.html', 'autorregressao-e-mascara.html', 'codificacao-posicional.html', 'vetorizacao-por-documento.html']) {
+      await page.goto(`${base}/${route}`);
+      await settled(page, route);
+      all.push(...(await heatmaps(page)).map((h) => ({ ...h, route })));
+    }
+    assert(all.length >= 15, `${all.length} heatmaps`);
+    for (const h of all) {
+      assert(h.legend, `${h.route} ${h.widget}/${h.key}: no legend`);
+      assert(/^-?[\d.e+-]+,-?[\d.e+-]+$/.test(h.domain ?? ''), `${h.route} ${h.widget}/${h.key}: data-domain "${h.domain}"`);
+    }
+    const domain = (widget, key) => all.find((h) => h.widget === widget && h.key === key)?.domain;
+    // Probabilities on 0–1 whatever their largest value; signed values symmetric around 0.
+    assert(domain('attention', 'weights') === '0,1', `attention weights: ${domain('attention', 'weights')}`);
+    const [lo, hi] = domain('attention', 'scores').split(',').map(Number);
+    assert(lo === -hi && hi > 0, `scores: ${lo},${hi}`);
+    assert(domain('positional-encoding', 'pe-small') === '-1,1' && domain('positional-encoding', 'pe') === '-1,1', `PE: ${domain('positional-encoding', 'pe')}`);
+    assert(domain('masked-softmax', 'weights') === '0,1', 'masked softmax weights');
+  });
+
+  await check(`[${mode}] nothing overflows its widget at 390 and 1280 px`, async () => {
+    const problems = [];
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const route of ['queries-keys-values.html', 'encoder-e-decoder.html', 'tf-idf-e-cosseno.html', 'decodificador.html', 'atencao-multicabeca.html', 'bloco-transformer.html']) {
+        await page.goto(`${base}/${route}`);
+        await settled(page, route);
+        const wide = await page.evaluate(() => {
+          const out = [];
+          if (document.documentElement.scrollWidth > window.innerWidth) out.push(`page ${document.documentElement.scrollWidth - window.innerWidth}px`);
+          for (const w of document.querySelectorAll('[data-widget]')) {
+            // A widget may scroll a wide matrix inside its frame; the widget itself must fit.
+            if (w.scrollWidth > w.clientWidth + 1) out.push(`${w.dataset.widget} ${w.scrollWidth - w.clientWidth}px`);
+          }
+          return out;
+        });
+        for (const p of wide) problems.push(`${width}px ${route}: ${p}`);
+      }
+      await page.screenshot({ path: path.join(ARTIFACTS, `kit-${width}-${mode}.png`) });
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+    assert(problems.length === 0, problems.join('\n'));
+  });
+
+  await check(`[${mode}] a matrix editor is one Tab stop, arrow keys move between its cells`, async () => {
+    await page.goto(`${base}/queries-keys-values.html`);
+    await waitWidget(page, '[data-widget=attention]');
+    const x = '[data-widget=attention] [data-editor=x]';
+    const tabbable = await page.$$eval(`${x} .editor-cell`, (cs) => cs.filter((c) => c.tabIndex === 0).length);
+    assert(tabbable === 1, `${tabbable} cells in the Tab order`);
+    await page.focus(`${x} [data-cell="0.0"]`);
+    await page.keyboard.press('ArrowDown');
+    assert(await page.evaluate(() => document.activeElement.dataset.cell) === '1.0', 'ArrowDown');
+    await page.keyboard.press('End');
+    await page.keyboard.press('ArrowRight');
+    assert(await page.evaluate(() => document.activeElement.dataset.cell) === '1.1', 'ArrowRight at the end of the text');
+    await page.keyboard.press('ArrowUp');
+    assert(await page.evaluate(() => document.activeElement.dataset.cell) === '0.1', 'ArrowUp');
+    const stops = await page.$$eval(`${x} .editor-cell`, (cs) => cs.filter((c) => c.tabIndex === 0).map((c) => c.dataset.cell));
+    assert(JSON.stringify(stops) === '["0.1"]', `the Tab stop follows the focus: ${stops}`);
+  });
+
+  await check(`[${mode}] numbers in data-matrices are computed as given (0,00004 × 10000 = 0,4)`, async () => {
+    // A widget added to the blog post (the embedding script mounts it), with the issue's matrices.
+    await page.goto(`${base}/${BLOG}`);
+    await page.waitForSelector('[data-widget][data-state=ready]', { timeout: 60000 });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.evaluate(() => {
+      const host = document.createElement('div');
+      host.dataset.widget = 'attention';
+      host.dataset.matrices = JSON.stringify({ x: [[0.00004, 1]], w_q: [[1], [0]], w_k: [[1], [0]], w_v: [[10000], [0]] });
+      host.id = 'precision';
+      document.body.prepend(host);
+    });
+    await page.waitForSelector('#precision[data-state=ready]', { timeout: 30000 });
+    const output = await readTable(page, 'output', '#precision');
+    assert(output[0][0] === '0,4000', `output ${JSON.stringify(output)}`);
+    assert(await page.inputValue('#precision [data-editor=x] [data-cell="0.0"]') === '0,00004', 'the cell shows the value in full');
+  });
+
+  await check(`[${mode}] hovering a result outlines the rows and columns it came from`, async () => {
+    await page.goto(`${base}/queries-keys-values.html`);
+    const host = '[data-widget=attention]';
+    await waitWidget(page, host);
+    // The keyboard's way onto output cell (row 1, column 2); the pointer takes the same path.
+    await page.focus(`${host} [data-matrix=output] canvas`);
+    for (const key of ['ArrowDown', 'ArrowRight', 'ArrowRight']) await page.keyboard.press(key);
+    const weights = await page.getAttribute(`${host} [data-matrix=weights]`, 'data-highlight');
+    const v = await page.getAttribute(`${host} [data-matrix=v]`, 'data-highlight');
+    assert(weights === '[1]|[]', `A: ${weights}`);
+    assert(v === '[]|[2]', `V: ${v}`);
+    const x = await page.$$eval(`${host} [data-editor=w_v] .editor-cell.highlight`, (cs) => cs.map((c) => c.dataset.cell));
+    await page.focus(`${host} [data-matrix=v] canvas`);
+    await page.keyboard.press('ArrowRight');
+    const column = await page.$$eval(`${host} [data-editor=w_v] .editor-cell.highlight`, (cs) => cs.map((c) => c.dataset.cell).join(' '));
+    assert(column === '0.1 1.1 2.1', `V(0, 1) outlines column 1 of W^V: ${column} (${x})`);
+  });
+}
