@@ -257,3 +257,22 @@ fn logit_lens_on_both_backends() {
     let (g, c) = (gpu_lens.head_pushes(&m.weights, token).unwrap(), cpu_lens.head_pushes(&m.weights, token).unwrap());
     assert!(g.max_abs_diff(&c).unwrap() < 1e-3, "head pushes differ");
 }
+
+/// What the decoder page says about the lens, on the shipped weights: right after the
+/// embedding (the output head reuses E) the reading points at the token just read, at most
+/// positions of a Machado sentence; after the last block it no longer does.
+#[test]
+fn the_lens_after_the_embedding_names_the_token_just_read() {
+    let m = model();
+    let session = Session::start(&Cpu, on_cpu(&m), &m.bpe, "Uma noite destas, vindo da cidade para o Engenho Novo, encontrei no trem", 1).unwrap();
+    let ids = session.history().ids.clone();
+    let (mut itself_first, mut itself_last) = (0, 0);
+    for (position, &id) in ids.iter().enumerate() {
+        let lens = block_on_ready(session.lens(&Cpu, position)).unwrap();
+        itself_first += usize::from(lens.top(0, 1)[0].0 == id);
+        itself_last += usize::from(lens.top(lens.stages() - 1, 1)[0].0 == id);
+    }
+    eprintln!("{} positions: the token itself is the top reading after the embedding at {itself_first}, after the last block at {itself_last}", ids.len());
+    assert!(itself_first * 10 >= ids.len() * 8, "after the embedding: {itself_first} of {}", ids.len());
+    assert!(itself_last * 10 <= ids.len() * 2, "after the last block: {itself_last} of {}", ids.len());
+}

@@ -121,14 +121,20 @@ pub fn select(label: &str, control: &str, options: &[(String, String)], selected
     append(&wrapper, &text("span", "", label));
     let select = el("select", "").unchecked_into::<web_sys::HtmlSelectElement>();
     set_attr(&select, "data-control", control);
+    set_options(&select, options, selected);
+    append(&wrapper, &select);
+    (wrapper, select)
+}
+
+/// Replaces a `<select>`'s (value, label) options and selects `selected`.
+pub fn set_options(select: &web_sys::HtmlSelectElement, options: &[(String, String)], selected: &str) {
+    select.set_text_content(None);
     for (value, text_label) in options {
         let option = text("option", "", text_label);
         set_attr(&option, "value", value);
-        append(&select, &option);
+        append(select, &option);
     }
     select.set_value(selected);
-    append(&wrapper, &select);
-    (wrapper, select)
 }
 
 /// A labelled range slider `data-control=…` with a live readout of its value.

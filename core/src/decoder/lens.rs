@@ -14,11 +14,11 @@
 //! `LensReading::push` gives one part's term; the test below checks the parts add up.
 
 use crate::error::{ComputeError, Result};
-use crate::executor::Executor;
+use crate::executor::{Executor, Job};
 use crate::ops::SoftmaxOptions;
 use crate::Matrix;
 
-use super::model::{Forward, ForwardOutput};
+use super::model::{forward_with_lens, Forward, ForwardOutput, KvCache};
 use super::weights::DecoderWeights;
 
 /// The lens's tensors for the last new position, left on the backend by the pass.
@@ -77,6 +77,41 @@ pub struct LensReading {
     pub heads: Vec<Vec<f32>>,
     pub ffn: Vec<Vec<f32>>,
     pub n_heads: usize,
+}
+
+/// One token's logit as the sum of what wrote it.
+#[derive(Clone, Debug)]
+pub struct LogitParts {
+    pub embedding: f32,
+    /// (L, nh): row = layer.
+    pub heads: Matrix,
+    /// One per layer.
+    pub ffn: Vec<f32>,
+    /// β·E_token from the final norm.
+    pub bias: f32,
+}
+
+impl LogitParts {
+    pub fn total(&self) -> f32 {
+        self.embedding + self.heads.as_slice().iter().sum::<f32>() + self.ffn.iter().sum::<f32>() + self.bias
+    }
+}
+
+/// A whole window run with the lens at its last position (weights uploaded to the backend
+/// first): what the playground's "por dentro" panel reruns on both backends.
+pub struct LensPass<'a> {
+    pub weights: &'a DecoderWeights,
+    pub ids: &'a [u32],
+}
+
+impl Job for LensPass<'_> {
+    type Output = LensReading;
+    async fn run<E: Executor>(&self, e: &E) -> Result<LensReading> {
+        let weights = self.weights.upload(e)?;
+        let mut cache = KvCache::new(e, &self.weights.config)?;
+        let (pass, taps) = forward_with_lens(e, &weights, self.ids, &mut cache)?;
+        Ok(read_forward_with_lens(e, &pass, &taps).await?.1)
+    }
 }
 
 /// Reads a pass and its lens in one readback.
@@ -155,6 +190,22 @@ impl LensReading {
         let gamma = w.ln_f_gamma.as_slice();
         let e = w.tok_emb.row(token as usize);
         part.iter().zip(gamma).zip(&e).map(|((p, g), e)| g * (p - mean) / sigma * e).sum()
+    }
+
+    /// The final norm's shift β·E_token: the part of the logit no layer wrote.
+    pub fn bias_push(&self, w: &DecoderWeights, token: u32) -> f32 {
+        w.ln_f_beta.as_slice().iter().zip(w.tok_emb.row(token as usize)).map(|(b, e)| b * e).sum()
+    }
+
+    /// `token`'s logit split into its parts: (embedding, heads (L, nh), FFN per layer, β·E).
+    /// Their sum is the logit.
+    pub fn logit_parts(&self, w: &DecoderWeights, token: u32) -> Result<LogitParts> {
+        Ok(LogitParts {
+            embedding: self.push(w, &self.embedding, token),
+            heads: self.head_pushes(w, token)?,
+            ffn: self.ffn.iter().map(|part| self.push(w, part, token)).collect(),
+            bias: self.bias_push(w, token),
+        })
     }
 
     /// Each head's push on `token`'s logit, as an (L, nh) matrix (row = layer).
@@ -250,6 +301,8 @@ mod tests {
             let total: f32 = parts.map(|p| reading.push(&w, p, token)).sum::<f32>() + beta;
             let logit = out.logits.get(0, token as usize);
             assert!((total - logit).abs() < 1e-3 * logit.abs().max(1.0), "token {token}: {total} vs {logit}");
+            let split = reading.logit_parts(&w, token).unwrap();
+            assert!((split.total() - logit).abs() < 1e-3 * logit.abs().max(1.0), "token {token}: parts {} vs {logit}", split.total());
         }
         let pushes = reading.head_pushes(&w, 17).unwrap();
         assert_eq!(pushes.shape(), (cfg.n_layers, cfg.n_heads));

@@ -24,7 +24,7 @@ pub mod session;
 pub mod weights;
 
 pub use config::DecoderConfig;
-pub use lens::{LensReading, LensTaps};
+pub use lens::{LensPass, LensReading, LensTaps, LogitParts};
 pub use model::{forward, forward_with_lens, read_forward, DecoderPass, Forward, ForwardOutput, KvCache};
 pub use session::{History, Session};
 pub use sampling::SamplingOptions;

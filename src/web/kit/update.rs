@@ -117,3 +117,8 @@ where
 pub fn show<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, trace: Trace, job: J) {
     hood::begin(host, &ctx.backend, true).record(Rc::new(job), trace);
 }
+
+/// Adds a second pass to the update `show` began (the decoder's logit lens after its step).
+pub fn show_also<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, trace: Trace, job: J) {
+    hood::begin(host, &ctx.backend, false).record(Rc::new(job), trace);
+}

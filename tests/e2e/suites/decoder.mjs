@@ -70,6 +70,44 @@ export default async function decoder({ page, base, mode, browser }) {
     assert(thumbs === 24, `${thumbs} attention thumbnails`);
   });
 
+  await check(`[${mode}] playground: the logit lens, stage by stage, ends at the model's own prediction`, async () => {
+    const matrix = (key) => page.$$eval(`${HOST} table.twin[data-matrix=${key}] tr`, (trs) => trs.map((tr) => [...tr.querySelectorAll('th, td')].map((c) => c.textContent)));
+    // At temperature 1 the bars are the model's distribution, which the lens's last stage must equal.
+    await page.fill(`${HOST} [data-control=temperature]`, '1');
+    await page.dispatchEvent(`${HOST} [data-control=temperature]`, 'input');
+    const model = await bars(page, 'next-model');
+    const lens = await matrix('lens');
+    assert(JSON.stringify(lens.slice(1).map((r) => r[0])) === JSON.stringify(['embedding', 'camada 1', 'camada 2', 'camada 3', 'camada 4']), JSON.stringify(lens.map((r) => r[0])));
+    assert(lens[0][1] === model[0][0], `first candidate ${lens[0][1]} vs the model's first bar ${model[0][0]}`);
+    const last = lens[lens.length - 1];
+    for (let c = 1; c < Math.min(last.length, 6); c++) {
+      assert(Math.abs(parsePt(last[c]) - parsePt(model[c - 1][1])) < 2e-4, `candidate ${c}: lens ${last[c]} vs bars ${model[c - 1][1]}`);
+    }
+    assert(await page.getAttribute(`${HOST} [data-matrix=lens]`, 'data-domain') === '0,1', 'lens domain');
+    const tops = await page.$$eval(`${HOST} table[data-results=lens-tops] tr`, (trs) => trs.map((tr) => tr.querySelector('td').textContent));
+    assert(tops.length === 5 && tops[4].startsWith(`«${model[0][0]}»`), JSON.stringify(tops));
+    // The head pushes: 4 layers × (6 heads + FFN), signed, and the parts add up to the logit.
+    const pushes = await matrix('head-push');
+    assert(pushes.length === 5 && pushes[0].length === 8 && pushes[0][7] === 'FFN', JSON.stringify(pushes[0]));
+    const [lo, hi] = (await page.getAttribute(`${HOST} [data-matrix=head-push]`, 'data-domain')).split(',').map(Number);
+    assert(lo === -hi && hi > 0, `push domain ${lo},${hi}`);
+    const sum = await page.textContent(`${HOST} .push-sum`);
+    const numbers = [...sum.matchAll(/−?-?\d+,\d+/g)].map((m) => parsePt(m[0].replace('−', '-')));
+    assert(numbers.length === 5, sum);
+    assert(Math.abs(numbers[0] + numbers[1] + numbers[2] + numbers[3] - numbers[4]) < 0.03, sum);
+    // A click on a token reads the lens there; the token that really followed is offered.
+    await page.click(`${HOST} .chips .chip[data-position="1"]`);
+    await ready(page, HOST);
+    assert(await page.inputValue(`${HOST} [data-control=lens-position]`) === '1', 'position menu follows the click');
+    const title = await page.textContent(`${HOST} [data-matrix=lens] .mv-title`);
+    assert(title.includes('posição 2'), title);
+    const options = await page.$$eval(`${HOST} [data-control=lens-token] option`, (os) => os.map((o) => o.textContent));
+    assert(options.some((o) => o.includes('(o que veio)')) || options.length === 5, JSON.stringify(options));
+    await page.selectOption(`${HOST} [data-control=lens-position]`, '');
+    await ready(page, HOST);
+    await page.fill(`${HOST} [data-control=temperature]`, '0,8');
+  });
+
   await check(`[${mode}] playground: Step adds one token, Generate adds N, attention rows sum to 1`, async () => {
     const before = await chipCount(page);
     await page.click(`${HOST} [data-action=step]`);

@@ -152,11 +152,20 @@ export default async function hood({ page, base, mode }) {
     await page.goto(`${base}/decodificador.html`);
     await page.waitForSelector(`${host}[data-state=ready]`, { timeout: 120000 });
     await openPanel(page, `${host} details.hood`);
-    const stages = await page.$$eval(`${host} details.hood details.hood-stage > summary`, (ss) => ss.map((s) => s.textContent.split(' · ')[0]));
-    assert(JSON.stringify(stages) === JSON.stringify(['embeddings', 'bloco 1', 'bloco 2', 'bloco 3', 'bloco 4', 'saída']), JSON.stringify(stages));
-    const ops = await opsRows(page, `${host} details.hood`);
+    // Two passes: the prompt read (cálculo 1), then the logit lens at the last position (cálculo 2).
+    const groups = await page.$$eval(`${host} details.hood details.hood-stage`, (ds) => ds.map((d) => ({ label: d.dataset.group, ops: d.querySelectorAll('tr[data-op]').length })));
+    const names = ['embeddings', 'bloco 1', 'bloco 2', 'bloco 3', 'bloco 4', 'saída'];
+    const of = (n) => groups.filter((g) => g.label.startsWith(`cálculo ${n} · `));
+    for (const n of [1, 2]) {
+      const got = of(n).map((g) => g.label.slice(`cálculo ${n} · `.length));
+      assert(JSON.stringify(got) === JSON.stringify(names), `cálculo ${n}: ${JSON.stringify(got)}`);
+    }
+    const count = (n) => of(n).reduce((a, g) => a + g.ops, 0);
     // Embeddings 3; per block 14 ops and the cache's 2 writes and 2 reads; the head 3.
-    assert(ops.length === 3 + 4 * 18 + 3, `${ops.length} ops`);
+    assert(count(1) === 3 + 4 * 18 + 3, `${count(1)} ops in the step`);
+    // The lens adds, after the embedding and each block, a norm, the tied head and a softmax (and the heads' parts).
+    assert(count(2) > count(1) + 5 * 3, `${count(2)} ops in the lens pass`);
+    const ops = await opsRows(page, `${host} details.hood`);
     assert(ops.some((r) => r.op === 'attention' && r.kernel === 'attention'), 'no attention kernel');
     assert(ops.filter((r) => r.op === 'write_rows').every((r) => r.kernel === 'copia'), 'the cache append is a buffer copy');
     assert(await page.$$eval(`${host} details.hood details.hood-stage[open]`, (ds) => ds.length) === 0, 'groups start open');

@@ -1,7 +1,9 @@
 //! `decoder`: the playground of the pretrained decoder. A prompt (presets: the textbook's
 //! sentences and Machado), its BPE tokens as chips, Generate / Step, sampling controls,
 //! the next-token top-10 beside a token-bigram model's on the same prefix, and the
-//! attention of every layer and head (thumbnails; click one to enlarge it with values).
+//! attention of every layer and head (thumbnails; click one to enlarge it with values), and
+//! the logit lens: at a chosen position, what the residual stream predicts after the
+//! embedding and after each block, and how much each head pushes towards a chosen token.
 //!
 //! The widget only draws: `core::decoder::Session` owns the window, the KV cache, the logits
 //! and sampling. It runs on the backend the site computes on (weights uploaded once per
@@ -18,6 +20,7 @@ use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement, ImageData};
 
 use crate::core::decoder::bigram::TokenBigram;
+use crate::core::decoder::lens::{LensPass, LensReading};
 use crate::core::decoder::load::Model;
 use crate::core::decoder::model::{DecoderPass, ForwardOutput};
 use crate::core::decoder::sampling::{top_n, SamplingOptions};
@@ -106,6 +109,26 @@ enum Action {
     Prefill,
     /// Sample and run `n` tokens; `reseed`: a "Gerar" (a fresh or fixed seed first).
     Generate { n: usize, reseed: bool },
+    /// Read the lens at another position (every action ends by reading it).
+    Lens,
+}
+
+/// Candidates followed by the logit lens: the model's top ones at the chosen position.
+const LENS_CANDIDATES: usize = 5;
+/// Tokens listed per stage in the lens's table.
+const LENS_TOP: usize = 3;
+
+/// The window up to the lens's position, read with the lens: what "comparar" reruns.
+struct LensWindow {
+    model: Rc<Model>,
+    ids: Vec<u32>,
+}
+
+impl Job for LensWindow {
+    type Output = LensReading;
+    async fn run<E: Executor>(&self, e: &E) -> crate::core::error::Result<LensReading> {
+        LensPass { weights: &self.model.weights, ids: &self.ids }.run(e).await
+    }
 }
 
 /// One pass of the whole window, owning its inputs: what "comparar" reruns on both backends.
@@ -175,6 +198,19 @@ pub struct DecoderWidget {
     enlarged: Rc<MatrixView>,
     /// (layer, head) shown enlarged.
     selected: Cell<(usize, usize)>,
+    // The logit lens.
+    /// The position read: "" follows the last one, else a window index.
+    lens_position: HtmlSelectElement,
+    /// The token whose logit is split by head ("" = the model's first choice).
+    lens_token: HtmlSelectElement,
+    lens_view: Rc<MatrixView>,
+    lens_tops: HtmlElement,
+    push_view: Rc<MatrixView>,
+    push_sum: HtmlElement,
+    /// (window position, its reading), for the window the session holds now.
+    lens: RefCell<Option<(usize, LensReading)>>,
+    /// This action's step is in the "por dentro" panel: the lens joins it (else starts anew).
+    step_shown: Cell<bool>,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -307,6 +343,33 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let enlarged = MatrixView::new("attention", "Atenção", "");
     dom::append(host, &enlarged.root);
 
+    // The logit lens.
+    dom::append(host, &dom::text("h4", "", "A previsão camada a camada (lente dos logits)"));
+    dom::append(
+        host,
+        &dom::text(
+            "p",
+            "lens-note",
+            "Em cada etapa, o fluxo residual da posição escolhida passa pela normalização final e pela cabeça de saída, como se o modelo parasse ali. Clique num token acima para ler outra posição.",
+        ),
+    );
+    let lens_controls = dom::el("div", "widget-controls lens-controls");
+    let (position_label, lens_position) = dom::select("posição lida ", "lens-position", &[(String::new(), "a última".into())], "");
+    let (token_label, lens_token) = dom::select("token analisado ", "lens-token", &[], "");
+    dom::append(&lens_controls, &position_label);
+    dom::append(&lens_controls, &token_label);
+    dom::append(host, &lens_controls);
+    let lens_outputs = dom::el("div", "widget-outputs lens");
+    let lens_view = MatrixView::new("lens", "Probabilidade de cada candidato, etapa por etapa", "");
+    let lens_tops = dom::el("div", "lens-tops");
+    dom::append(&lens_outputs, &lens_view.root);
+    dom::append(&lens_outputs, &lens_tops);
+    dom::append(host, &lens_outputs);
+    let push_view = MatrixView::new("head-push", "Quanto cada cabeça empurra o token", "");
+    let push_sum = dom::el("p", "push-sum");
+    dom::append(host, &push_view.root);
+    dom::append(host, &push_sum);
+
     let widget = Rc::new(DecoderWidget {
         ctx: ctx.clone(),
         host: host.clone(),
@@ -348,12 +411,22 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         thumbs: RefCell::new(Vec::new()),
         enlarged,
         selected: Cell::new((0, 0)),
+        lens_position,
+        lens_token,
+        lens_view,
+        lens_tops,
+        push_view,
+        push_sum,
+        lens: RefCell::new(None),
+        step_shown: Cell::new(false),
         listeners: RefCell::new(Vec::new()),
     });
     let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<DecoderWidget>)| listen(&widget, target, kind, move |w, _| action(w));
     let preset_el: HtmlElement = widget.preset.clone().unchecked_into();
     let prompt_el: HtmlElement = widget.prompt.clone().unchecked_into();
     let seed_el: HtmlElement = widget.seed.clone().unchecked_into();
+    let lens_position_el: HtmlElement = widget.lens_position.clone().unchecked_into();
+    let lens_token_el: HtmlElement = widget.lens_token.clone().unchecked_into();
     let sampling: Vec<HtmlElement> = [&widget.temperature, &widget.top_k, &widget.top_p]
         .iter()
         .map(|i| (*i).clone().unchecked_into())
@@ -371,6 +444,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         on(&prompt_el, "change", |w| w.request(Action::Prefill)),
         // Typing a seed means wanting that one.
         on(&seed_el, "input", |w| w.fixed_seed.set_checked(true)),
+        on(&lens_position_el, "change", |w| w.request(Action::Lens)),
+        on(&lens_token_el, "change", |w| w.draw_pushes()),
         twins_listener,
     ];
     for input in &sampling {
@@ -384,6 +459,14 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         if let (Some(layer), Some(head)) = (index("data-layer"), index("data-head")) {
             w.selected.set((layer, head));
             w.draw_attention();
+        }
+    }));
+    // A click on a token reads the lens there.
+    listeners.push(listen(&widget, &widget.chips, "click", |w, event| {
+        let chip = event.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|e| e.closest(".chip").ok().flatten());
+        if let Some(position) = chip.and_then(|c| c.get_attribute("data-position")) {
+            w.lens_position.set_value(&position);
+            w.request(Action::Lens);
         }
     }));
     *widget.listeners.borrow_mut() = listeners;
@@ -484,12 +567,13 @@ impl DecoderWidget {
 
     async fn perform(self: Rc<Self>, action: Action) -> Result<(), String> {
         let model = self.load().await?;
+        self.step_shown.set(false);
         match action {
             Action::Prefill => self.start_session(&model)?,
             Action::Generate { .. } if self.engine.borrow().is_none() || *self.prompt_used.borrow() != self.prompt.value() => {
                 self.start_session(&model)?;
             }
-            Action::Generate { .. } => {}
+            Action::Generate { .. } | Action::Lens => {}
         }
         // Bring the session up to date (the prompt, or the window after a backend change).
         self.run_engine(&model, None).await?;
@@ -521,7 +605,173 @@ impl DecoderWidget {
                 }
             }
         }
+        if self.queue.borrow().is_empty() {
+            self.read_lens(&model).await?;
+        }
         Ok(())
+    }
+
+    /// The lens at the chosen position, on the session's backend: a pass of its own over the
+    /// window up to there, traced in "por dentro" after the step it follows.
+    async fn read_lens(&self, model: &Rc<Model>) -> Result<(), String> {
+        let Some(engine) = self.engine.borrow_mut().take() else { return Ok(()) };
+        let n = engine.history().ids.len();
+        self.fill_lens_positions(model, engine.history());
+        let position = self.lens_position.value().parse::<usize>().ok().filter(|&p| p < n).unwrap_or(n.saturating_sub(1));
+        let outcome = match &engine {
+            Engine::Cpu(session) => {
+                let traced = Traced::new(&Cpu, &now_ms);
+                let result = session.lens(&traced, position).await;
+                result.map(|r| (r, traced.finish()))
+            }
+            Engine::Gpu(gpu, session) => {
+                let traced = Traced::new(&**gpu, &now_ms);
+                let result = session.lens(&traced, position).await;
+                result.map(|r| (r, traced.finish()))
+            }
+        };
+        let ids = engine.history().ids[..=position.min(n.saturating_sub(1))].to_vec();
+        match outcome {
+            Ok((reading, trace)) => {
+                *self.engine.borrow_mut() = Some(engine);
+                let rerun = LensWindow { model: model.clone(), ids };
+                if self.step_shown.get() {
+                    crate::web::kit::update::show_also(&self.ctx, &self.host, trace, rerun);
+                } else {
+                    crate::web::kit::update::show(&self.ctx, &self.host, trace, rerun);
+                }
+                *self.lens.borrow_mut() = Some((position, reading));
+                self.draw_lens();
+                Ok(())
+            }
+            Err(e) if e.is_gpu_failure() => {
+                self.ctx.backend.gpu_failed(&e);
+                self.gpu_weights.borrow_mut().take();
+                self.cpu_only.set(true);
+                *self.engine.borrow_mut() = Some(self.engine_for(model, engine.into_history())?);
+                self.run_engine(model, None).await?;
+                Box::pin(self.read_lens(model)).await
+            }
+            Err(e) => {
+                *self.engine.borrow_mut() = Some(engine);
+                Err(user_message(e))
+            }
+        }
+    }
+
+    /// The position menu: "a última" and every position of the window, by its token.
+    fn fill_lens_positions(&self, model: &Model, h: &History) {
+        let chosen = self.lens_position.value();
+        let mut options = vec![(String::new(), format!("a última ({})", h.ids.len()))];
+        for (i, &id) in h.ids.iter().enumerate() {
+            options.push((i.to_string(), format!("{} · «{}»", i + 1, model.bpe.token_label(id))));
+        }
+        let keep = chosen.parse::<usize>().map_or(false, |p| p < h.ids.len());
+        dom::set_options(&self.lens_position, &options, if keep { &chosen } else { "" });
+    }
+
+    /// The lens's heatmap (candidates × stages), its table of each stage's own top tokens,
+    /// and the token menu.
+    fn draw_lens(&self) {
+        let Some(model) = self.model.borrow().clone() else { return };
+        let lens = self.lens.borrow();
+        let Some((position, reading)) = lens.as_ref() else { return };
+        let engine = self.engine.borrow();
+        let Some(h) = engine.as_ref().map(Engine::history) else { return };
+        let bpe = &model.bpe;
+        let stages = reading.stages();
+        let stage_label = |s: usize| if s == 0 { "embedding".to_string() } else { format!("camada {s}") };
+        // Candidates: the model's top ones here, and the token that really came next.
+        let mut candidates: Vec<u32> = reading.top(stages - 1, LENS_CANDIDATES).into_iter().map(|(t, _)| t).collect();
+        let next = h.ids.get(position + 1).copied();
+        if let Some(next) = next.filter(|t| !candidates.contains(t)) {
+            candidates.push(next);
+        }
+        let mut m = Matrix::zeros(stages, candidates.len());
+        for (c, &token) in candidates.iter().enumerate() {
+            for (s, p) in reading.trajectory(token).into_iter().enumerate() {
+                m.set(s, c, p);
+            }
+        }
+        let labels: Vec<String> = candidates.iter().map(|&t| bpe.token_label(t)).collect();
+        self.lens_view.update(HeatmapData {
+            matrix: m,
+            row_labels: (0..stages).map(stage_label).collect(),
+            col_labels: labels.clone(),
+            scale: Scale::Probability,
+            masked: None,
+        });
+        let after = bpe.token_label(h.ids[*position]);
+        self.lens_view.set_title(&format!("Depois de «{after}» (posição {}): probabilidade de cada candidato, etapa por etapa", position + 1));
+        let rows: Vec<(String, String)> = (0..stages)
+            .map(|s| {
+                let tops: Vec<String> = reading.top(s, LENS_TOP).into_iter().map(|(t, p)| format!("«{}» {}", bpe.token_label(t), format_pt(p, 4))).collect();
+                (stage_label(s), tops.join(" · "))
+            })
+            .collect();
+        self.lens_tops.set_text_content(None);
+        dom::append(&self.lens_tops, &dom::results_table("lens-tops", &format!("O que cada etapa prevê sozinha (os {LENS_TOP} mais prováveis)"), &rows));
+        // The token menu: the candidates, the one that came next marked.
+        let chosen = self.lens_token.value();
+        let options: Vec<(String, String)> = candidates
+            .iter()
+            .map(|&t| {
+                let mark = if Some(t) == next { " (o que veio)" } else { "" };
+                (t.to_string(), format!("«{}»{mark}", bpe.token_label(t)))
+            })
+            .collect();
+        let keep = options.iter().any(|(v, _)| *v == chosen);
+        let first = options.first().map(|(v, _)| v.clone()).unwrap_or_default();
+        dom::set_options(&self.lens_token, &options, if keep { &chosen } else { &first });
+        drop(engine);
+        drop(lens);
+        self.draw_pushes();
+    }
+
+    /// Each head's (and each FFN's) direct push on the chosen token's logit, layer by layer.
+    fn draw_pushes(&self) {
+        let Some(model) = self.model.borrow().clone() else { return };
+        let lens = self.lens.borrow();
+        let Some((_, reading)) = lens.as_ref() else { return };
+        let Ok(token) = self.lens_token.value().parse::<u32>() else { return };
+        let w = &model.weights;
+        let parts = match reading.logit_parts(w, token) {
+            Ok(parts) => parts,
+            Err(e) => {
+                self.push_sum.set_text_content(Some(&e.to_string()));
+                return;
+            }
+        };
+        let (layers, heads) = parts.heads.shape();
+        let mut m = Matrix::zeros(layers, heads + 1);
+        for l in 0..layers {
+            for h in 0..heads {
+                m.set(l, h, parts.heads.get(l, h));
+            }
+            m.set(l, heads, parts.ffn[l]);
+        }
+        let mut cols: Vec<String> = (1..=heads).map(|h| format!("cabeça {h}")).collect();
+        cols.push("FFN".into());
+        self.push_view.update(HeatmapData {
+            matrix: m,
+            row_labels: (1..=layers).map(|l| format!("camada {l}")).collect(),
+            col_labels: cols,
+            scale: Scale::Signed,
+            masked: None,
+        });
+        let label = model.bpe.token_label(token);
+        self.push_view.set_title(&format!("Quanto cada cabeça (e cada FFN) empurra «{label}»: contribuição direta ao logit"));
+        let f = |v: f32| format_pt(v, 2);
+        let head_sum: f32 = parts.heads.as_slice().iter().sum();
+        let ffn_sum: f32 = parts.ffn.iter().sum();
+        self.push_sum.set_text_content(Some(&format!(
+            "logit de «{label}» = embedding {} + cabeças {} + FFNs {} + deslocamento da normalização final {} = {}",
+            f(parts.embedding),
+            f(head_sum),
+            f(ffn_sum),
+            f(parts.bias),
+            f(parts.total())
+        )));
     }
 
     /// Loads the model and the bigram (once per page; shared through the model store).
@@ -628,6 +878,7 @@ impl DecoderWidget {
                 if !trace.ops.is_empty() {
                     let rerun = WindowPass { model: model.clone(), ids: engine.history().ids.clone() };
                     crate::web::kit::update::show(&self.ctx, &self.host, trace, rerun);
+                    self.step_shown.set(true);
                 }
                 *self.engine.borrow_mut() = Some(engine);
                 Ok(())
@@ -683,8 +934,9 @@ impl DecoderWidget {
             }
             for (i, &id) in h.ids.iter().enumerate().skip(shown.len()) {
                 let chip = dom::text("span", if i < h.prompt_len { "chip" } else { "chip generated" }, &bpe.token_label(id));
-                dom::set_attr(&chip, "title", &format!("posição {i}, token {id}"));
+                dom::set_attr(&chip, "title", &format!("posição {}, token {id}: clique para ler a lente aqui", i + 1));
                 dom::set_attr(&chip, "data-id", &id.to_string());
+                dom::set_attr(&chip, "data-position", &i.to_string());
                 dom::append(&self.chips, &chip);
                 shown.push(id);
             }
