@@ -3,16 +3,21 @@
 // tests/artifacts/bench-<mode>.json; then the start-up time: navigation to the first widget
 // `ready` on the attention page (queries-keys-values.html), median of 10 fresh loads (new context, no service worker,
 // nothing cached); then the decoder playground generating 100 tokens, its tokens/s against the
-// page's own next-token rate. The WebGPU run chooses WebGPU (the site would leave SwiftShader
-// aside on its own). Timings are reported, never asserted.
-// Usage: node tests/e2e/bench.mjs [dist]
+// page's own next-token rate; then one article-sized edit of the attention widget, from the
+// edit to the frame after it is drawn (median of 5 after 2 warm-ups). The WebGPU run chooses
+// WebGPU (the site would leave SwiftShader aside on its own). Timings are reported, never
+// asserted.
+// Usage: node tests/e2e/bench.mjs [dist] [--modes cpu,webgpu]
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
 
 import { ARTIFACTS, serve } from './lib.mjs';
 
-const DIST = path.resolve(process.argv[2] ?? 'dist');
+const args = process.argv.slice(2);
+const modesAt = args.indexOf('--modes');
+const WANTED = modesAt >= 0 ? args[modesAt + 1].split(',') : ['webgpu', 'cpu'];
+const DIST = path.resolve(args.find((a, i) => !a.startsWith('--') && i !== modesAt + 1) ?? 'dist');
 const BASE_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'];
 const MODES = {
@@ -25,6 +30,41 @@ const base = `http://127.0.0.1:${server.address().port}`;
 const results = {};
 const startup = {};
 const playground = {};
+const attention = {};
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function attentionEdit(page, base) {
+  const host = '[data-widget=attention]';
+  await page.goto(`${base}/queries-keys-values.html`);
+  // The site mounts a widget as it nears the viewport.
+  await page.locator(host).scrollIntoViewIfNeeded();
+  await page.waitForSelector(`${host}[data-state=ready]`, { timeout: 60000 });
+  const times = [];
+  for (let run = 0; run < 7; run++) {
+    // From the edit to the next frame after the widget says it is ready (drawn).
+    const ms = await page.evaluate(async ({ host, value }) => {
+      const widget = document.querySelector(host);
+      const cell = widget.querySelector('[data-editor] input');
+      const settled = new Promise((resolve) => {
+        const observer = new MutationObserver(() => {
+          if (widget.dataset.state === 'ready') {
+            observer.disconnect();
+            requestAnimationFrame(() => resolve(performance.now()));
+          }
+        });
+        observer.observe(widget, { attributes: true, attributeFilter: ['data-state'] });
+      });
+      const start = performance.now();
+      cell.value = value;
+      cell.dispatchEvent(new Event('input', { bubbles: true }));
+      return (await settled) - start;
+    }, { host, value: String(0.1 + run / 10).replace('.', ',') });
+    times.push(ms);
+    await page.waitForTimeout(200);
+  }
+  return median(times.slice(2));
+}
+
 /** The WebGPU run chooses WebGPU as a reader would (footer select, kept in localStorage). */
 async function contextFor(browser, mode, options = {}) {
   const context = await browser.newContext(options);
@@ -32,8 +72,8 @@ async function contextFor(browser, mode, options = {}) {
   return context;
 }
 const LOADS = 10;
-for (const [mode, args] of Object.entries(MODES)) {
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true, args });
+for (const [mode, browserArgs] of Object.entries(MODES).filter(([m]) => WANTED.includes(m))) {
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true, args: browserArgs });
   const page = await (await contextFor(browser, mode)).newPage();
   await page.goto(`${base}/bench.html`);
   await page.waitForSelector('.bench[data-bench-state=done], .bench[data-bench-state=error]', { timeout: 600000 });
@@ -69,6 +109,7 @@ for (const [mode, args] of Object.entries(MODES)) {
   }
   rates.sort((a, b) => a - b);
   playground[mode] = rates[1];
+  attention[mode] = await attentionEdit(page, base);
   await browser.close();
 }
 server.close();
@@ -76,11 +117,11 @@ server.close();
 const pad = (s, n) => String(s).padEnd(n);
 const num = (x, d = 2) => (x === undefined ? '—' : x.toFixed(d));
 console.log(`${pad('medida', 58)} ${pad('WebGPU ms', 11)} ${pad('GFLOP/s', 9)} ${pad('CPU ms', 11)} ${pad('GFLOP/s', 9)} CPU/WebGPU`);
-results.webgpu.kernels.forEach((g, i) => {
+(results.webgpu && results.cpu ? results.webgpu.kernels : []).forEach((g, i) => {
   const c = results.cpu.kernels[i];
   console.log(`${pad(g.name, 58)} ${pad(num(g.ms, 3), 11)} ${pad(num(g.gflops), 9)} ${pad(num(c.ms, 3), 11)} ${pad(num(c.gflops), 9)} ${num(c.ms / g.ms)}`);
 });
-for (const [key, label] of [['prompt_tokens_per_s', 'decodificador: ler 64 tokens (tokens/s)'], ['decode_tokens_per_s', 'decodificador: 1 token (tokens/s)']]) {
+for (const [key, label] of (results.webgpu && results.cpu ? [['prompt_tokens_per_s', 'decodificador: ler 64 tokens (tokens/s)'], ['decode_tokens_per_s', 'decodificador: 1 token (tokens/s)']] : [])) {
   const g = results.webgpu.decoder[key];
   const c = results.cpu.decoder[key];
   console.log(`${pad(label, 58)} ${pad(num(g), 21)} ${pad(num(c), 21)} ${num(g / c)}× (WebGPU/CPU)`);
@@ -92,4 +133,8 @@ for (const [mode, rate] of Object.entries(playground)) {
 for (const [mode, t] of Object.entries(startup)) {
   console.log(`primeiro widget pronto (${mode}), mediana de ${LOADS} cargas: ${num(t.median, 0)} ms (de ${num(t.min, 0)} a ${num(t.max, 0)})`);
 }
-console.log(`\nbrowser: ${results.webgpu.user_agent}`);
+for (const [mode, ms] of Object.entries(attention)) {
+  console.log(`atenção, uma edição do exemplo do artigo até o quadro desenhado (${mode}): ${num(ms, 1)} ms`);
+}
+if (attention.webgpu && attention.cpu) console.log(`atenção: WebGPU forçada / CPU = ${num(attention.webgpu / attention.cpu)}×`);
+console.log(`\nbrowser: ${Object.values(results)[0].user_agent}`);

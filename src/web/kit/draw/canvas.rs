@@ -15,11 +15,21 @@ pub fn available_width(figure: &HtmlElement) -> f64 {
 /// on HiDPI screens), clears it, and returns a context that draws in CSS pixels.
 pub fn prepare_canvas(canvas: &HtmlCanvasElement, css_w: f64, css_h: f64) -> Option<CanvasRenderingContext2d> {
     let dpr = dom::window().map_or(1.0, |w| w.device_pixel_ratio()).max(1.0);
-    canvas.set_width((css_w * dpr).round() as u32);
-    canvas.set_height((css_h * dpr).round() as u32);
+    // Sizes are written only when they change: an unchanged canvas leaves the page's layout
+    // clean, so redrawing it (the decoder's bars, ten times a second) forces no layout.
+    let (w, h) = ((css_w * dpr).round() as u32, (css_h * dpr).round() as u32);
+    if canvas.width() != w {
+        canvas.set_width(w);
+    }
+    if canvas.height() != h {
+        canvas.set_height(h);
+    }
     let style = canvas.style();
-    let _ = style.set_property("width", &format!("{css_w}px"));
-    let _ = style.set_property("height", &format!("{css_h}px"));
+    for (name, value) in [("width", format!("{css_w}px")), ("height", format!("{css_h}px"))] {
+        if style.get_property_value(name).ok().as_deref() != Some(value.as_str()) {
+            let _ = style.set_property(name, &value);
+        }
+    }
     let ctx = canvas.get_context("2d").ok().flatten()?.dyn_into::<CanvasRenderingContext2d>().ok()?;
     let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
     ctx.clear_rect(0.0, 0.0, css_w, css_h);

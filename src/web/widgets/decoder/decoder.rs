@@ -29,7 +29,7 @@ use crate::core::decoder::DecoderWeights;
 use crate::core::error::ComputeError;
 use crate::core::executor::{BackendKind, Cpu, Executor, Job};
 use crate::core::format::format_pt;
-use crate::core::trace::Traced;
+use crate::core::trace::{Trace, Traced};
 use crate::core::widget_input::choice_setting;
 use crate::core::Matrix;
 use crate::gpu::{GpuContext, GpuTensor};
@@ -64,7 +64,7 @@ const ENLARGED_POSITIONS: usize = 24;
 const SLICE_MS: f64 = 12.0;
 /// While generating, the page is redrawn at most this often (chips, text, bars, the 24
 /// attention maps): drawing everything every frame would take most of the time from the model.
-const DRAW_EVERY_MS: f64 = 100.0;
+const DRAW_EVERY_MS: f64 = 200.0;
 
 /// The session on the backend that runs it.
 enum Engine {
@@ -167,6 +167,9 @@ pub struct DecoderWidget {
     drawn_at: Cell<f64>,
     /// Tokens per second of the generation in flight or the last one.
     rate: Cell<Option<f64>>,
+    /// A generation is in flight: draws leave out the enlarged map and the readout (drawn
+    /// when it ends), the parts whose tables cost most to rebuild.
+    generating: Cell<bool>,
     /// The GPU failed this session (not lost): it stays on the CPU until the backend changes.
     cpu_only: Cell<bool>,
     // Inputs.
@@ -211,6 +214,9 @@ pub struct DecoderWidget {
     lens: RefCell<Option<(usize, LensReading)>>,
     /// This action's step is in the "por dentro" panel: the lens joins it (else starts anew).
     step_shown: Cell<bool>,
+    /// The last step's trace, shown in "por dentro" once the action ends (showing every
+    /// token's would change the page, and so lay it out again, while generating).
+    last_trace: RefCell<Option<(Trace, WindowPass)>>,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -386,6 +392,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         draw_booked: Cell::new(false),
         drawn_at: Cell::new(0.0),
         rate: Cell::new(None),
+        generating: Cell::new(false),
         cpu_only: Cell::new(false),
         preset,
         prompt,
@@ -419,6 +426,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         push_sum,
         lens: RefCell::new(None),
         step_shown: Cell::new(false),
+        last_trace: RefCell::new(None),
         listeners: RefCell::new(Vec::new()),
     });
     let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<DecoderWidget>)| listen(&widget, target, kind, move |w, _| action(w));
@@ -541,7 +549,9 @@ impl DecoderWidget {
                 let next = widget.queue.borrow_mut().pop_front();
                 let Some(action) = next else { break };
                 widget.stop_requested.set(false);
-                if let Err(message) = widget.clone().perform(action).await {
+                let done = widget.clone().perform(action).await;
+                widget.generating.set(false);
+                if let Err(message) = done {
                     widget.queue.borrow_mut().clear();
                     if widget.model.borrow().is_none() {
                         widget.retry.set_hidden(false);
@@ -591,6 +601,7 @@ impl DecoderWidget {
             }
             let started = now_ms();
             let mut slice = started;
+            self.generating.set(true);
             for made in 1..=n {
                 if self.stop_requested.get() {
                     break;
@@ -604,11 +615,21 @@ impl DecoderWidget {
                     slice = now_ms();
                 }
             }
+            self.generating.set(false);
         }
+        self.show_last_trace();
         if self.queue.borrow().is_empty() {
             self.read_lens(&model).await?;
         }
         Ok(())
+    }
+
+    /// The action's last pass joins the "por dentro" panel as a new update.
+    fn show_last_trace(&self) {
+        if let Some((trace, rerun)) = self.last_trace.borrow_mut().take() {
+            crate::web::kit::update::show(&self.ctx, &self.host, trace, rerun);
+            self.step_shown.set(true);
+        }
     }
 
     /// The lens at the chosen position, on the session's backend: a pass of its own over the
@@ -650,6 +671,7 @@ impl DecoderWidget {
                 self.cpu_only.set(true);
                 *self.engine.borrow_mut() = Some(self.engine_for(model, engine.into_history())?);
                 self.run_engine(model, None).await?;
+                self.show_last_trace();
                 Box::pin(self.read_lens(model)).await
             }
             Err(e) => {
@@ -877,8 +899,7 @@ impl DecoderWidget {
             Ok(trace) => {
                 if !trace.ops.is_empty() {
                     let rerun = WindowPass { model: model.clone(), ids: engine.history().ids.clone() };
-                    crate::web::kit::update::show(&self.ctx, &self.host, trace, rerun);
-                    self.step_shown.set(true);
+                    *self.last_trace.borrow_mut() = Some((trace, rerun));
                 }
                 *self.engine.borrow_mut() = Some(engine);
                 Ok(())
@@ -924,6 +945,10 @@ impl DecoderWidget {
         let Some(engine) = engine.as_ref() else { return };
         let h = engine.history();
         let bpe = &model.bpe;
+        // The canvases first, while the page's layout is still clean (reading their box's
+        // width then costs nothing); the chips and texts below change the layout.
+        self.redraw_predictions();
+        self.draw_attention();
         // Chips: only the new ones, unless the window changed under them.
         {
             let mut shown = self.chips_shown.borrow_mut();
@@ -960,8 +985,6 @@ impl DecoderWidget {
         status.push_str(&format!(" · semente {}", h.seed));
         self.status.set_text_content(Some(&status));
         dom::set_attr(&self.host, "data-computed-on", kind.attr());
-        self.redraw_predictions();
-        self.draw_attention();
     }
 
     /// The two top-10 charts (they follow the temperature without recomputing the model).
@@ -993,6 +1016,9 @@ impl DecoderWidget {
             _ => (Vec::new(), Vec::new(), format!("Próximo token: bigrama (nunca viu «{}» seguido de nada)", bpe.token_label(last))),
         };
         self.bigram_bars.update(&title, &labels, &values);
+        if self.generating.get() {
+            return;
+        }
         let (best, p) = top.first().copied().unwrap_or((0, 0.0));
         self.readout.set_text_content(None);
         dom::append(
@@ -1046,6 +1072,9 @@ impl DecoderWidget {
             if let Some(button) = canvas.parent_element() {
                 dom::set_attr(&button, "aria-pressed", if self.selected.get() == (i / heads, i % heads) { "true" } else { "false" });
             }
+        }
+        if self.generating.get() {
+            return;
         }
         let (layer, head) = self.selected.get();
         let rows = &h.attention[layer * heads + head];
