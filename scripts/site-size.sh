@@ -6,7 +6,12 @@
 # Usage: bash scripts/site-size.sh [dist]
 set -euo pipefail
 dist="${1:-dist}"
-budget=600000   # bytes, gzipped: wasm + JS + CSS of a page with widgets, model excluded
+# bytes, gzipped: wasm + JS + CSS of a page with widgets, model excluded. 600 000 until
+# 2026-11-24; raised to 650 000 when the compute layer v2 (each job compiled for the CPU, the GPU
+# and their traced twins), the widget kit and three new widgets (logit lens, soft dictionary,
+# gradient checker) took a page with widgets to about 630 000, while prerendering took a page of
+# text only to about 20 000 (it needs no wasm). BENCHMARKS.md, "Site weight", has the steps.
+budget=650000
 
 gz() { gzip -9 -c "$1" | wc -c; }
 total=0

@@ -276,3 +276,54 @@ fn the_lens_after_the_embedding_names_the_token_just_read() {
     assert!(itself_first * 10 >= ids.len() * 8, "after the embedding: {itself_first} of {}", ids.len());
     assert!(itself_last * 10 <= ids.len() * 2, "after the last block: {itself_last} of {}", ids.len());
 }
+
+/// Not a test: prints the top next tokens of candidate prompts, to choose presets whose claims
+/// the shipped model really bears out (`cargo test --test decoder probe -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn probe_presets() {
+    let m = model();
+    let prompts = std::env::var("PROBE").unwrap_or_default();
+    for prompt in prompts.split('|').filter(|p| !p.is_empty()) {
+        let mut s = Session::start(&Cpu, on_cpu(&m), &m.bpe, prompt, 1).unwrap();
+        block_on_ready(s.sync(&Cpu)).unwrap();
+        let probs = s.history().distribution(1.0);
+        let top = atencao::core::decoder::sampling::top_n(&probs, 12);
+        let shown: Vec<String> = top.iter().map(|(id, p)| format!("{:?} {:.3}", m.bpe.decode(&[*id]), p)).collect();
+        println!("{prompt:?}\n    {}", shown.join(" | "));
+        let words = std::env::var("WORDS").unwrap_or_default();
+        let pairs: Vec<String> = words
+            .split('|')
+            .filter(|w| !w.is_empty())
+            .map(|w| {
+                let ids = m.bpe.encode(w);
+                format!("{w:?}→{:?} {:.4}", ids.iter().map(|&i| m.bpe.decode(&[i])).collect::<Vec<_>>(), probs[ids[0] as usize])
+            })
+            .collect();
+        if !pairs.is_empty() {
+            println!("    {}", pairs.join(" | "));
+        }
+    }
+}
+
+/// Every preset's claim, on the shipped weights (the label in the menu states it): a preset
+/// that promises the model prefers a word must show the model preferring it.
+#[test]
+fn preset_claims_hold_on_the_shipped_model() {
+    use atencao::core::decoder::presets::{check, Claim, PRESETS};
+    let m = model();
+    let mut failures = Vec::new();
+    for preset in PRESETS {
+        let mut s = Session::start(&Cpu, on_cpu(&m), &m.bpe, preset.prompt, 1).unwrap();
+        block_on_ready(s.sync(&Cpu)).unwrap();
+        let (holds, evidence) = check(&m, s.history(), preset.claim);
+        eprintln!("{} ({:?}): {evidence}", preset.id, preset.claim);
+        if !holds {
+            failures.push(format!("{}: {:?} does not hold: {evidence}", preset.id, preset.claim));
+        }
+        if let Claim::Prefers { likely, .. } = preset.claim {
+            assert!(preset.label.contains(likely.trim()), "{}: the label names the word it promises", preset.id);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -2,6 +2,9 @@
 //!
 //! Row-vector convention of the textbook chapter: q_i = x_i W^Q, so Q = X W^Q (t,d_k).
 
+pub mod gradient_check;
+pub mod soft_dictionary;
+
 use super::error::{ComputeError, Result};
 use super::executor::Executor;
 use super::matrix::Matrix;

@@ -1,6 +1,6 @@
 //! The documentation of every widget kind: what it shows and the data attributes it reads.
 //!
-//! The site's catalogue page (`#/catalogo`) walks the widget registry
+//! The site's catalogue page (`catalogo.html`) walks the widget registry
 //! (`web::widgets::REGISTRY`) and takes each kind's entry from here by name, flagging a kind
 //! left undocumented; `tests/widget_docs.rs` checks that README's widget table lists the same
 //! kinds with the same attributes. Plain data, so native tests can read it.
@@ -151,11 +151,24 @@ pub const WIDGETS: &[WidgetDoc] = &[
         attributes: &[attr("data-matrices", "escores próprios em JSON (linha = consulta, coluna = chave)", r#"{"scores": [[…], …]}, quadrada, até 10 × 10"#)],
         example: &[],
     },
+    // Content and reading path (issue 22)
+    WidgetDoc {
+        name: "soft-dictionary",
+        summary: "Atenção como dicionário suave: chaves, valores e uma consulta editáveis; os scores q·kᵢ, os pesos softmax(β·q·kᵢ/√d) de 0 a 1, a busca suave Σ wᵢvᵢ ao lado da busca rígida (o valor da melhor chave) e, para vários β, os pesos e a distância entre as duas (padrão: as chaves, os valores e a consulta q₂ do Exemplo 2).",
+        attributes: &[attr("data-matrices", "dicionário próprio em JSON (chaves, seus valores e a consulta)", r#"{"keys": [[…], …], "values": [[…], …], "query": [[…]]}, até 8 entradas"#)],
+        example: &[],
+    },
+    WidgetDoc {
+        name: "gradient-check",
+        summary: "A jacobiana do softmax e os gradientes de um passo de atenção (L = Σ O ⊙ G em relação a Q, K e V) pela fórmula e por diferenças centrais, lado a lado, com o passo h de 10⁻¹ a 10⁻¹⁰, em f64 ou f32; o maior erro relativo e a curva do erro contra h.",
+        attributes: &[choice("data-part", "o que verificar", "atencao (padrão: o passo de atenção), softmax (a jacobiana)", &["atencao", "softmax"], "atencao")],
+        example: &[],
+    },
     WidgetDoc {
         name: "decoder",
         summary: "O decodificador pré-treinado: exemplos de prompt, tokens BPE, Gerar / Passo / Parar, temperatura, top-k, top-p e semente; os 10 próximos tokens ao lado de um modelo de bigramas; a atenção de cada camada e cabeça. Baixa os pesos do modelo (alguns MB) ao montar.",
         attributes: &[
-            choice("data-preset", "prompt inicial", "chaves (padrão), galinha, lagoa, machado, capitu", &["chaves", "galinha", "lagoa", "machado", "capitu"], "chaves"),
+            choice("data-preset", "prompt inicial", "chaves (padrão), meninos, galinha, lagoa, machado, capitu", &["chaves", "meninos", "galinha", "lagoa", "machado", "capitu"], "chaves"),
             attr("data-prompt", "texto inicial próprio (substitui o do exemplo)", "texto"),
             MODEL,
         ],

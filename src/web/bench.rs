@@ -1,4 +1,4 @@
-//! `#/bench`: how fast this browser runs the compute core. Every kernel of `core::bench` on the
+//! `bench.html`: how fast this browser runs the compute core. Every kernel of `core::bench` on the
 //! active backend (ms and GFLOP/s), then the pretrained decoder (prompt processing and
 //! one-token decoding, in tokens per second: the one forward pass, with its weights and KV
 //! cache on the active backend, one submission per token on WebGPU). The results are also
@@ -19,6 +19,7 @@ use crate::core::format::format_pt;
 use crate::web::backend::now_ms;
 use crate::web::dom;
 use crate::web::model_store::{self, DEFAULT_BASE};
+use super::kit::draw::twin;
 use super::kit::Ctx;
 
 /// The decoder benchmark's text: its first `PROMPT_TOKENS` tokens are the prompt.
@@ -46,7 +47,7 @@ pub fn render(app: &Element, ctx: &Rc<Ctx>) -> String {
     let again = dom::button("rodar de novo", "bench-run");
     let status = dom::el("p", "widget-backend");
     dom::set_attr(&status, "aria-live", "polite");
-    let table = dom::el("table", "results");
+    let table = dom::el("table", "results bench-table");
     dom::set_attr(&table, "data-results", "bench");
     let json = dom::el("pre", "bench-json");
     dom::set_attr(&json, "data-bench-json", "");
@@ -71,33 +72,28 @@ pub fn render(app: &Element, ctx: &Rc<Ctx>) -> String {
     title.to_string()
 }
 
+/// What a rate counts: each has its own column, headed by its unit.
+#[derive(Clone, Copy, PartialEq)]
+enum Unit {
+    Gflops,
+    TokensPerSecond,
+}
+
 /// One line of the results.
 struct Row {
     name: String,
     ms: f64,
     rate: f64,
-    unit: &'static str,
+    unit: Unit,
 }
 
+/// One row per measurement under a header per column, each with its unit; a rate that does not
+/// apply to a row is "—" (kernels count GFLOP/s, the decoder tokens/s).
 fn draw(table: &HtmlElement, backend: BackendKind, rows: &[Row]) {
-    table.set_text_content(None);
-    dom::append(table, &dom::text("caption", "", &format!("Resultados em {}", backend.label())));
-    let head = dom::el("tr", "");
-    for h in ["medida", "tempo (ms)", "ritmo"] {
-        let th = dom::text("th", "", h);
-        dom::set_attr(&th, "scope", "col");
-        dom::append(&head, &th);
-    }
-    dom::append(table, &head);
-    for row in rows {
-        let tr = dom::el("tr", "");
-        let th = dom::text("th", "", &row.name);
-        dom::set_attr(&th, "scope", "row");
-        dom::append(&tr, &th);
-        dom::append(&tr, &dom::text("td", "", &format_pt(row.ms as f32, 3)));
-        dom::append(&tr, &dom::text("td", "", &format!("{} {}", format_pt(row.rate as f32, 2), row.unit)));
-        dom::append(table, &tr);
-    }
+    let cols = ["mediana (ms)", "GFLOP/s", "tokens/s"].map(String::from);
+    let rate = |row: &Row, unit| if row.unit == unit { format_pt(row.rate as f32, 2) } else { "—".into() };
+    let lines = rows.iter().map(|row| (row.name.clone(), vec![format_pt(row.ms as f32, 3), rate(row, Unit::Gflops), rate(row, Unit::TokensPerSecond)]));
+    twin::fill(table, &format!("Resultados em {}", backend.label()), "medida", &cols, lines);
 }
 
 fn json_string(s: &str) -> String {
@@ -156,7 +152,7 @@ async fn run(ctx: Rc<Ctx>, root: HtmlElement, status: HtmlElement, table: HtmlEl
                     t.median_ms,
                     t.gflops
                 ));
-                rows.push(Row { name: kernel.name(), ms: t.median_ms, rate: t.gflops, unit: "GFLOP/s" });
+                rows.push(Row { name: kernel.name(), ms: t.median_ms, rate: t.gflops, unit: Unit::Gflops });
             }
             Err(e) => {
                 status.set_text_content(Some(&format!("{} falhou: {e}", kernel.name())));
@@ -176,8 +172,8 @@ async fn run(ctx: Rc<Ctx>, root: HtmlElement, status: HtmlElement, table: HtmlEl
                 Ok((prompt_ms, token_ms)) => {
                     let prompt_rate = PROMPT_TOKENS as f64 / (prompt_ms / 1000.0).max(1e-9);
                     let token_rate = 1000.0 / token_ms.max(1e-9);
-                    rows.push(Row { name: format!("decodificador: ler {PROMPT_TOKENS} tokens"), ms: prompt_ms, rate: prompt_rate, unit: "tokens/s" });
-                    rows.push(Row { name: "decodificador: gerar 1 token (cache KV)".into(), ms: token_ms, rate: token_rate, unit: "tokens/s" });
+                    rows.push(Row { name: format!("decodificador: ler {PROMPT_TOKENS} tokens"), ms: prompt_ms, rate: prompt_rate, unit: Unit::TokensPerSecond });
+                    rows.push(Row { name: "decodificador: gerar 1 token (cache KV)".into(), ms: token_ms, rate: token_rate, unit: Unit::TokensPerSecond });
                     format!("{{\"prompt_tokens\": {PROMPT_TOKENS}, \"prompt_ms\": {prompt_ms:.3}, \"prompt_tokens_per_s\": {prompt_rate:.2}, \"token_ms\": {token_ms:.3}, \"decode_tokens_per_s\": {token_rate:.2}}}")
                 }
                 Err(e) => format!("{{\"error\": {}}}", json_string(&e.to_string())),

@@ -19,6 +19,7 @@ import hood from './suites/hood.mjs';
 import offline from './suites/offline.mjs';
 import robust from './suites/robust.mjs';
 import a11y from './suites/a11y.mjs';
+import content2 from './suites/content2.mjs';
 
 const DIST = path.resolve(process.argv[2] ?? 'dist');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -32,6 +33,8 @@ const MODES = {
 
 /** Suites in running order; foundation first (it checks the backend the others rely on). */
 const SUITES = { foundation, prerender, vectorization, sequence, transformer, decoder, embed, hood, offline, robust, a11y };
+// The soft dictionary and the gradient checker (issue 22).
+SUITES.content2 = content2;
 
 /**
  * Headless Chromium's WebGPU is SwiftShader, a software adapter the site leaves aside on its

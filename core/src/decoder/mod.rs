@@ -14,6 +14,7 @@ pub mod bigram;
 pub mod config;
 pub mod fixture;
 pub mod lens;
+pub mod presets;
 pub mod load;
 pub mod manifest;
 pub mod model;

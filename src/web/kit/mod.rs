@@ -69,6 +69,17 @@ pub fn listen<W: 'static>(
     })
 }
 
+/// Linked highlighting: the cell of `view` under the pointer or the keyboard (or `None`) is
+/// handed to `link`, which outlines where it came from. Holds the widget weakly.
+pub fn on_hover<W: 'static>(widget: &Rc<W>, view: &draw::MatrixView, link: impl Fn(&W, Option<(usize, usize)>) + 'static) {
+    let weak = Rc::downgrade(widget);
+    view.set_on_hover(move |cell| {
+        if let Some(w) = weak.upgrade() {
+            link(&w, cell);
+        }
+    });
+}
+
 /// The element an event came from, if it is one.
 pub(crate) fn event_element(event: &web_sys::Event) -> Option<Element> {
     event.target().and_then(|t| t.dyn_into::<Element>().ok())

@@ -15,6 +15,7 @@
 //! ```
 
 use std::cell::RefCell;
+use std::future::Future;
 use std::rc::Rc;
 
 use web_sys::{EventTarget, HtmlElement};
@@ -116,6 +117,45 @@ impl Shell {
         update::compute(&self.ctx, &self.host, update, Some(&self.note), job, draw);
     }
 
+    /// `compute` for a job read from the reader's inputs: a bad input (`Err`) ends the update
+    /// with its message instead, and no older result draws.
+    pub fn compute_or<J, D>(&self, job: Result<J, String>, draw: D)
+    where
+        J: Job + 'static,
+        D: FnOnce(&J, J::Output, BackendKind) + 'static,
+    {
+        match job {
+            Ok(job) => self.compute(job, draw),
+            Err(message) => {
+                self.begin();
+                self.fail(&message);
+            }
+        }
+    }
+
+    /// `compute` for a job prepared on the CPU from a large text (a model trained on a
+    /// corpus): waits for a pause in typing when `debounce`, lets "loading" paint, runs
+    /// `prepare` (its message stops the update), then runs the job as `compute` does.
+    pub fn compute_after<J, P, D>(&self, debounce: bool, prepare: P, draw: D)
+    where
+        J: Job + 'static,
+        P: FnOnce() -> Result<J, String> + 'static,
+        D: FnOnce(&J, J::Output, BackendKind) + 'static,
+    {
+        let update = self.begin();
+        dom::set_attr(&self.host, "data-state", "loading");
+        let (ctx, host, note) = (self.ctx.clone(), self.host.clone(), self.note.clone());
+        wasm_bindgen_futures::spawn_local(async move {
+            if !update.settle(debounce).await {
+                return;
+            }
+            match prepare() {
+                Ok(job) => update::compute(&ctx, &host, update, Some(&note), job, draw),
+                Err(message) => show_error(&host, &message),
+            }
+        });
+    }
+
     /// An update the widget computes itself on the CPU (no backend job): marks it loading,
     /// waits for a pause in typing when `debounce` (large inputs), then runs `work`, which draws;
     /// ready, or its message.
@@ -128,6 +168,33 @@ impl Shell {
                 return;
             }
             match work() {
+                Ok(()) => show_ready(&host),
+                Err(message) => show_error(&host, &message),
+            }
+        });
+    }
+
+    /// `local` for work that awaits (a corpus tokenised in slices, a tokenizer downloaded, a
+    /// benchmark measuring one size after another): `work` gets the update, to check after
+    /// each of its awaits whether a newer edit has overtaken it (then it returns early and
+    /// nothing more is shown); otherwise its result makes the widget ready or shows its message.
+    pub fn steps<F>(&self, debounce: bool, work: impl FnOnce(Rc<Update>) -> F)
+    where
+        F: Future<Output = Result<(), String>> + 'static,
+    {
+        let update = Rc::new(self.begin());
+        dom::set_attr(&self.host, "data-state", "loading");
+        let host = self.host.clone();
+        let future = work(update.clone());
+        wasm_bindgen_futures::spawn_local(async move {
+            if !update.settle(debounce).await {
+                return;
+            }
+            let result = future.await;
+            if !update.is_current() {
+                return;
+            }
+            match result {
                 Ok(()) => show_ready(&host),
                 Err(message) => show_error(&host, &message),
             }

@@ -22,6 +22,9 @@ use crate::web::kit::{show_error, state, Ctx, Widget, WidgetKind};
 pub const REGISTRY: &[WidgetKind] = &[
     attention::attention::KIND,
     attention::masked_softmax::KIND,
+    // Content and reading path (issue 22)
+    attention::soft_dictionary::KIND,
+    attention::gradient_check::KIND,
     // The pretrained decoder (issue 6)
     decoder::decoder::KIND,
     decoder::bpe::KIND,
@@ -29,11 +32,11 @@ pub const REGISTRY: &[WidgetKind] = &[
     vectors::dot_product::KIND,
     vectors::matmul::KIND,
     vectors::one_hot::KIND,
-    text::BOW,
-    text::TF,
-    text::IDF,
-    text::TFIDF,
-    text::SEARCH,
+    text::bow::KIND,
+    text::tf::KIND,
+    text::idf::KIND,
+    text::tfidf::KIND,
+    text::search::KIND,
     // Sequence modelling (issue 4)
     sequence::markov::KIND,
     sequence::transitions::KIND,

@@ -13,6 +13,9 @@ const require = createRequire(import.meta.url);
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 const PAGES = ['', 'queries-keys-values.html', 'tf-idf-e-cosseno.html', 'matriz-de-transicao.html', 'decodificador.html', 'atencao-multicabeca.html'];
+// The soft dictionary and the gradient checker (issue 22).
+const CONTENT2 = ['dicionario-suave.html', 'atencao-diferenciavel.html'];
+PAGES.push(...CONTENT2);
 const BLOG = 'static/blog/exemplo.html';
 
 /** The serious and critical violations axe finds on the page as it is now. */
@@ -73,7 +76,7 @@ export default async function a11y({ page, base, mode, browser }) {
 
   await check(`[${mode}] every heatmap has a legend and a colour domain that follows its meaning`, async () => {
     const all = [];
-    for (const route of ['queries-keys-values.html', 'tf-idf-e-cosseno.html', 'matriz-de-transicao.html', 'autorregressao-e-mascara.html', 'codificacao-posicional.html', 'vetorizacao-por-documento.html']) {
+    for (const route of ['queries-keys-values.html', 'tf-idf-e-cosseno.html', 'matriz-de-transicao.html', 'autorregressao-e-mascara.html', 'codificacao-posicional.html', 'vetorizacao-por-documento.html', ...CONTENT2]) {
       await page.goto(`${base}/${route}`);
       await settled(page, route);
       all.push(...(await heatmaps(page)).map((h) => ({ ...h, route })));
@@ -96,7 +99,7 @@ export default async function a11y({ page, base, mode, browser }) {
     const problems = [];
     for (const width of [390, 1280]) {
       await page.setViewportSize({ width, height: 900 });
-      for (const route of ['queries-keys-values.html', 'encoder-e-decoder.html', 'tf-idf-e-cosseno.html', 'decodificador.html', 'atencao-multicabeca.html', 'bloco-transformer.html']) {
+      for (const route of ['queries-keys-values.html', 'encoder-e-decoder.html', 'tf-idf-e-cosseno.html', 'decodificador.html', 'atencao-multicabeca.html', 'bloco-transformer.html', ...CONTENT2]) {
         await page.goto(`${base}/${route}`);
         await settled(page, route);
         const wide = await page.evaluate(() => {

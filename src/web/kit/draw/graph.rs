@@ -1,15 +1,19 @@
 //! A state graph on canvas: one node per state, one arrow per non-zero transition with its
-//! width (and colour) following the probability, self-loops outside the node. Its twin is a
-//! table of the drawn edges ("de → para: p"), since the graph shows a matrix.
+//! width (and colour) following the probability, self-loops outside the node, in the page's
+//! theme. Its twin is a table of the drawn edges ("de → para: p"), since the graph shows a
+//! matrix.
 
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement};
 
 use crate::core::format::{format_pt, format_pt_short};
 use crate::core::Matrix;
+use crate::site::notation::plain;
 
 use crate::web::dom;
-use crate::web::kit::draw::fill;
+
+use super::canvas::{available_width, prepare_canvas};
+use super::{fill, twin};
 
 /// Edges listed in the twin before it says "…".
 const MAX_TWIN_EDGES: usize = 300;
@@ -35,31 +39,30 @@ struct Point {
 }
 
 impl StateGraph {
-    /// `key` names the twin (`data-results`) and the figure (`data-graph`).
+    /// `key` names the twin (`data-results`) and the figure (`data-graph`); `title` is shown
+    /// with its notation typeset.
     pub fn new(key: &str, title: &str) -> StateGraph {
         let root = dom::el("figure", "mv graph");
         dom::set_attr(&root, "data-graph", key);
-        dom::append(&root, &dom::text("figcaption", "mv-title", title));
+        dom::append(&root, &dom::notation("figcaption", "mv-title", title));
+        let title = plain(title);
         let canvas = dom::el("canvas", "mv-canvas").unchecked_into::<HtmlCanvasElement>();
         dom::set_attr(&canvas, "role", "img");
         dom::set_attr(&canvas, "aria-label", &format!("{title}: cada seta é uma transição, mais grossa quanto mais provável"));
         dom::append(&root, &canvas);
-        let table = dom::el("table", "twin");
-        dom::set_attr(&table, "data-results", key);
-        table.set_hidden(true);
+        let table = twin::table("data-results", key);
         dom::append(&root, &table);
-        StateGraph { root, canvas, table, title: title.to_string() }
+        StateGraph { root, canvas, table, title }
     }
 
     /// Draws `labels.len()` states with transition probabilities `p` (square, rows = from).
     pub fn update(&self, labels: &[String], p: &Matrix, style: &GraphStyle) {
         self.fill_table(labels, p);
         let n = labels.len().min(p.rows()).min(p.cols());
-        let width = self.root.parent_element().map_or(0.0, |e| e.client_width() as f64);
-        let w = if width > 0.0 { width.min(560.0) } else { 360.0 };
+        let w = available_width(&self.root).min(560.0);
         let h = if n <= 2 { 190.0 } else { (w * 0.85).min(460.0) };
-        let Some(ctx) = super::prepare_canvas(&self.canvas, w, h) else { return };
-        let dark = dom::prefers_dark();
+        let Some(ctx) = prepare_canvas(&self.canvas, w, h) else { return };
+        let dark = dom::dark_at(&self.root);
         let ink = if dark { "#c9d1d9" } else { "#24292f" };
         let (cx, cy) = (w / 2.0, h / 2.0);
         // The ring leaves room for the labels outside it; nodes shrink so that neighbours keep a
@@ -99,10 +102,11 @@ impl StateGraph {
                 ctx.set_line_width(1.0 + 7.0 * prob.min(1.0) as f64);
                 let show_label = labels_on_edges || (style.highlight == Some(i));
                 let label = format_pt_short(prob, 2);
+                let label = show_label.then_some(EdgeLabel { text: &label, ink, dark });
                 if i == j {
-                    self_loop(&ctx, &positions[i], radius, cx, cy, n, if show_label { Some(&label) } else { None }, ink);
+                    self_loop(&ctx, &positions[i], radius, cx, cy, n, label);
                 } else {
-                    arrow(&ctx, &positions[i], &positions[j], radius, n, if show_label { Some(&label) } else { None }, ink);
+                    arrow(&ctx, &positions[i], &positions[j], radius, n, label);
                 }
             }
         }
@@ -136,39 +140,27 @@ impl StateGraph {
     }
 
     fn fill_table(&self, labels: &[String], p: &Matrix) {
-        self.table.set_text_content(None);
-        dom::append(&self.table, &dom::text("caption", "", &self.title));
-        let mut listed = 0;
-        for i in 0..p.rows().min(labels.len()) {
-            for j in 0..p.cols().min(labels.len()) {
-                let prob = p.get(i, j);
-                if prob.is_nan() || prob <= 0.0 {
-                    continue;
-                }
-                listed += 1;
-                if listed > MAX_TWIN_EDGES {
-                    continue;
-                }
-                let tr = dom::el("tr", "");
-                let th = dom::text("th", "", &format!("{} → {}", labels[i], labels[j]));
-                dom::set_attr(&th, "scope", "row");
-                dom::append(&tr, &th);
-                dom::append(&tr, &dom::text("td", "", &format_pt(prob, 4)));
-                dom::append(&self.table, &tr);
-            }
-        }
-        if listed > MAX_TWIN_EDGES {
-            let tr = dom::el("tr", "");
-            dom::append(&tr, &dom::text("th", "", &format!("… e mais {} transições", listed - MAX_TWIN_EDGES)));
-            dom::append(&tr, &dom::el("td", ""));
-            dom::append(&self.table, &tr);
-        }
+        let n = p.rows().min(p.cols()).min(labels.len());
+        let edges: Vec<(usize, usize, f32)> =
+            (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).map(|(i, j)| (i, j, p.get(i, j))).filter(|e| e.2 > 0.0).collect();
+        let more = edges.len().saturating_sub(MAX_TWIN_EDGES);
+        let rows = edges.iter().take(MAX_TWIN_EDGES).map(|&(i, j, prob)| (format!("{} → {}", labels[i], labels[j]), vec![format_pt(prob, 4)]));
+        let rest = (more > 0).then(|| (format!("… e mais {more} transições"), vec![String::new()]));
+        twin::fill(&self.table, &self.title, "", &[], rows.chain(rest));
     }
 }
 
 
+/// The probability written on an edge, in the theme's colours.
+#[derive(Clone, Copy)]
+struct EdgeLabel<'a> {
+    text: &'a str,
+    ink: &'a str,
+    dark: bool,
+}
+
 /// A curved arrow from `a` to `b` (bent to its right, so a→b and b→a do not overlap).
-fn arrow(ctx: &CanvasRenderingContext2d, a: &Point, b: &Point, radius: f64, n: usize, label: Option<&str>, ink: &str) {
+fn arrow(ctx: &CanvasRenderingContext2d, a: &Point, b: &Point, radius: f64, n: usize, label: Option<EdgeLabel>) {
     let (dx, dy) = (b.x - a.x, b.y - a.y);
     let dist = (dx * dx + dy * dy).sqrt().max(1.0);
     let bend = if n == 2 { 0.22 } else { 0.12 };
@@ -185,15 +177,14 @@ fn arrow(ctx: &CanvasRenderingContext2d, a: &Point, b: &Point, radius: f64, n: u
     ctx.quadratic_curve_to(control.x, control.y, end.x, end.y);
     ctx.stroke();
     arrowhead(ctx, &control, &end, ctx.line_width());
-    if let Some(text) = label {
+    if let Some(label) = label {
         let mid = Point { x: 0.25 * start.x + 0.5 * control.x + 0.25 * end.x, y: 0.25 * start.y + 0.5 * control.y + 0.25 * end.y };
-        edge_label(ctx, &mid, text, ink);
+        edge_label(ctx, &mid, label);
     }
 }
 
 /// A loop outside node `a` (away from the centre of the drawing).
-#[allow(clippy::too_many_arguments)]
-fn self_loop(ctx: &CanvasRenderingContext2d, a: &Point, radius: f64, cx: f64, cy: f64, n: usize, label: Option<&str>, ink: &str) {
+fn self_loop(ctx: &CanvasRenderingContext2d, a: &Point, radius: f64, cx: f64, cy: f64, n: usize, label: Option<EdgeLabel>) {
     let (mut dx, mut dy) = (a.x - cx, a.y - cy);
     if n == 1 || (dx == 0.0 && dy == 0.0) {
         dx = 0.0;
@@ -212,9 +203,9 @@ fn self_loop(ctx: &CanvasRenderingContext2d, a: &Point, radius: f64, cx: f64, cy
     let (tx, ty) = (-angle.sin(), angle.cos());
     let from = Point { x: tip.x - tx * 6.0, y: tip.y - ty * 6.0 };
     arrowhead(ctx, &from, &tip, ctx.line_width());
-    if let Some(text) = label {
+    if let Some(label) = label {
         let at = Point { x: centre.x + ux * (loop_r + 12.0), y: centre.y + uy * (loop_r + 12.0) };
-        edge_label(ctx, &at, text, ink);
+        edge_label(ctx, &at, label);
     }
 }
 
@@ -229,14 +220,14 @@ fn arrowhead(ctx: &CanvasRenderingContext2d, from: &Point, tip: &Point, width: f
     ctx.fill();
 }
 
-fn edge_label(ctx: &CanvasRenderingContext2d, at: &Point, text: &str, ink: &str) {
+fn edge_label(ctx: &CanvasRenderingContext2d, at: &Point, EdgeLabel { text, ink, dark }: EdgeLabel) {
     ctx.save();
     ctx.set_global_alpha(1.0);
     ctx.set_font("11px system-ui, sans-serif");
     ctx.set_text_align("center");
     ctx.set_text_baseline("middle");
     let width = ctx.measure_text(text).map_or(20.0, |m| m.width());
-    ctx.set_fill_style_str(if dom::prefers_dark() { "rgba(13,17,23,0.85)" } else { "rgba(255,255,255,0.85)" });
+    ctx.set_fill_style_str(if dark { "rgba(13,17,23,0.85)" } else { "rgba(255,255,255,0.85)" });
     ctx.fill_rect(at.x - width / 2.0 - 2.0, at.y - 7.0, width + 4.0, 14.0);
     ctx.set_fill_style_str(ink);
     let _ = ctx.fill_text(text, at.x, at.y);

@@ -251,6 +251,11 @@ impl MatrixView {
     }
 
     /// Draws `data`, its legend, and rebuilds the twin table.
+    /// Draws `matrix` (no masked cells) with its labels, coloured by what its values are.
+    pub fn show(&self, matrix: &Matrix, row_labels: Vec<String>, col_labels: Vec<String>, scale: Scale) {
+        self.update(HeatmapData { matrix: matrix.clone(), row_labels, col_labels, scale, masked: None });
+    }
+
     pub fn update(&self, data: HeatmapData) {
         self.fill_table(&data);
         let domain = data.scale.domain(data.matrix.as_slice());

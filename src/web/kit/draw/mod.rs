@@ -1,14 +1,15 @@
 //! Drawing, one of each: heatmaps with their legend and table twin (`heatmap`), bars
-//! (`bars`), line plots (`sequence_plot`, `transformer_plot`), the state graph (`graph`), table
-//! twins for numbers drawn by other means (`twin`), and the canvas plumbing (`canvas`). The
-//! colour scales themselves are `site::palette` (pure, tested natively).
+//! (`bars`), the line plot (`line_plot`), a histogram and a dense heatmap for large tables
+//! (`figures`), the state graph (`graph`), table twins for numbers drawn by other means
+//! (`twin`), and the canvas plumbing (`canvas`). The colour scales themselves are
+//! `site::palette` (pure, tested natively).
 
 pub mod bars;
 pub mod canvas;
+pub mod figures;
 pub mod graph;
 pub mod heatmap;
-pub mod sequence_plot;
-pub mod transformer_plot;
+pub mod line_plot;
 pub mod twin;
 
 pub use bars::BarView;

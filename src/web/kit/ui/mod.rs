@@ -1,8 +1,11 @@
-//! The inputs of the widgets: the matrix editor and the corpus text box.
+//! The inputs of the widgets: the matrix editor, the one-line text and number fields, and the
+//! corpus text box.
 
 pub mod editor;
+pub mod inputs;
 
 pub use editor::MatrixEditor;
+pub use inputs::{number_field, read_count, read_number, text_field};
 
 use web_sys::HtmlElement;
 
@@ -24,3 +27,22 @@ pub fn corpus_textarea(panel: &HtmlElement, label: &str) -> web_sys::HtmlTextAre
     text
 }
 
+/// A note among the outputs (a correction, what is clipped, why a sampler stopped), announced
+/// when it changes.
+pub fn live_note(class: &str) -> HtmlElement {
+    let p = dom::el("p", class);
+    dom::set_attr(&p, "aria-live", "polite");
+    p
+}
+
+/// Replaces what `slot` shows with a results table (label, value) `data-results=key`, its
+/// caption's notation typeset (`P_d`, `|V|^N`); the labels stay as written, since tests and
+/// saved links name rows by them.
+pub fn show_results(slot: &HtmlElement, key: &str, caption: &str, rows: &[(String, String)]) {
+    slot.set_text_content(None);
+    let table = dom::results_table(key, "", rows);
+    if let Ok(Some(head)) = table.query_selector("caption") {
+        dom::set_notation(&head, caption);
+    }
+    dom::append(slot, &table);
+}

@@ -188,6 +188,10 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
             }
         });
     }
+    // The query menu has its options from the start, so the value the state keeper records
+    // as the mount's (to tell edits apart) is the example's query, on either backend.
+    let tokens: Vec<String> = (0..widget.example.x.rows()).map(token_label).collect();
+    widget.sync_query_options(&tokens);
     Ok(widget)
 }
 

@@ -3,3 +3,6 @@
 
 pub mod attention;
 pub mod masked_softmax;
+// Issue 22: the soft dictionary and the gradient checker.
+pub mod gradient_check;
+pub mod soft_dictionary;

@@ -19,11 +19,11 @@ use crate::core::trace::{format_scientific, matmul_inputs, time_matmul, MatmulTi
 use crate::gpu::KernelId;
 
 use crate::web::backend::now_ms;
-use crate::web::dom::{self, Listener};
-use crate::web::kit::hood::{avg_ms, ms_value, wgsl_block};
-use crate::web::kit::draw::sequence_plot::{Axes, LinePlot, Series};
+use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::{show_ready, Ctx, Updates, Widget, WidgetKind};
+use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
+use crate::web::kit::hood::{avg_ms, ms_value, wgsl_block};
+use crate::web::kit::{action_of, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "matmul-bench", title: "CPU × WebGPU: uma multiplicação de matrizes no seu computador", mount };
 
@@ -46,19 +46,15 @@ struct Point {
 }
 
 pub struct BenchWidget {
-    ctx: Rc<Ctx>,
-    host: HtmlElement,
+    /// Its note says what is being measured, then how the times were taken.
+    shell: Shell,
     slider: HtmlInputElement,
     readout: HtmlElement,
-    status: HtmlElement,
     last: HtmlElement,
     plot: LinePlot,
     points: RefCell<BTreeMap<usize, Point>>,
     /// Why WebGPU could not be measured (shown once), if it could not.
     gpu_missing: RefCell<Option<String>>,
-    /// Only the newest request measures; an older sweep stops at its next size.
-    updates: Updates,
-    listeners: RefCell<Vec<Listener>>,
 }
 
 fn slider_size(slider: &HtmlInputElement) -> usize {
@@ -67,33 +63,19 @@ fn slider_size(slider: &HtmlInputElement) -> usize {
 }
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
-    dom::set_attr(host, "data-state", "loading");
-    let _ = host.class_list().add_1("widget");
-    host.set_text_content(None);
-    dom::append(host, &dom::text("h3", "widget-title", KIND.title));
-
-    let controls = dom::el("div", "widget-controls");
+    let shell = Shell::new(ctx, host, &KIND);
     let default_index = SIZES.iter().position(|&n| n == DEFAULT_SIZE).unwrap_or(0);
     let (slider_label, slider) = dom::slider("tamanho n ", "size", 0.0, (SIZES.len() - 1) as f64, 1.0, default_index as f64);
     dom::set_attr(&slider, "aria-valuetext", &format!("n = {DEFAULT_SIZE}"));
     let readout = dom::text("output", "", &format!("n = {DEFAULT_SIZE}"));
     dom::append(&slider_label, &readout);
     let sweep = dom::button(&format!("medir de {} a {}", SIZES[0], SIZES[SIZES.len() - 1]), "sweep");
-    let (twins, twins_listener) = crate::web::kit::twins_button(host);
-    for el in [&slider_label, &sweep, &twins] {
-        dom::append(&controls, el);
-    }
-    dom::append(host, &controls);
+    shell.control(&[&slider_label, &sweep]);
 
-    let status = dom::el("p", "widget-backend");
-    dom::set_attr(&status, "aria-live", "polite");
-    dom::append(host, &status);
-    let outputs = dom::el("div", "widget-outputs");
     let plot = LinePlot::new("bench", "Tempo de uma multiplicação n×n · n×n (ms, mediana)");
-    dom::append(&outputs, &plot.root);
+    dom::append(&shell.outputs, &plot.root);
     let last = dom::el("div", "bench-last");
-    dom::append(&outputs, &last);
-    dom::append(host, &outputs);
+    dom::append(&shell.outputs, &last);
 
     // Which kernel a size runs is KernelId::for_product's choice: both are shown.
     let blocked_from = crate::gpu::kernels::BLOCKED_MIN;
@@ -109,29 +91,26 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     }
 
     let widget = Rc::new(BenchWidget {
-        ctx: ctx.clone(),
-        host: host.clone(),
+        shell,
         slider,
         readout,
-        status,
         last,
         plot,
         points: RefCell::new(BTreeMap::new()),
         gpu_missing: RefCell::new(None),
-        updates: Updates::default(),
-        listeners: RefCell::new(Vec::new()),
     });
-    let listeners = vec![
-        // Moving the slider updates the readout; letting go measures that size.
-        crate::web::kit::listen(&widget, &widget.slider, "input", |w, _| w.show_size()),
-        crate::web::kit::listen(&widget, &widget.slider, "change", |w, _| {
-            let n = slider_size(&w.slider);
-            w.clone().measure(vec![n]);
-        }),
-        crate::web::kit::listen(&widget, &sweep, "click", |w, _| w.clone().measure(SIZES.to_vec())),
-        twins_listener,
-    ];
-    *widget.listeners.borrow_mut() = listeners;
+    let shell = &widget.shell;
+    // Moving the slider updates the readout; letting go measures that size.
+    shell.on(&widget, &shell.controls, &["input"], |w, _| w.show_size());
+    shell.on(&widget, &shell.controls, &["change"], |w, _| {
+        let n = slider_size(&w.slider);
+        w.clone().measure(vec![n]);
+    });
+    shell.on(&widget, &shell.controls, &["click"], |w, e| {
+        if action_of(e) == "sweep" {
+            w.clone().measure(SIZES.to_vec());
+        }
+    });
     Ok(widget)
 }
 
@@ -142,24 +121,24 @@ impl BenchWidget {
         dom::set_attr(&self.slider, "aria-valuetext", &format!("n = {n}"));
     }
 
-    /// Measures `sizes` in order on both backends, redrawing after each.
+    /// Measures `sizes` in order on both backends, redrawing after each; a newer request
+    /// stops an older sweep at its next size.
     fn measure(self: Rc<Self>, sizes: Vec<usize>) {
-        let update = self.updates.begin();
         self.show_size();
-        dom::set_attr(&self.host, "data-state", "loading");
-        wasm_bindgen_futures::spawn_local(async move {
-            let gpu = match self.ctx.backend.comparison_gpu().await {
+        let widget = self.clone();
+        self.shell.steps(false, move |update| async move {
+            let gpu = match widget.shell.ctx.backend.comparison_gpu().await {
                 Ok(gpu) => Some(gpu),
                 Err(why) => {
-                    *self.gpu_missing.borrow_mut() = Some(why);
+                    *widget.gpu_missing.borrow_mut() = Some(why);
                     None
                 }
             };
             for &n in &sizes {
                 if !update.is_current() {
-                    return;
+                    return Ok(());
                 }
-                self.status.set_text_content(Some(&format!("Medindo n = {n}…")));
+                widget.shell.note.set_text_content(Some(&format!("Medindo n = {n}…")));
                 // Let the browser paint the status before the CPU is busy.
                 dom::sleep(0).await;
                 let (a, b) = matmul_inputs(n);
@@ -168,20 +147,20 @@ impl BenchWidget {
                     Some(gpu) => match time_matmul(&**gpu, &a, &b, SAMPLES, MIN_SAMPLE_MS, &now_ms).await {
                         Ok(t) => Some(t),
                         Err(e) => {
-                            *self.gpu_missing.borrow_mut() = Some(e.to_string());
+                            *widget.gpu_missing.borrow_mut() = Some(e.to_string());
                             None
                         }
                     },
                     None => None,
                 };
                 if !update.is_current() {
-                    return;
+                    return Ok(());
                 }
-                self.points.borrow_mut().insert(n, Point { cpu, gpu: gpu_timing });
-                self.draw(n);
+                widget.points.borrow_mut().insert(n, Point { cpu, gpu: gpu_timing });
+                widget.draw(n);
             }
-            self.status.set_text_content(Some(&self.status_text()));
-            show_ready(&self.host);
+            widget.shell.note.set_text_content(Some(&widget.status_text()));
+            Ok(())
         });
     }
 

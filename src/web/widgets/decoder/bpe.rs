@@ -1,6 +1,8 @@
 //! `bpe`: byte-pair encoding step by step with the decoder's own tokenizer. The reader's
 //! text starts as UTF-8 bytes; each step applies the next learned merge that occurs in it
 //! (lowest rank first), until none applies: those are the tokens the model reads.
+//!
+//! Attributes: `data-text` (the text to start with), `data-model` (folder of the model files).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -11,10 +13,10 @@ use web_sys::{HtmlElement, HtmlInputElement, HtmlTextAreaElement};
 use crate::core::bpe::{Bpe, MergeStep};
 use crate::core::format::format_pt;
 
-use crate::web::dom::{self, Listener};
-use crate::web::model_store;
+use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::{show_error, show_ready, Ctx, Updates, Widget, WidgetKind};
+use crate::web::kit::{action_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::model_store;
 
 pub const KIND: WidgetKind = WidgetKind { name: "bpe", title: "BPE: das letras aos tokens", mount };
 
@@ -24,53 +26,48 @@ const MAX_CHARS: usize = 2_000;
 const MAX_STEPS: usize = 5_000;
 
 pub struct BpeWidget {
-    host: HtmlElement,
+    shell: Shell,
+    /// Where the model's files are (`data-model`).
     base: String,
     bpe: RefCell<Option<Rc<Bpe>>>,
     text: HtmlTextAreaElement,
+    /// The step shown: 0 (bytes) … the number of merges (final tokens).
     slider: HtmlInputElement,
     chips: HtmlElement,
     step_note: HtmlElement,
     summary: HtmlElement,
     /// (bytes, steps) of the current text.
     trace: RefCell<(Vec<u32>, Vec<MergeStep>)>,
-    updates: Updates,
-    listeners: RefCell<Vec<Listener>>,
 }
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
-    dom::set_attr(host, "data-state", "loading");
-    let _ = host.class_list().add_1("widget");
-    host.set_text_content(None);
-    dom::append(host, &dom::text("h3", "widget-title", KIND.title));
     let base = model_store::base_for(ctx, host);
+    let shell = Shell::new(ctx, host, &KIND);
     let text = dom::el("textarea", "prompt").unchecked_into::<HtmlTextAreaElement>();
     dom::set_attr(&text, "data-control", "text");
     dom::set_attr(&text, "rows", "2");
     dom::set_attr(&text, "aria-label", "Texto a tokenizar");
     text.set_value(&attrs.text("data-text").unwrap_or_else(|| DEFAULT_TEXT.to_string()));
-    dom::append(host, &text);
+    dom::append(&shell.inputs, &text);
 
-    let controls = dom::el("div", "widget-controls");
-    let first = dom::button("◀◀ bytes", "first");
-    let prev = dom::button("◀ fusão anterior", "prev");
-    let next = dom::button("próxima fusão ▶", "next");
-    let last = dom::button("tokens finais ▶▶", "last");
     let (slider_label, slider) = dom::slider("passo ", "step", 0.0, 0.0, 1.0, 0.0);
-    for el in [&first, &prev, &next, &last, &slider_label] {
-        dom::append(&controls, el);
-    }
-    dom::append(host, &controls);
-    let step_note = dom::el("p", "bpe-step");
+    shell.control(&[
+        &dom::button("◀◀ bytes", "first"),
+        &dom::button("◀ fusão anterior", "prev"),
+        &dom::button("próxima fusão ▶", "next"),
+        &dom::button("tokens finais ▶▶", "last"),
+        &slider_label,
+    ]);
+    let step_note = dom::el("p", "bpe-step wide");
     dom::set_attr(&step_note, "aria-live", "polite");
-    let chips = dom::el("div", "chips");
-    let summary = dom::el("div", "readout");
-    dom::append(host, &step_note);
-    dom::append(host, &chips);
-    dom::append(host, &summary);
+    let chips = dom::el("div", "chips wide");
+    let summary = dom::el("div", "readout wide");
+    for el in [&step_note, &chips, &summary] {
+        dom::append(&shell.outputs, el);
+    }
 
     let widget = Rc::new(BpeWidget {
-        host: host.clone(),
+        shell,
         base,
         bpe: RefCell::new(None),
         text,
@@ -79,20 +76,17 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         step_note,
         summary,
         trace: RefCell::new((Vec::new(), Vec::new())),
-        updates: Updates::default(),
-        listeners: RefCell::new(Vec::new()),
     });
-    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<BpeWidget>)| crate::web::kit::listen(&widget, target, kind, move |w, _| action(w));
-    let text_el: HtmlElement = widget.text.clone().unchecked_into();
-    let slider_el: HtmlElement = widget.slider.clone().unchecked_into();
-    *widget.listeners.borrow_mut() = vec![
-        on(&text_el, "input", |w| w.clone().recompute()),
-        on(&slider_el, "input", |w| w.show_step()),
-        on(&first, "click", |w| w.go(|_, _| 0)),
-        on(&prev, "click", |w| w.go(|s, _| s.saturating_sub(1))),
-        on(&next, "click", |w| w.go(|s, n| (s + 1).min(n))),
-        on(&last, "click", |w| w.go(|_, n| n)),
-    ];
+    let shell = &widget.shell;
+    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
+    shell.on(&widget, &shell.controls, &["input"], |w, _| w.show_step());
+    shell.on(&widget, &shell.controls, &["click"], |w, e| match action_of(e).as_str() {
+        "first" => w.go(|_, _| 0),
+        "prev" => w.go(|s, _| s.saturating_sub(1)),
+        "next" => w.go(|s, n| (s + 1).min(n)),
+        "last" => w.go(|_, n| n),
+        _ => {}
+    });
     Ok(widget)
 }
 
@@ -101,12 +95,14 @@ impl BpeWidget {
         self.slider.value().parse().unwrap_or(0)
     }
 
+    /// Moves to step `to(current, number of steps)`.
     fn go(&self, to: fn(usize, usize) -> usize) {
         let n = self.trace.borrow().1.len();
         self.slider.set_value(&to(self.current(), n).to_string());
         self.show_step();
     }
 
+    /// The tokens after the slider's step as chips (the merged one marked), and what the step did.
     fn show_step(&self) {
         let Some(bpe) = self.bpe.borrow().clone() else { return };
         let (bytes, steps) = &*self.trace.borrow();
@@ -138,52 +134,48 @@ impl BpeWidget {
         };
         self.step_note.set_text_content(Some(&note));
     }
+
+    /// Encodes the text step by step with `bpe` and shows its last step and a summary.
+    fn encode(&self, bpe: Rc<Bpe>) -> Result<(), String> {
+        *self.bpe.borrow_mut() = Some(bpe.clone());
+        let text = self.text.value();
+        if text.is_empty() {
+            return Err("Escreva algum texto para ver a tokenização.".into());
+        }
+        let chars = text.chars().count();
+        if chars > MAX_CHARS {
+            return Err(format!("Use até {MAX_CHARS} caracteres: o passo a passo de um texto maior fica longo demais para ler."));
+        }
+        let (bytes, steps) = bpe.encode_steps(&text, MAX_STEPS);
+        let finals = steps.last().map_or(bytes.clone(), |s| s.tokens.clone());
+        dom::set_attr(&self.slider, "max", &steps.len().to_string());
+        self.slider.set_value(&steps.len().to_string());
+        let rows = [
+            ("caracteres".into(), chars.to_string()),
+            ("bytes".into(), bytes.len().to_string()),
+            ("fusões aplicadas".into(), steps.len().to_string()),
+            ("tokens".into(), finals.len().to_string()),
+            ("caracteres por token".into(), format_pt(chars as f32 / finals.len().max(1) as f32, 2)),
+            ("ids".into(), finals.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(" ")),
+        ];
+        self.summary.set_text_content(None);
+        dom::append(&self.summary, &dom::results_table("bpe", "Resumo", &rows));
+        *self.trace.borrow_mut() = (bytes, steps);
+        self.show_step();
+        Ok(())
+    }
 }
 
 impl Widget for BpeWidget {
+    /// Loads the tokenizer (once: `model_store` keeps it), then encodes.
     fn recompute(self: Rc<Self>) {
-        let update = self.updates.begin();
-        dom::set_attr(&self.host, "data-state", "loading");
-        wasm_bindgen_futures::spawn_local(async move {
-            let bpe = match model_store::tokenizer(&self.base).await {
-                Ok(b) => b,
-                Err(e) => return show_error(&self.host, &format!("O tokenizador não carregou: {e}")),
-            };
+        let widget = self.clone();
+        self.shell.steps(false, move |update| async move {
+            let bpe = model_store::tokenizer(&widget.base).await.map_err(|e| format!("O tokenizador não carregou: {e}"))?;
             if !update.is_current() {
-                return;
+                return Ok(());
             }
-            *self.bpe.borrow_mut() = Some(bpe.clone());
-            let text = self.text.value();
-            if text.is_empty() {
-                return show_error(&self.host, "Escreva algum texto para ver a tokenização.");
-            }
-            if text.chars().count() > MAX_CHARS {
-                return show_error(&self.host, &format!("Use até {MAX_CHARS} caracteres: o passo a passo de um texto maior fica longo demais para ler."));
-            }
-            let (bytes, steps) = bpe.encode_steps(&text, MAX_STEPS);
-            let finals = steps.last().map_or(bytes.clone(), |s| s.tokens.clone());
-            dom::set_attr(&self.slider, "max", &steps.len().to_string());
-            self.slider.set_value(&steps.len().to_string());
-            let chars = text.chars().count();
-            self.summary.set_text_content(None);
-            dom::append(
-                &self.summary,
-                &dom::results_table(
-                    "bpe",
-                    "Resumo",
-                    &[
-                        ("caracteres".into(), chars.to_string()),
-                        ("bytes".into(), bytes.len().to_string()),
-                        ("fusões aplicadas".into(), steps.len().to_string()),
-                        ("tokens".into(), finals.len().to_string()),
-                        ("caracteres por token".into(), format_pt(chars as f32 / finals.len().max(1) as f32, 2)),
-                        ("ids".into(), finals.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(" ")),
-                    ],
-                ),
-            );
-            *self.trace.borrow_mut() = (bytes, steps);
-            self.show_step();
-            show_ready(&self.host);
+            widget.encode(bpe)
         });
     }
 }

@@ -6,7 +6,6 @@
 //!
 //! Attributes: `data-preset` (`tres-comandos`, the default, or `oito-documentos`).
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
@@ -16,11 +15,13 @@ use crate::core::sequence::document::{compare_documents, l2_normalize, nonzero_v
 use crate::core::sequence::ngram::NgramModel;
 use crate::core::Matrix;
 
-use crate::web::dom::{self, Listener};
-use crate::web::kit::draw::{Scale, HeatmapData, MatrixView};
+use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::{control_of, listen, show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
-use super::{doc_label, NgramPanel, DEBOUNCE_BYTES, MAX_WORDS_SHOWN};
+use crate::web::kit::ui::live_note;
+use crate::web::kit::draw::{HeatmapData, MatrixView, Scale};
+use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::ui::show_results;
+use super::{doc_label, sync_documents, NgramPanel, MAX_WORDS_SHOWN};
 
 pub const KIND: WidgetKind = WidgetKind { name: "doc-vectors", title: "Documentos como vetores de transição", mount };
 
@@ -29,7 +30,7 @@ const MAX_PAIRS: usize = 40;
 const MAX_DOCS_SHOWN: usize = 20;
 
 pub struct DocVectorsWidget {
-    host: HtmlElement,
+    shell: Shell,
     panel: NgramPanel,
     document: HtmlSelectElement,
     approach: HtmlSelectElement,
@@ -41,93 +42,47 @@ pub struct DocVectorsWidget {
     triples_slot: HtmlElement,
     cosine: Rc<MatrixView>,
     euclidean: Rc<MatrixView>,
-    updates: Updates,
-    listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
-    let preset_id = attrs.choice("data-preset").to_string();
-    super::scaffold(host, KIND.title);
-    let panel = NgramPanel::new(&preset_id, true);
-    dom::append(host, &panel.root);
-    let controls = dom::el("div", "widget-controls");
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
+    let shell = Shell::new(ctx, host, &KIND);
+    let panel = NgramPanel::new(attrs.choice("data-preset"), true);
+    dom::append(&shell.inputs, &panel.root);
     let (doc_label_el, document) = dom::select("documento ", "document", &[], "");
     let approaches = vec![("pairs".to_string(), "pares fixos (abordagem 2)".to_string()), ("triples".to_string(), "triplas (abordagem 1)".to_string())];
     let (approach_label, approach) = dom::select("vetor ", "approach", &approaches, "pairs");
     let (normalize_label, normalize) = dom::checkbox(" normalizar (L2)", "normalize", true);
     let modes = vec![("full".to_string(), "matriz inteira achatada".to_string()), ("nonzero".to_string(), "só não nulos (código do artigo)".to_string())];
     let (flatten_label, flatten) = dom::select("comparar com ", "flatten", &modes, "full");
-    let (twins, twins_listener) = twins_button(host);
-    for el in [&doc_label_el, &approach_label, &normalize_label, &flatten_label, &twins] {
-        dom::append(&controls, el);
-    }
-    dom::append(host, &controls);
-    let notice = super::note("note");
-    dom::append(host, &notice);
-    let outputs = dom::el("div", "widget-outputs");
+    shell.control(&[&doc_label_el, &approach_label, &normalize_label, &flatten_label]);
+    let notice = live_note("note wide");
     let doc_matrix = MatrixView::new("doc-matrix", "T_d", " do documento escolhido");
     let vectors = MatrixView::new("vectors", "Vetores", "");
     let triples_slot = dom::el("div", "explain");
     let cosine = MatrixView::new("cosine", "Cosseno entre documentos", "");
     let euclidean = MatrixView::new("euclidean", "Distância euclidiana", " entre vetores normalizados");
-    for el in [&doc_matrix.root, &vectors.root, &triples_slot, &cosine.root, &euclidean.root] {
-        dom::append(&outputs, el);
+    for el in [&notice, &doc_matrix.root, &vectors.root, &triples_slot, &cosine.root, &euclidean.root] {
+        dom::append(&shell.outputs, el);
     }
-    dom::append(host, &outputs);
-
-    let widget = Rc::new(DocVectorsWidget {
-        host: host.clone(),
-        panel,
-        document,
-        approach,
-        normalize,
-        flatten,
-        notice,
-        doc_matrix,
-        vectors,
-        triples_slot,
-        cosine,
-        euclidean,
-        updates: Updates::default(),
-        listeners: RefCell::new(Vec::new()),
+    let widget = Rc::new(DocVectorsWidget { shell, panel, document, approach, normalize, flatten, notice, doc_matrix, vectors, triples_slot, cosine, euclidean });
+    // A cosine or a distance between two documents outlines their two vectors.
+    for view in [&widget.cosine, &widget.euclidean] {
+        on_hover(&widget, view, |w, cell| w.vectors.highlight(&cell.map(|(i, j)| vec![i, j]).unwrap_or_default(), &[]));
+    }
+    let shell = &widget.shell;
+    shell.on(&widget, &shell.host, &["input", "change"], |w, e| {
+        let own = e.type_() == "change" && matches!(control_of(e).as_str(), "document" | "approach" | "normalize" | "flatten");
+        if w.panel.edited(e) || own {
+            w.clone().recompute();
+        }
     });
-    let on = |kind| listen(&widget, host, kind, DocVectorsWidget::on_event);
-    *widget.listeners.borrow_mut() = vec![on("input"), on("change"), twins_listener];
     Ok(widget)
 }
 
 impl DocVectorsWidget {
-    fn on_event(self: &Rc<Self>, event: &web_sys::Event) {
-        match (event.type_().as_str(), control_of(event).as_str()) {
-            ("change", "preset") => {
-                self.panel.apply_preset(&self.panel.preset.value());
-                self.clone().recompute();
-            }
-            ("input", "corpus") | ("change", "lowercase" | "accents" | "start" | "end" | "document" | "approach" | "normalize" | "flatten") => {
-                self.clone().recompute()
-            }
-            _ => {}
-        }
-    }
-
-    fn sync_documents(&self, n: usize) -> usize {
-        let chosen = self.document.value().parse::<usize>().unwrap_or(0);
-        if self.document.length() as usize != n {
-            self.document.set_text_content(None);
-            for d in 0..n {
-                let option = dom::text("option", "", &doc_label(d));
-                dom::set_attr(&option, "value", &d.to_string());
-                dom::append(&self.document, &option);
-            }
-        }
-        let chosen = if chosen < n { chosen } else { 0 };
-        self.document.set_value(&chosen.to_string());
-        chosen
-    }
-
     fn render(&self, model: &NgramModel) -> Result<(), String> {
         let n = model.n_documents();
-        let d = self.sync_documents(n);
+        let d = sync_documents(&self.document, n);
         let vocab = model.vocabulary();
         let normalize = self.normalize.checked();
         let mut notes = Vec::new();
@@ -140,14 +95,15 @@ impl DocVectorsWidget {
 
         let docs_shown = n.min(MAX_DOCS_SHOWN);
         let doc_labels: Vec<String> = (0..docs_shown).map(doc_label).collect();
-        self.triples_slot.set_text_content(None);
-        if self.approach.value() == "triples" {
+        if self.approach.value() != "triples" {
+            self.triples_slot.set_text_content(None);
+        } else {
             let list = triples(model, d);
             let values: Vec<f32> = list.iter().map(|t| t.2).collect();
             let values = if normalize { l2_normalize(&values) } else { values };
             let rows: Vec<(String, String)> = list.iter().zip(&values).map(|(t, v)| (format!("({}, {})", t.0, t.1), format_pt(*v, 4))).collect();
             let caption = format!("{}: {} triplas (contexto, próxima, p){}", doc_label(d), rows.len(), if normalize { ", p normalizado" } else { "" });
-            dom::append(&self.triples_slot, &dom::results_table("triples", &caption, &rows));
+            show_results(&self.triples_slot, "triples", &caption, &rows);
         }
         // Approach 2: every document over the same pairs (the corpus's transitions, row-major).
         let pair_cells: Vec<(String, String)> = model
@@ -178,9 +134,7 @@ impl DocVectorsWidget {
             (rows_to_matrix(&rows, pairs.len()), cols, if normalize { "Vetores sobre a lista fixa de pares (normalizados)" } else { "Vetores sobre a lista fixa de pares" })
         };
         self.vectors.update(HeatmapData { matrix: vectors, row_labels: doc_labels.clone(), col_labels: columns, scale: Scale::Probability, masked: None });
-        if let Some(title_el) = self.vectors.root.query_selector(".mv-title").ok().flatten() {
-            title_el.set_text_content(Some(title));
-        }
+        self.vectors.set_title(title);
 
         let mode = if nonzero { FlattenMode::NonZeroOnly } else { FlattenMode::Full };
         let comparison = compare_documents(model, mode).map_err(|e| e.to_string())?;
@@ -210,19 +164,7 @@ fn rows_to_matrix(rows: &[Vec<f32>], width: usize) -> Matrix {
 
 impl Widget for DocVectorsWidget {
     fn recompute(self: Rc<Self>) {
-        let update = self.updates.begin();
-        dom::set_attr(&self.host, "data-state", "loading");
-        let debounce = self.panel.text_len() > DEBOUNCE_BYTES;
-        wasm_bindgen_futures::spawn_local(async move {
-            // Large texts: wait for a pause in typing; always let "loading" paint first.
-            if !update.settle(debounce).await {
-                return;
-            }
-            let result = self.panel.build().and_then(|model| self.render(&model));
-            match result {
-                Ok(()) => show_ready(&self.host),
-                Err(message) => show_error(&self.host, &message),
-            }
-        });
+        let widget = self.clone();
+        self.shell.local(self.panel.debounce(), move || widget.panel.build().and_then(|model| widget.render(&model)));
     }
 }

@@ -12,17 +12,20 @@ use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
 
-use crate::core::executor::BackendKind;
-use crate::core::format::format_pt_short;
-use crate::core::sequence::ffn_example::{Activation, ActivationCurveJob, FfnExample, FfnLayerOutput};
+use crate::core::error::Result;
+use crate::core::executor::{Executor, Job};
+use crate::core::format::{format_pt, format_pt_short};
+use crate::core::sequence::ffn_example::{Activation, ActivationCurveJob, FfnExample, FfnLayerJob, FfnLayerOutput};
 use crate::core::Matrix;
 
-use crate::web::dom::{self, Listener};
-use crate::web::kit::draw::{BarView, Scale, HeatmapData, MatrixView};
-use crate::web::kit::ui::editor::MatrixEditor;
+use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::{action_of, control_of, from_editor_cell, listen, mark_backend, show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
-use crate::web::kit::draw::sequence_plot::{Axes, LinePlot, Series};
+use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
+use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
+use crate::web::kit::ui::MatrixEditor;
+use crate::web::kit::{action_of, Ctx, Shell, Widget, WidgetKind};
+
+use crate::web::kit::ui::show_results;
 
 pub const KIND: WidgetKind = WidgetKind { name: "ffn-detector", title: "A primeira camada da FFN como detector de combinações", mount };
 
@@ -33,9 +36,35 @@ fn neuron_label(i: usize) -> String {
     NEURONS.get(i).map_or_else(|| format!("neurônio {i}"), |n| format!("{i} {n}"))
 }
 
+/// One update's computation: the layer on the chosen input, on every on/off input when the
+/// truth table is open, and both activations on a range of x, on one backend.
+struct FfnJob {
+    single: FfnLayerJob,
+    truth: Option<FfnLayerJob>,
+    curve: ActivationCurveJob,
+}
+
+/// What `FfnJob` returns: the chosen input's layer, the truth table's, and (ReLU(x), GeLU(x)).
+struct FfnResult {
+    single: FfnLayerOutput,
+    truth: Option<FfnLayerOutput>,
+    curve: (Matrix, Matrix),
+}
+
+impl Job for FfnJob {
+    type Output = FfnResult;
+    async fn run<E: Executor>(&self, e: &E) -> Result<FfnResult> {
+        let single = self.single.run(e).await?;
+        let truth = match &self.truth {
+            Some(job) => Some(job.run(e).await?),
+            None => None,
+        };
+        Ok(FfnResult { single, truth, curve: self.curve.run(e).await? })
+    }
+}
+
 pub struct FfnWidget {
-    ctx: Rc<Ctx>,
-    host: HtmlElement,
+    shell: Shell,
     inputs: Vec<HtmlInputElement>,
     w1: RefCell<MatrixEditor>,
     activation: HtmlSelectElement,
@@ -45,18 +74,15 @@ pub struct FfnWidget {
     active: HtmlElement,
     table: Rc<MatrixView>,
     curve: LinePlot,
-    backend_note: HtmlElement,
-    updates: Updates,
-    listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> std::result::Result<Rc<dyn Widget>, String> {
     let example = FfnExample::article();
     let activation0 = attrs.choice("data-activation");
     let truth0 = attrs.flag("data-truth");
-    super::scaffold(host, KIND.title);
+    let shell = Shell::new(ctx, host, &KIND);
     let toggles = dom::el("fieldset", "row-toggles");
-    dom::append(&toggles, &dom::text("legend", "", "Entrada C_t"));
+    dom::append(&toggles, &dom::notation("legend", "", "Entrada C_t"));
     let inputs: Vec<HtmlInputElement> = example
         .input_labels
         .iter()
@@ -69,64 +95,36 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
             input
         })
         .collect();
-    dom::append(host, &toggles);
-    let editors = dom::el("div", "widget-inputs");
-    let w1 = MatrixEditor::new("w1", "W1: uma linha por neurônio (pesos de bateria, programa, executado, viés)", &example.neuron_rows(), neuron_label);
-    dom::append(&editors, &w1.root);
-    dom::append(host, &editors);
-    let controls = dom::el("div", "widget-controls");
+    dom::append(&shell.inputs, &toggles);
+    let w1 = MatrixEditor::new("w1", "W_1: uma linha por neurônio (pesos de bateria, programa, executado, viés)", &example.neuron_rows(), neuron_label);
+    dom::append(&shell.inputs, &w1.root);
     let activations = vec![("relu".to_string(), "ReLU: max(0, x)".to_string()), ("gelu".to_string(), "GeLU: x·Φ(x)".to_string())];
     let (activation_label, activation) = dom::select("ativação ", "activation", &activations, activation0);
     let (truth_label, truth) = dom::checkbox(" tabela-verdade (todas as entradas)", "truth", truth0);
     let reset = dom::button("restaurar exemplo", "reset");
-    let (twins, twins_listener) = twins_button(host);
-    for el in [&activation_label, &truth_label, &reset, &twins] {
-        dom::append(&controls, el);
-    }
-    dom::append(host, &controls);
-    let outputs = dom::el("div", "widget-outputs");
+    shell.control(&[&activation_label, &truth_label, &reset]);
     let pre = BarView::new("pre", "");
     let post = BarView::new("post", "");
     let active = dom::el("div", "explain");
     let table = MatrixView::new("truth", "Tabela-verdade", " saída de cada neurônio para cada entrada (viés = 1)");
     let curve = LinePlot::new("activation", "ReLU e GeLU");
     for el in [&pre.root, &post.root, &active, &table.root, &curve.root] {
-        dom::append(&outputs, el);
+        dom::append(&shell.outputs, el);
     }
-    dom::append(host, &outputs);
-    let backend_note = dom::el("p", "widget-backend");
-    dom::append(host, &backend_note);
-    let widget = Rc::new(FfnWidget {
-        ctx: ctx.clone(),
-        host: host.clone(),
-        inputs,
-        w1: RefCell::new(w1),
-        activation,
-        truth,
-        pre,
-        post,
-        active,
-        table,
-        curve,
-        backend_note,
-        updates: Updates::default(),
-        listeners: RefCell::new(Vec::new()),
+    let widget = Rc::new(FfnWidget { shell, inputs, w1: RefCell::new(w1), activation, truth, pre, post, active, table, curve });
+    let shell = &widget.shell;
+    // A toggle or a weight edited, the activation or the truth table changed: recompute.
+    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
+    shell.on(&widget, &shell.controls, &["change"], |w, _| w.clone().recompute());
+    shell.on(&widget, &shell.controls, &["click"], |w, e| {
+        if action_of(e) == "reset" {
+            w.reset();
+        }
     });
-    let on = |kind| listen(&widget, host, kind, FfnWidget::on_event);
-    *widget.listeners.borrow_mut() = vec![on("input"), on("change"), on("click"), twins_listener];
     Ok(widget)
 }
 
 impl FfnWidget {
-    fn on_event(self: &Rc<Self>, event: &web_sys::Event) {
-        match (event.type_().as_str(), control_of(event).as_str()) {
-            ("input", _) if from_editor_cell(event) => self.clone().recompute(),
-            ("change", "input" | "activation" | "truth") => self.clone().recompute(),
-            ("click", _) if action_of(event) == "reset" => self.reset(),
-            _ => {}
-        }
-    }
-
     fn reset(self: &Rc<Self>) {
         let example = FfnExample::article();
         self.w1.borrow_mut().set(&example.neuron_rows());
@@ -141,34 +139,17 @@ impl FfnWidget {
         if self.activation.value() == "gelu" { Activation::Gelu } else { Activation::Relu }
     }
 
-    async fn compute(&self, example: &FfnExample, input: Vec<f32>) -> crate::core::error::Result<(FfnLayerOutput, Option<(Matrix, FfnLayerOutput)>, (Matrix, Matrix, Matrix), BackendKind)> {
-        let activation = self.activation();
-        let x = Matrix::from_vec(1, input.len(), input)?;
-        let (single, kind) = crate::web::kit::update::run(&self.ctx, &self.host, example.layer_job(x, activation)?).await?;
-        let table = if self.truth.checked() {
-            let inputs = example.truth_table_inputs()?;
-            let (out, _) = crate::web::kit::update::run_more(&self.ctx, &self.host, example.layer_job(inputs.clone(), activation)?).await?;
-            Some((inputs, out))
-        } else {
-            None
-        };
-        let curve_job = ActivationCurveJob::evenly_spaced(-3.0, 3.0, 61)?;
-        let xs = curve_job.xs.clone();
-        let ((relu, gelu), _) = crate::web::kit::update::run_more(&self.ctx, &self.host, curve_job).await?;
-        Ok((single, table, (xs, relu, gelu), kind))
-    }
-
-    fn draw(&self, single: &FfnLayerOutput, table: Option<&(Matrix, FfnLayerOutput)>, curve: &(Matrix, Matrix, Matrix)) {
+    fn draw(&self, job: &FfnJob, out: &FfnResult) {
+        let single = &out.single;
         let labels: Vec<String> = (0..single.pre_activation.cols()).map(neuron_label).collect();
-        let act = if self.activation() == Activation::Gelu { "GeLU" } else { "ReLU" };
-        self.pre.update("Antes da ativação: W1·C_t + b1 (b1 = 0)", &labels, &single.pre_activation.row(0));
+        let act = if job.single.activation == Activation::Gelu { "GeLU" } else { "ReLU" };
+        self.pre.update("Antes da ativação: W_1·C_t + b_1 (b_1 = 0)", &labels, &single.pre_activation.row(0));
         self.post.update(&format!("Depois da {act}"), &labels, &single.post_activation.row(0));
         let on: Vec<&str> = single.post_activation.row(0).iter().zip(NEURONS).filter(|(v, _)| **v > 0.0).map(|(_, n)| n).collect();
         let rows = vec![("neurônios ativos".to_string(), if on.is_empty() { "nenhum".into() } else { on.join(", ") })];
-        self.active.set_text_content(None);
-        dom::append(&self.active, &dom::results_table("active", "Detectado", &rows));
-        match table {
-            Some((inputs, out)) => {
+        show_results(&self.active, "active", "Detectado", &rows);
+        match (&job.truth, &out.truth) {
+            (Some(FfnLayerJob { inputs, .. }), Some(out)) => {
                 self.table.root.set_hidden(false);
                 let row_labels: Vec<String> = (0..inputs.rows())
                     .map(|r| {
@@ -178,48 +159,36 @@ impl FfnWidget {
                     .collect();
                 let cols: Vec<String> = (0..out.post_activation.cols()).map(|j| j.to_string()).collect();
                 // GeLU lets small negatives through: only then is a diverging scale needed.
-                let scale = if self.activation() == Activation::Gelu { Scale::Signed } else { Scale::Count };
+                let scale = if job.single.activation == Activation::Gelu { Scale::Signed } else { Scale::Count };
                 self.table.update(HeatmapData { matrix: out.post_activation.clone(), row_labels, col_labels: cols, scale, masked: None });
             }
-            None => self.table.root.set_hidden(true),
+            _ => self.table.root.set_hidden(true),
         }
-        let (xs, relu, gelu) = curve;
-        let x: Vec<f64> = xs.row(0).iter().map(|&v| v as f64).collect();
-        let series = vec![
-            Series { label: "ReLU(x)".into(), values: relu.row(0).iter().map(|&v| v as f64).collect(), dashed: false, dots: false },
-            Series { label: "GeLU(x)".into(), values: gelu.row(0).iter().map(|&v| v as f64).collect(), dashed: true, dots: false },
-        ];
-        let axes = Axes { x_label: "x".into(), y_label: "saída".into(), log_x: false, log_y: false, y_range: Some((-0.5, 3.0)) };
-        self.curve.update(&x, &series, &axes, |v| format_pt_short(v as f32, 2), |v| crate::core::format::format_pt(v as f32, 4));
+        let (relu, gelu) = &out.curve;
+        let row = |m: &Matrix| m.row(0).iter().map(|&v| v as f64).collect::<Vec<_>>();
+        let series = vec![Series::line("ReLU(x)", row(relu)), Series::line("GeLU(x)", row(gelu)).dashed()];
+        let axes = Axes::new("x", "saída").y_range(-0.5, 3.0);
+        self.curve.update(&row(&job.curve.xs), &series, &axes, |v| format_pt_short(v as f32, 2), |v| format_pt(v as f32, 4));
+    }
+
+    /// The job of the current inputs, or a message.
+    fn job(&self) -> std::result::Result<FfnJob, String> {
+        let rows = self.w1.borrow().read().map_err(|e| e.message)?;
+        let example = FfnExample::article().with_neuron_rows(&rows).map_err(|e| e.to_string())?;
+        let activation = self.activation();
+        let input: Vec<f32> = self.inputs.iter().map(|i| if i.checked() { 1.0 } else { 0.0 }).collect();
+        let job = || -> Result<FfnJob> {
+            let single = example.layer_job(Matrix::from_vec(1, input.len(), input)?, activation)?;
+            let truth = if self.truth.checked() { Some(example.layer_job(example.truth_table_inputs()?, activation)?) } else { None };
+            Ok(FfnJob { single, truth, curve: ActivationCurveJob::evenly_spaced(-3.0, 3.0, 61)? })
+        };
+        job().map_err(|e| e.to_string())
     }
 }
 
 impl Widget for FfnWidget {
     fn recompute(self: Rc<Self>) {
-        let update = self.updates.begin();
-        let rows = match self.w1.borrow().read() {
-            Ok(m) => m,
-            Err(e) => return show_error(&self.host, &e.message),
-        };
-        let example = match FfnExample::article().with_neuron_rows(&rows) {
-            Ok(ex) => ex,
-            Err(e) => return show_error(&self.host, &e.to_string()),
-        };
-        let input: Vec<f32> = self.inputs.iter().map(|i| if i.checked() { 1.0 } else { 0.0 }).collect();
-        dom::set_attr(&self.host, "data-state", "loading");
-        wasm_bindgen_futures::spawn_local(async move {
-            let result = self.compute(&example, input).await;
-            if !update.is_current() {
-                return;
-            }
-            match result {
-                Ok((single, table, curve, kind)) => {
-                    self.draw(&single, table.as_ref(), &curve);
-                    mark_backend(&self.host, &self.backend_note, kind);
-                    show_ready(&self.host);
-                }
-                Err(error) => show_error(&self.host, &error.to_string()),
-            }
-        });
+        let widget = self.clone();
+        self.shell.compute_or(self.job(), move |job, out, _| widget.draw(job, &out));
     }
 }

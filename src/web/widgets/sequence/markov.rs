@@ -16,12 +16,15 @@ use crate::core::rng::Rng;
 use crate::core::sequence::markov::{ConvergenceJob, MarkovChain};
 use crate::core::Matrix;
 
-use crate::web::dom::{self, Listener};
-use crate::web::kit::ui::editor::MatrixEditor;
+use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::{show_error, twins_button, Ctx, Updates, Widget, WidgetKind};
+use crate::web::kit::ui::live_note;
 use crate::web::kit::draw::graph::{GraphStyle, StateGraph};
-use crate::web::kit::draw::sequence_plot::{Axes, LinePlot, Series};
+use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
+use crate::web::kit::ui::MatrixEditor;
+use crate::web::kit::{action_of, control_of, Ctx, Shell, Widget, WidgetKind};
+
+use crate::web::kit::ui::show_results;
 
 pub const KIND: WidgetKind = WidgetKind { name: "markov", title: "Cadeia de Markov: sol e chuva", mount };
 
@@ -40,50 +43,44 @@ fn article_matrix() -> Matrix {
 }
 
 pub struct MarkovWidget {
-    ctx: Rc<Ctx>,
-    host: HtmlElement,
+    shell: Shell,
     editor: RefCell<MatrixEditor>,
     days: HtmlInputElement,
+    days_readout: HtmlElement,
     start: HtmlSelectElement,
     graph: StateGraph,
     plot: LinePlot,
     strip: HtmlElement,
+    /// The sampled days' shares.
     results: HtmlElement,
+    /// The stationary distribution, under the plot.
+    stationary: HtmlElement,
+    /// Rows normalised or left as they were.
     note: HtmlElement,
-    backend_note: HtmlElement,
     /// The chain of the last successful computation (the sampler uses it).
     chain: RefCell<Option<MarkovChain>>,
     /// Seed of the next sample, so each click draws new days and a reload repeats them.
     seed: Cell<u64>,
-    updates: Updates,
     /// Bumped to stop an animation in flight.
     animation: Cell<u32>,
-    listeners: RefCell<Vec<Listener>>,
 }
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
-    super::scaffold(host, KIND.title);
-    let inputs = dom::el("div", "widget-inputs");
+    let shell = Shell::new(ctx, host, &KIND);
     let editor = MatrixEditor::new("p", "P (linha = hoje, coluna = amanhã: sol, chuva)", &article_matrix(), state_label);
-    dom::append(&inputs, &editor.root);
-    dom::append(host, &inputs);
+    dom::append(&shell.inputs, &editor.root);
 
-    let controls = dom::el("div", "widget-controls");
     let normalize = dom::button("normalizar linhas", "normalize");
     let reset = dom::button("restaurar exemplo", "reset");
     let options: Vec<(String, String)> = STATES.iter().enumerate().map(|(i, s)| (i.to_string(), s.to_string())).collect();
     let (start_label, start) = dom::select("começar com ", "start", &options, "0");
     let sample = dom::button("sortear 20 dias", "sample");
     let (days_label, days) = dom::slider(" dias no gráfico ", "days", 5.0, 60.0, 1.0, 30.0);
-    let (twins, twins_listener) = twins_button(host);
-    for el in [&normalize, &reset, &start_label, &sample, &days_label, &twins] {
-        dom::append(&controls, el);
-    }
-    dom::append(host, &controls);
-    let note = super::note("note");
-    dom::append(host, &note);
+    let days_readout = dom::text("output", "readout", "30");
+    dom::append(&days_label, &days_readout);
+    shell.control(&[&normalize, &reset, &start_label, &sample, &days_label]);
 
-    let outputs = dom::el("div", "widget-outputs");
+    let note = live_note("note wide");
     let graph = StateGraph::new("graph", "Grafo de estados (espessura = probabilidade)");
     let sampler = dom::el("figure", "mv days");
     dom::append(&sampler, &dom::text("figcaption", "mv-title", "Dias sorteados"));
@@ -93,41 +90,37 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     let results = dom::el("div", "");
     dom::append(&sampler, &results);
     let plot = LinePlot::new("convergence", "P(sol no dia k): converge para a distribuição estacionária");
-    dom::append(&outputs, &graph.root);
-    dom::append(&outputs, &sampler);
-    dom::append(&outputs, &plot.root);
-    dom::append(host, &outputs);
-    let backend_note = dom::el("p", "widget-backend");
-    dom::append(host, &backend_note);
+    let stationary = dom::el("div", "");
+    dom::append(&plot.root, &stationary);
+    for el in [&note, &graph.root, &sampler, &plot.root] {
+        dom::append(&shell.outputs, el);
+    }
 
     let widget = Rc::new(MarkovWidget {
-        ctx: ctx.clone(),
-        host: host.clone(),
+        shell,
         editor: RefCell::new(editor),
         days,
+        days_readout,
         start,
         graph,
         plot,
         strip,
         results,
+        stationary,
         note,
-        backend_note,
         chain: RefCell::new(None),
         seed: Cell::new(1),
-        updates: Updates::default(),
         animation: Cell::new(0),
-        listeners: RefCell::new(Vec::new()),
     });
-    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<MarkovWidget>)| crate::web::kit::listen(&widget, target, kind, move |w, _| action(w));
-    *widget.listeners.borrow_mut() = vec![
-        on(&inputs, "input", |w| w.clone().recompute()),
-        on(&days_label, "input", |w| w.clone().recompute()),
-        on(&start_label, "change", |w| w.clone().recompute()),
-        on(&normalize, "click", |w| w.normalize()),
-        on(&reset, "click", |w| w.reset()),
-        on(&sample, "click", |w| w.sample(true)),
-        twins_listener,
-    ];
+    let shell = &widget.shell;
+    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
+    shell.on(&widget, &shell.controls, &["input", "change", "click"], |w, e| match (e.type_().as_str(), control_of(e).as_str(), action_of(e).as_str()) {
+        ("input", "days", _) | ("change", "start", _) => w.clone().recompute(),
+        ("click", _, "normalize") => w.normalize(),
+        ("click", _, "reset") => w.reset(),
+        ("click", _, "sample") => w.sample(true),
+        _ => {}
+    });
     Ok(widget)
 }
 
@@ -154,7 +147,7 @@ impl MarkovWidget {
         self.seed.set(seed + 1);
         let path = match chain.sample_path(start, SAMPLED_DAYS, &mut Rng::new(seed)) {
             Ok(path) => path,
-            Err(e) => return show_error(&self.host, &e.to_string()),
+            Err(e) => return self.shell.fail(&e.to_string()),
         };
         let names: Vec<String> = path.iter().map(|&s| chain.states()[s].clone()).collect();
         dom::set_attr(&self.strip, "data-days", &names.join(" "));
@@ -165,8 +158,7 @@ impl MarkovWidget {
             .zip(&frequencies)
             .map(|(s, f)| (format!("fração de dias de {s}"), format_pt(*f, 4)))
             .collect();
-        self.results.set_text_content(None);
-        dom::append(&self.results, &dom::results_table("sampler", &format!("Nos {} dias sorteados (semente {seed})", path.len()), &rows));
+        show_results(&self.results, "sampler", &format!("Nos {} dias sorteados (semente {seed})", path.len()), &rows);
         let token = self.animation.get().wrapping_add(1);
         self.animation.set(token);
         self.strip.set_text_content(None);
@@ -176,7 +168,7 @@ impl MarkovWidget {
             }
             return;
         }
-        dom::set_attr(&self.host, "data-animating", "true");
+        dom::set_attr(&self.shell.host, "data-animating", "true");
         let widget = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
             let labels: Vec<String> = chain.states().to_vec();
@@ -189,31 +181,23 @@ impl MarkovWidget {
                 dom::sleep(DAY_MS).await;
             }
             if widget.animation.get() == token {
-                let _ = widget.host.remove_attribute("data-animating");
+                let _ = widget.shell.host.remove_attribute("data-animating");
             }
         });
     }
 
-    fn draw(&self, chain: &MarkovChain, path: &[Matrix], kind_label: &str) {
+    fn draw(&self, chain: &MarkovChain, path: &[Matrix]) {
         let labels: Vec<String> = chain.states().to_vec();
         self.graph.update(&labels, chain.transition(), &GraphStyle { highlight: None, focus_edges: false });
         let stationary = chain.stationary();
         let xs: Vec<f64> = (0..path.len()).map(|k| k as f64).collect();
         let series: Vec<Series> = (0..labels.len())
-            .map(|start| Series {
-                label: format!("começando com {}", labels[start]),
-                values: path.iter().map(|d| d.get(start, 0) as f64).collect(),
-                dashed: false,
-                dots: true,
-            })
-            .chain(std::iter::once(Series {
-                label: format!("estacionária: {}", format_pt(stationary.distribution[0], 4)),
-                values: vec![stationary.distribution[0] as f64; path.len()],
-                dashed: true,
-                dots: false,
-            }))
+            .map(|start| Series::line(format!("começando com {}", labels[start]), path.iter().map(|d| d.get(start, 0) as f64).collect()).dots())
+            .chain(std::iter::once(
+                Series::line(format!("estacionária: {}", format_pt(stationary.distribution[0], 4)), vec![stationary.distribution[0] as f64; path.len()]).dashed(),
+            ))
             .collect();
-        let axes = Axes { x_label: "dia k".into(), y_label: "P(sol)".into(), log_x: false, log_y: false, y_range: Some((0.0, 1.0)) };
+        let axes = Axes::new("dia k", "P(sol)").probabilities();
         self.plot.update(&xs, &series, &axes, |x| format!("dia {}", x as usize), |y| format_pt(y as f32, 4));
         let mut rows: Vec<(String, String)> = labels
             .iter()
@@ -221,12 +205,7 @@ impl MarkovWidget {
             .map(|(s, p)| (format!("π({s})"), format_pt(*p, 4)))
             .collect();
         rows.push(("iterações".into(), stationary.iterations.to_string()));
-        if let Some(old) = self.host.query_selector("table[data-results=stationary]").ok().flatten() {
-            old.remove();
-        }
-        let table = dom::results_table("stationary", "π = πP (não está no artigo)", &rows);
-        dom::append(&self.plot.root, &table);
-        self.backend_note.set_text_content(Some(&format!("Produtos D·P calculados em {kind_label}.")));
+        show_results(&self.stationary, "stationary", "π = πP (não está no artigo)", &rows);
     }
 }
 
@@ -238,15 +217,15 @@ fn day_chip(state: &str) -> HtmlElement {
 
 impl Widget for MarkovWidget {
     fn recompute(self: Rc<Self>) {
-        let update = self.updates.begin();
+        self.days_readout.set_text_content(Some(&self.days.value()));
         let weights = match self.editor.borrow().read() {
             Ok(m) => m,
-            Err(e) => return show_error(&self.host, &e.message),
+            Err(e) => return self.shell.now(|| Err(e.message)),
         };
         let names: Vec<String> = STATES.iter().map(|s| s.to_string()).collect();
         let (chain, repaired) = match MarkovChain::from_weights(names, &weights) {
             Ok(ok) => ok,
-            Err(e) => return show_error(&self.host, &e.to_string()),
+            Err(e) => return self.shell.now(|| Err(e.to_string())),
         };
         self.note.set_text_content(repaired.as_deref());
         let first = self.chain.borrow().is_none();
@@ -254,8 +233,8 @@ impl Widget for MarkovWidget {
         let steps = self.days.value().parse::<usize>().unwrap_or(30);
         let job = ConvergenceJob { chain: chain.clone(), steps };
         let widget = self.clone();
-        crate::web::kit::update::compute(&self.ctx, &self.host, update, None, job, move |_, path, kind| {
-            widget.draw(&chain, &path, kind.label());
+        self.shell.compute(job, move |_, path, _| {
+            widget.draw(&chain, &path);
             if first {
                 widget.sample(false);
             }

@@ -17,11 +17,12 @@ use crate::core::sequence::masking::{MaskMode, MaskedQuery, MaskedQueryJob};
 use crate::core::sequence::presets::masked_embeddings_example;
 use crate::core::Matrix;
 
-use crate::web::dom::{self, Listener};
-use crate::web::kit::draw::{BarView, Scale, HeatmapData, MatrixView};
-use crate::web::kit::ui::editor::MatrixEditor;
+use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::{action_of, control_of, from_editor_cell, listen, show_error, twins_button, Ctx, Updates, Widget, WidgetKind};
+use crate::web::kit::ui::live_note;
+use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
+use crate::web::kit::ui::MatrixEditor;
+use crate::web::kit::{action_of, on_hover, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "mask-embeddings", title: "Máscara na atenção: somar −∞ ou multiplicar por 0", mount };
 
@@ -45,9 +46,22 @@ fn mode_of(id: &str) -> MaskMode {
     }
 }
 
+/// The row of the scores view that holds the scores after the mask.
+const MASKED_ROW: usize = 2;
+
+/// Which result a cell is in, for linked highlighting.
+#[derive(Clone, Copy)]
+enum Which {
+    Q,
+    K,
+    V,
+    Scores,
+    Weights,
+    Context,
+}
+
 pub struct MaskEmbeddingsWidget {
-    ctx: Rc<Ctx>,
-    host: HtmlElement,
+    shell: Shell,
     e: RefCell<MatrixEditor>,
     w_q: RefCell<MatrixEditor>,
     w_k: RefCell<MatrixEditor>,
@@ -63,16 +77,12 @@ pub struct MaskEmbeddingsWidget {
     weights: Rc<MatrixView>,
     bars: BarView,
     context: Rc<MatrixView>,
-    backend_note: HtmlElement,
-    updates: Updates,
-    listeners: RefCell<Vec<Listener>>,
 }
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     let example = masked_embeddings_example();
     let mode0 = attrs.choice("data-mode");
-    super::scaffold(host, KIND.title);
-    let inputs = dom::el("div", "widget-inputs");
+    let shell = Shell::new(ctx, host, &KIND);
     let e = MatrixEditor::new("e", "E (embeddings, uma linha por token)", &example.x, token_label);
     let w_q = MatrixEditor::new("w_q", "W^Q", &example.w_q, weight_row);
     let w_k = MatrixEditor::new("w_k", "W^K", &example.w_k, weight_row);
@@ -80,10 +90,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let mask_m = Matrix::from_vec(1, example.mask.len(), example.mask.clone()).map_err(|e| e.to_string())?;
     let mask = MatrixEditor::new("mask", "máscara M (um peso de 0 a 1 por token)", &mask_m, mask_row);
     for editor in [&e, &w_q, &w_k, &w_v, &mask] {
-        dom::append(&inputs, &editor.root);
+        dom::append(&shell.inputs, &editor.root);
     }
-    dom::append(host, &inputs);
-    let controls = dom::el("div", "widget-controls");
     let positions: Vec<(String, String)> = (0..example.x.rows()).map(|i| (i.to_string(), format!("posição {i}"))).collect();
     let (query_label, query) = dom::select("consulta t = ", "query", &positions, &example.t.to_string());
     let modes = vec![
@@ -93,30 +101,20 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     ];
     let (mode_label, mode) = dom::select("máscara ", "mode", &modes, mode0);
     let reset = dom::button("restaurar exemplo", "reset");
-    let (twins, twins_listener) = twins_button(host);
-    for el in [&query_label, &mode_label, &reset, &twins] {
-        dom::append(&controls, el);
-    }
-    dom::append(host, &controls);
-    let notice = super::note("note");
-    dom::append(host, &notice);
-    let outputs = dom::el("div", "widget-outputs");
+    shell.control(&[&query_label, &mode_label, &reset]);
+    let notice = live_note("note wide");
     let q = MatrixView::new("q", "q_t = e_t · W^Q", "");
     let k = MatrixView::new("k", "K = E · W^K", "");
     let v = MatrixView::new("v", "V = E · W^V", "");
-    let scores = MatrixView::new("scores", "Scores de q_t", " produto, ÷ √d_k, depois da máscara");
+    let scores = MatrixView::new("scores", "Scores de q_t", " produto, ÷ √dₖ, depois da máscara");
     let weights = MatrixView::new("weights", "α_t = softmax", " soma 1");
-    let bars = BarView::new("alpha", "");
-    let context = MatrixView::new("context", "c_t = Σᵢ α_tᵢ vᵢ", "");
-    for el in [&q.root, &k.root, &v.root, &scores.root, &weights.root, &bars.root, &context.root] {
-        dom::append(&outputs, el);
+    let bars = BarView::new("alpha", "").probabilities();
+    let context = MatrixView::new("context", "c_t = Σ_i α_{ti} v_i", "");
+    for el in [&notice, &q.root, &k.root, &v.root, &scores.root, &weights.root, &bars.root, &context.root] {
+        dom::append(&shell.outputs, el);
     }
-    dom::append(host, &outputs);
-    let backend_note = dom::el("p", "widget-backend");
-    dom::append(host, &backend_note);
     let widget = Rc::new(MaskEmbeddingsWidget {
-        ctx: ctx.clone(),
-        host: host.clone(),
+        shell,
         e: RefCell::new(e),
         w_q: RefCell::new(w_q),
         w_k: RefCell::new(w_k),
@@ -132,22 +130,58 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         weights,
         bars,
         context,
-        backend_note,
-        updates: Updates::default(),
-        listeners: RefCell::new(Vec::new()),
     });
-    let on = |kind| listen(&widget, host, kind, MaskEmbeddingsWidget::on_event);
-    *widget.listeners.borrow_mut() = vec![on("input"), on("change"), on("click"), twins_listener];
+    let shell = &widget.shell;
+    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
+    shell.on(&widget, &shell.controls, &["change"], |w, _| w.clone().recompute());
+    shell.on(&widget, &shell.controls, &["click"], |w, e| {
+        if action_of(e) == "reset" {
+            w.reset();
+        }
+    });
+    // Hovering or focusing a result's cell outlines where it came from.
+    for (view, which) in [(&widget.q, Which::Q), (&widget.k, Which::K), (&widget.v, Which::V), (&widget.scores, Which::Scores), (&widget.weights, Which::Weights), (&widget.context, Which::Context)] {
+        on_hover(&widget, view, move |w, cell| w.link(which, cell));
+    }
     Ok(widget)
 }
 
 impl MaskEmbeddingsWidget {
-    fn on_event(self: &Rc<Self>, event: &web_sys::Event) {
-        match (event.type_().as_str(), control_of(event).as_str()) {
-            ("input", _) if from_editor_cell(event) => self.clone().recompute(),
-            ("change", "query" | "mode") => self.clone().recompute(),
-            ("click", _) if action_of(event) == "reset" => self.reset(),
-            _ => {}
+    /// Outlines, in what a cell was computed from, the rows and columns that made it:
+    /// q_t = e_t·W^Q (row t of E, column j of W^Q), K and V alike (row i of E); a score of
+    /// key i (q_t and row i of K, and M's weight i once masked); α_t (the masked scores);
+    /// c_t = α_t·V (α_t and column j of V).
+    fn link(&self, which: Which, cell: Option<(usize, usize)>) {
+        for view in [&self.q, &self.k, &self.v, &self.scores, &self.weights] {
+            view.highlight(&[], &[]);
+        }
+        for editor in [&self.e, &self.w_q, &self.w_k, &self.w_v, &self.mask] {
+            editor.borrow().highlight(None, None);
+        }
+        let Some((r, c)) = cell else { return };
+        match which {
+            Which::Q | Which::K | Which::V => {
+                let token = if matches!(which, Which::Q) { self.query.value().parse().unwrap_or(0) } else { r };
+                self.e.borrow().highlight(Some(token), None);
+                let weights = match which {
+                    Which::Q => &self.w_q,
+                    Which::K => &self.w_k,
+                    _ => &self.w_v,
+                };
+                weights.borrow().highlight(None, Some(c));
+            }
+            Which::Scores => {
+                self.q.highlight(&[0], &[]);
+                self.k.highlight(&[c], &[]);
+                if r == MASKED_ROW {
+                    self.mask.borrow().highlight(None, Some(c));
+                }
+            }
+            Which::Weights => self.scores.highlight(&[MASKED_ROW], &[]),
+            Which::Context => {
+                self.weights.highlight(&[0], &[]);
+                self.v.highlight(&[], &[c]);
+            }
         }
     }
 
@@ -197,16 +231,16 @@ impl MaskEmbeddingsWidget {
         let values: Vec<String> = (0..n).map(|i| format!("v{}", dom::subscript(i))).collect();
         show(&self.k, out.k.clone(), keys, dims(out.k.cols()), Scale::Signed);
         show(&self.v, out.v.clone(), values, dims(out.v.cols()), Scale::Signed);
-        let mut scores = Matrix::zeros(3, n);
+        let mut scores = Matrix::zeros(MASKED_ROW + 1, n);
         for i in 0..n {
             scores.set(0, i, out.dot[i]);
             scores.set(1, i, out.scores[i]);
-            scores.set(2, i, out.masked_scores[i]);
+            scores.set(MASKED_ROW, i, out.masked_scores[i]);
         }
         let d_k = out.q.len();
         self.scores.update(HeatmapData {
             matrix: scores,
-            row_labels: vec!["q·k".into(), format!("÷ √{d_k}")  , "com máscara".into()],
+            row_labels: vec!["q·k".into(), format!("÷ √{d_k}"), "com máscara".into()],
             col_labels: tokens.clone(),
             scale: Scale::Signed,
             masked: None,
@@ -230,14 +264,7 @@ impl MaskEmbeddingsWidget {
 
 impl Widget for MaskEmbeddingsWidget {
     fn recompute(self: Rc<Self>) {
-        let update = self.updates.begin();
-        let job = match self.job() {
-            Ok(job) => job,
-            Err(message) => return show_error(&self.host, &message),
-        };
         let widget = self.clone();
-        crate::web::kit::update::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |job, out, _| {
-            widget.draw(job, &out);
-        });
+        self.shell.compute_or(self.job(), move |job, out, _| widget.draw(job, &out));
     }
 }

@@ -11,9 +11,9 @@
 //! - `ffn_detector`: the FFN layer with AND neurons, truth table, ReLU vs GeLU;
 //! - `softmax_lab`: shift invariance, scale and the Jacobian of the softmax.
 //!
-//! Shared here: the corpus panel of the N-gram widgets (the articles' presets and explicit
-//! tokenizer settings), the state-graph drawing, and small helpers. Everything a widget shows
-//! is computed by `core::sequence`; tensor products go through `ctx.backend.run`.
+//! Every widget is built on the kit's `Shell`. Shared here: the corpus panel of the N-gram
+//! widgets (the articles' presets and explicit tokenizer settings) and small helpers. Everything a widget
+//! shows is computed by `core::sequence`; tensor products run on the active backend.
 
 pub mod doc_vectors;
 pub mod ffn_detector;
@@ -26,8 +26,7 @@ pub mod transitions;
 pub mod vote_mask;
 pub mod votes;
 
-use wasm_bindgen::JsCast;
-use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
+use web_sys::{Event, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
 use crate::core::format::format_pt;
 use crate::core::sequence::ngram::{NgramModel, NgramOptions, VocabularyOrder};
@@ -35,6 +34,7 @@ use crate::core::sequence::presets::{ngram_preset, NgramPreset, NGRAM_PRESETS};
 use crate::core::text::tokenizer::TokenizerOptions;
 
 use crate::web::dom;
+use crate::web::kit::control_of;
 
 /// Pasted text beyond this is refused with a message (the textarea keeps it).
 pub const MAX_TEXT_BYTES: usize = 5_000_000;
@@ -43,37 +43,28 @@ pub const DEBOUNCE_BYTES: usize = 20_000;
 /// Words a heatmap or a graph shows before it shows only the most frequent ones.
 pub const MAX_WORDS_SHOWN: usize = 30;
 
-/// Empties `host`, marks it loading and gives it its title.
-pub fn scaffold(host: &HtmlElement, title: &str) {
-    dom::set_attr(host, "data-state", "loading");
-    let _ = host.class_list().add_1("widget");
-    host.set_text_content(None);
-    dom::append(host, &dom::text("h3", "widget-title", title));
-}
-
 /// "D1", "D2", …
 pub fn doc_label(i: usize) -> String {
     format!("D{}", i + 1)
 }
 
-/// A paragraph for notes (corrections, clipping, stop reasons), announced when it changes.
-pub fn note(class: &str) -> HtmlElement {
-    let p = dom::el("p", class);
-    dom::set_attr(&p, "aria-live", "polite");
-    p
-}
-
-/// A labelled one-line text input `data-control=…`.
-pub fn text_input(label: &str, control: &str, value: &str, class: &str) -> (HtmlElement, HtmlInputElement) {
-    let wrapper = dom::el("label", "toggle");
-    dom::append(&wrapper, &dom::text("span", "", label));
-    let input = dom::el("input", class).unchecked_into::<HtmlInputElement>();
-    input.set_type("text");
-    dom::set_attr(&input, "data-control", control);
-    dom::set_attr(&input, "spellcheck", "false");
-    input.set_value(value);
-    dom::append(&wrapper, &input);
-    (wrapper, input)
+/// Keeps one option per document ("D1", …) in `select`, preserving the choice (or the
+/// `data-wanted` one the widget was mounted with); returns the chosen index.
+pub fn sync_documents(select: &HtmlSelectElement, n: usize) -> usize {
+    let wanted = select.get_attribute("data-wanted").and_then(|w| w.parse::<usize>().ok());
+    let chosen = select.value().parse::<usize>().ok().or(wanted).unwrap_or(0);
+    if select.length() as usize != n {
+        select.set_text_content(None);
+        for d in 0..n {
+            let option = dom::text("option", "", &doc_label(d));
+            dom::set_attr(&option, "value", &d.to_string());
+            dom::append(select, &option);
+        }
+    }
+    let chosen = if chosen < n { chosen } else { 0 };
+    select.set_value(&chosen.to_string());
+    dom::set_attr(select, "data-wanted", &chosen.to_string());
+    chosen
 }
 
 /// The lines of a corpus textarea that hold text (one document per line), or a message.
@@ -94,7 +85,8 @@ pub fn documents_of(raw: &str) -> Result<Vec<&str>, String> {
 
 /// The corpus editor of the N-gram widgets: the articles' corpora as presets, one document per
 /// line, and the settings that decide the matrix (lowercase, accents, `<START>`, `<END>`).
-/// Each preset sets them as its article does, so the golden numbers come out unchanged.
+/// Each preset sets them as its article does, so the golden numbers come out unchanged. It
+/// goes in the widget's inputs; `edited` tells the widget which events concern it.
 pub struct NgramPanel {
     pub root: HtmlElement,
     pub preset: HtmlSelectElement,
@@ -164,8 +156,22 @@ impl NgramPanel {
         NgramOptions { tokenizer, start: self.start.checked(), end: self.end.checked(), order, ..NgramOptions::default() }
     }
 
-    pub fn text_len(&self) -> usize {
-        self.text.value().len()
+    /// Whether recomputing should wait for a pause in typing (a large text).
+    pub fn debounce(&self) -> bool {
+        self.text.value().len() > DEBOUNCE_BYTES
+    }
+
+    /// Whether `event` edited the corpus or its settings (a preset chosen is applied first):
+    /// the widget then recomputes.
+    pub fn edited(&self, event: &Event) -> bool {
+        match (event.type_().as_str(), control_of(event).as_str()) {
+            ("change", "preset") => {
+                self.apply_preset(&self.preset.value());
+                true
+            }
+            ("input", "corpus") | ("change", "lowercase" | "accents" | "start" | "end") => true,
+            _ => false,
+        }
     }
 
     /// The model of the current text and settings, or a message for the reader.

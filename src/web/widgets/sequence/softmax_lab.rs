@@ -15,11 +15,13 @@ use crate::core::format::{format_pt, format_pt_short};
 use crate::core::sequence::softmax_lab::{SoftmaxLab, SoftmaxLabJob, MAX_SCORES};
 use crate::core::Matrix;
 
-use crate::web::dom::{self, Listener};
-use crate::web::kit::draw::{BarView, Scale, HeatmapData, MatrixView};
-use crate::web::kit::ui::editor::MatrixEditor;
+use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::{show_error, twins_button, Ctx, Updates, Widget, WidgetKind};
+use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
+use crate::web::kit::ui::MatrixEditor;
+use crate::web::kit::{action_of, Ctx, Shell, Widget, WidgetKind};
+
+use crate::web::kit::ui::show_results;
 
 pub const KIND: WidgetKind = WidgetKind { name: "softmax-lab", title: "Laboratório de softmax: somar não muda, multiplicar muda", mount };
 
@@ -32,8 +34,7 @@ fn default_scores() -> Matrix {
 }
 
 pub struct SoftmaxLabWidget {
-    ctx: Rc<Ctx>,
-    host: HtmlElement,
+    shell: Shell,
     scores: RefCell<MatrixEditor>,
     shift: HtmlInputElement,
     scale: HtmlInputElement,
@@ -43,18 +44,12 @@ pub struct SoftmaxLabWidget {
     scaled: BarView,
     jacobian: Rc<MatrixView>,
     summary: HtmlElement,
-    backend_note: HtmlElement,
-    updates: Updates,
-    listeners: RefCell<Vec<Listener>>,
 }
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
-    super::scaffold(host, KIND.title);
-    let inputs = dom::el("div", "widget-inputs");
+    let shell = Shell::new(ctx, host, &KIND);
     let scores = MatrixEditor::new("z", "scores z", &default_scores(), scores_row);
-    dom::append(&inputs, &scores.root);
-    dom::append(host, &inputs);
-    let controls = dom::el("div", "widget-controls");
+    dom::append(&shell.inputs, &scores.root);
     let (shift_label, shift) = dom::slider(" somar c = ", "shift", -5.0, 5.0, 0.5, 3.0);
     let shift_out = dom::text("output", "readout", "3");
     dom::append(&shift_label, &shift_out);
@@ -63,26 +58,17 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     dom::append(&scale_label, &scale_out);
     let more = dom::button("+ score", "add");
     let fewer = dom::button("− score", "remove");
-    let (twins, twins_listener) = twins_button(host);
-    for el in [&shift_label, &scale_label, &more, &fewer, &twins] {
-        dom::append(&controls, el);
-    }
-    dom::append(host, &controls);
-    let outputs = dom::el("div", "widget-outputs");
-    let plain = BarView::new("plain", "");
-    let shifted = BarView::new("shifted", "");
-    let scaled = BarView::new("scaled", "");
-    let jacobian = MatrixView::new("jacobian", "Jacobiana ∂sᵢ/∂z_j", " = sᵢ(δᵢⱼ − s_j); cada linha soma 0");
+    shell.control(&[&shift_label, &scale_label, &more, &fewer]);
+    let plain = BarView::new("plain", "").probabilities();
+    let shifted = BarView::new("shifted", "").probabilities();
+    let scaled = BarView::new("scaled", "").probabilities();
+    let jacobian = MatrixView::new("jacobian", "Jacobiana ∂s_i/∂z_j", " = sᵢ(δᵢⱼ − sⱼ); cada linha soma 0");
     let summary = dom::el("div", "explain");
     for el in [&plain.root, &shifted.root, &scaled.root, &jacobian.root, &summary] {
-        dom::append(&outputs, el);
+        dom::append(&shell.outputs, el);
     }
-    dom::append(host, &outputs);
-    let backend_note = dom::el("p", "widget-backend");
-    dom::append(host, &backend_note);
     let widget = Rc::new(SoftmaxLabWidget {
-        ctx: ctx.clone(),
-        host: host.clone(),
+        shell,
         scores: RefCell::new(scores),
         shift,
         scale,
@@ -92,18 +78,15 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
         scaled,
         jacobian,
         summary,
-        backend_note,
-        updates: Updates::default(),
-        listeners: RefCell::new(Vec::new()),
     });
-    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<SoftmaxLabWidget>)| crate::web::kit::listen(&widget, target, kind, move |w, _| action(w));
-    *widget.listeners.borrow_mut() = vec![
-        on(&inputs, "input", |w| w.clone().recompute()),
-        on(&controls, "input", |w| w.clone().recompute()),
-        on(&more, "click", |w| w.resize(1)),
-        on(&fewer, "click", |w| w.resize(-1)),
-        twins_listener,
-    ];
+    let shell = &widget.shell;
+    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
+    shell.on(&widget, &shell.controls, &["input"], |w, _| w.clone().recompute());
+    shell.on(&widget, &shell.controls, &["click"], |w, e| match action_of(e).as_str() {
+        "add" => w.resize(1),
+        "remove" => w.resize(-1),
+        _ => {}
+    });
     Ok(widget)
 }
 
@@ -111,12 +94,11 @@ impl SoftmaxLabWidget {
     fn resize(self: &Rc<Self>, delta: i32) {
         let n = self.scores.borrow().cols() as i32 + delta;
         if !(1..=MAX_SCORES as i32).contains(&n) {
-            return show_error(&self.host, &format!("Use de 1 a {MAX_SCORES} scores."));
+            return self.shell.fail(&format!("Use de 1 a {MAX_SCORES} scores."));
         }
         self.scores.borrow_mut().resize(1, n as usize);
         self.clone().recompute();
     }
-
     fn draw(&self, job: &SoftmaxLabJob, lab: &SoftmaxLab) {
         let labels: Vec<String> = (1..=lab.plain.len()).map(|i| format!("s{}", dom::subscript(i))).collect();
         let c = format_pt_short(job.shift, 2);
@@ -130,17 +112,15 @@ impl SoftmaxLabWidget {
             ("maior diferença: somar c".to_string(), format_pt(diff(&lab.plain, &lab.shifted), 4)),
             ("maior diferença: multiplicar por k".to_string(), format_pt(diff(&lab.plain, &lab.scaled), 4)),
         ];
-        self.summary.set_text_content(None);
-        dom::append(&self.summary, &dom::results_table("invariance", "softmax(z) comparado", &rows));
+        show_results(&self.summary, "invariance", "softmax(z) comparado", &rows);
     }
 }
 
 impl Widget for SoftmaxLabWidget {
     fn recompute(self: Rc<Self>) {
-        let update = self.updates.begin();
         let scores = match self.scores.borrow().read() {
             Ok(m) => m.row(0),
-            Err(e) => return show_error(&self.host, &e.message),
+            Err(e) => return self.shell.now(|| Err(e.message)),
         };
         let shift = self.shift.value().parse::<f32>().unwrap_or(0.0);
         let scale = self.scale.value().parse::<f32>().unwrap_or(1.0);
@@ -148,8 +128,6 @@ impl Widget for SoftmaxLabWidget {
         self.readouts.1.set_text_content(Some(&format_pt_short(scale, 2)));
         let job = SoftmaxLabJob { scores, shift, scale };
         let widget = self.clone();
-        crate::web::kit::update::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |job, lab, _| {
-            widget.draw(job, &lab);
-        });
+        self.shell.compute(job, move |job, lab, _| widget.draw(job, &lab));
     }
 }

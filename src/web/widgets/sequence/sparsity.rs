@@ -6,7 +6,6 @@
 //! Attributes: `data-vocabulary` (|V|, default 50 000, the article's), `data-n` (default 3),
 //! `data-preset` (`cinco-documentos`, the default, or `oito-documentos`).
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
@@ -21,10 +20,12 @@ use crate::core::sequence::tokenize_words;
 use crate::core::text::tokenizer::TokenizerOptions;
 use crate::core::widget_input::{number_setting, NumberRange};
 
-use crate::web::dom::{self, Listener};
+use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::{control_of, listen, show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
-use crate::web::kit::draw::sequence_plot::{Axes, LinePlot, Series};
+use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
+use crate::web::kit::ui::{corpus_textarea, text_field};
+use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::ui::show_results;
 use super::{documents_of, DEBOUNCE_BYTES};
 
 pub const KIND: WidgetKind = WidgetKind { name: "sparsity", title: "A explosão dos N-gramas", mount };
@@ -49,7 +50,7 @@ fn corpora() -> Vec<(&'static str, &'static str, &'static [&'static str], bool)>
 }
 
 pub struct SparsityWidget {
-    host: HtmlElement,
+    shell: Shell,
     vocabulary: HtmlInputElement,
     n: HtmlInputElement,
     preset: HtmlSelectElement,
@@ -60,37 +61,32 @@ pub struct SparsityWidget {
     growth: LinePlot,
     table_slot: HtmlElement,
     zipf: LinePlot,
-    updates: Updates,
-    listeners: RefCell<Vec<Listener>>,
+    /// The fitted exponent, under the Zipf plot.
+    fit: HtmlElement,
+    n_readout: HtmlElement,
+    s_readout: HtmlElement,
 }
 
-fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     // |V| may be written with thousands dots ("50.000"), as the field itself accepts.
     let v_written = attrs.text("data-vocabulary").map(|v| v.chars().filter(|c| !c.is_whitespace() && *c != '.').collect::<String>());
     let v_range = NumberRange::integer(1.0, MAX_VOCABULARY, 50_000.0);
     let v0 = attrs.noted(number_setting("data-vocabulary", v_written.as_deref(), &v_range)).to_string();
     let n0 = attrs.number("data-n");
     let preset_id = attrs.choice("data-preset").to_string();
-    super::scaffold(host, KIND.title);
-    let controls = dom::el("div", "widget-controls");
-    let (v_label, vocabulary) = super::text_input("|V| = ", "vocabulary", &v0, "cap wide");
+    let shell = Shell::new(ctx, host, &KIND);
+    let (v_label, vocabulary) = text_field("|V| = ", "vocabulary", &v0);
     dom::set_attr(&vocabulary, "inputmode", "numeric");
     let (n_label, n) = dom::slider(" N = ", "n", 1.0, 10.0, 1.0, n0);
     let n_readout = dom::text("output", "readout", &format!("{n0}"));
     dom::append(&n_label, &n_readout);
-    let (twins, twins_listener) = twins_button(host);
-    for el in [&v_label, &n_label, &twins] {
-        dom::append(&controls, el);
-    }
-    dom::append(host, &controls);
-    let explosion = dom::el("div", "");
-    dom::append(host, &explosion);
+    shell.control(&[&v_label, &n_label]);
 
     let corpus = dom::el("div", "corpus-panel");
     let options: Vec<(String, String)> = corpora().iter().map(|c| (c.0.to_string(), c.1.to_string())).collect();
     let (preset_label, preset) = dom::select("corpus ", "preset", &options, &preset_id);
     dom::append(&corpus, &preset_label);
-    let text = crate::web::kit::ui::corpus_textarea(&corpus, "Documentos (um por linha)");
+    let text = corpus_textarea(&corpus, "Documentos (um por linha)");
     dom::set_attr(&text, "rows", "6");
     let settings = dom::el("div", "widget-controls");
     let (accents_label, accents) = dom::checkbox(" remover acentos", "accents", true);
@@ -101,49 +97,33 @@ fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dy
         dom::append(&settings, el);
     }
     dom::append(&corpus, &settings);
-    dom::append(host, &corpus);
+    dom::append(&shell.inputs, &corpus);
 
-    let outputs = dom::el("div", "widget-outputs");
-    let growth = LinePlot::new("growth", "N-gramas possíveis e observados (escala log)");
+    let explosion = dom::el("div", "wide");
     let table_slot = dom::el("div", "wide");
+    let growth = LinePlot::new("growth", "N-gramas possíveis e observados (escala log)");
     let zipf = LinePlot::new("zipf", "Lei de Zipf: frequência × posição no ranking (log–log)");
-    dom::append(&outputs, &table_slot);
-    dom::append(&outputs, &growth.root);
-    dom::append(&outputs, &zipf.root);
-    dom::append(host, &outputs);
+    let fit = dom::el("div", "");
+    dom::append(&zipf.root, &fit);
+    for el in [&explosion, &table_slot, &growth.root, &zipf.root] {
+        dom::append(&shell.outputs, el);
+    }
 
-    let widget = Rc::new(SparsityWidget {
-        host: host.clone(),
-        vocabulary,
-        n,
-        preset,
-        text,
-        accents,
-        s,
-        explosion,
-        growth,
-        table_slot,
-        zipf,
-        updates: Updates::default(),
-        listeners: RefCell::new(Vec::new()),
-    });
+    let widget = Rc::new(SparsityWidget { shell, vocabulary, n, preset, text, accents, s, explosion, growth, table_slot, zipf, fit, n_readout, s_readout });
     widget.apply_preset(&preset_id);
-    let on = |kind| {
-        let readouts = (n_readout.clone(), s_readout.clone());
-        listen(&widget, host, kind, move |w, e| {
-            readouts.0.set_text_content(Some(&w.n.value()));
-            readouts.1.set_text_content(Some(&w.s.value().replace('.', ",")));
-            match (e.type_().as_str(), control_of(e).as_str()) {
-                ("change", "preset") => {
-                    w.apply_preset(&w.preset.value());
-                    w.clone().recompute();
-                }
-                ("input", "vocabulary" | "n" | "corpus" | "s") | ("change", "accents") => w.clone().recompute(),
-                _ => {}
+    let shell = &widget.shell;
+    shell.on(&widget, &shell.host, &["input", "change"], |w, e| {
+        w.n_readout.set_text_content(Some(&w.n.value()));
+        w.s_readout.set_text_content(Some(&w.s.value().replace('.', ",")));
+        match (e.type_().as_str(), control_of(e).as_str()) {
+            ("change", "preset") => {
+                w.apply_preset(&w.preset.value());
+                w.clone().recompute();
             }
-        })
-    };
-    *widget.listeners.borrow_mut() = vec![on("input"), on("change"), twins_listener];
+            ("input", "vocabulary" | "n" | "corpus" | "s") | ("change", "accents") => w.clone().recompute(),
+            _ => {}
+        }
+    });
     Ok(widget)
 }
 
@@ -184,8 +164,11 @@ impl SparsityWidget {
         // A corpus of a billion tokens holds at most 10⁹ distinct N-grams.
         let covered = 1e9 / possible;
         rows.push(("fração coberta por 10⁹ tokens, no máximo".into(), if covered >= 1.0 { "100%".into() } else { format!("{} %", format_scientific(covered * 100.0, 2)) }));
-        self.explosion.set_text_content(None);
-        dom::append(&self.explosion, &dom::results_table("explosion", &format!("N-gramas possíveis com |V| = {}", format_thousands(size as u128)), &rows));
+        show_results(&self.explosion, "explosion", &format!("N-gramas possíveis com |V| = {}", format_thousands(size as u128)), &rows);
+        // The power typeset (|V| to the N), not "^" for the reader to decode.
+        if let Ok(Some(th)) = self.explosion.query_selector("th") {
+            dom::set_notation(&th, &format!("|V|^{{{n}}}"));
+        }
     }
 
     fn draw_corpus(&self, v: f64) -> Result<(), String> {
@@ -226,12 +209,12 @@ impl SparsityWidget {
         dom::append(&self.table_slot, &t);
 
         let xs: Vec<f64> = (1..=TABLE_N).map(|n| n as f64).collect();
-        let series = vec![
-            Series { label: format!("possíveis, |V| = {}", format_thousands(v as u128)), values: xs.iter().map(|&n| possible_ngrams(v as usize, n as u32)).collect(), dashed: true, dots: false },
-            Series { label: format!("possíveis no corpus ({corpus_v})"), values: table.iter().map(|r| r.possible).collect(), dashed: false, dots: true },
-            Series { label: "observados no corpus".into(), values: table.iter().map(|r| r.observed as f64).collect(), dashed: false, dots: true },
+        let series = [
+            Series::line(format!("possíveis, |V| = {}", format_thousands(v as u128)), xs.iter().map(|&n| possible_ngrams(v as usize, n as u32)).collect()).dashed(),
+            Series::line(format!("possíveis no corpus ({corpus_v})"), table.iter().map(|r| r.possible).collect()).dots(),
+            Series::line("observados no corpus", table.iter().map(|r| r.observed as f64).collect()).dots(),
         ];
-        let axes = Axes { x_label: "N".into(), y_label: "quantidade (log)".into(), log_x: false, log_y: true, y_range: None };
+        let axes = Axes::new("N", "quantidade (log)").log_y();
         self.growth.update(&xs, &series, &axes, |x| format!("N = {x}"), |y| format_scientific(y, 3));
 
         let ranked = rank_frequencies(&tokens);
@@ -241,44 +224,29 @@ impl SparsityWidget {
         let ranks: Vec<f64> = (1..=shown).map(|k| k as f64).collect();
         let top = freqs.first().copied().unwrap_or(1) as f64;
         let fitted = fit_zipf_exponent(&freqs);
-        let series = vec![
-            Series { label: "frequência observada".into(), values: freqs.iter().take(shown).map(|&f| f as f64).collect(), dashed: false, dots: true },
-            Series { label: format!("f(1)/k^{}", format_pt(s as f32, 2)), values: ranks.iter().map(|&k| zipf_expected(top, k as usize, s)).collect(), dashed: true, dots: false },
+        let series = [
+            Series::line("frequência observada", freqs.iter().take(shown).map(|&f| f as f64).collect()).dots(),
+            Series::line(format!("f(1)/kˢ, s = {}", format_pt(s as f32, 2)), ranks.iter().map(|&k| zipf_expected(top, k as usize, s)).collect()).dashed(),
         ];
-        let axes = Axes { x_label: "posição k (log)".into(), y_label: "frequência (log)".into(), log_x: true, log_y: true, y_range: None };
+        let axes = Axes::new("posição k (log)", "frequência (log)").log_x().log_y();
         self.zipf.update(&ranks, &series, &axes, |k| format!("{}ª: {}", k as usize, ranked.get(k as usize - 1).map_or("", |r| r.0.as_str())), |y| format_pt(y as f32, 2));
-        if let Some(old) = self.host.query_selector("table[data-results=zipf-fit]").ok().flatten() {
-            old.remove();
-        }
         let fit_rows = vec![(
             "s ajustado (mínimos quadrados em log–log)".to_string(),
             fitted.map_or_else(|| "precisa de 2 palavras distintas".into(), |s| format_pt(s as f32, 2)),
         )];
-        dom::append(&self.zipf.root, &dom::results_table("zipf-fit", "Quão perto de Zipf", &fit_rows));
+        show_results(&self.fit, "zipf-fit", "Quão perto de Zipf", &fit_rows);
         Ok(())
     }
 }
 
 impl Widget for SparsityWidget {
     fn recompute(self: Rc<Self>) {
-        let update = self.updates.begin();
-        dom::set_attr(&self.host, "data-state", "loading");
-        let debounce = self.text.value().len() > DEBOUNCE_BYTES;
-        wasm_bindgen_futures::spawn_local(async move {
-            // Large texts: wait for a pause in typing; always let "loading" paint first.
-            if !update.settle(debounce).await {
-                return;
-            }
-            let v = match self.vocabulary_size() {
-                Ok(v) => v,
-                Err(message) => return show_error(&self.host, &message),
-            };
-            let n = self.n.value().parse::<u32>().unwrap_or(3).clamp(1, 10);
-            self.draw_explosion(v, n);
-            match self.draw_corpus(v) {
-                Ok(()) => show_ready(&self.host),
-                Err(message) => show_error(&self.host, &message),
-            }
+        let widget = self.clone();
+        self.shell.local(self.text.value().len() > DEBOUNCE_BYTES, move || {
+            let v = widget.vocabulary_size()?;
+            let n = widget.n.value().parse::<u32>().unwrap_or(3).clamp(1, 10);
+            widget.draw_explosion(v, n);
+            widget.draw_corpus(v)
         });
     }
 }

@@ -12,19 +12,23 @@ use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
 
+use crate::core::error::Result;
+use crate::core::executor::{Executor, Job, MatmulJob};
 use crate::core::format::{format_pt, format_pt_short};
-use crate::core::executor::MatmulJob;
 use crate::core::rng::Rng;
 use crate::core::sequence::ngram::{NgramModel, StopReason};
 use crate::core::sequence::presets::ngram_preset;
 use crate::core::Matrix;
 
-use crate::web::dom::{self, Listener};
-use crate::web::kit::draw::{BarView, Scale, HeatmapData, MatrixView};
+use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::{action_of, control_of, listen, show_error, show_ready, twins_button, Ctx, Updates, Widget, WidgetKind};
+use crate::web::kit::ui::live_note;
 use crate::web::kit::draw::graph::{GraphStyle, StateGraph};
-use super::{NgramPanel, DEBOUNCE_BYTES, MAX_WORDS_SHOWN};
+use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
+use crate::web::kit::ui::text_field;
+use crate::web::kit::{action_of, control_of, Ctx, Shell, Widget, WidgetKind};
+
+use super::{NgramPanel, MAX_WORDS_SHOWN};
 
 pub const KIND: WidgetKind = WidgetKind { name: "transitions", title: "Matriz de transição de um corpus", mount };
 
@@ -34,20 +38,34 @@ const MAX_SAMPLED_WORDS: usize = 30;
 /// Milliseconds between two steps of the h × T animation.
 const STEP_MS: i32 = 450;
 
-/// What the last computation produced, kept for the sampler and the step-through.
+/// What one computation produced, kept for the sampler and the step-through.
 struct Computed {
     model: NgramModel,
     /// Vocabulary ids of the words shown (rows and columns of the heatmap).
     shown: Vec<usize>,
+    /// The words shown.
+    labels: Vec<String>,
     /// The probabilities shown (shown × shown).
     probabilities: Matrix,
     /// Index (into `shown`) of the one-hot word.
     chosen: usize,
 }
 
+/// R = h × T on the backend, with what it was computed from (for the drawing).
+struct LookupJob {
+    computed: Rc<Computed>,
+    product: MatmulJob,
+}
+
+impl Job for LookupJob {
+    type Output = Matrix;
+    async fn run<E: Executor>(&self, e: &E) -> Result<Matrix> {
+        self.product.run(e).await
+    }
+}
+
 pub struct TransitionsWidget {
-    ctx: Rc<Ctx>,
-    host: HtmlElement,
+    shell: Shell,
     panel: NgramPanel,
     view: HtmlSelectElement,
     word: HtmlSelectElement,
@@ -62,74 +80,54 @@ pub struct TransitionsWidget {
     bars: BarView,
     sample_out: HtmlElement,
     sentence_out: HtmlElement,
-    backend_note: HtmlElement,
-    computed: RefCell<Option<Computed>>,
+    computed: RefCell<Option<Rc<Computed>>>,
     seed: Cell<u64>,
-    updates: Updates,
     animation: Cell<u32>,
-    listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> std::result::Result<Rc<dyn Widget>, String> {
     let preset_id = attrs.choice("data-preset").to_string();
     let word = attrs.text("data-word").unwrap_or_else(|| DEFAULT_WORD.into());
-    super::scaffold(host, KIND.title);
+    let shell = Shell::new(ctx, host, &KIND);
     let panel = NgramPanel::new(&preset_id, true);
-    dom::append(host, &panel.root);
+    dom::append(&shell.inputs, &panel.root);
 
-    let controls = dom::el("div", "widget-controls");
     let views = vec![("prob".to_string(), "probabilidades".to_string()), ("count".to_string(), "contagens".to_string())];
     let (view_label, view) = dom::select("mostrar ", "view", &views, "prob");
     let (word_label, word_select) = dom::select("vetor one-hot de ", "word", &[], "");
     dom::set_attr(&word_select, "data-wanted", &word);
     let animate = dom::button("animar h × T", "animate");
     let sample = dom::button("sortear frase", "sample");
-    let (twins, twins_listener) = twins_button(host);
-    for el in [&view_label, &word_label, &animate, &sample, &twins] {
-        dom::append(&controls, el);
-    }
-    dom::append(host, &controls);
-    let sentence_row = dom::el("div", "widget-controls");
     let first_doc = ngram_preset(&preset_id).map_or("", |p| p.documents[0]);
-    let (sentence_label, sentence) = super::text_input("probabilidade da frase ", "sentence", first_doc, "query-input");
-    dom::append(&sentence_row, &sentence_label);
-    dom::append(host, &sentence_row);
-    let info = dom::el("p", "text-info");
-    dom::append(host, &info);
-    let notice = super::note("note");
-    dom::append(host, &notice);
+    let (sentence_label, sentence) = text_field("probabilidade da frase ", "sentence", first_doc);
+    shell.control(&[&view_label, &word_label, &animate, &sample, &sentence_label]);
 
-    let outputs = dom::el("div", "widget-outputs");
+    let info = dom::el("p", "text-info wide");
+    let notice = live_note("note wide");
     let matrix = MatrixView::new("transitions", "T", " linha = palavra atual, coluna = próxima");
     let graph = StateGraph::new("graph", "Grafo de estados");
     let one_hot = MatrixView::new("h", "h (one-hot)", "");
     let lookup = MatrixView::new("lookup", "R = h × T", " = a linha escolhida de T");
     let step = dom::el("p", "matmul-step lookup-step");
     dom::set_attr(&step, "aria-live", "polite");
-    let bars = BarView::new("next", "");
-    let sample_out = dom::el("p", "sample");
-    dom::set_attr(&sample_out, "aria-live", "polite");
-    let sentence_out = dom::el("div", "");
-    dom::append(&outputs, &matrix.root);
-    dom::append(&outputs, &graph.root);
     let lookup_box = dom::el("div", "wide");
     for el in [&one_hot.root, &lookup.root, &step] {
         dom::append(&lookup_box, el);
     }
-    dom::append(&outputs, &lookup_box);
-    dom::append(&outputs, &bars.root);
+    let bars = BarView::new("next", "").probabilities();
+    let sample_out = dom::el("p", "sample");
+    dom::set_attr(&sample_out, "aria-live", "polite");
+    let sentence_out = dom::el("div", "");
     let text_box = dom::el("div", "explain");
-    dom::append(&text_box, &dom::text("p", "mv-title", "Frase sorteada"));
-    dom::append(&text_box, &sample_out);
-    dom::append(&text_box, &sentence_out);
-    dom::append(&outputs, &text_box);
-    dom::append(host, &outputs);
-    let backend_note = dom::el("p", "widget-backend");
-    dom::append(host, &backend_note);
+    for el in [&dom::text("p", "mv-title", "Frase sorteada"), &sample_out, &sentence_out] {
+        dom::append(&text_box, el);
+    }
+    for el in [&info, &notice, &matrix.root, &graph.root, &lookup_box, &bars.root, &text_box] {
+        dom::append(&shell.outputs, el);
+    }
 
     let widget = Rc::new(TransitionsWidget {
-        ctx: ctx.clone(),
-        host: host.clone(),
+        shell,
         panel,
         view,
         word: word_select,
@@ -144,12 +142,9 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         bars,
         sample_out,
         sentence_out,
-        backend_note,
         computed: RefCell::new(None),
         seed: Cell::new(1),
-        updates: Updates::default(),
         animation: Cell::new(0),
-        listeners: RefCell::new(Vec::new()),
     });
     let weak = Rc::downgrade(&widget);
     widget.matrix.set_on_select(move |row, _| {
@@ -157,26 +152,42 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
             w.choose_row(row);
         }
     });
-    let on = |kind| listen(&widget, host, kind, TransitionsWidget::on_event);
-    *widget.listeners.borrow_mut() = vec![on("input"), on("change"), on("click"), twins_listener];
+    // A cell of R is the cell of T in the chosen word's row: outline that row and column, and
+    // the 1 of h that picks it.
+    let weak = Rc::downgrade(&widget);
+    widget.lookup.set_on_hover(move |cell| {
+        let Some(w) = weak.upgrade() else { return };
+        let chosen = w.computed.borrow().as_ref().map(|c| c.chosen);
+        match (cell, chosen) {
+            (Some((_, j)), Some(chosen)) => {
+                w.matrix.highlight(&[chosen], &[j]);
+                w.one_hot.highlight(&[], &[chosen]);
+            }
+            _ => {
+                w.matrix.highlight(&[], &[]);
+                w.one_hot.highlight(&[], &[]);
+            }
+        }
+    });
+    let shell = &widget.shell;
+    shell.on(&widget, &shell.host, &["input", "change", "click"], TransitionsWidget::on_event);
     Ok(widget)
 }
 
 impl TransitionsWidget {
     fn on_event(self: &Rc<Self>, event: &web_sys::Event) {
+        if self.panel.edited(event) {
+            if control_of(event) == "preset" {
+                if let Some(p) = ngram_preset(&self.panel.preset.value()) {
+                    self.sentence.set_value(p.documents[0]);
+                }
+            }
+            return self.clone().recompute();
+        }
         match (event.type_().as_str(), control_of(event).as_str(), action_of(event).as_str()) {
             ("click", _, "animate") => self.animate(),
             ("click", _, "sample") => self.sample(),
-            ("change", "preset", _) => {
-                let id = self.panel.preset.value();
-                self.panel.apply_preset(&id);
-                if let Some(p) = ngram_preset(&id) {
-                    self.sentence.set_value(p.documents[0]);
-                }
-                self.clone().recompute();
-            }
-            ("input", "corpus" | "sentence", _) => self.clone().recompute(),
-            ("change", "lowercase" | "accents" | "start" | "end" | "view" | "word", _) => self.clone().recompute(),
+            ("input", "sentence", _) | ("change", "view" | "word", _) => self.clone().recompute(),
             _ => {}
         }
     }
@@ -224,21 +235,20 @@ impl TransitionsWidget {
             let (labels, row, values) = {
                 let computed = widget.computed.borrow();
                 let Some(c) = computed.as_ref() else { return };
-                let labels: Vec<String> = c.shown.iter().map(|&i| c.model.vocabulary()[i].clone()).collect();
-                (labels, c.chosen, c.probabilities.row(c.chosen))
+                (c.labels.clone(), c.chosen, c.probabilities.row(c.chosen))
             };
-            dom::set_attr(&widget.host, "data-animating", "true");
+            dom::set_attr(&widget.shell.host, "data-animating", "true");
             for (j, value) in values.iter().enumerate() {
                 if widget.animation.get() != token {
                     return;
                 }
                 widget.matrix.select(row, j);
                 widget.lookup.select(0, j);
-                widget.step.set_text_content(Some(&step_text(&labels, row, j, *value)));
+                dom::set_notation(&widget.step, &step_text(&labels, row, j, *value));
                 dom::sleep(STEP_MS).await;
             }
             if widget.animation.get() == token {
-                let _ = widget.host.remove_attribute("data-animating");
+                let _ = widget.shell.host.remove_attribute("data-animating");
             }
         });
     }
@@ -293,7 +303,8 @@ impl TransitionsWidget {
         }
     }
 
-    async fn compute(&self) -> Result<(Computed, Matrix, crate::core::executor::BackendKind), String> {
+    /// The model of the current text and settings and the one-hot lookup to run, or a message.
+    fn prepare(&self) -> std::result::Result<LookupJob, String> {
         let model = self.panel.build()?;
         let shown = model.frequent_words(MAX_WORDS_SHOWN);
         let probabilities = model.submatrix(&shown, &shown, true).map_err(|e| e.to_string())?;
@@ -301,27 +312,25 @@ impl TransitionsWidget {
         let chosen = self.sync_words(&labels);
         let mut h = Matrix::zeros(1, shown.len());
         h.set(0, chosen, 1.0);
-        let job = MatmulJob { a: h, b: probabilities.clone() };
-        let (lookup, kind) = crate::web::kit::update::run(&self.ctx, &self.host, job).await.map_err(|e| e.to_string())?;
-        Ok((Computed { model, shown, probabilities, chosen }, lookup, kind))
+        let product = MatmulJob { a: h, b: probabilities.clone() };
+        Ok(LookupJob { computed: Rc::new(Computed { model, shown, labels, probabilities, chosen }), product })
     }
 
     fn draw(&self, c: &Computed, lookup: &Matrix) {
-        let model = &c.model;
-        let labels: Vec<String> = c.shown.iter().map(|&i| model.vocabulary()[i].clone()).collect();
+        let (model, labels) = (&c.model, &c.labels);
         let counts = self.view.value() == "count";
         let shown_matrix = if counts { model.submatrix(&c.shown, &c.shown, false).unwrap_or_else(|_| c.probabilities.clone()) } else { c.probabilities.clone() };
         self.matrix.update(HeatmapData { matrix: shown_matrix, row_labels: labels.clone(), col_labels: labels.clone(), scale: if counts { Scale::Count } else { Scale::Probability }, masked: None });
-        self.graph.update(&labels, &c.probabilities, &GraphStyle { highlight: Some(c.chosen), focus_edges: labels.len() > 4 });
+        self.graph.update(labels, &c.probabilities, &GraphStyle { highlight: Some(c.chosen), focus_edges: labels.len() > 4 });
         let mut h = Matrix::zeros(1, labels.len());
         h.set(0, c.chosen, 1.0);
         let word = &labels[c.chosen];
         let row_label = vec![format!("h_{word}")];
         self.one_hot.update(HeatmapData { matrix: h, row_labels: row_label, col_labels: labels.clone(), scale: Scale::Probability, masked: None });
         self.lookup.update(HeatmapData { matrix: lookup.clone(), row_labels: vec!["R".into()], col_labels: labels.clone(), scale: Scale::Probability, masked: None });
-        self.step.set_text_content(Some(&format!(
-            "h_{word} tem um único 1, na posição de «{word}»: em R_j = Σᵢ hᵢ·T_ij só sobra o termo T[{word}, j], então R é a linha de «{word}». Use «animar» para ver coluna a coluna."
-        )));
+        dom::set_notation(&self.step, &format!(
+            "h_{{{word}}} tem um único 1, na posição de «{word}»: em R_j = Σᵢ hᵢ·T_{{ij}} só sobra o termo T[{word}, j], então R é a linha de «{word}». Use «animar» para ver coluna a coluna."
+        ));
         let next = model.next_distribution(c.shown[c.chosen]);
         let (names, values): (Vec<String>, Vec<f32>) = next.into_iter().take(20).unzip();
         let title = if names.is_empty() {
@@ -362,7 +371,7 @@ fn format_probability(p: f64) -> String {
 fn step_text(labels: &[String], row: usize, j: usize, value: f32) -> String {
     let word = &labels[row];
     format!(
-        "R[{}] = Σᵢ h_{word},ᵢ · T[i, {}] = 1 · T[{word}, {}] + (zeros) = {}",
+        "R[{}] = Σᵢ h_{{{word},i}} · T[i, {}] = 1 · T[{word}, {}] + (zeros) = {}",
         labels[j],
         labels[j],
         labels[j],
@@ -372,33 +381,14 @@ fn step_text(labels: &[String], row: usize, j: usize, value: f32) -> String {
 
 impl Widget for TransitionsWidget {
     fn recompute(self: Rc<Self>) {
-        let update = self.updates.begin();
+        // An edit stops the step-through animation.
         self.animation.set(self.animation.get().wrapping_add(1));
-        let _ = self.host.remove_attribute("data-animating");
-        dom::set_attr(&self.host, "data-state", "loading");
-        let debounce = self.panel.text_len() > DEBOUNCE_BYTES;
-        wasm_bindgen_futures::spawn_local(async move {
-            // Large texts: wait for a pause in typing; always let "loading" paint first.
-            if !update.settle(debounce).await {
-                return;
-            }
-            let result = self.compute().await;
-            if !update.is_current() {
-                return;
-            }
-            match result {
-                Ok((computed, lookup, kind)) => {
-                    self.draw(&computed, &lookup);
-                    let first = self.computed.borrow().is_none();
-                    *self.computed.borrow_mut() = Some(computed);
-                    if first {
-                        self.sample();
-                    }
-                    self.backend_note.set_text_content(Some(&format!("h × T calculado em {}.", kind.label())));
-                    dom::set_attr(&self.host, "data-computed-on", kind.attr());
-                    show_ready(&self.host);
-                }
-                Err(message) => show_error(&self.host, &message),
+        let _ = self.shell.host.remove_attribute("data-animating");
+        let (widget, source) = (self.clone(), self.clone());
+        self.shell.compute_after(self.panel.debounce(), move || source.prepare(), move |job, lookup, _| {
+            widget.draw(&job.computed, &lookup);
+            if widget.computed.replace(Some(job.computed.clone())).is_none() {
+                widget.sample();
             }
         });
     }

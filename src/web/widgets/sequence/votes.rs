@@ -20,19 +20,21 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
-use crate::core::executor::BackendKind;
+use crate::core::executor::{Executor, Job};
 use crate::core::format::{format_pt, format_pt_short, parse_pt};
 use crate::core::sequence::presets::{vote_preset, VOTE_PRESETS};
 use crate::core::sequence::votes::{cumulative_rows, winning_margin, MaskedScores, SkipPairModel, VoteScoresJob, VoteTable};
 use crate::core::text::tokenizer::TokenizerOptions;
 use crate::core::Matrix;
 
-use crate::web::dom::{self, Listener};
-use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
+use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::{control_of, listen, show_error, twins_button, Ctx, Updates, Widget, WidgetKind};
-use super::{documents_of, DEBOUNCE_BYTES};
 use crate::web::kit::draw::twin::{twin_table, twins_visible};
+use crate::web::kit::draw::{available_width, prepare_canvas, BarView, HeatmapData, MatrixView, Scale};
+use crate::web::kit::ui::{corpus_textarea, text_field};
+use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::ui::show_results;
+use super::{documents_of, DEBOUNCE_BYTES};
 
 pub const KIND: WidgetKind = WidgetKind { name: "votes", title: "Pares com saltos: a tabela de votos", mount: |c, h, a| mount_mode(c, h, a, Mode::Votes) };
 
@@ -49,10 +51,24 @@ pub enum Mode {
     Mask,
 }
 
+/// diag(m)·V and m·V on the backend, with what they were computed from (for the drawing).
+struct ScoresJob {
+    scores: VoteScoresJob,
+    model: SkipPairModel,
+    table: VoteTable,
+    mask: Vec<f32>,
+}
+
+impl Job for ScoresJob {
+    type Output = MaskedScores;
+    async fn run<E: Executor>(&self, e: &E) -> crate::core::error::Result<MaskedScores> {
+        self.scores.run(e).await
+    }
+}
+
 pub struct VotesWidget {
-    ctx: Rc<Ctx>,
+    shell: Shell,
     mode: Mode,
-    host: HtmlElement,
     preset: HtmlSelectElement,
     text: HtmlTextAreaElement,
     weights: HtmlInputElement,
@@ -69,53 +85,43 @@ pub struct VotesWidget {
     stacked: Option<(HtmlElement, HtmlCanvasElement)>,
     scores: BarView,
     prediction: HtmlElement,
-    backend_note: HtmlElement,
     /// Weight per earlier word (all positions holding the word share it, as the article's
     /// mask is a set of words); words not listed weigh `default_weight`.
     word_weights: RefCell<HashMap<String, f32>>,
     default_weight: Cell<f32>,
-    updates: Updates,
-    listeners: RefCell<Vec<Listener>>,
 }
 
 pub fn mount_mode(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes, mode: Mode) -> Result<Rc<dyn Widget>, String> {
-    let title = if mode == Mode::Votes { KIND.title } else { super::vote_mask::KIND.title };
+    let kind = if mode == Mode::Votes { &KIND } else { &super::vote_mask::KIND };
     let preset_id = attrs.choice("data-preset").to_string();
     let sentences = vote_preset(&preset_id).map_or(1, |p| p.prefixes.len().max(1));
     let range = crate::core::widget_input::NumberRange::integer(0.0, sentences as f64 - 1.0, 0.0);
     let sentence_index = attrs.index("data-sentence", &range) as usize;
     let keep = attrs.text("data-keep");
-    super::scaffold(host, title);
+    let shell = Shell::new(ctx, host, kind);
 
     let panel = dom::el("div", "corpus-panel");
     let options: Vec<(String, String)> = VOTE_PRESETS.iter().map(|p| (p.id.to_string(), p.label.to_string())).collect();
     let (preset_label, preset) = dom::select("corpus do artigo ", "preset", &options, &preset_id);
     dom::append(&panel, &preset_label);
-    let text = crate::web::kit::ui::corpus_textarea(&panel, "Documentos de treino (um por linha)");
+    let text = corpus_textarea(&panel, "Documentos de treino (um por linha)");
     let settings = dom::el("div", "widget-controls");
-    let (weights_label, weights) = super::text_input("pesos (um por documento) ", "weights", "", "cap wide");
+    let (weights_label, weights) = text_field("pesos (um por documento) ", "weights", "");
     let (accents_label, accents) = dom::checkbox(" remover acentos", "accents", false);
     dom::append(&settings, &weights_label);
     dom::append(&settings, &accents_label);
     dom::append(&panel, &settings);
-    dom::append(host, &panel);
+    dom::append(&shell.inputs, &panel);
 
-    let test = dom::el("div", "widget-controls");
-    let (sentence_label, sentence) = super::text_input("frase de teste ", "sentence", "", "query-input");
+    let (sentence_label, sentence) = text_field("frase de teste ", "sentence", "");
     let (prefix_label, prefix) = dom::slider(" palavras do prefixo ", "prefix", 1.0, 2.0, 1.0, 2.0);
     let prefix_readout = dom::el("output", "readout");
     dom::append(&prefix_label, &prefix_readout);
-    let (twins, twins_listener) = twins_button(host);
-    for el in [&sentence_label, &prefix_label, &twins] {
-        dom::append(&test, el);
-    }
-    dom::append(host, &test);
-    let model_info = dom::el("div", "text-info");
-    dom::append(host, &model_info);
+    // The pairs of the test sentence, switched on and off (or weighed) beside the results.
     let toggles = dom::el("fieldset", "row-toggles");
-    dom::append(host, &toggles);
+    shell.control(&[&sentence_label, &prefix_label, &toggles]);
 
-    let outputs = dom::el("div", "widget-outputs");
+    let model_info = dom::el("div", "text-info wide");
     let triples_slot = dom::el("div", "explain");
     let votes = MatrixView::new("votes", "Votos V", " linha = par (wᵢ, w_t), coluna = próxima palavra");
     let (mask_view, masked_view, stacked) = if mode == Mode::Mask {
@@ -131,28 +137,26 @@ pub fn mount_mode(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes, mode: M
     };
     let scores = BarView::new("scores", "");
     let prediction = dom::el("div", "");
+    let outputs = &shell.outputs;
+    dom::append(outputs, &model_info);
     if mode == Mode::Votes {
-        dom::append(&outputs, &triples_slot);
+        dom::append(outputs, &triples_slot);
     }
-    dom::append(&outputs, &votes.root);
+    dom::append(outputs, &votes.root);
     for view in [&mask_view, &masked_view].into_iter().flatten() {
-        dom::append(&outputs, &view.root);
+        dom::append(outputs, &view.root);
     }
     if let Some((figure, _)) = &stacked {
-        dom::append(&outputs, figure);
+        dom::append(outputs, figure);
     }
     let score_box = dom::el("div", "explain");
     dom::append(&score_box, &scores.root);
     dom::append(&score_box, &prediction);
-    dom::append(&outputs, &score_box);
-    dom::append(host, &outputs);
-    let backend_note = dom::el("p", "widget-backend");
-    dom::append(host, &backend_note);
+    dom::append(outputs, &score_box);
 
     let widget = Rc::new(VotesWidget {
-        ctx: ctx.clone(),
+        shell,
         mode,
-        host: host.clone(),
         preset,
         text,
         weights,
@@ -169,16 +173,23 @@ pub fn mount_mode(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes, mode: M
         stacked,
         scores,
         prediction,
-        backend_note,
         word_weights: RefCell::new(HashMap::new()),
         default_weight: Cell::new(1.0),
-        updates: Updates::default(),
-        listeners: RefCell::new(Vec::new()),
     });
     widget.apply_preset(&preset_id, sentence_index);
     widget.set_keep(keep.as_deref());
-    let on = |kind| listen(&widget, host, kind, VotesWidget::on_event);
-    *widget.listeners.borrow_mut() = vec![on("input"), on("change"), twins_listener];
+    // A masked vote comes from its vote and its pair's weight.
+    if let Some(masked) = &widget.masked_view {
+        on_hover(&widget, masked, |w, cell| {
+            let (rows, cols) = cell.map_or((vec![], vec![]), |(r, c)| (vec![r], vec![c]));
+            w.votes.highlight(&rows, &cols);
+            if let Some(mask) = &w.mask_view {
+                mask.highlight(&rows, &[]);
+            }
+        });
+    }
+    let shell = &widget.shell;
+    shell.on(&widget, &shell.host, &["input", "change"], VotesWidget::on_event);
     Ok(widget)
 }
 
@@ -352,15 +363,14 @@ impl VotesWidget {
         }
     }
 
-    fn draw(&self, model: &SkipPairModel, table: &VoteTable, mask: &[f32], out: &MaskedScores, kind: BackendKind) {
+    fn draw(&self, model: &SkipPairModel, table: &VoteTable, mask: &[f32], out: &MaskedScores) {
         let row_labels: Vec<String> = table.previous.iter().map(|w| format!("({w}, {})", table.current)).collect();
         let info = vec![
             ("palavras no vocabulário".to_string(), model.vocabulary().len().to_string()),
             ("pares (wᵢ, w_t) distintos no treino".to_string(), model.feature_count().to_string()),
             ("w_t (última palavra do prefixo)".to_string(), table.current.clone()),
         ];
-        self.model_info.set_text_content(None);
-        dom::append(&self.model_info, &dom::results_table("model", "Modelo treinado", &info));
+        show_results(&self.model_info, "model", "Modelo treinado", &info);
         self.draw_toggles(table, mask);
         if self.mode == Mode::Votes {
             self.draw_triples(model, &table.current);
@@ -378,7 +388,7 @@ impl VotesWidget {
                 old.remove();
             }
             let twin = twin_table("cumulative", "Votos acumulados, par a par", &labels, &table.columns, &cumulative, |v| format_pt(v, 4));
-            twin.set_hidden(!twins_visible(&self.host));
+            twin.set_hidden(!twins_visible(&self.shell.host));
             dom::append(figure, &twin);
             draw_stacked(canvas, table, &out.masked);
         }
@@ -397,9 +407,7 @@ impl VotesWidget {
         };
         let margin = winning_margin(&ranking).map_or_else(|| "—".to_string(), |m| format_pt(m, 4));
         let rows = vec![("previsão".to_string(), prediction), ("margem (1ª − 2ª)".to_string(), margin)];
-        self.prediction.set_text_content(None);
-        dom::append(&self.prediction, &dom::results_table("prediction", "Decisão", &rows));
-        self.backend_note.set_text_content(Some(&format!("diag(m)·V e m·V calculados em {}.", kind.label())));
+        show_results(&self.prediction, "prediction", "Decisão", &rows);
     }
 }
 
@@ -409,15 +417,14 @@ fn draw_stacked(canvas: &HtmlCanvasElement, table: &VoteTable, masked: &Matrix) 
     let candidates = table.columns.len();
     let totals: Vec<f32> = (0..candidates).map(|c| (0..masked.rows()).map(|r| masked.get(r, c)).sum()).collect();
     let max = totals.iter().copied().fold(0.0f32, f32::max).max(1e-6) as f64;
-    let width = canvas.parent_element().and_then(|f| f.parent_element()).map_or(0.0, |e| e.client_width() as f64);
-    let w = if width > 0.0 { width.min(560.0) } else { 360.0 };
+    let w = canvas.parent_element().map_or(360.0, |figure| available_width(&figure.unchecked_into()));
     let longest = table.columns.iter().map(|c| c.chars().count()).max().unwrap_or(4) as f64;
     let (label_w, value_w, bar_h, gap) = ((longest * 7.5 + 12.0).max(50.0), 56.0, 30.0, 10.0);
     let plot_w = (w - label_w - value_w).max(120.0);
     let h = gap + candidates.max(1) as f64 * (bar_h + gap);
-    let Some(ctx) = crate::web::kit::draw::prepare_canvas(canvas, label_w + plot_w + value_w, h) else { return };
+    let Some(ctx) = prepare_canvas(canvas, label_w + plot_w + value_w, h) else { return };
     dom::set_attr(canvas, "aria-label", "Barras empilhadas: cada candidata recebe um segmento de voto de cada par ativo");
-    let dark = dom::prefers_dark();
+    let dark = dom::dark_at(canvas);
     let ink = if dark { "#c9d1d9" } else { "#24292f" };
     ctx.set_font("12px system-ui, sans-serif");
     ctx.set_text_baseline("middle");
@@ -460,21 +467,11 @@ fn draw_stacked(canvas: &HtmlCanvasElement, table: &VoteTable, masked: &Matrix) 
 
 impl Widget for VotesWidget {
     fn recompute(self: Rc<Self>) {
-        let update = self.updates.begin();
-        dom::set_attr(&self.host, "data-state", "loading");
-        let debounce = self.text.value().len() > DEBOUNCE_BYTES;
-        wasm_bindgen_futures::spawn_local(async move {
-            // Large texts: wait for a pause in typing; always let "loading" paint first.
-            if !update.settle(debounce).await {
-                return;
-            }
-            let (model, table, mask) = match self.prepare() {
-                Ok(ok) => ok,
-                Err(message) => return show_error(&self.host, &message),
-            };
-            let job = VoteScoresJob { votes: table.votes.clone(), mask: mask.clone() };
-            let widget = self.clone();
-            crate::web::kit::update::compute(&self.ctx, &self.host, update, None, job, move |_, out, kind| widget.draw(&model, &table, &mask, &out, kind));
-        });
+        let (widget, source) = (self.clone(), self.clone());
+        let prepare = move || {
+            let (model, table, mask) = source.prepare()?;
+            Ok(ScoresJob { scores: VoteScoresJob { votes: table.votes.clone(), mask: mask.clone() }, model, table, mask })
+        };
+        self.shell.compute_after(self.text.value().len() > DEBOUNCE_BYTES, prepare, move |job, out, _| widget.draw(&job.model, &job.table, &job.mask, &out));
     }
 }

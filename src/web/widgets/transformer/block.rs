@@ -2,12 +2,13 @@
 //! 2 heads, d_ff = 32, untrained seeded weights), as the article builds it (post-LN: add, then
 //! normalise) or in the pre-LN form (normalise inside each branch). A diagram follows the
 //! choice; heatmaps show the input, the attention output, x₁, the 4× wider ReLU layer and the
-//! output; histograms show the values entering and leaving the first layer norm. Every step
-//! runs on the backend.
+//! output, and hovering a row outlines the rows of the stages it was computed from;
+//! histograms show the values entering and leaving the first layer norm. Every step runs on
+//! the backend.
 //!
 //! Attributes: `data-text` (default "gato").
 
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
@@ -19,12 +20,15 @@ use crate::core::transformer::embedding::seeded_table;
 use crate::core::transformer::format_count;
 use crate::core::Matrix;
 
-use crate::web::dom::{self, Listener};
-use crate::web::kit::draw::{Scale, HeatmapData, MatrixView};
+use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::{show_error, Ctx, Updates, Widget, WidgetKind};
-use crate::web::kit::draw::transformer_plot::Histogram;
-use super::{backend_note, chip_label, fill_results, frame, listen, text_input};
+use crate::web::kit::draw::figures::Histogram;
+use crate::web::kit::draw::{MatrixView, Scale};
+use crate::web::kit::ui::text_field;
+use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::on_hover;
+use crate::web::kit::ui::show_results;
+use super::{chip_label, numbered, results_slot};
 
 pub const KIND: WidgetKind = WidgetKind { name: "transformer-block", title: "Bloco Transformer", mount };
 
@@ -58,9 +62,26 @@ fn diagram_steps(norm: Norm) -> &'static [(&'static str, &'static str)] {
     }
 }
 
+/// The stages drawn, in order (indices into `BlockWidget::views`).
+const INPUT: usize = 0;
+const ATTENTION: usize = 1;
+const X1: usize = 2;
+const HIDDEN: usize = 3;
+const OUTPUT: usize = 4;
+/// The row statistics, a sixth "stage" for linked highlighting.
+const STATS: usize = 5;
+
+/// Each stage's title, in the post-LN and the pre-LN form.
+const TITLES: [(&str, &str); 5] = [
+    ("x = embedding + PE", "x = embedding + PE"),
+    ("Saída da atenção: MHA(x)", "Saída da atenção: MHA(LN(x))"),
+    ("x₁ = LN(x + MHA(x))", "x₁ = x + MHA(LN(x))"),
+    ("ReLU(x₁·W_1 + b_1)", "ReLU(LN(x₁)·W_1 + b_1)"),
+    ("Saída do bloco: LN(x₁ + FFN(x₁))", "Saída do bloco: x₁ + FFN(LN(x₁))"),
+];
+
 pub struct BlockWidget {
-    ctx: Rc<Ctx>,
-    host: HtmlElement,
+    shell: Shell,
     text: HtmlInputElement,
     norm: HtmlSelectElement,
     causal: HtmlInputElement,
@@ -71,64 +92,46 @@ pub struct BlockWidget {
     /// μ and σ of every row, before and after the first layer norm.
     row_stats: Rc<MatrixView>,
     results: HtmlElement,
-    backend_note: HtmlElement,
     table: Matrix,
     weights: BlockWeights,
-    updates: Updates,
-    listeners: RefCell<Vec<Listener>>,
+    /// The form, the mask and the number of tokens of the block drawn (what a row came from
+    /// depends on them).
+    drawn: Cell<(Norm, bool, usize)>,
 }
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     let text0 = attrs.text("data-text").unwrap_or_else(|| "gato".into());
     let config = BlockConfig::tiny();
     let weights = BlockWeights::seeded(config, WEIGHT_SEED).map_err(|e| e.to_string())?;
-    frame(host, KIND.title);
-    let fields = dom::el("div", "fields");
-    let (text_label, text) = text_input("texto ", "text", &text0);
-    dom::append(&fields, &text_label);
-    dom::append(host, &fields);
-    let controls = dom::el("div", "widget-controls");
+    let shell = Shell::new(ctx, host, &KIND);
+    let (text_label, text) = text_field("texto ", "text", &text0);
+    dom::append(&shell.inputs, &text_label);
     let options = [
         ("post".to_string(), "post-LN (como no artigo)".to_string()),
         ("pre".to_string(), "pre-LN (modelos atuais)".to_string()),
     ];
     let (norm_label, norm) = dom::select("normalização ", "norm", &options, "post");
     let (causal_label, causal) = dom::checkbox(" máscara causal", "causal", false);
-    let (twins, twins_listener) = crate::web::kit::twins_button(host);
-    for el in [&norm_label, &causal_label, &twins] {
-        dom::append(&controls, el);
-    }
-    dom::append(host, &controls);
+    shell.control(&[&norm_label, &causal_label]);
 
-    let layout = dom::el("div", "widget-outputs");
     let diagram = dom::el("ol", "block-diagram");
     dom::set_attr(&diagram, "aria-label", "Diagrama do bloco");
-    dom::append(&layout, &diagram);
-    let views = [
-        MatrixView::new("input", "x = embedding + PE", " (t × d)"),
-        MatrixView::new("attention", "Saída da atenção", " (t × d)"),
-        MatrixView::new("x1", "x₁", " (t × d)"),
-        MatrixView::new("hidden", "ReLU(· W₁ + b₁)", " (t × 4d): zeros onde a ReLU corta"),
-        MatrixView::new("output", "Saída do bloco", " (t × d)"),
-    ];
-    for v in &views {
-        dom::append(&layout, &v.root);
-    }
-    dom::append(host, &layout);
-    let histograms = dom::el("div", "widget-outputs");
+    let keys = ["input", "attention", "x1", "hidden", "output"];
+    let captions = [" (t × d)", " (t × d)", " (t × d)", " (t × 4d): zeros onde a ReLU corta", " (t × d)"];
+    let views: [Rc<MatrixView>; 5] = std::array::from_fn(|i| MatrixView::new(keys[i], TITLES[i].0, captions[i]));
     let before = Histogram::new("ln-before");
     let after = Histogram::new("ln-after");
     let row_stats = MatrixView::new("ln-rows", "Média e desvio de cada linha", " antes e depois da LayerNorm");
-    dom::append(&histograms, &before.root);
-    dom::append(&histograms, &after.root);
-    dom::append(&histograms, &row_stats.root);
-    dom::append(host, &histograms);
-    let results = dom::el("div", "");
-    dom::append(host, &results);
-    let backend_note = backend_note(host);
+    let results = results_slot();
+    dom::append(&shell.outputs, &diagram);
+    for v in &views {
+        dom::append(&shell.outputs, &v.root);
+    }
+    for el in [&before.root, &after.root, &row_stats.root, &results] {
+        dom::append(&shell.outputs, el);
+    }
     let widget = Rc::new(BlockWidget {
-        ctx: ctx.clone(),
-        host: host.clone(),
+        shell,
         text,
         norm,
         causal,
@@ -138,17 +141,17 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         after,
         row_stats,
         results,
-        backend_note,
         table: seeded_table(VOCAB_SIZE, config.d, TABLE_SEED),
         weights,
-        updates: Updates::default(),
-        listeners: RefCell::new(Vec::new()),
+        drawn: Cell::new((Norm::Post, false, 0)),
     });
-    *widget.listeners.borrow_mut() = vec![
-        listen(&widget, &fields, "input", |w, _| w.clone().recompute()),
-        listen(&widget, &controls, "change", |w, _| w.clone().recompute()),
-        twins_listener,
-    ];
+    let shell = &widget.shell;
+    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
+    shell.on(&widget, &shell.controls, &["change"], |w, _| w.clone().recompute());
+    for stage in [ATTENTION, X1, HIDDEN, OUTPUT] {
+        on_hover(&widget, &widget.views[stage], move |w, cell| w.link(stage, cell.map(|(r, _)| r)));
+    }
+    on_hover(&widget, &widget.row_stats, |w, cell| w.link(STATS, cell.map(|(r, _)| r)));
     Ok(widget)
 }
 
@@ -161,27 +164,48 @@ impl BlockWidget {
         if self.norm.value() == "pre" { Norm::Pre } else { Norm::Post }
     }
 
+    /// Outlines, for row `row` of `stage`, the rows of the stages it was computed from. Both
+    /// forms wire the rows alike, only the layer norms move: the attention's row i mixes the
+    /// input's rows (those up to i under the mask); x₁ = [LN](x + attention) row by row; the
+    /// ReLU layer's row i comes from x₁'s row i; the output's row i from x₁'s and the ReLU
+    /// layer's row i (the FFN ends in a linear of it). The statistics are of what the first
+    /// layer norm receives and returns: x + attention and x₁ (post-LN), or x (pre-LN).
+    fn link(&self, stage: usize, row: Option<usize>) {
+        for view in &self.views {
+            view.highlight(&[], &[]);
+        }
+        let Some(i) = row else { return };
+        let (norm, causal, t) = self.drawn.get();
+        let sources: &[(usize, Vec<usize>)] = &match stage {
+            ATTENTION => vec![(INPUT, (0..if causal { i + 1 } else { t }).collect())],
+            X1 => vec![(INPUT, vec![i]), (ATTENTION, vec![i])],
+            HIDDEN => vec![(X1, vec![i])],
+            OUTPUT => vec![(X1, vec![i]), (HIDDEN, vec![i])],
+            _ if norm == Norm::Post => vec![(INPUT, vec![i]), (ATTENTION, vec![i]), (X1, vec![i])],
+            _ => vec![(INPUT, vec![i])],
+        };
+        for (source, rows) in sources {
+            self.views[*source].highlight(rows, &[]);
+        }
+    }
+
     fn draw_diagram(&self, norm: Norm) {
         self.diagram.set_text_content(None);
         dom::set_attr(&self.diagram, "data-norm", if norm == Norm::Post { "post" } else { "pre" });
         for (label, kind) in diagram_steps(norm) {
-            let li = dom::text("li", &format!("step {kind}"), label);
-            dom::append(&self.diagram, &li);
+            dom::append(&self.diagram, &dom::text("li", &format!("step {kind}"), label));
         }
     }
 
-    fn draw(&self, ids: &[u32], trace: &BlockTrace, norm: Norm) {
+    fn draw(&self, ids: &[u32], trace: &BlockTrace, norm: Norm, causal: bool) {
+        self.drawn.set((norm, causal, ids.len()));
         self.draw_diagram(norm);
         let tokens: Vec<String> = ids.iter().map(|&id| chip_label(id)).collect();
-        let dims = |n: usize| (1..=n).map(|j| j.to_string()).collect::<Vec<_>>();
-        let show = |view: &MatrixView, m: &Matrix, scale| {
-            view.update(HeatmapData { matrix: m.clone(), row_labels: tokens.clone(), col_labels: dims(m.cols()), scale, masked: None })
-        };
-        show(&self.views[0], &trace.input, Scale::Signed);
-        show(&self.views[1], &trace.attention, Scale::Signed);
-        show(&self.views[2], &trace.x1, Scale::Signed);
-        show(&self.views[3], &trace.hidden, Scale::Count);
-        show(&self.views[4], &trace.output, Scale::Signed);
+        let stages = [&trace.input, &trace.attention, &trace.x1, &trace.hidden, &trace.output];
+        for (i, (view, m)) in self.views.iter().zip(stages).enumerate() {
+            view.show(m, tokens.clone(), numbered(m.cols()), if i == HIDDEN { Scale::Count } else { Scale::Signed });
+            view.set_title(if norm == Norm::Post { TITLES[i].0 } else { TITLES[i].1 });
+        }
 
         let width = (RANGE.1 - RANGE.0) / BINS as f32;
         let labels: Vec<String> = (0..BINS)
@@ -194,10 +218,9 @@ impl BlockWidget {
             Norm::Post => ("x + MHA(x)", "x₁ = LN(x + MHA(x))"),
             Norm::Pre => ("x", "LN(x)"),
         };
-        let ends = (format_pt_short(RANGE.0, 0), format_pt_short(RANGE.1, 0));
-        let ends = (ends.0.as_str(), ends.1.as_str());
-        self.before.update(&format!("Antes da primeira LayerNorm: {what_in}"), &labels, &block::histogram(&trace.norm_in, RANGE.0, RANGE.1, BINS), ends);
-        self.after.update(&format!("Depois: {what_out}"), &labels, &block::histogram(&trace.norm_out, RANGE.0, RANGE.1, BINS), ends);
+        let (lo, hi) = (format_pt_short(RANGE.0, 0), format_pt_short(RANGE.1, 0));
+        self.before.update(&format!("Antes da primeira LayerNorm: {what_in}"), &labels, &block::histogram(&trace.norm_in, RANGE.0, RANGE.1, BINS), (&lo, &hi));
+        self.after.update(&format!("Depois: {what_out}"), &labels, &block::histogram(&trace.norm_out, RANGE.0, RANGE.1, BINS), (&lo, &hi));
         let mut stats = Matrix::zeros(ids.len(), 4);
         for r in 0..ids.len() {
             let (mu_in, sd_in) = block::row_stats(&trace.norm_in, r);
@@ -207,7 +230,7 @@ impl BlockWidget {
             }
         }
         let heads = ["μ antes", "σ antes", "μ depois", "σ depois"].map(String::from).to_vec();
-        self.row_stats.update(HeatmapData { matrix: stats, row_labels: tokens.clone(), col_labels: heads, scale: Scale::Signed, masked: None });
+        self.row_stats.show(&stats, tokens, heads, Scale::Signed);
 
         let (mu_in, sd_in) = block::row_stats(&trace.norm_in, 0);
         let (mu_out, sd_out) = block::row_stats(&trace.norm_out, 0);
@@ -221,27 +244,26 @@ impl BlockWidget {
             ("parâmetros da FFN (d = 512, d_ff = 2048)".to_string(), format_count(params::ffn(d, ff))),
             ("parâmetros do bloco".to_string(), format_count(params::block(d, ff))),
         ];
-        fill_results(&self.results, "block", "O bloco em números", &rows);
+        show_results(&self.results, "block", "O bloco em números", &rows);
+    }
+
+    fn job(&self) -> Result<BlockJob, String> {
+        let text = self.text.value();
+        if text.is_empty() {
+            return Err("Escreva um texto curto (por exemplo, gato).".into());
+        }
+        let count = text.chars().count();
+        if count > MAX_CHARS {
+            return Err(format!("Use até {MAX_CHARS} caracteres aqui; o texto tem {count}."));
+        }
+        let ids = encode(&text, true).ids();
+        Ok(BlockJob { ids, table: self.table.clone(), weights: self.weights.clone(), norm: self.norm(), causal: self.causal.checked() })
     }
 }
 
 impl Widget for BlockWidget {
     fn recompute(self: Rc<Self>) {
-        let update = self.updates.begin();
-        let text = self.text.value();
-        if text.is_empty() {
-            return show_error(&self.host, "Escreva um texto curto (por exemplo, gato).");
-        }
-        let count = text.chars().count();
-        if count > MAX_CHARS {
-            return show_error(&self.host, &format!("Use até {MAX_CHARS} caracteres aqui; o texto tem {count}."));
-        }
-        let ids = encode(&text, true).ids();
-        let norm = self.norm();
-        let job = BlockJob { ids: ids.clone(), table: self.table.clone(), weights: self.weights.clone(), norm, causal: self.causal.checked() };
         let widget = self.clone();
-        crate::web::kit::update::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |_, trace, _| {
-            widget.draw(&ids, &trace, norm);
-        });
+        self.shell.compute_or(self.job(), move |job, trace, _| widget.draw(&job.ids, &trace, job.norm, job.causal));
     }
 }

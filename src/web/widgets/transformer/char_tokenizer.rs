@@ -5,104 +5,74 @@
 //!
 //! Attributes: `data-preset` = frase (default: "gato") | lote (the article's five animals).
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
-use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
 use crate::core::transformer::char_tokenizer::{
     encode, pad_batch, vocabulary, BatchLength, PadOptions, PadSide, MAX_BATCH, MAX_TEXT_CHARS, VOCAB_SIZE,
 };
 
-use crate::web::dom::{self, Listener};
-use crate::web::kit::draw::{Scale, HeatmapData, MatrixView};
+use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::{show_error, show_ready, Ctx, Widget, WidgetKind};
-use super::{chips, frame, listen, number_input, read_count};
+use crate::web::kit::draw::{MatrixView, Scale};
+use crate::web::kit::ui::corpus_textarea;
+use crate::web::kit::ui::{number_field, read_count};
+use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::ui::live_note;
+use super::{chips, numbered};
 
 pub const KIND: WidgetKind = WidgetKind { name: "char-tokenizer", title: "Tokenizador de caracteres", mount };
 
 const PRESETS: &[(&str, &str)] = &[("frase", "gato"), ("lote", "gato\nelefante\npeixe\npássaro\ncão")];
 
 pub struct CharTokenizerWidget {
-    host: HtmlElement,
+    shell: Shell,
     texts: HtmlTextAreaElement,
     specials: HtmlInputElement,
     side: HtmlSelectElement,
     length: HtmlSelectElement,
     width: HtmlInputElement,
     truncate: HtmlInputElement,
+    /// One row of chips per text.
     rows: HtmlElement,
     note: HtmlElement,
     batch: Rc<MatrixView>,
-    listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     let preset = attrs.choice("data-preset");
     let initial = PRESETS.iter().find(|p| p.0 == preset).unwrap_or(&PRESETS[0]).1;
-    frame(host, KIND.title);
-
-    let label = dom::el("label", "corpus-label");
-    dom::append(&label, &dom::text("span", "", "textos (um por linha)"));
-    let texts = dom::el("textarea", "corpus-text").unchecked_into::<HtmlTextAreaElement>();
+    let shell = Shell::new(ctx, host, &KIND);
+    let texts = corpus_textarea(&shell.inputs, "textos (um por linha)");
     dom::set_attr(&texts, "data-control", "texts");
     dom::set_attr(&texts, "rows", &initial.lines().count().max(2).to_string());
-    dom::set_attr(&texts, "spellcheck", "false");
     texts.set_value(initial);
-    dom::append(&label, &texts);
-    dom::append(host, &label);
 
-    let controls = dom::el("div", "widget-controls");
     let (specials_label, specials) = dom::checkbox(" <bos> e <eos>", "specials", true);
     let side_options = [("direita".to_string(), "à direita".to_string()), ("esquerda".to_string(), "à esquerda".to_string())];
     let (side_label, side) = dom::select("padding ", "side", &side_options, "direita");
     let length_options = [("maior".to_string(), "t = maior texto".to_string()), ("fixo".to_string(), "t fixo".to_string())];
     let (length_label, length) = dom::select("comprimento ", "length", &length_options, "maior");
-    let (width_label, width) = number_input("t = ", "width", 12);
+    let (width_label, width) = number_field("t = ", "width", "12");
     let (truncate_label, truncate) = dom::checkbox(" truncar em t", "truncate", false);
-    let (twins, twins_listener) = crate::web::kit::twins_button(host);
-    for el in [&specials_label, &side_label, &length_label, &width_label, &truncate_label, &twins] {
-        dom::append(&controls, el);
-    }
-    dom::append(host, &controls);
+    shell.control(&[&specials_label, &side_label, &length_label, &width_label, &truncate_label]);
 
-    let rows = dom::el("div", "token-rows");
-    dom::append(host, &rows);
-    let note = dom::el("p", "note");
-    dom::set_attr(&note, "aria-live", "polite");
-    dom::append(host, &note);
-    let outputs = dom::el("div", "widget-outputs");
+    let rows = dom::el("div", "token-rows wide");
+    let note = live_note("note wide");
     let batch = MatrixView::new("batch", "Lote de ids (b × t)", " 0 = <pad>");
-    dom::append(&outputs, &batch.root);
-    dom::append(host, &outputs);
-
-    let details = dom::el("details", "vocab");
-    dom::append(&details, &dom::text("summary", "", &format!("tabela de tokens ({VOCAB_SIZE} ids)")));
+    let vocab = dom::el("details", "vocab wide");
+    dom::append(&vocab, &dom::text("summary", "", &format!("tabela de tokens ({VOCAB_SIZE} ids)")));
     let pairs: Vec<(String, String)> = vocabulary().into_iter().map(|(id, label)| (label, id.to_string())).collect();
-    dom::append(&details, &dom::results_table("vocabulary", "token → id", &pairs));
-    dom::append(host, &details);
+    dom::append(&vocab, &dom::results_table("vocabulary", "token → id", &pairs));
+    for el in [&rows, &note, &batch.root, &vocab] {
+        dom::append(&shell.outputs, el);
+    }
 
-    let widget = Rc::new(CharTokenizerWidget {
-        host: host.clone(),
-        texts,
-        specials,
-        side,
-        length,
-        width,
-        truncate,
-        rows,
-        note,
-        batch,
-        listeners: RefCell::new(Vec::new()),
-    });
-    *widget.listeners.borrow_mut() = vec![
-        listen(&widget, &label, "input", |w, _| w.clone().recompute()),
-        listen(&widget, &controls, "change", |w, _| w.clone().recompute()),
-        listen(&widget, &controls, "input", |w, _| w.clone().recompute()),
-        twins_listener,
-    ];
+    let widget = Rc::new(CharTokenizerWidget { shell, texts, specials, side, length, width, truncate, rows, note, batch });
+    let shell = &widget.shell;
+    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
+    shell.on(&widget, &shell.controls, &["input", "change"], |w, _| w.clone().recompute());
     Ok(widget)
 }
 
@@ -146,12 +116,12 @@ impl CharTokenizerWidget {
         }
 
         let mut notes = vec![format!("Lote: b × t = {} × {}.", batch.ids.len(), batch.width())];
-        let unknown: Vec<String> = encoded.iter().flat_map(|e| e.unknown.iter().cloned()).fold(Vec::new(), |mut acc, u| {
-            if !acc.contains(&u) {
-                acc.push(u);
+        let mut unknown: Vec<String> = Vec::new();
+        for u in encoded.iter().flat_map(|e| e.unknown.iter()) {
+            if !unknown.contains(u) {
+                unknown.push(u.clone());
             }
-            acc
-        });
+        }
         if !unknown.is_empty() {
             let listed: Vec<String> = unknown.iter().map(|u| format!("«{u}»")).collect();
             notes.push(format!("Fora da tabela (viraram <unk>): {}.", listed.join(", ")));
@@ -166,17 +136,13 @@ impl CharTokenizerWidget {
         self.note.set_text_content(Some(&notes.join(" ")));
 
         let row_labels: Vec<String> = lines.iter().map(|l| l.chars().take(10).collect()).collect();
-        let col_labels: Vec<String> = (1..=batch.width()).map(|p| p.to_string()).collect();
-        self.batch.update(HeatmapData { matrix: batch.to_matrix(), row_labels, col_labels, scale: Scale::Count, masked: None });
+        self.batch.show(&batch.to_matrix(), row_labels, numbered(batch.width()), Scale::Count);
         Ok(())
     }
 }
 
 impl Widget for CharTokenizerWidget {
     fn recompute(self: Rc<Self>) {
-        match self.render() {
-            Ok(()) => show_ready(&self.host),
-            Err(message) => show_error(&self.host, &message),
-        }
+        self.shell.now(|| self.render());
     }
 }

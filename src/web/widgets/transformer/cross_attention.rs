@@ -3,26 +3,30 @@
 //! decoder). With the article's wiring each output position mixes the decoder's *later*
 //! positions too: the widget shows that weight, and replaces the decoder's last token to show
 //! which outputs move. The article's wiring needs equal lengths; the "só a resposta" option
-//! breaks that on purpose.
+//! breaks that on purpose. Hovering a weight outlines the rows of the encoder's and the
+//! decoder's inputs that gave its query and its key.
 //!
 //! Attributes: `data-input` (default "cachorro"), `data-output` (default "dog").
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 use crate::core::format::format_pt;
 use crate::core::transformer::char_tokenizer::{char_id, encode, VOCAB_SIZE};
-use crate::core::transformer::cross_attention::{Cross, CrossJob, CrossTrace};
+use crate::core::transformer::cross_attention::{Cross, CrossJob};
 use crate::core::transformer::embedding::seeded_table;
 use crate::core::transformer::shift::shift_trace;
 
-use crate::web::dom::{self, Listener};
-use crate::web::kit::draw::{BarView, Scale, HeatmapData, MatrixView};
+use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::{show_error, Ctx, Updates, Widget, WidgetKind};
-use super::{backend_note, chip_label, control_of, fill_results, frame, listen, text_input};
+use crate::web::kit::draw::{BarView, MatrixView, Scale};
+use crate::web::kit::ui::text_field;
+use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::on_hover;
+use crate::web::kit::ui::live_note;
+use crate::web::kit::ui::show_results;
+use super::{chip_label, numbered, positions, results_slot};
 
 pub const KIND: WidgetKind = WidgetKind { name: "cross-attention", title: "Atenção cruzada: duas ligações", mount };
 
@@ -31,20 +35,19 @@ const TABLE_SEED: u64 = 5;
 const PROJECTION_SEED: u64 = 3;
 
 pub struct CrossWidget {
-    ctx: Rc<Ctx>,
-    host: HtmlElement,
+    shell: Shell,
     input: HtmlInputElement,
     output: HtmlInputElement,
     decoder: HtmlSelectElement,
     summary: HtmlElement,
+    /// The inputs of both sides (embedding + PE): where the queries and keys come from.
+    encoder_x: Rc<MatrixView>,
+    decoder_x: Rc<MatrixView>,
     paper: Rc<MatrixView>,
     article: Rc<MatrixView>,
     article_message: HtmlElement,
     leak: BarView,
     results: HtmlElement,
-    backend_note: HtmlElement,
-    updates: Updates,
-    listeners: RefCell<Vec<Listener>>,
 }
 
 fn panel(title: &str, wiring: &str) -> HtmlElement {
@@ -57,28 +60,22 @@ fn panel(title: &str, wiring: &str) -> HtmlElement {
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     let input0 = attrs.text("data-input").unwrap_or_else(|| "cachorro".into());
     let output0 = attrs.text("data-output").unwrap_or_else(|| "dog".into());
-    frame(host, KIND.title);
-    let fields = dom::el("div", "fields");
-    let (input_label, input) = text_input("entrada (codificador) ", "input", &input0);
-    let (output_label, output) = text_input("saída esperada ", "output", &output0);
-    dom::append(&fields, &input_label);
-    dom::append(&fields, &output_label);
-    dom::append(host, &fields);
-    let controls = dom::el("div", "widget-controls");
+    let shell = Shell::new(ctx, host, &KIND);
+    let (input_label, input) = text_field("entrada (codificador) ", "input", &input0);
+    let (output_label, output) = text_field("saída esperada ", "output", &output0);
+    dom::append(&shell.inputs, &input_label);
+    dom::append(&shell.inputs, &output_label);
     let options = [
         ("1".to_string(), "janela deslocada, 1ª iteração".to_string()),
         ("2".to_string(), "janela deslocada, 2ª iteração".to_string()),
         ("resposta".to_string(), "só a resposta: <bos>saída<eos>".to_string()),
     ];
     let (decoder_label, decoder) = dom::select("decodificador recebe ", "decoder", &options, "1");
-    let (twins, twins_listener) = crate::web::kit::twins_button(host);
-    dom::append(&controls, &decoder_label);
-    dom::append(&controls, &twins);
-    dom::append(host, &controls);
-    let summary = dom::el("p", "note");
-    dom::append(host, &summary);
+    shell.control(&[&decoder_label]);
 
-    let outputs = dom::el("div", "widget-outputs");
+    let summary = live_note("note wide");
+    let encoder_x = MatrixView::new("encoder", "X do codificador", " embedding + PE");
+    let decoder_x = MatrixView::new("decoder", "X do decodificador", " embedding + PE");
     let paper_box = panel("Artigo original (2017)", "Q ← decodificador · K, V ← codificador");
     let paper = MatrixView::new("paper-weights", "Pesos: linha = posição do decodificador, coluna = posição do codificador", "");
     dom::append(&paper_box, &paper.root);
@@ -87,41 +84,28 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let article_message = dom::el("p", "wiring-message");
     dom::set_attr(&article_message, "role", "status");
     article_message.set_hidden(true);
-    dom::append(&article_box, &article_message);
-    dom::append(&article_box, &article.root);
-    let leak = BarView::new("leak", "");
-    dom::append(&article_box, &leak.root);
-    dom::append(&outputs, &paper_box);
-    dom::append(&outputs, &article_box);
-    dom::append(host, &outputs);
-    let results = dom::el("div", "");
-    dom::append(host, &results);
-    let backend_note = backend_note(host);
-    let widget = Rc::new(CrossWidget {
-        ctx: ctx.clone(),
-        host: host.clone(),
-        input,
-        output,
-        decoder,
-        summary,
-        paper,
-        article,
-        article_message,
-        leak,
-        results,
-        backend_note,
-        updates: Updates::default(),
-        listeners: RefCell::new(Vec::new()),
+    let leak = BarView::new("leak", "").probabilities();
+    for el in [&article_message, &article.root, &leak.root] {
+        dom::append(&article_box, el);
+    }
+    let results = results_slot();
+    for el in [&summary, &encoder_x.root, &decoder_x.root, &paper_box, &article_box, &results] {
+        dom::append(&shell.outputs, el);
+    }
+    let widget = Rc::new(CrossWidget { shell, input, output, decoder, summary, encoder_x, decoder_x, paper, article, article_message, leak, results });
+    let shell = &widget.shell;
+    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
+    shell.on(&widget, &shell.controls, &["change"], |w, _| w.clone().recompute());
+    // A weight (i, j) is softmax of q_i·k_j: the original takes q_i from the decoder's row i
+    // and k_j from the encoder's row j; the article's code takes both from the encoder.
+    on_hover(&widget, &widget.paper, |w, cell| {
+        w.decoder_x.highlight(&cell.map(|(i, _)| vec![i]).unwrap_or_default(), &[]);
+        w.encoder_x.highlight(&cell.map(|(_, j)| vec![j]).unwrap_or_default(), &[]);
     });
-    *widget.listeners.borrow_mut() = vec![
-        listen(&widget, &fields, "input", |w, _| w.clone().recompute()),
-        listen(&widget, &controls, "change", |w, e| {
-            if control_of(e) == "decoder" {
-                w.clone().recompute();
-            }
-        }),
-        twins_listener,
-    ];
+    on_hover(&widget, &widget.article, |w, cell| {
+        w.decoder_x.highlight(&[], &[]);
+        w.encoder_x.highlight(&cell.map(|(i, j)| vec![i, j]).unwrap_or_default(), &[]);
+    });
     Ok(widget)
 }
 
@@ -147,8 +131,7 @@ impl CrossWidget {
     }
 
     fn draw(&self, job: &CrossJob, cross: &Cross) {
-        let label = |ids: &[u32]| ids.iter().enumerate().map(|(p, &id)| format!("{} {}", p + 1, chip_label(id))).collect::<Vec<_>>();
-        let (enc, dec) = (label(&job.encoder_ids), label(&job.decoder_ids));
+        let (enc, dec) = (positions(&job.encoder_ids), positions(&job.decoder_ids));
         let text = |ids: &[u32]| ids.iter().map(|&id| chip_label(id)).collect::<String>();
         self.summary.set_text_content(Some(&format!(
             "Codificador: {} ({} posições). Decodificador: {} ({} posições).",
@@ -157,47 +140,33 @@ impl CrossWidget {
             text(&job.decoder_ids),
             job.decoder_ids.len()
         )));
-        let heat = |view: &MatrixView, t: &CrossTrace, rows: Vec<String>, cols: Vec<String>| {
-            view.update(HeatmapData { matrix: t.weights.clone(), row_labels: rows, col_labels: cols, scale: Scale::Probability, masked: None })
-        };
-        heat(&self.paper, &cross.paper, dec.clone(), enc.clone());
-        let paper_moved = cross.paper.change_on_probe.iter().take(cross.paper.change_on_probe.len().saturating_sub(1)).fold(0.0f32, |a, &b| a.max(b));
-        let mut rows = vec![(
-            "original: maior mudança nas saídas anteriores à última".to_string(),
-            format_pt(paper_moved, 4),
-        )];
+        self.encoder_x.show(&cross.encoder, enc.clone(), numbered(cross.encoder.cols()), Scale::Signed);
+        self.decoder_x.show(&cross.decoder, dec.clone(), numbered(cross.decoder.cols()), Scale::Signed);
+        self.paper.show(&cross.paper.weights, dec.clone(), enc.clone(), Scale::Probability);
+        let changes = &cross.paper.change_on_probe;
+        let paper_moved = changes.iter().take(changes.len().saturating_sub(1)).fold(0.0f32, |a, &b| a.max(b));
+        let mut rows = vec![("original: maior mudança nas saídas anteriores à última".to_string(), format_pt(paper_moved, 4))];
+        let shown = cross.article.is_ok();
+        self.article_message.set_hidden(shown);
+        self.article.root.set_hidden(!shown);
+        self.leak.root.set_hidden(!shown);
         match &cross.article {
             Ok(article) => {
-                self.article_message.set_hidden(true);
-                self.article.root.set_hidden(false);
-                self.leak.root.set_hidden(false);
-                heat(&self.article, article, enc.clone(), dec.clone());
+                self.article.show(&article.weights, enc, dec, Scale::Probability);
                 let positions: Vec<String> = (1..=article.future_weight.len()).map(|p| format!("posição {p}")).collect();
                 self.leak.update("Peso em posições posteriores do decodificador (Σ de α nas colunas j > i)", &positions, &article.future_weight);
                 rows.push(("código do artigo: mudança na saída da posição 1".to_string(), format_pt(article.change_on_probe[0], 4)));
                 rows.push(("código do artigo: peso futuro na posição 1".to_string(), format_pt(article.future_weight[0], 4)));
             }
-            Err(reason) => {
-                self.article_message.set_text_content(Some(reason));
-                self.article_message.set_hidden(false);
-                self.article.root.set_hidden(true);
-                self.leak.root.set_hidden(true);
-            }
+            Err(reason) => self.article_message.set_text_content(Some(reason)),
         }
-        fill_results(&self.results, "probe", "Troque o último token do decodificador por «x»: que saídas mudam?", &rows);
+        show_results(&self.results, "probe", "Troque o último token do decodificador por «x»: que saídas mudam?", &rows);
     }
 }
 
 impl Widget for CrossWidget {
     fn recompute(self: Rc<Self>) {
-        let update = self.updates.begin();
-        let job = match self.job() {
-            Ok(job) => job,
-            Err(message) => return show_error(&self.host, &message),
-        };
         let widget = self.clone();
-        crate::web::kit::update::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |job, cross, _| {
-            widget.draw(job, &cross);
-        });
+        self.shell.compute_or(self.job(), move |job, cross, _| widget.draw(job, &cross));
     }
 }

@@ -12,15 +12,18 @@ use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 use crate::core::format::format_pt;
 use crate::core::transformer::char_tokenizer::{encode, MAX_TEXT_CHARS, VOCAB_SIZE};
-use crate::core::transformer::embedding::{rows_of, seeded_table, Lookup, LookupJob};
+use crate::core::transformer::embedding::{distinct_ids, rows_of, seeded_table, Lookup, LookupJob};
 use crate::core::Matrix;
 
-use crate::web::dom::{self, Listener};
-use crate::web::kit::draw::{Scale, HeatmapData, MatrixView};
-use crate::web::kit::ui::editor::MatrixEditor;
+use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::{show_error, Ctx, Updates, Widget, WidgetKind};
-use super::{backend_note, chip_label, chips, control_of, frame, listen, relabel_editor_rows, text_input};
+use crate::web::kit::draw::{MatrixView, Scale};
+use crate::web::kit::ui::text_field;
+use crate::web::kit::ui::MatrixEditor;
+use crate::web::kit::{action_of, control_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::on_hover;
+use crate::web::kit::ui::live_note;
+use super::{chip_label, chips, numbered, positions, relabel_editor_rows};
 
 pub const KIND: WidgetKind = WidgetKind { name: "embedding-lookup", title: "Embeddings: one-hot × tabela", mount };
 
@@ -33,8 +36,7 @@ const _: () = assert!(MAX_CHARS <= MAX_TEXT_CHARS);
 const STEP_MS: i32 = 900;
 
 pub struct EmbeddingWidget {
-    ctx: Rc<Ctx>,
-    host: HtmlElement,
+    shell: Shell,
     text: HtmlInputElement,
     dims: HtmlSelectElement,
     /// E (|V|, d): the whole table, edits included.
@@ -48,62 +50,43 @@ pub struct EmbeddingWidget {
     rows: Rc<MatrixView>,
     product: Rc<MatrixView>,
     agree: HtmlElement,
-    backend_note: HtmlElement,
     /// Highlighted position (None: no highlight).
     position: Cell<Option<usize>>,
     last: RefCell<Option<(Vec<u32>, Lookup)>>,
-    updates: Updates,
     /// Bumped to stop a running animation.
     animation: Cell<u32>,
-    listeners: RefCell<Vec<Listener>>,
 }
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     let text0 = attrs.text("data-text").unwrap_or_else(|| "baba".into());
-    frame(host, KIND.title);
-    let fields = dom::el("div", "fields");
-    let (text_label, text) = text_input("texto ", "text", &text0);
-    dom::append(&fields, &text_label);
-    dom::append(host, &fields);
-    let chips_slot = dom::el("div", "token-rows");
-    dom::append(host, &chips_slot);
+    let shell = Shell::new(ctx, host, &KIND);
+    let (text_label, text) = text_field("texto ", "text", &text0);
+    let editor = MatrixEditor::new("table", "linhas de E (edite)", &Matrix::zeros(1, 4), |i| format!("{}", i + 1));
+    dom::append(&shell.inputs, &text_label);
+    dom::append(&shell.inputs, &editor.root);
 
-    let controls = dom::el("div", "widget-controls");
     let dim_options: Vec<(String, String)> = (2..=8).map(|d| (d.to_string(), format!("d = {d}"))).collect();
     let (dims_label, dims) = dom::select("largura ", "dims", &dim_options, "4");
     let prev = dom::button("◀ posição", "prev");
     let next = dom::button("posição ▶", "next");
     let play = dom::button("animar", "play");
-    let (twins, twins_listener) = crate::web::kit::twins_button(host);
-    for el in [&dims_label, &prev, &next, &play, &twins] {
-        dom::append(&controls, el);
-    }
-    dom::append(host, &controls);
-    let step_note = dom::el("p", "step-note");
-    dom::set_attr(&step_note, "aria-live", "polite");
-    dom::append(host, &step_note);
+    shell.control(&[&dims_label, &prev, &next, &play]);
 
-    let table = seeded_table(VOCAB_SIZE, 4, TABLE_SEED);
-    let editor = MatrixEditor::new("table", "linhas de E (edite)", &Matrix::zeros(1, 4), |i| format!("{}", i + 1));
-    let outputs = dom::el("div", "widget-outputs lookup");
+    let chips_slot = dom::el("div", "token-rows wide");
+    let step_note = live_note("step-note wide");
     let one_hot = MatrixView::new("one-hot", "O (t × |V|)", " só as colunas dos tokens presentes");
     let rows = MatrixView::new("table", "E (linhas usadas)", "");
     let product = MatrixView::new("product", "X = O · E", " (t × d)");
-    dom::append(&outputs, &one_hot.root);
-    dom::append(&outputs, &editor.root);
-    dom::append(&outputs, &rows.root);
-    dom::append(&outputs, &product.root);
-    dom::append(host, &outputs);
-    let agree = dom::el("p", "note");
-    dom::append(host, &agree);
-    let backend_note = backend_note(host);
+    let agree = dom::el("p", "note wide");
+    for el in [&chips_slot, &step_note, &one_hot.root, &rows.root, &product.root, &agree] {
+        dom::append(&shell.outputs, el);
+    }
 
     let widget = Rc::new(EmbeddingWidget {
-        ctx: ctx.clone(),
-        host: host.clone(),
+        shell,
         text,
         dims,
-        table: RefCell::new(table),
+        table: RefCell::new(seeded_table(VOCAB_SIZE, 4, TABLE_SEED)),
         editor: RefCell::new(editor),
         editor_ids: RefCell::new(Vec::new()),
         chips_slot,
@@ -112,27 +95,26 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         rows,
         product,
         agree,
-        backend_note,
         position: Cell::new(None),
         last: RefCell::new(None),
-        updates: Updates::default(),
         animation: Cell::new(0),
-        listeners: RefCell::new(Vec::new()),
     });
-    let editor_root = widget.editor.borrow().root.clone();
-    *widget.listeners.borrow_mut() = vec![
-        listen(&widget, &fields, "input", |w, _| w.on_text()),
-        listen(&widget, &editor_root, "input", |w, _| w.on_edit()),
-        listen(&widget, &controls, "change", |w, e| {
-            if control_of(e) == "dims" {
-                w.on_dims();
-            }
-        }),
-        listen(&widget, &prev, "click", |w, _| w.step(-1)),
-        listen(&widget, &next, "click", |w, _| w.step(1)),
-        listen(&widget, &play, "click", |w, _| w.play()),
-        twins_listener,
-    ];
+    let shell = &widget.shell;
+    shell.on(&widget, &shell.inputs, &["input"], |w, e| if control_of(e) == "text" { w.on_text() } else { w.on_edit() });
+    shell.on(&widget, &shell.controls, &["change"], |w, e| {
+        if control_of(e) == "dims" {
+            w.on_dims();
+        }
+    });
+    shell.on(&widget, &shell.controls, &["click"], |w, e| match action_of(e).as_str() {
+        "prev" => w.step(-1),
+        "next" => w.step(1),
+        "play" => w.play(),
+        _ => {}
+    });
+    // A row of X is the row of E that the 1 in its row of O picks.
+    on_hover(&widget, &widget.product, |w, cell| w.link(cell.map(|(p, _)| p)));
+    on_hover(&widget, &widget.one_hot, |w, cell| w.link(cell.map(|(p, _)| p)));
     widget.sync_editor();
     Ok(widget)
 }
@@ -153,10 +135,9 @@ impl EmbeddingWidget {
     /// Rebuilds the editor with E's rows for the text's distinct ids.
     fn sync_editor(&self) {
         let Ok(ids) = self.ids() else { return };
-        let distinct = crate::core::transformer::embedding::distinct_ids(&ids);
-        let rows = rows_of(&self.table.borrow(), &distinct);
+        let distinct = distinct_ids(&ids);
         let mut editor = self.editor.borrow_mut();
-        editor.set(&rows);
+        editor.set(&rows_of(&self.table.borrow(), &distinct));
         let labels: Vec<String> = distinct.iter().map(|&id| format!("{} ({id})", chip_label(id))).collect();
         relabel_editor_rows(&editor.root, &labels);
         *self.editor_ids.borrow_mut() = distinct;
@@ -173,7 +154,10 @@ impl EmbeddingWidget {
     fn on_edit(self: &Rc<Self>) {
         let edited = match self.editor.borrow().read() {
             Ok(m) => m,
-            Err(e) => return show_error(&self.host, &e.message),
+            Err(e) => {
+                self.shell.begin();
+                return self.shell.fail(&e.message);
+            }
         };
         {
             let mut table = self.table.borrow_mut();
@@ -225,8 +209,7 @@ impl EmbeddingWidget {
                     return;
                 }
                 let t = w.last.borrow().as_ref().map_or(0, |(ids, _)| ids.len());
-                let at_end = w.position.get().is_some_and(|p| p + 1 >= t);
-                if t == 0 || at_end {
+                if t == 0 || w.position.get().is_some_and(|p| p + 1 >= t) {
                     return;
                 }
                 w.move_to(1);
@@ -236,43 +219,59 @@ impl EmbeddingWidget {
         });
     }
 
+    /// The column of O (and row of E) that position `p` picks.
+    fn column_of(&self, p: usize) -> Option<usize> {
+        let last = self.last.borrow();
+        let (ids, lookup) = last.as_ref()?;
+        lookup.columns.iter().position(|&c| Some(&c) == ids.get(p))
+    }
+
+    /// Outlines, for the row of X or O under the pointer, the row of O, the row of E and
+    /// the editor's row it goes through; at rest, the stepped position.
+    fn link(&self, position: Option<usize>) {
+        let position = position.or(self.position.get());
+        let column = position.and_then(|p| self.column_of(p));
+        let (rows, table_rows) = match (position, column) {
+            (Some(p), Some(c)) => (vec![p], vec![c]),
+            _ => (Vec::new(), Vec::new()),
+        };
+        self.one_hot.highlight(&rows, &table_rows);
+        self.rows.highlight(&table_rows, &[]);
+        self.product.highlight(&rows, &[]);
+        self.editor.borrow().highlight(column, None);
+    }
+
     /// Outlines position p in O, the table row it selects, and row p of X; explains it.
     fn highlight(&self) {
+        self.link(None);
         let last = self.last.borrow();
         let Some((ids, lookup)) = last.as_ref() else { return };
         let Some(p) = self.position.get().filter(|&p| p < ids.len()) else {
             self.step_note.set_text_content(Some("Use «posição ▶» ou «animar» para percorrer as posições."));
-            self.editor.borrow().highlight(None, None);
             return;
         };
         let column = lookup.columns.iter().position(|&c| c == ids[p]).unwrap_or(0);
         self.one_hot.select(p, column);
         self.rows.select(column, 0);
         self.product.select(p, 0);
-        self.editor.borrow().highlight(Some(column), None);
         let values: Vec<String> = lookup.product.row(p).iter().map(|v| format_pt(*v, 4)).collect();
+        let token = chip_label(ids[p]);
         self.step_note.set_text_content(Some(&format!(
-            "Posição {}: o token «{}» (id {}) tem o seu 1 na coluna {} de O, então a linha {} de X é a linha de «{}» em E: [{}].",
+            "Posição {}: o token «{token}» (id {}) tem o seu 1 na coluna {} de O, então a linha {} de X é a linha de «{token}» em E: [{}].",
             p + 1,
-            chip_label(ids[p]),
             ids[p],
             column + 1,
             p + 1,
-            chip_label(ids[p]),
             values.join("; ")
         )));
     }
 
     fn draw(&self, ids: &[u32], lookup: &Lookup) {
         let token_cols: Vec<String> = lookup.columns.iter().map(|&id| chip_label(id)).collect();
-        let positions: Vec<String> = ids.iter().enumerate().map(|(p, &id)| format!("{} {}", p + 1, chip_label(id))).collect();
-        let dims: Vec<String> = (1..=lookup.product.cols()).map(|j| j.to_string()).collect();
-        let heat = |view: &MatrixView, m: &Matrix, rows: Vec<String>, cols: Vec<String>, scale| {
-            view.update(HeatmapData { matrix: m.clone(), row_labels: rows, col_labels: cols, scale, masked: None })
-        };
-        heat(&self.one_hot, &lookup.one_hot, positions.clone(), token_cols.clone(), Scale::Probability);
-        heat(&self.rows, &lookup.table_rows, token_cols, dims.clone(), Scale::Signed);
-        heat(&self.product, &lookup.product, positions, dims, Scale::Signed);
+        let dims = numbered(lookup.product.cols());
+        self.one_hot.show(&lookup.one_hot, positions(ids), token_cols.clone(), Scale::Probability);
+        self.rows.show(&lookup.table_rows, token_cols, dims.clone(), Scale::Signed);
+        self.product.show(&lookup.product, positions(ids), dims, Scale::Signed);
         let diff = lookup.product.max_abs_diff(&lookup.gathered).unwrap_or(f32::NAN);
         self.agree.set_text_content(Some(&format!(
             "A consulta direta E[ids] (sem montar O, como faz nn.Embedding) dá a mesma matriz: diferença máxima {}. \
@@ -287,16 +286,11 @@ impl EmbeddingWidget {
 
 impl Widget for EmbeddingWidget {
     fn recompute(self: Rc<Self>) {
-        let update = self.updates.begin();
-        let ids = match self.ids() {
-            Ok(ids) => ids,
-            Err(message) => return show_error(&self.host, &message),
-        };
-        let job = LookupJob { table: self.table.borrow().clone(), ids: ids.clone() };
+        let job = self.ids().map(|ids| LookupJob { table: self.table.borrow().clone(), ids });
         let widget = self.clone();
-        crate::web::kit::update::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |_, lookup, _| {
-            widget.draw(&ids, &lookup);
-            *widget.last.borrow_mut() = Some((ids, lookup));
+        self.shell.compute_or(job, move |job, lookup, _| {
+            widget.draw(&job.ids, &lookup);
+            *widget.last.borrow_mut() = Some((job.ids.clone(), lookup));
             widget.highlight();
         });
     }

@@ -1,7 +1,7 @@
-//! Widgets of the two Transformer articles (issue 5). Each file is one widget; the tensor
-//! math runs in `core::transformer` through `ctx.backend.run`, so WebGPU and the CPU show the
-//! same numbers. This module holds what they share: the widget frame, token chips, small
-//! inputs, listener wiring and integer formatting.
+//! Widgets of the two Transformer articles (issue 5). Each file is one widget built on the
+//! kit's `Shell`; the tensor math runs in `core::transformer` on the backend, so WebGPU and the
+//! CPU show the same numbers. This module holds what they share: token chips, heatmap rows
+//! and columns, results tables .
 
 pub mod block;
 pub mod char_tokenizer;
@@ -14,63 +14,11 @@ pub mod scaling;
 pub mod self_attention;
 pub mod shift;
 
-use wasm_bindgen::JsCast;
-use web_sys::{HtmlElement, HtmlInputElement};
+use web_sys::HtmlElement;
 
 use crate::core::transformer::char_tokenizer::{token_label, EOS, PAD, UNK};
 
 use crate::web::dom;
-
-/// Empties `host`, marks it loading and gives it the widget frame and title.
-fn frame(host: &HtmlElement, title: &str) {
-    dom::set_attr(host, "data-state", "loading");
-    let _ = host.class_list().add_1("widget");
-    host.set_text_content(None);
-    dom::append(host, &dom::text("h3", "widget-title", title));
-}
-
-/// The shared widget listener (holds the widget weakly) and event helper, for the submodules.
-use crate::web::kit::{control_of, listen};
-
-fn backend_note(host: &HtmlElement) -> HtmlElement {
-    let note = dom::el("p", "widget-backend");
-    dom::set_attr(&note, "aria-live", "polite");
-    dom::append(host, &note);
-    note
-}
-
-/// A labelled one-line text input `data-control=…`.
-fn text_input(label: &str, control: &str, value: &str) -> (HtmlElement, HtmlInputElement) {
-    let wrapper = dom::el("label", "field");
-    dom::append(&wrapper, &dom::text("span", "", label));
-    let input = dom::el("input", "query-input").unchecked_into::<HtmlInputElement>();
-    input.set_type("text");
-    dom::set_attr(&input, "data-control", control);
-    dom::set_attr(&input, "spellcheck", "false");
-    input.set_value(value);
-    dom::append(&wrapper, &input);
-    (wrapper, input)
-}
-
-/// A labelled number input `data-control=…` (the reader may type any value; widgets check it).
-fn number_input(label: &str, control: &str, value: usize) -> (HtmlElement, HtmlInputElement) {
-    let wrapper = dom::el("label", "toggle");
-    dom::append(&wrapper, &dom::text("span", "", label));
-    let input = dom::el("input", "cap").unchecked_into::<HtmlInputElement>();
-    input.set_type("number");
-    dom::set_attr(&input, "min", "0");
-    dom::set_attr(&input, "step", "1");
-    dom::set_attr(&input, "data-control", control);
-    input.set_value(&value.to_string());
-    dom::append(&wrapper, &input);
-    (wrapper, input)
-}
-
-/// The whole number in `input`, or a Portuguese message naming `what`.
-fn read_count(input: &HtmlInputElement, what: &str) -> Result<usize, String> {
-    let text = input.value();
-    text.trim().parse::<usize>().map_err(|_| format!("{what}: «{}» não é um número inteiro não negativo.", text.chars().take(12).collect::<String>()))
-}
 
 /// How a token is shown on a chip: `<bos>`, `a`, `␣`.
 fn chip_label(id: u32) -> String {
@@ -101,6 +49,17 @@ fn chips(ids: &[u32], sources: Option<&[String]>) -> HtmlElement {
     list
 }
 
+/// "1", "2", … "n": the columns of a matrix of features.
+fn numbered(n: usize) -> Vec<String> {
+    (1..=n).map(|j| j.to_string()).collect()
+}
+
+/// Each token with its position: "1 <bos>", "2 g", …
+fn positions(ids: &[u32]) -> Vec<String> {
+    ids.iter().enumerate().map(|(p, &id)| format!("{} {}", p + 1, chip_label(id))).collect()
+}
+
+
 /// Replaces the row labels of a `MatrixEditor` (its constructor only takes a plain `fn`, and
 /// these labels depend on the text): sets the `.editor-row-label` spans in order.
 fn relabel_editor_rows(editor_root: &HtmlElement, labels: &[String]) {
@@ -112,8 +71,9 @@ fn relabel_editor_rows(editor_root: &HtmlElement, labels: &[String]) {
     }
 }
 
-/// Replaces `slot`'s content with a results table (label → value).
-fn fill_results(slot: &HtmlElement, key: &str, caption: &str, rows: &[(String, String)]) {
-    slot.set_text_content(None);
-    dom::append(slot, &dom::results_table(key, caption, rows));
+/// An empty slot for a results table, the width of the outputs.
+fn results_slot() -> HtmlElement {
+    dom::el("div", "wide")
 }
+
+

@@ -1,7 +1,8 @@
 //! `multi-head`: two parts of multi-head attention.
 //! - `exemplo-3`: the textbook's Example 3. Two heads' outputs side by side (head 1 = a₂ of
 //!   Example 2, computed, or the value the chapter prints), their concatenation and the
-//!   product by an editable W^O.
+//!   product by an editable W^O; hovering a cell outlines the head, or the row and the column
+//!   of W^O, it came from.
 //! - `remodelar`: the batched reshape (b, t, d) → (b, t, h, d/h) → (b, h, t, d/h), drawn with one
 //!   colour per head, for any b, t, d, h; a width that h does not divide is explained, not
 //!   computed. Also the layer's parameter count 4d².
@@ -17,23 +18,27 @@ use web_sys::{HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElemen
 use crate::core::format::format_pt;
 use crate::core::transformer::format_count;
 use crate::core::transformer::multi_head::{
-    example_3_head_1, example_3_head_1_as_printed, example_3_head_2, example_3_w_o, mha_parameters, ConcatJob,
+    example_3_head_1, example_3_head_1_as_printed, example_3_head_2, example_3_w_o, mha_parameters, ConcatJob, ConcatOutput,
     ReshapeShape,
 };
 use crate::core::{Executor, Job, Matrix};
 
-use crate::web::dom::{self, Listener};
-use crate::web::kit::draw::{available_width, prepare_canvas, Scale, HeatmapData, MatrixView};
-use crate::web::kit::ui::editor::MatrixEditor;
+use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::{show_error, show_ready, Ctx, Updates, Widget, WidgetKind};
-use super::{backend_note, control_of, fill_results, frame, listen, number_input, read_count};
+use crate::web::kit::draw::{available_width, prepare_canvas, MatrixView, Scale};
+use crate::web::kit::ui::{number_field, read_count};
+use crate::web::kit::ui::MatrixEditor;
+use crate::web::kit::{action_of, control_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::on_hover;
+use crate::web::kit::ui::live_note;
+use crate::web::kit::ui::show_results;
+use super::{numbered, results_slot};
 
 pub const KIND: WidgetKind = WidgetKind { name: "multi-head", title: "Atenção com múltiplas cabeças", mount };
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     match attrs.choice("data-part") {
-        "remodelar" => mount_reshape(host),
+        "remodelar" => mount_reshape(ctx, host),
         _ => mount_example(ctx, host),
     }
 }
@@ -49,7 +54,7 @@ struct ExampleJob {
 }
 
 impl Job for ExampleJob {
-    type Output = (Matrix, crate::core::transformer::multi_head::ConcatOutput);
+    type Output = (Matrix, ConcatOutput);
     async fn run<E: Executor>(&self, e: &E) -> crate::core::error::Result<Self::Output> {
         let head_1 = match &self.head_1 {
             Some(h) => h.clone(),
@@ -61,8 +66,7 @@ impl Job for ExampleJob {
 }
 
 pub struct ExampleWidget {
-    ctx: Rc<Ctx>,
-    host: HtmlElement,
+    shell: Shell,
     source: HtmlSelectElement,
     head_1: RefCell<MatrixEditor>,
     head_2: RefCell<MatrixEditor>,
@@ -72,9 +76,6 @@ pub struct ExampleWidget {
     concat: Rc<MatrixView>,
     output: Rc<MatrixView>,
     note: HtmlElement,
-    backend_note: HtmlElement,
-    updates: Updates,
-    listeners: RefCell<Vec<Listener>>,
 }
 
 fn position_label(_: usize) -> String {
@@ -86,40 +87,28 @@ fn row_label(i: usize) -> String {
 }
 
 fn mount_example(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    frame(host, "Exemplo 3: duas cabeças, concatenação e W^O");
-    let controls = dom::el("div", "widget-controls");
+    let shell = Shell::new(ctx, host, &WidgetKind { title: "Exemplo 3: duas cabeças, concatenação e W^O", ..KIND });
+    let head_1 = MatrixEditor::new("head-1", "cabeça 1", &example_3_head_1_as_printed(), position_label);
+    let head_2 = MatrixEditor::new("head-2", "cabeça 2", &example_3_head_2(), position_label);
+    let w_o = MatrixEditor::new("w_o", "W^O (6 × 3)", &example_3_w_o(), row_label);
+    for e in [&head_1, &head_2, &w_o] {
+        dom::append(&shell.inputs, &e.root);
+    }
     let options = [
         ("corrigida".to_string(), "cabeça 1 = a₂ do Exemplo 2 (calculada)".to_string()),
         ("artigo".to_string(), "cabeça 1 como impressa: [0,22; 0,48; 0,77]".to_string()),
     ];
     let (source_label, source) = dom::select("cabeça 1 ", "source", &options, "corrigida");
     let reset = dom::button("restaurar exemplo", "reset");
-    let (twins, twins_listener) = crate::web::kit::twins_button(host);
-    for el in [&source_label, &reset, &twins] {
-        dom::append(&controls, el);
-    }
-    dom::append(host, &controls);
-    let inputs = dom::el("div", "widget-inputs");
-    let head_1 = MatrixEditor::new("head-1", "cabeça 1", &example_3_head_1_as_printed(), position_label);
-    let head_2 = MatrixEditor::new("head-2", "cabeça 2", &example_3_head_2(), position_label);
-    let w_o = MatrixEditor::new("w_o", "W^O (6 × 3)", &example_3_w_o(), row_label);
-    for e in [&head_1, &head_2, &w_o] {
-        dom::append(&inputs, &e.root);
-    }
-    dom::append(host, &inputs);
-    let outputs = dom::el("div", "widget-outputs");
+    shell.control(&[&source_label, &reset]);
     let concat = MatrixView::new("concat", "Concat(cabeça 1, cabeça 2)", " (1 × 6)");
     let output = MatrixView::new("output", "Concat · W^O", " (1 × 3)");
-    dom::append(&outputs, &concat.root);
-    dom::append(&outputs, &output.root);
-    dom::append(host, &outputs);
-    let note = dom::el("p", "correction");
-    dom::set_attr(&note, "aria-live", "polite");
-    dom::append(host, &note);
-    let backend_note = backend_note(host);
+    let note = live_note("correction wide");
+    for el in [&concat.root, &output.root, &note] {
+        dom::append(&shell.outputs, el);
+    }
     let widget = Rc::new(ExampleWidget {
-        ctx: ctx.clone(),
-        host: host.clone(),
+        shell,
         source,
         head_1: RefCell::new(head_1),
         head_2: RefCell::new(head_2),
@@ -128,24 +117,23 @@ fn mount_example(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, St
         concat,
         output,
         note,
-        backend_note,
-        updates: Updates::default(),
-        listeners: RefCell::new(Vec::new()),
     });
-    *widget.listeners.borrow_mut() = vec![
-        listen(&widget, &inputs, "input", |w, _| w.clone().recompute()),
-        listen(&widget, &controls, "change", |w, e| {
-            if control_of(e) == "source" {
-                w.load_head_1();
-            }
-        }),
-        listen(&widget, &reset, "click", |w, _| {
+    let shell = &widget.shell;
+    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
+    shell.on(&widget, &shell.controls, &["change"], |w, e| {
+        if control_of(e) == "source" {
+            w.load_head_1();
+        }
+    });
+    shell.on(&widget, &shell.controls, &["click"], |w, e| {
+        if action_of(e) == "reset" {
             w.head_2.borrow_mut().set(&example_3_head_2());
             w.w_o.borrow_mut().set(&example_3_w_o());
             w.load_head_1();
-        }),
-        twins_listener,
-    ];
+        }
+    });
+    on_hover(&widget, &widget.concat, |w, cell| w.link(cell, true));
+    on_hover(&widget, &widget.output, |w, cell| w.link(cell, false));
     Ok(widget)
 }
 
@@ -158,6 +146,27 @@ impl ExampleWidget {
             self.pending_head.set(true);
         }
         self.clone().recompute();
+    }
+
+    /// Outlines where a cell came from: a cell of the concatenation from its head (the block
+    /// of columns that head fills); a cell j of the output from the concatenation's row and
+    /// column j of W^O.
+    fn link(&self, cell: Option<(usize, usize)>, in_concat: bool) {
+        let heads = [&self.head_1, &self.head_2];
+        for editor in heads.iter().chain([&&self.w_o]) {
+            editor.borrow().highlight(None, None);
+        }
+        self.concat.highlight(&[], &[]);
+        let Some((i, j)) = cell else { return };
+        if in_concat {
+            let width = self.head_1.borrow().cols().max(1);
+            let head = (j / width).min(heads.len() - 1);
+            heads[head].borrow().highlight(Some(i), None);
+            self.concat.highlight(&[], &(head * width..(head + 1) * width).collect::<Vec<_>>());
+        } else {
+            self.concat.highlight(&[i], &[]);
+            self.w_o.borrow().highlight(None, Some(j));
+        }
     }
 
     /// The editors' values; head 1 is left out while it still has to be computed.
@@ -195,20 +204,14 @@ impl ExampleWidget {
 
 impl Widget for ExampleWidget {
     fn recompute(self: Rc<Self>) {
-        let update = self.updates.begin();
-        let job = match self.job() {
-            Ok(job) => job,
-            Err(message) => return show_error(&self.host, &message),
-        };
         let widget = self.clone();
-        crate::web::kit::update::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |_, (head_1, out), _| {
+        self.shell.compute_or(self.job(), move |_, (head_1, out), _| {
             if widget.pending_head.replace(false) {
                 widget.head_1.borrow_mut().set(&head_1);
             }
-            let dims = |n: usize| (1..=n).map(|j| j.to_string()).collect::<Vec<_>>();
             let labels = vec!["x₂".to_string()];
-            widget.concat.update(HeatmapData { matrix: out.concat.clone(), row_labels: labels.clone(), col_labels: dims(6), scale: Scale::Signed, masked: None });
-            widget.output.update(HeatmapData { matrix: out.output.clone(), row_labels: labels, col_labels: dims(out.output.cols()), scale: Scale::Signed, masked: None });
+            widget.concat.show(&out.concat, labels.clone(), numbered(out.concat.cols()), Scale::Signed);
+            widget.output.show(&out.output, labels, numbered(out.output.cols()), Scale::Signed);
             widget.note.set_text_content(Some(&widget.note_text(&head_1, &out.output)));
         });
     }
@@ -217,7 +220,7 @@ impl Widget for ExampleWidget {
 // ---- Reshape ----------------------------------------------------------------------------------
 
 pub struct ReshapeWidget {
-    host: HtmlElement,
+    shell: Shell,
     b: HtmlInputElement,
     t: HtmlInputElement,
     d: HtmlInputElement,
@@ -227,45 +230,35 @@ pub struct ReshapeWidget {
     figure: HtmlElement,
     results: HtmlElement,
     assignment: Rc<MatrixView>,
-    listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount_reshape(host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    frame(host, "Todas as cabeças num só tensor: o remodelamento");
-    let controls = dom::el("div", "widget-controls");
-    let (b_label, b) = number_input("b = ", "b", 2);
-    let (t_label, t) = number_input("t = ", "t", 4);
-    let (d_label, d) = number_input("d = ", "d", 8);
-    let (h_label, h) = number_input("h = ", "h", 2);
+fn mount_reshape(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
+    let shell = Shell::new(ctx, host, &WidgetKind { title: "Todas as cabeças num só tensor: o remodelamento", ..KIND });
+    let (b_label, b) = number_field("b = ", "b", "2");
+    let (t_label, t) = number_field("t = ", "t", "4");
+    let (d_label, d) = number_field("d = ", "d", "8");
+    let (h_label, h) = number_field("h = ", "h", "2");
     let (slider_label, h_slider) = dom::slider("cabeças ", "h-slider", 1.0, 16.0, 1.0, 2.0);
-    let (twins, twins_listener) = crate::web::kit::twins_button(host);
-    for el in [&b_label, &t_label, &d_label, &h_label, &slider_label, &twins] {
-        dom::append(&controls, el);
-    }
-    dom::append(host, &controls);
-    let results = dom::el("div", "");
-    dom::append(host, &results);
-    let figure = dom::el("figure", "mv");
+    shell.control(&[&b_label, &t_label, &d_label, &h_label, &slider_label]);
+    let results = results_slot();
+    let figure = dom::el("figure", "mv wide");
     dom::set_attr(&figure, "data-plot", "reshape");
     dom::append(&figure, &dom::text("figcaption", "mv-title", "Cada cor é uma cabeça: as colunas de cada posição se repartem entre elas"));
     let canvas = dom::el("canvas", "mv-canvas").unchecked_into::<HtmlCanvasElement>();
     dom::set_attr(&canvas, "role", "img");
     dom::append(&figure, &canvas);
-    dom::append(host, &figure);
-    let outputs = dom::el("div", "widget-outputs");
     let assignment = MatrixView::new("assignment", "De onde vem cada coluna das cabeças", " (coluna de X, contando de 0)");
-    dom::append(&outputs, &assignment.root);
-    dom::append(host, &outputs);
-    let widget = Rc::new(ReshapeWidget { host: host.clone(), b, t, d, h, h_slider, canvas, figure, results, assignment, listeners: RefCell::new(Vec::new()) });
-    *widget.listeners.borrow_mut() = vec![
-        listen(&widget, &controls, "input", |w, e| {
-            if control_of(e) == "h-slider" {
-                w.h.set_value(&w.h_slider.value());
-            }
-            w.clone().recompute();
-        }),
-        twins_listener,
-    ];
+    for el in [&results, &figure, &assignment.root] {
+        dom::append(&shell.outputs, el);
+    }
+    let widget = Rc::new(ReshapeWidget { shell, b, t, d, h, h_slider, canvas, figure, results, assignment });
+    let shell = &widget.shell;
+    shell.on(&widget, &shell.controls, &["input"], |w, e| {
+        if control_of(e) == "h-slider" {
+            w.h.set_value(&w.h_slider.value());
+        }
+        w.clone().recompute();
+    });
     Ok(widget)
 }
 
@@ -284,10 +277,9 @@ impl ReshapeWidget {
 
     /// Left: (b, t, d), one grid per batch element, columns coloured by head. Right: (b, h, t, d_h),
     /// the same cells regrouped per head.
-    fn draw(&self, s: ReshapeShape) {
+    fn draw_tensors(&self, s: &ReshapeShape) {
         let d_h = s.d / s.h;
-        let dark = dom::prefers_dark();
-        let ink = if dark { "#c9d1d9" } else { "#444c56" };
+        let ink = if dom::dark_at(&self.figure) { "#c9d1d9" } else { "#444c56" };
         let width = (available_width(&self.figure) - 8.0).clamp(300.0, 640.0);
         // Each batch element gets a label line (14 px) above its grids and a gap below.
         let (gap, label_h) = (14.0, 16.0);
@@ -302,16 +294,16 @@ impl ReshapeWidget {
         let right = width / 2.0 + 10.0;
         let _ = ctx.fill_text(&format!("(b, h, t, d/h) = ({}, {}, {}, {d_h})", s.b, s.h, s.t), right, 10.0);
         ctx.set_font("11px system-ui, sans-serif");
+        let head_left = |n: usize| right + n as f64 * (cell * d_h as f64 + cell);
         for bi in 0..s.b {
             let top = 24.0 + bi as f64 * (label_h + block_h + gap) + label_h;
             ctx.set_fill_style_str(ink);
             let _ = ctx.fill_text(&format!("exemplo {} do lote", bi + 1), 4.0, top - 8.0);
             for n in 0..s.h {
-                let left = right + n as f64 * (cell * d_h as f64 + cell);
                 let block_w = cell * d_h as f64;
                 let label = if block_w >= 52.0 { format!("cabeça {}", n + 1) } else { format!("{}", n + 1) };
                 if block_w >= 10.0 || n % 2 == 0 {
-                    let _ = ctx.fill_text(&label, left, top - 8.0);
+                    let _ = ctx.fill_text(&label, head_left(n), top - 8.0);
                 }
             }
             for p in 0..s.t {
@@ -321,11 +313,10 @@ impl ReshapeWidget {
                 }
             }
             for n in 0..s.h {
-                let left = right + n as f64 * (cell * d_h as f64 + cell);
                 ctx.set_fill_style_str(HEAD_COLORS[n % HEAD_COLORS.len()]);
                 for p in 0..s.t {
                     for c in 0..d_h {
-                        ctx.fill_rect(left + cell * c as f64, top + cell * p as f64, cell - 1.0, cell - 1.0);
+                        ctx.fill_rect(head_left(n) + cell * c as f64, top + cell * p as f64, cell - 1.0, cell - 1.0);
                     }
                 }
             }
@@ -339,22 +330,14 @@ impl ReshapeWidget {
             &format!("Tensor ({}, {}, {}) dividido em {} cabeças de {d_h} colunas, reagrupado como ({}, {}, {}, {d_h})", s.b, s.t, s.d, s.h, s.b, s.h, s.t),
         );
     }
-}
 
-impl Widget for ReshapeWidget {
-    fn recompute(self: Rc<Self>) {
-        let shape = match self.shape() {
-            Ok(s) => s,
-            Err(message) => return show_error(&self.host, &message),
-        };
-        let d_h = match shape.validate() {
-            Ok(d_h) => d_h,
-            Err(error) => {
-                // Nothing to draw for an uneven split: the explanation replaces the picture.
-                self.canvas.set_hidden(true);
-                return show_error(&self.host, &error.to_string());
-            }
-        };
+    fn draw(&self) -> Result<(), String> {
+        let shape = self.shape()?;
+        // Nothing to draw for an uneven split: the explanation replaces the picture.
+        let d_h = shape.validate().map_err(|error| {
+            self.canvas.set_hidden(true);
+            error.to_string()
+        })?;
         self.canvas.set_hidden(false);
         if let Ok(v) = self.h.value().parse::<f64>() {
             self.h_slider.set_value(&v.to_string());
@@ -367,8 +350,8 @@ impl Widget for ReshapeWidget {
         }
         let rows: Vec<String> = (1..=shape.h).map(|n| format!("cabeça {n}")).collect();
         let cols: Vec<String> = (0..d_h).map(|c| c.to_string()).collect();
-        self.assignment.update(HeatmapData { matrix: assignment, row_labels: rows, col_labels: cols, scale: Scale::Probability, masked: None });
-        let (b, t, d, h) = (shape.b, shape.t, shape.d, shape.h);
+        self.assignment.show(&assignment, rows, cols, Scale::Count);
+        let ReshapeShape { b, t, d, h } = shape;
         let results = vec![
             ("entrada".to_string(), format!("{b} × {t} × {d}")),
             ("remodelada".to_string(), format!("{b} × {t} × {h} × {d_h}")),
@@ -377,8 +360,14 @@ impl Widget for ReshapeWidget {
             ("parâmetros (4·d², sem viés)".to_string(), format_count(mha_parameters(d as u64))),
             ("com d = 512 (artigo)".to_string(), format_count(mha_parameters(512))),
         ];
-        fill_results(&self.results, "reshape", "Formas do tensor", &results);
-        self.draw(shape);
-        show_ready(&self.host);
+        show_results(&self.results, "reshape", "Formas do tensor", &results);
+        self.draw_tensors(&shape);
+        Ok(())
+    }
+}
+
+impl Widget for ReshapeWidget {
+    fn recompute(self: Rc<Self>) {
+        self.shell.now(|| self.draw());
     }
 }

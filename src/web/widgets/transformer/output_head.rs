@@ -22,12 +22,13 @@ use crate::core::transformer::decoding::{tied_output_weights, top_k, unit_embedd
 use crate::core::transformer::embedding::seeded_table;
 use crate::core::Matrix;
 
-use crate::web::dom::{self, Listener};
-use crate::web::kit::draw::BarView;
-use crate::web::kit::ui::editor::MatrixEditor;
+use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::{show_error, Ctx, Updates, Widget, WidgetKind};
-use super::{backend_note, chip_label, control_of, fill_results, frame, listen};
+use crate::web::kit::draw::BarView;
+use crate::web::kit::ui::MatrixEditor;
+use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::ui::show_results;
+use super::{chip_label, results_slot};
 
 pub const KIND: WidgetKind = WidgetKind { name: "output-head", title: "Cabeça de saída: logits, softmax e argmax", mount };
 
@@ -37,10 +38,11 @@ const LOGIT_SCALE: f32 = 4.0;
 const TABLE_SEED: u64 = 5;
 /// Bars shown: the most probable tokens.
 const TOP: usize = 8;
+/// The token h starts as when `data-token` says none: «o».
+const DEFAULT_TOKEN: u32 = 17;
 
 pub struct OutputHeadWidget {
-    ctx: Rc<Ctx>,
-    host: HtmlElement,
+    shell: Shell,
     /// E (|V|, d), and the tied output layer W (d, |V|).
     table: Matrix,
     w_out: Matrix,
@@ -51,53 +53,41 @@ pub struct OutputHeadWidget {
     logits: BarView,
     probs: BarView,
     results: HtmlElement,
-    backend_note: HtmlElement,
-    updates: Updates,
-    listeners: RefCell<Vec<Listener>>,
+}
+
+/// `data-token`: one character of the table (else «o», with a warning).
+fn start_token(attrs: &Attributes) -> u32 {
+    let Some(written) = attrs.text("data-token") else { return DEFAULT_TOKEN };
+    let mut chars = written.trim().chars();
+    match (chars.next().and_then(char_id), chars.next()) {
+        (Some(id), None) => id,
+        _ => {
+            let shown: String = written.chars().take(20).collect();
+            attrs.warn(format!("data-token: «{shown}» não é um caractere da tabela de tokens; usando «o»."));
+            DEFAULT_TOKEN
+        }
+    }
 }
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
-    // `data-token`: one character of the table ("o" by default, id 17).
-    let start = match attrs.text("data-token") {
-        None => 17,
-        Some(written) => {
-            let mut chars = written.trim().chars();
-            match (chars.next().and_then(char_id), chars.next()) {
-                (Some(id), None) => id,
-                _ => {
-                    let shown: String = written.chars().take(20).collect();
-                    attrs.warn(format!("data-token: «{shown}» não é um caractere da tabela de tokens; usando «o»."));
-                    17
-                }
-            }
-        }
-    };
+    let start = start_token(attrs);
     let table = seeded_table(VOCAB_SIZE, D, TABLE_SEED);
-    frame(host, KIND.title);
-    let controls = dom::el("div", "widget-controls");
+    let shell = Shell::new(ctx, host, &KIND);
+    let hidden = MatrixEditor::new("hidden", "h (vetor da última posição)", &unit_embedding(&table, start as usize), |_| "h".into());
+    dom::append(&shell.inputs, &hidden.root);
     let options: Vec<(String, String)> = vocabulary().into_iter().map(|(id, label)| (id.to_string(), label)).collect();
     let (copy_label, copy) = dom::select("h = embedding (normalizado) de ", "copy", &options, &start.to_string());
     let (t_label, temperature) = dom::slider("temperatura ", "temperature", MIN_TEMPERATURE as f64, 3.0, 0.05, 1.0);
     let readout = dom::el("span", "readout");
-    let (twins, twins_listener) = crate::web::kit::twins_button(host);
-    for el in [&copy_label, &t_label, &readout, &twins] {
-        dom::append(&controls, el);
-    }
-    dom::append(host, &controls);
-    let hidden = MatrixEditor::new("hidden", "h (vetor da última posição)", &unit_embedding(&table, start as usize), |_| "h".into());
-    dom::append(host, &hidden.root);
-    let outputs = dom::el("div", "widget-outputs");
+    shell.control(&[&copy_label, &t_label, &readout]);
     let logits = BarView::new("logits", "");
-    let probs = BarView::new("probs", "");
-    dom::append(&outputs, &logits.root);
-    dom::append(&outputs, &probs.root);
-    dom::append(host, &outputs);
-    let results = dom::el("div", "");
-    dom::append(host, &results);
-    let backend_note = backend_note(host);
+    let probs = BarView::new("probs", "").probabilities();
+    let results = results_slot();
+    for el in [&logits.root, &probs.root, &results] {
+        dom::append(&shell.outputs, el);
+    }
     let widget = Rc::new(OutputHeadWidget {
-        ctx: ctx.clone(),
-        host: host.clone(),
+        shell,
         w_out: tied_output_weights(&table, LOGIT_SCALE),
         table,
         hidden: RefCell::new(hidden),
@@ -107,33 +97,28 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         logits,
         probs,
         results,
-        backend_note,
-        updates: Updates::default(),
-        listeners: RefCell::new(Vec::new()),
     });
-    let editor_root = widget.hidden.borrow().root.clone();
-    *widget.listeners.borrow_mut() = vec![
-        listen(&widget, &editor_root, "input", |w, _| w.clone().recompute()),
-        listen(&widget, &controls, "input", |w, e| {
-            if control_of(e) == "temperature" {
-                w.clone().recompute();
-            }
-        }),
-        listen(&widget, &controls, "change", |w, e| {
-            if control_of(e) == "copy" {
-                let id = w.copy.value().parse::<u32>().unwrap_or(17).min(VOCAB_SIZE as u32 - 1);
-                w.hidden.borrow_mut().set(&unit_embedding(&w.table, id as usize));
-                w.clone().recompute();
-            }
-        }),
-        twins_listener,
-    ];
+    let shell = &widget.shell;
+    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
+    shell.on(&widget, &shell.controls, &["input"], |w, e| {
+        if control_of(e) == "temperature" {
+            w.clone().recompute();
+        }
+    });
+    shell.on(&widget, &shell.controls, &["change"], |w, e| {
+        if control_of(e) == "copy" {
+            let id = w.copy.value().parse::<u32>().unwrap_or(DEFAULT_TOKEN).min(VOCAB_SIZE as u32 - 1);
+            w.hidden.borrow_mut().set(&unit_embedding(&w.table, id as usize));
+            w.clone().recompute();
+        }
+    });
     Ok(widget)
 }
 
 impl OutputHeadWidget {
     fn draw(&self, out: &HeadOutput, temperature: f32) {
-        self.readout.set_text_content(Some(&format!("T = {}", format_pt_short(temperature, 2))));
+        let t = format_pt_short(temperature, 2);
+        self.readout.set_text_content(Some(&format!("T = {t}")));
         let probs = out.probs.row(0);
         let logits = out.logits.row(0);
         let best = top_k(&probs, TOP);
@@ -141,7 +126,7 @@ impl OutputHeadWidget {
         let p: Vec<f32> = best.iter().map(|&(_, v)| v).collect();
         let l: Vec<f32> = best.iter().map(|&(id, _)| logits[id]).collect();
         self.logits.update(&format!("Logits h·W + b dos {TOP} tokens mais prováveis"), &labels, &l);
-        self.probs.update(&format!("softmax(logits / T), T = {}", format_pt_short(temperature, 2)), &labels, &p);
+        self.probs.update(&format!("softmax(logits / T), T = {t}"), &labels, &p);
         let article = out.article_token();
         let article_text = if article < VOCAB_SIZE {
             format!("{article} («{}»), outro token", chip_label(article as u32))
@@ -154,22 +139,20 @@ impl OutputHeadWidget {
             ("soma das probabilidades".to_string(), format_pt(probs.iter().sum(), 4)),
             ("o código do artigo devolveria (argmax + 2)".to_string(), article_text),
         ];
-        fill_results(&self.results, "choice", "A escolha", &rows);
+        show_results(&self.results, "choice", "A escolha", &rows);
     }
 }
 
 impl Widget for OutputHeadWidget {
     fn recompute(self: Rc<Self>) {
-        let update = self.updates.begin();
-        let hidden = match self.hidden.borrow().read() {
-            Ok(h) => h,
-            Err(e) => return show_error(&self.host, &e.message),
-        };
         let temperature = self.temperature.value().parse::<f32>().unwrap_or(1.0).clamp(MIN_TEMPERATURE, MAX_TEMPERATURE);
-        let job = HeadJob { hidden, w_out: self.w_out.clone(), bias: Matrix::zeros(1, VOCAB_SIZE), temperature };
-        let widget = self.clone();
-        crate::web::kit::update::compute(&self.ctx, &self.host, update, Some(&self.backend_note), job, move |_, out, _| {
-            widget.draw(&out, temperature);
+        let job = self.hidden.borrow().read().map_err(|e| e.message).map(|hidden| HeadJob {
+            hidden,
+            w_out: self.w_out.clone(),
+            bias: Matrix::zeros(1, VOCAB_SIZE),
+            temperature,
         });
+        let widget = self.clone();
+        self.shell.compute_or(job, move |job, out, _| widget.draw(&out, job.temperature));
     }
 }

@@ -12,15 +12,17 @@ use web_sys::{HtmlElement, HtmlInputElement};
 
 use crate::core::transformer::shift::{shift_trace, ShiftTrace, Stop, MAX_STEPS};
 
-use crate::web::dom::{self, Listener};
+use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::{show_error, show_ready, Ctx, Widget, WidgetKind};
-use super::{chip_label, chips, frame, listen, number_input, read_count, text_input};
+use crate::web::kit::ui::{number_field, read_count, text_field};
+use crate::web::kit::{action_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::ui::live_note;
+use super::{chip_label, chips};
 
 pub const KIND: WidgetKind = WidgetKind { name: "shift-table", title: "Geração por deslocamento", mount };
 
 pub struct ShiftWidget {
-    host: HtmlElement,
+    shell: Shell,
     input: HtmlInputElement,
     output: HtmlInputElement,
     max_steps: HtmlInputElement,
@@ -28,57 +30,41 @@ pub struct ShiftWidget {
     note: HtmlElement,
     step: Cell<usize>,
     trace: RefCell<Option<ShiftTrace>>,
-    listeners: RefCell<Vec<Listener>>,
 }
 
-fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     let input0 = attrs.text("data-input").unwrap_or_else(|| "cachorro".into());
     let output0 = attrs.text("data-output").unwrap_or_else(|| "dog".into());
-    frame(host, KIND.title);
-    let fields = dom::el("div", "fields");
-    let (input_label, input) = text_input("entrada ", "input", &input0);
-    let (output_label, output) = text_input("saída esperada ", "output", &output0);
-    dom::append(&fields, &input_label);
-    dom::append(&fields, &output_label);
-    dom::append(host, &fields);
-    let controls = dom::el("div", "widget-controls");
+    let shell = Shell::new(ctx, host, &KIND);
+    let (input_label, input) = text_field("entrada ", "input", &input0);
+    let (output_label, output) = text_field("saída esperada ", "output", &output0);
+    dom::append(&shell.inputs, &input_label);
+    dom::append(&shell.inputs, &output_label);
     let back = dom::button("◀ passo", "prev");
     let forward = dom::button("passo ▶", "next");
     let all = dom::button("até o fim", "all");
     let restart = dom::button("recomeçar", "restart");
-    let (max_label, max_steps) = number_input("máx. de passos ", "max-steps", 16);
-    for el in [&back, &forward, &all, &restart, &max_label] {
-        dom::append(&controls, el);
-    }
-    dom::append(host, &controls);
-    let note = dom::el("p", "step-note");
-    dom::set_attr(&note, "aria-live", "polite");
-    dom::append(host, &note);
-    let table = dom::el("table", "shift");
+    let (max_label, max_steps) = number_field("máx. de passos ", "max-steps", "16");
+    shell.control(&[&back, &forward, &all, &restart, &max_label]);
+    let note = live_note("step-note wide");
+    let table = dom::el("table", "shift wide");
     dom::set_attr(&table, "data-results", "shift");
-    dom::append(host, &table);
-    let widget = Rc::new(ShiftWidget {
-        host: host.clone(),
-        input,
-        output,
-        max_steps,
-        table,
-        note,
-        step: Cell::new(0),
-        trace: RefCell::new(None),
-        listeners: RefCell::new(Vec::new()),
+    dom::append(&shell.outputs, &note);
+    dom::append(&shell.outputs, &table);
+    let widget = Rc::new(ShiftWidget { shell, input, output, max_steps, table, note, step: Cell::new(0), trace: RefCell::new(None) });
+    let shell = &widget.shell;
+    shell.on(&widget, &shell.inputs, &["input"], |w, _| {
+        w.step.set(0);
+        w.clone().recompute();
     });
-    *widget.listeners.borrow_mut() = vec![
-        listen(&widget, &fields, "input", |w, _| {
-            w.step.set(0);
-            w.clone().recompute();
-        }),
-        listen(&widget, &max_label, "input", |w, _| w.clone().recompute()),
-        listen(&widget, &back, "click", |w, _| w.go(|s, _| s.saturating_sub(1))),
-        listen(&widget, &forward, "click", |w, _| w.go(|s, last| (s + 1).min(last))),
-        listen(&widget, &all, "click", |w, _| w.go(|_, last| last)),
-        listen(&widget, &restart, "click", |w, _| w.go(|_, _| 0)),
-    ];
+    shell.on(&widget, &shell.controls, &["input"], |w, _| w.clone().recompute());
+    shell.on(&widget, &shell.controls, &["click"], |w, e| match action_of(e).as_str() {
+        "prev" => w.go(|s, _| s.saturating_sub(1)),
+        "next" => w.go(|s, last| (s + 1).min(last)),
+        "all" => w.go(|_, last| last),
+        "restart" => w.go(|_, _| 0),
+        _ => {}
+    });
     Ok(widget)
 }
 
@@ -98,8 +84,11 @@ impl ShiftWidget {
         let width = trace.windows[0].len();
         dom::append(&self.table, &dom::text("caption", "", &format!("Janela de {width} posições, passo a passo")));
         let head = dom::el("tr", "");
-        dom::append(&head, &dom::text("th", "", "passo"));
-        dom::append(&head, &dom::text("th", "", "janela"));
+        for label in ["passo", "janela"] {
+            let th = dom::text("th", "", label);
+            dom::set_attr(&th, "scope", "col");
+            dom::append(&head, &th);
+        }
         dom::append(&self.table, &head);
         for (s, window) in trace.windows.iter().enumerate().take(step + 1) {
             let tr = dom::el("tr", if s == step { "current" } else { "" });
@@ -111,10 +100,8 @@ impl ShiftWidget {
             dom::append(&tr, &th);
             let td = dom::el("td", "");
             let row = chips(window, None);
-            if s > 0 {
-                if let Some(last) = row.last_element_child() {
-                    let _ = last.class_list().add_1("new");
-                }
+            if let Some(last) = row.last_element_child().filter(|_| s > 0) {
+                let _ = last.class_list().add_1("new");
             }
             dom::append(&td, &row);
             dom::append(&tr, &td);
@@ -141,23 +128,22 @@ impl ShiftWidget {
         };
         self.note.set_text_content(Some(&format!("{message}{unknown}")));
     }
+
+    fn update(&self) -> Result<(), String> {
+        let max_steps = match read_count(&self.max_steps, "Máximo de passos")? {
+            0 => return Err("O máximo de passos precisa ser pelo menos 1.".into()),
+            n if n > MAX_STEPS => return Err(format!("Use no máximo {MAX_STEPS} passos aqui.")),
+            n => n,
+        };
+        let trace = shift_trace(&self.input.value(), &self.output.value(), max_steps).map_err(|e| e.to_string())?;
+        *self.trace.borrow_mut() = Some(trace);
+        self.render();
+        Ok(())
+    }
 }
 
 impl Widget for ShiftWidget {
     fn recompute(self: Rc<Self>) {
-        let max_steps = match read_count(&self.max_steps, "Máximo de passos") {
-            Ok(0) => return show_error(&self.host, "O máximo de passos precisa ser pelo menos 1."),
-            Ok(n) if n > MAX_STEPS => return show_error(&self.host, &format!("Use no máximo {MAX_STEPS} passos aqui.")),
-            Ok(n) => n,
-            Err(message) => return show_error(&self.host, &message),
-        };
-        match shift_trace(&self.input.value(), &self.output.value(), max_steps) {
-            Ok(trace) => {
-                *self.trace.borrow_mut() = Some(trace);
-                self.render();
-                show_ready(&self.host);
-            }
-            Err(error) => show_error(&self.host, &error.to_string()),
-        }
+        self.shell.now(|| self.update());
     }
 }

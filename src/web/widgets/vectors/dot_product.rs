@@ -9,17 +9,18 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use wasm_bindgen::JsCast;
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement};
+use web_sys::{HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 use crate::core::format::{format_pt, format_pt_short};
 use crate::core::vectors;
 use crate::core::Matrix;
+use crate::site::palette::{bar_color, css};
 
-use crate::web::dom::{self, Listener};
-use crate::web::kit::draw::BarView;
-use crate::web::kit::ui::editor::MatrixEditor;
+use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::{control_of, listen, show_error, show_ready, Ctx, Widget, WidgetKind};
+use crate::web::kit::draw::{prepare_canvas, BarView};
+use crate::web::kit::ui::MatrixEditor;
+use crate::web::kit::{action_of, control_of, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "dot-product", title: "Produto escalar, norma e cosseno", mount };
 
@@ -38,110 +39,90 @@ fn presets() -> Vec<(&'static str, &'static str, Vec<f32>, Vec<f32>)> {
     ]
 }
 
+/// The vectors of preset `id`, as the editor's two rows.
+fn preset_matrix(id: &str) -> Option<Matrix> {
+    presets().into_iter().find(|p| p.0 == id).and_then(|(_, _, u, v)| Matrix::from_rows(&[u, v]).ok())
+}
+
 fn row_name(i: usize) -> String {
     ["u", "v"].get(i).map_or_else(String::new, |s| s.to_string())
 }
 
 pub struct DotProductWidget {
-    host: HtmlElement,
+    shell: Shell,
     editor: RefCell<MatrixEditor>,
     preset: HtmlSelectElement,
     normalize: HtmlInputElement,
     bars: BarView,
     dial: HtmlCanvasElement,
-    table_slot: HtmlElement,
-    listeners: RefCell<Vec<Listener>>,
+    results: HtmlElement,
 }
 
-fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
-    let all = presets();
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     let wanted = attrs.choice("data-preset");
-    let (_, _, u, v) = all.iter().find(|p| p.0 == wanted).or(all.first()).cloned().ok_or("sem exemplos")?;
-    dom::set_attr(host, "data-state", "loading");
-    let _ = host.class_list().add_1("widget");
-    host.set_text_content(None);
-    dom::append(host, &dom::text("h3", "widget-title", KIND.title));
-
-    let controls = dom::el("div", "widget-controls");
-    let options: Vec<(String, String)> = all.iter().map(|p| (p.0.to_string(), p.1.to_string())).collect();
+    let start = preset_matrix(wanted).ok_or("sem exemplos")?;
+    let shell = Shell::new(ctx, host, &KIND);
+    // The example comes before the vectors it rewrites (a saved state is restored in page order).
+    let options: Vec<(String, String)> = presets().iter().map(|p| (p.0.to_string(), p.1.to_string())).collect();
     let (preset_label, preset) = dom::select("exemplo ", "preset", &options, wanted);
-    let (normalize_label, normalize) = dom::checkbox(" normalizar (vetores unitários)", "normalize", false);
-    let more = dom::button("+ dimensão", "add-dim");
-    let fewer = dom::button("− dimensão", "remove-dim");
-    for el in [&preset_label, &normalize_label, &more, &fewer] {
-        dom::append(&controls, el);
-    }
-    dom::append(host, &controls);
-    let start = Matrix::from_rows(&[u, v]).map_err(|e| e.to_string())?;
+    let preset_row = dom::el("div", "widget-controls");
+    dom::append(&preset_row, &preset_label);
+    dom::append(&shell.inputs, &preset_row);
     let editor = MatrixEditor::new("uv", "vetores", &start, row_name);
-    dom::append(host, &editor.root);
+    dom::append(&shell.inputs, &editor.root);
+    let (normalize_label, normalize) = dom::checkbox(" normalizar (vetores unitários)", "normalize", false);
+    shell.control(&[&normalize_label, &dom::button("+ dimensão", "add-dim"), &dom::button("− dimensão", "remove-dim")]);
 
-    let outputs = dom::el("div", "widget-outputs");
     let bars = BarView::new("products", "");
-    dom::append(&outputs, &bars.root);
+    dom::append(&shell.outputs, &bars.root);
     let dial_box = dom::el("figure", "mv");
     dom::append(&dial_box, &dom::text("figcaption", "mv-title", "Ângulo entre u e v"));
     let dial = dom::el("canvas", "mv-canvas").unchecked_into::<HtmlCanvasElement>();
     dom::set_attr(&dial, "role", "img");
     dom::append(&dial_box, &dial);
-    dom::append(&outputs, &dial_box);
-    let table_slot = dom::el("div", "");
-    dom::append(&outputs, &table_slot);
-    dom::append(host, &outputs);
+    dom::append(&shell.outputs, &dial_box);
+    let results = dom::el("div", "");
+    dom::append(&shell.outputs, &results);
 
-    let widget = Rc::new(DotProductWidget {
-        host: host.clone(),
-        editor: RefCell::new(editor),
-        preset,
-        normalize,
-        bars,
-        dial,
-        table_slot,
-        listeners: RefCell::new(Vec::new()),
+    let widget = Rc::new(DotProductWidget { shell, editor: RefCell::new(editor), preset, normalize, bars, dial, results });
+    let shell = &widget.shell;
+    shell.on(&widget, &shell.inputs, &["input"], |w, e| {
+        if control_of(e).is_empty() {
+            w.clone().recompute();
+        }
     });
-    let on = |target: &HtmlElement, kind: &'static str, action: fn(&Rc<DotProductWidget>, &web_sys::Event)| listen(&widget, target, kind, action);
-    let editor_root = widget.editor.borrow().root.clone();
-    *widget.listeners.borrow_mut() = vec![
-        on(&editor_root, "input", |w, _| w.clone().recompute()),
-        on(&controls, "change", |w, e| w.on_control(e)),
-        on(&more, "click", |w, _| w.resize(1)),
-        on(&fewer, "click", |w, _| w.resize(-1)),
-    ];
+    shell.on(&widget, &shell.inputs, &["change"], |w, e| {
+        if control_of(e) == "preset" {
+            if let Some(m) = preset_matrix(&w.preset.value()) {
+                w.editor.borrow_mut().set(&m);
+            }
+            w.clone().recompute();
+        }
+    });
+    shell.on(&widget, &shell.controls, &["change"], |w, _| w.clone().recompute());
+    shell.on(&widget, &shell.controls, &["click"], |w, e| match action_of(e).as_str() {
+        "add-dim" => w.resize(1),
+        "remove-dim" => w.resize(-1),
+        _ => {}
+    });
     Ok(widget)
 }
 
 impl DotProductWidget {
-    fn on_control(self: &Rc<Self>, e: &web_sys::Event) {
-        if control_of(e) == "preset" {
-            if let Some((_, _, u, v)) = presets().into_iter().find(|p| p.0 == self.preset.value()) {
-                if let Ok(m) = Matrix::from_rows(&[u, v]) {
-                    self.editor.borrow_mut().set(&m);
-                }
-            }
-        }
-        self.clone().recompute();
-    }
-
     fn resize(self: &Rc<Self>, delta: i32) {
         let cols = self.editor.borrow().cols() as i32 + delta;
         if !(1..=MAX_DIMS as i32).contains(&cols) {
-            return show_error(&self.host, &format!("Use entre 1 e {MAX_DIMS} dimensões."));
+            return self.shell.fail(&format!("Use entre 1 e {MAX_DIMS} dimensões."));
         }
         self.editor.borrow_mut().resize(2, cols as usize);
         self.clone().recompute();
     }
 
+    /// The angle θ between u and v on a dial: the sector coloured by sign (acute green, right
+    /// grey, obtuse red), u along the horizontal, v at θ.
     fn draw_dial(&self, angle: Option<f32>) {
-        let dpr = dom::window().map_or(1.0, |w| w.device_pixel_ratio()).max(1.0);
-        self.dial.set_width((DIAL * dpr) as u32);
-        self.dial.set_height((DIAL * dpr) as u32);
-        let style = self.dial.style();
-        let _ = style.set_property("width", &format!("{DIAL}px"));
-        let _ = style.set_property("height", &format!("{DIAL}px"));
-        let Some(ctx) = self.dial.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok()) else { return };
-        let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-        ctx.clear_rect(0.0, 0.0, DIAL, DIAL);
-        let dark = dom::prefers_dark();
+        let Some(ctx) = prepare_canvas(&self.dial, DIAL, DIAL) else { return };
+        let dark = dom::dark_at(&self.dial);
         let (cx, cy, r) = (DIAL / 2.0, DIAL / 2.0, DIAL / 2.0 - 14.0);
         ctx.set_stroke_style_str(if dark { "#30363d" } else { "#d0d7de" });
         ctx.set_line_width(1.0);
@@ -149,6 +130,7 @@ impl DotProductWidget {
         let _ = ctx.arc(cx, cy, r, 0.0, std::f64::consts::TAU);
         ctx.stroke();
         let text = if dark { "#c9d1d9" } else { "#24292f" };
+        ctx.set_font("13px system-ui, sans-serif");
         let Some(theta) = angle else {
             ctx.set_fill_style_str(text);
             ctx.set_text_align("center");
@@ -157,15 +139,14 @@ impl DotProductWidget {
             return;
         };
         let rad = (theta as f64).to_radians();
-        // Acute (positive dot product) green, right angle grey, obtuse (negative) red.
-        let colour = if (theta - 90.0).abs() < 0.05 {
+        let sector = if (theta - 90.0).abs() < 0.05 {
             "#8b949e"
         } else if theta < 90.0 {
             "#2da44e"
         } else {
             "#cf222e"
         };
-        ctx.set_fill_style_str(colour);
+        ctx.set_fill_style_str(sector);
         ctx.set_global_alpha(0.25);
         ctx.begin_path();
         ctx.move_to(cx, cy);
@@ -174,9 +155,11 @@ impl DotProductWidget {
         ctx.fill();
         ctx.set_global_alpha(1.0);
         ctx.set_line_width(2.5);
-        for (end, label, c) in [(0.0, "u", "#0969da"), (rad, "v", "#bc4c00")] {
-            ctx.set_stroke_style_str(c);
-            ctx.set_fill_style_str(c);
+        // u and v in the bars' two colours, which keep 3:1 against the page in both themes.
+        for (end, label, negative) in [(0.0, "u", false), (rad, "v", true)] {
+            let colour = css(bar_color(negative, dark));
+            ctx.set_stroke_style_str(&colour);
+            ctx.set_fill_style_str(&colour);
             ctx.begin_path();
             ctx.move_to(cx, cy);
             ctx.line_to(cx + r * end.cos(), cy - r * end.sin());
@@ -185,31 +168,23 @@ impl DotProductWidget {
         }
         ctx.set_fill_style_str(text);
         ctx.set_text_align("center");
-        ctx.set_font("13px system-ui, sans-serif");
         let _ = ctx.fill_text(&format!("θ = {}°", format_pt(theta, 1)), cx, cy + r * 0.45);
         dom::set_attr(&self.dial, "aria-label", &format!("Ângulo de {} graus entre u e v", format_pt(theta, 1)));
     }
-}
 
-impl Widget for DotProductWidget {
-    fn recompute(self: Rc<Self>) {
-        let m = match self.editor.borrow().read() {
-            Ok(m) => m,
-            Err(e) => return show_error(&self.host, &e.message),
-        };
+    fn draw(&self) -> Result<(), String> {
+        let m = self.editor.borrow().read().map_err(|e| e.message)?;
         let (mut u, mut v) = (m.row(0), m.row(1));
         if self.normalize.checked() {
             match (vectors::normalize(&u), vectors::normalize(&v)) {
                 (Ok(nu), Ok(nv)) => (u, v) = (nu, nv),
-                (Err(e), _) | (_, Err(e)) => return show_error(&self.host, &format!("Não dá para normalizar: {e}")),
+                (Err(e), _) | (_, Err(e)) => return Err(format!("Não dá para normalizar: {e}")),
             }
         }
         let (Ok(dot), Ok(cosine), Ok(angle)) = (vectors::dot(&u, &v), vectors::cosine(&u, &v), vectors::angle_degrees(&u, &v)) else {
-            return show_error(&self.host, "u e v precisam ter o mesmo número de componentes.");
+            return Err("u e v precisam ter o mesmo número de componentes.".into());
         };
-        let labels: Vec<String> = (0..u.len())
-            .map(|i| format!("{}: {}·{}", i + 1, format_pt_short(u[i], 2), format_pt_short(v[i], 2)))
-            .collect();
+        let labels: Vec<String> = (0..u.len()).map(|i| format!("{}: {}·{}", i + 1, format_pt_short(u[i], 2), format_pt_short(v[i], 2))).collect();
         let products: Vec<f32> = u.iter().zip(&v).map(|(a, b)| a * b).collect();
         self.bars.update("Produtos componente a componente (a soma é u·v)", &labels, &products);
         self.draw_dial(angle);
@@ -220,7 +195,7 @@ impl Widget for DotProductWidget {
             Some(_) => "ângulo obtuso (u·v < 0)",
         };
         let undefined = || "indefinido".to_string();
-        let rows = vec![
+        let rows = [
             ("u·v".to_string(), format_pt(dot, 4)),
             ("‖u‖".to_string(), format_pt(vectors::norm(&u), 4)),
             ("‖v‖".to_string(), format_pt(vectors::norm(&v), 4)),
@@ -228,8 +203,14 @@ impl Widget for DotProductWidget {
             ("θ (graus)".to_string(), angle.map_or_else(undefined, |t| format_pt(t, 2))),
             ("relação".to_string(), kind.to_string()),
         ];
-        self.table_slot.set_text_content(None);
-        dom::append(&self.table_slot, &dom::results_table("dot", "Resultados", &rows));
-        show_ready(&self.host);
+        self.results.set_text_content(None);
+        dom::append(&self.results, &dom::results_table("dot", "Resultados", &rows));
+        Ok(())
+    }
+}
+
+impl Widget for DotProductWidget {
+    fn recompute(self: Rc<Self>) {
+        self.shell.now(|| self.draw());
     }
 }

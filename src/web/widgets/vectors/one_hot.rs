@@ -1,23 +1,23 @@
 //! `one-hot`: a vocabulary (in the order typed) and a sentence; each token becomes a row
 //! with a single 1 in its word's column, and the tokens' dot products (the Gram matrix
 //! E·Eᵀ) show that one-hot vectors only test equality: 1 for the same word, 0 otherwise.
+//! Hovering a dot product outlines the two rows it multiplies.
 //!
 //! Attributes: `data-preset` = telhado (default: the detailed example's 8-word vocabulary) | frutas.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
-use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 use crate::core::ops::matmul_bt;
 use crate::core::text::one_hot;
 use crate::core::text::tokenizer::{tokenize, TokenizerOptions};
 
-use crate::web::dom::{self, Listener};
-use crate::web::kit::draw::{Scale, HeatmapData, MatrixView};
+use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::{listen, show_error, show_ready, Ctx, Widget, WidgetKind};
+use crate::web::kit::draw::{HeatmapData, MatrixView, Scale};
+use crate::web::kit::ui::text_field;
+use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "one-hot", title: "Codificação one-hot de uma frase", mount };
 
@@ -32,72 +32,57 @@ const PRESETS: &[(&str, &str, &str, &str)] = &[
 ];
 
 pub struct OneHotWidget {
-    host: HtmlElement,
+    shell: Shell,
     preset: HtmlSelectElement,
     vocabulary: HtmlInputElement,
     sentence: HtmlInputElement,
     ids: HtmlElement,
     rows: Rc<MatrixView>,
     gram: Rc<MatrixView>,
-    listeners: RefCell<Vec<Listener>>,
 }
 
-fn text_input(label: &str, control: &str, value: &str) -> (HtmlElement, HtmlInputElement) {
-    let wrapper = dom::el("label", "field");
-    dom::append(&wrapper, &dom::text("span", "", label));
-    let input = dom::el("input", "query-input").unchecked_into::<HtmlInputElement>();
-    input.set_type("text");
-    dom::set_attr(&input, "data-control", control);
-    input.set_value(value);
-    dom::append(&wrapper, &input);
-    (wrapper, input)
-}
-
-fn mount(_ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     let wanted = attrs.choice("data-preset");
     let (_, _, vocab0, sentence0) = PRESETS.iter().find(|p| p.0 == wanted).unwrap_or(&PRESETS[0]);
-    dom::set_attr(host, "data-state", "loading");
-    let _ = host.class_list().add_1("widget");
-    host.set_text_content(None);
-    dom::append(host, &dom::text("h3", "widget-title", KIND.title));
-    let controls = dom::el("div", "widget-controls");
+    let shell = Shell::new(ctx, host, &KIND);
+    // The example comes before the fields it rewrites (a saved state is restored in page order).
+    let fields = dom::el("div", "fields");
     let options: Vec<(String, String)> = PRESETS.iter().map(|p| (p.0.to_string(), p.1.to_string())).collect();
     let (preset_label, preset) = dom::select("exemplo ", "preset", &options, wanted);
-    dom::append(&controls, &preset_label);
-    let (twins, twins_listener) = crate::web::kit::twins_button(host);
-    dom::append(&controls, &twins);
-    dom::append(host, &controls);
-    let fields = dom::el("div", "fields");
-    let (vocab_label, vocabulary) = text_input("vocabulário (nesta ordem) ", "vocabulary", vocab0);
-    let (sentence_label, sentence) = text_input("frase ", "sentence", sentence0);
-    dom::append(&fields, &vocab_label);
-    dom::append(&fields, &sentence_label);
-    dom::append(host, &fields);
-    let ids = dom::el("p", "ids");
+    let (vocab_label, vocabulary) = text_field("vocabulário (nesta ordem) ", "vocabulary", vocab0);
+    let (sentence_label, sentence) = text_field("frase ", "sentence", sentence0);
+    for el in [&preset_label, &vocab_label, &sentence_label] {
+        dom::append(&fields, el);
+    }
+    dom::append(&shell.inputs, &fields);
+    let ids = dom::el("p", "ids wide");
     dom::set_attr(&ids, "aria-live", "polite");
-    dom::append(host, &ids);
-    let outputs = dom::el("div", "widget-outputs");
+    dom::append(&shell.outputs, &ids);
     let rows = MatrixView::new("one-hot", "Linhas one-hot (tokens × vocabulário)", "");
     let gram = MatrixView::new("gram", "Produtos escalares entre os tokens", " E·Eᵀ");
-    dom::append(&outputs, &rows.root);
-    dom::append(&outputs, &gram.root);
-    dom::append(host, &outputs);
+    dom::append(&shell.outputs, &rows.root);
+    dom::append(&shell.outputs, &gram.root);
 
-    let widget = Rc::new(OneHotWidget { host: host.clone(), preset, vocabulary, sentence, ids, rows, gram, listeners: RefCell::new(Vec::new()) });
-    let on_input = listen(&widget, &fields, "input", |w, _| w.clone().recompute());
-    let on_preset = listen(&widget, &controls, "change", |w, _| {
-        if let Some((_, _, v, s)) = PRESETS.iter().find(|p| p.0 == w.preset.value()) {
-            w.vocabulary.set_value(v);
-            w.sentence.set_value(s);
+    let widget = Rc::new(OneHotWidget { shell, preset, vocabulary, sentence, ids, rows, gram });
+    let shell = &widget.shell;
+    shell.on(&widget, &shell.inputs, &["input", "change"], |w, e| match (e.type_().as_str(), control_of(e).as_str()) {
+        ("change", "preset") => {
+            if let Some((_, _, v, s)) = PRESETS.iter().find(|p| p.0 == w.preset.value()) {
+                w.vocabulary.set_value(v);
+                w.sentence.set_value(s);
+            }
+            w.clone().recompute();
         }
-        w.clone().recompute();
+        ("input", "vocabulary" | "sentence") => w.clone().recompute(),
+        _ => {}
     });
-    *widget.listeners.borrow_mut() = vec![on_input, on_preset, twins_listener];
+    // E·Eᵀ[i, j] is token i's row times token j's row.
+    on_hover(&widget, &widget.gram, |w, cell| w.rows.highlight(&cell.map(|(i, j)| vec![i, j]).unwrap_or_default(), &[]));
     Ok(widget)
 }
 
-impl Widget for OneHotWidget {
-    fn recompute(self: Rc<Self>) {
+impl OneHotWidget {
+    fn draw(&self) -> Result<(), String> {
         let options = TokenizerOptions::default();
         let mut vocabulary: Vec<String> = Vec::new();
         for word in tokenize(&self.vocabulary.value(), &options) {
@@ -107,16 +92,16 @@ impl Widget for OneHotWidget {
         }
         let tokens = tokenize(&self.sentence.value(), &options);
         if vocabulary.is_empty() {
-            return show_error(&self.host, "Escreva pelo menos uma palavra no vocabulário.");
+            return Err("Escreva pelo menos uma palavra no vocabulário.".into());
         }
         if tokens.is_empty() {
-            return show_error(&self.host, "Escreva uma frase com pelo menos uma palavra.");
+            return Err("Escreva uma frase com pelo menos uma palavra.".into());
         }
         if vocabulary.len() > MAX_VOCABULARY || tokens.len() > MAX_TOKENS {
-            return show_error(&self.host, &format!("Use até {MAX_VOCABULARY} palavras no vocabulário e {MAX_TOKENS} na frase."));
+            return Err(format!("Use até {MAX_VOCABULARY} palavras no vocabulário e {MAX_TOKENS} na frase."));
         }
         let (rows, unknown) = one_hot(&tokens, &vocabulary);
-        let Ok(gram) = matmul_bt(&rows, &rows, 1.0) else { return };
+        let gram = matmul_bt(&rows, &rows, 1.0).map_err(|e| e.to_string())?;
         let ids: Vec<String> = tokens
             .iter()
             .map(|w| match vocabulary.iter().position(|v| v == w) {
@@ -131,9 +116,16 @@ impl Widget for OneHotWidget {
         }
         self.ids.set_text_content(Some(&text));
         let token_labels: Vec<String> = tokens.iter().enumerate().map(|(t, w)| format!("{} {w}", t + 1)).collect();
-        self.rows.update(HeatmapData { matrix: rows, row_labels: token_labels.clone(), col_labels: vocabulary, scale: Scale::Probability, masked: None });
         let short: Vec<String> = (1..=tokens.len()).map(|t| t.to_string()).collect();
-        self.gram.update(HeatmapData { matrix: gram, row_labels: token_labels, col_labels: short, scale: Scale::Count, masked: None });
-        show_ready(&self.host);
+        // Both are indicators: a single 1 per row, and 1 where two tokens are the same word.
+        self.rows.update(HeatmapData { matrix: rows, row_labels: token_labels.clone(), col_labels: vocabulary, scale: Scale::Probability, masked: None });
+        self.gram.update(HeatmapData { matrix: gram, row_labels: token_labels, col_labels: short, scale: Scale::Probability, masked: None });
+        Ok(())
+    }
+}
+
+impl Widget for OneHotWidget {
+    fn recompute(self: Rc<Self>) {
+        self.shell.now(|| self.draw());
     }
 }

@@ -1,0 +1,142 @@
+//! Two small drawings the Transformer widgets need beyond `MatrixView`, `BarView` and the line
+//! plot, each with its table twin (hidden until "ver números"): a histogram, and a dense
+//! heatmap (one pixel block per cell, for tables too large to print numbers in).
+
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement};
+
+use crate::core::format::format_pt;
+use crate::core::Matrix;
+
+use crate::web::dom;
+use crate::web::kit::draw::heatmap::{draw_legend, legend_element};
+use crate::web::kit::draw::{available_width, fill, prepare_canvas, twin, Scale};
+
+/// Label and axis ink in the theme of `element`.
+fn ink(element: &HtmlElement) -> (bool, &'static str) {
+    let dark = dom::dark_at(element);
+    (dark, if dark { "#c9d1d9" } else { "#444c56" })
+}
+
+/// A figure `attr=key` with a title, a canvas and its twin `<table attr=key>`.
+fn figure(attr: &str, key: &str) -> (HtmlElement, HtmlElement, HtmlCanvasElement, HtmlElement) {
+    let root = dom::el("figure", "mv plot");
+    dom::set_attr(&root, attr, key);
+    let title = dom::el("figcaption", "mv-title");
+    dom::append(&root, &title);
+    let canvas = dom::el("canvas", "mv-canvas").unchecked_into::<HtmlCanvasElement>();
+    dom::set_attr(&canvas, "role", "img");
+    dom::append(&root, &canvas);
+    let table = twin::table(attr, key);
+    dom::append(&root, &table);
+    (root, title, canvas, table)
+}
+
+/// A histogram of counts over labelled bins (`data-plot=key`).
+pub struct Histogram {
+    pub root: HtmlElement,
+    title: HtmlElement,
+    canvas: HtmlCanvasElement,
+    table: HtmlElement,
+}
+
+impl Histogram {
+    pub fn new(key: &str) -> Histogram {
+        let (root, title, canvas, table) = figure("data-plot", key);
+        Histogram { root, title, canvas, table }
+    }
+
+    /// `range` labels the two ends of the axis.
+    pub fn update(&self, title: &str, bin_labels: &[String], counts: &[usize], range: (&str, &str)) {
+        dom::set_notation(&self.title, title);
+        let plain = crate::site::notation::plain(title);
+        dom::set_attr(&self.canvas, "aria-label", &plain);
+        let rows = bin_labels.iter().zip(counts).map(|(label, count)| (label.clone(), vec![count.to_string()]));
+        twin::fill(&self.table, &plain, "intervalo", &["quantidade".to_string()], rows);
+        let (dark, ink) = ink(&self.root);
+        let (w, h) = (((available_width(&self.root) - 16.0) / 2.0).clamp(220.0, 300.0), 150.0);
+        let Some(ctx) = prepare_canvas(&self.canvas, w, h) else { return };
+        let (left, bottom, top) = (6.0, 22.0, 8.0);
+        let max = counts.iter().copied().max().unwrap_or(1).max(1) as f64;
+        let bar = (w - 2.0 * left) / counts.len().max(1) as f64;
+        ctx.set_fill_style_str(&fill(false, 0.75, dark));
+        for (i, &count) in counts.iter().enumerate() {
+            let bh = (h - top - bottom) * count as f64 / max;
+            ctx.fill_rect(left + bar * i as f64 + 1.0, h - bottom - bh, (bar - 2.0).max(1.0), bh);
+        }
+        ctx.set_fill_style_str(ink);
+        ctx.set_font("11px system-ui, sans-serif");
+        ctx.set_text_baseline("middle");
+        for (align, x, text) in [("left", left, range.0), ("center", w / 2.0, "0"), ("right", w - left, range.1)] {
+            ctx.set_text_align(align);
+            let _ = ctx.fill_text(text, x, h - bottom / 2.0);
+        }
+    }
+}
+
+/// A heatmap with one filled block per cell and no printed numbers (`data-matrix=key` twin),
+/// for tables up to 128 × 128. Its colour domain, legend and `data-domain` are those of every
+/// heatmap (`Scale`).
+pub struct DenseHeatmap {
+    pub root: HtmlElement,
+    title: HtmlElement,
+    canvas: HtmlCanvasElement,
+    legend: HtmlElement,
+    table: HtmlElement,
+    scale: Scale,
+}
+
+impl DenseHeatmap {
+    /// Values on `scale` (its domain, legend and `data-domain`, as every heatmap).
+    pub fn new(key: &str, scale: Scale) -> DenseHeatmap {
+        let (root, title, canvas, table) = figure("data-matrix", key);
+        let legend = legend_element();
+        let _ = table.before_with_node_1(&legend);
+        DenseHeatmap { root, title, canvas, legend, table, scale }
+    }
+
+    /// Rows are drawn top to bottom, columns left to right.
+    pub fn update(&self, title: &str, m: &Matrix, row_name: &str, col_name: &str) {
+        dom::set_notation(&self.title, title);
+        let plain = crate::site::notation::plain(title);
+        dom::set_attr(&self.canvas, "aria-label", &format!("{plain}: {} {row_name} × {} {col_name}", m.rows(), m.cols()));
+        let index = |n: usize| (0..n).map(|i| i.to_string()).collect::<Vec<_>>();
+        twin::fill(&self.table, &plain, "", &index(m.cols()), twin::matrix_rows(m, &index(m.rows()), |r, c| format_pt(m.get(r, c), 4)));
+        let (dark, ink) = ink(&self.root);
+        let (left, top) = (44.0, 20.0);
+        let room = (available_width(&self.root) - left - 12.0).clamp(200.0, 520.0);
+        let cell_w = (room / m.cols().max(1) as f64).clamp(2.0, 40.0);
+        let cell_h = (320.0 / m.rows().max(1) as f64).clamp(2.0, 28.0);
+        let (w, h) = (left + cell_w * m.cols() as f64 + 8.0, top + cell_h * m.rows() as f64 + 22.0);
+        let Some(ctx) = prepare_canvas(&self.canvas, w, h) else { return };
+        let domain = self.scale.domain(m.as_slice());
+        dom::set_attr(&self.root, "data-domain", &domain.attr());
+        draw_legend(&self.legend, &domain, dark);
+        for r in 0..m.rows() {
+            for c in 0..m.cols() {
+                ctx.set_fill_style_str(&fill(domain.diverging, domain.position(m.get(r, c)), dark));
+                ctx.fill_rect(left + cell_w * c as f64, top + cell_h * r as f64, cell_w + 0.5, cell_h + 0.5);
+            }
+        }
+        axis_labels(&ctx, ink, (left, top), (cell_w, cell_h), m.rows(), m.cols());
+        ctx.set_text_align("left");
+        let _ = ctx.fill_text(&format!("colunas: {col_name} →   linhas: {row_name} ↓"), left, h - 8.0);
+    }
+}
+
+/// Tick labels every few rows and columns (first, last and evenly between), for cells of
+/// `size` (width, height) whose grid starts at `origin` (left, top).
+fn axis_labels(ctx: &CanvasRenderingContext2d, ink: &str, origin: (f64, f64), size: (f64, f64), rows: usize, cols: usize) {
+    let ((left, top), (cw, ch)) = (origin, size);
+    ctx.set_fill_style_str(ink);
+    ctx.set_font("10px system-ui, sans-serif");
+    ctx.set_text_baseline("middle");
+    ctx.set_text_align("right");
+    for r in (0..rows).step_by(((14.0 / ch).ceil() as usize).max(1)) {
+        let _ = ctx.fill_text(&r.to_string(), left - 4.0, top + ch * (r as f64 + 0.5));
+    }
+    ctx.set_text_align("center");
+    for c in (0..cols).step_by(((22.0 / cw).ceil() as usize).max(1)) {
+        let _ = ctx.fill_text(&c.to_string(), left + cw * (c as f64 + 0.5), top - 8.0);
+    }
+}

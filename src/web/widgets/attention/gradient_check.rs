@@ -1,0 +1,308 @@
+//! `gradient-check`: the derivatives of "Atenção diferenciável" checked by finite
+//! differences. For the softmax, its Jacobian sᵢ(δᵢⱼ − sⱼ); for one attention step
+//! O = softmax(QKᵀ/√d_k)V under the loss L = Σ O ⊙ G, the gradients ∂L/∂Q, ∂L/∂K, ∂L/∂V by the
+//! chain rule. Beside each, the same derivative by central differences with the reader's step h
+//! (10⁻¹ … 10⁻¹⁰) and precision (f64, or f32 as on a GPU), the largest relative error, and that
+//! error against h on log axes: it falls like h² until rounding (about ε/h) takes over.
+//! Computed on the CPU in f64 (`core::attention::gradient_check`): WebGPU has only f32, and
+//! the check needs the digits f32 does not have.
+//!
+//! Attributes: `data-part` (atencao, softmax).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use ndarray::Array2;
+use web_sys::{HtmlElement, HtmlSelectElement};
+
+use crate::core::attention::gradient_check::{check_attention, check_softmax, example_step, AttentionStep, Check, Precision, Wrt, STEPS};
+use crate::core::format::format_pt;
+use crate::core::sequence::sparsity::{format_scientific, power_of_ten};
+use crate::core::Matrix;
+
+use crate::web::dom;
+use crate::web::kit::attributes::Attributes;
+use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
+use crate::web::kit::draw::{HeatmapData, MatrixView, Scale};
+use crate::web::kit::ui::MatrixEditor;
+use crate::web::kit::{action_of, control_of, Ctx, Shell, Widget, WidgetKind};
+
+pub const KIND: WidgetKind = WidgetKind { name: "gradient-check", title: "Verificador de gradientes: fórmula contra diferenças finitas", mount };
+
+/// The default step, 10⁻⁴ (index into `STEPS`).
+const DEFAULT_STEP: usize = 3;
+
+fn row_label(i: usize) -> String {
+    format!("linha {}", i + 1)
+}
+
+fn z_label(_: usize) -> String {
+    "z".into()
+}
+
+/// The softmax part's default scores (those of the softmax lab above it on the page).
+fn default_z() -> Matrix {
+    Matrix::from_rows(&[[2.0, 1.0, 0.1]]).expect("1×3 literal")
+}
+
+fn to_matrix(a: &Array2<f64>) -> Matrix {
+    Matrix::from_vec(a.nrows(), a.ncols(), a.iter().map(|&v| v as f32).collect()).unwrap_or_else(|_| Matrix::zeros(0, 0))
+}
+
+fn to_array(m: &Matrix) -> Array2<f64> {
+    Array2::from_shape_fn(m.shape(), |(r, c)| m.get(r, c) as f64)
+}
+
+/// What is checked.
+#[derive(Clone, Copy, PartialEq)]
+enum Part {
+    Attention,
+    Softmax,
+}
+
+impl Part {
+    fn of(value: &str) -> Part {
+        if value == "softmax" {
+            Part::Softmax
+        } else {
+            Part::Attention
+        }
+    }
+}
+
+pub struct GradientCheckWidget {
+    shell: Shell,
+    q: RefCell<MatrixEditor>,
+    k: RefCell<MatrixEditor>,
+    v: RefCell<MatrixEditor>,
+    g: RefCell<MatrixEditor>,
+    z: RefCell<MatrixEditor>,
+    part: HtmlSelectElement,
+    wrt: HtmlSelectElement,
+    /// The `wrt` select's label, hidden for the softmax.
+    wrt_label: HtmlElement,
+    step: HtmlSelectElement,
+    precision: HtmlSelectElement,
+    /// The `data-part` of the page, for "restaurar exemplo".
+    part_default: &'static str,
+    analytic: Rc<MatrixView>,
+    numeric: Rc<MatrixView>,
+    results: HtmlElement,
+    curve: LinePlot,
+}
+
+fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
+    let part_default = attrs.choice("data-part");
+    let shell = Shell::new(ctx, host, &KIND);
+    let example = example_step();
+    let q = MatrixEditor::new("q", "Q", &to_matrix(&example.q), row_label);
+    let k = MatrixEditor::new("k", "K", &to_matrix(&example.k), row_label);
+    let v = MatrixEditor::new("v", "V", &to_matrix(&example.v), row_label);
+    let g = MatrixEditor::new("g", "G (L = Σ O ⊙ G)", &to_matrix(&example.g), row_label);
+    let z = MatrixEditor::new("z", "scores z", &default_z(), z_label);
+    for editor in [&q, &k, &v, &g, &z] {
+        dom::append(&shell.inputs, &editor.root);
+    }
+
+    let options = |pairs: &[(&str, &str)]| pairs.iter().map(|(v, l)| (v.to_string(), l.to_string())).collect::<Vec<_>>();
+    let (part_label, part) = dom::select("função ", "part", &options(&[("atencao", "atenção: L = Σ O ⊙ G"), ("softmax", "softmax: a jacobiana")]), part_default);
+    let (wrt_label, wrt) = dom::select("derivada em ", "wrt", &options(&[("q", "Q"), ("k", "K"), ("v", "V")]), "q");
+    let steps: Vec<(String, String)> = STEPS.iter().enumerate().map(|(i, &h)| (i.to_string(), format!("h = {}", power_of_ten(h.log10().round() as i32)))).collect();
+    let (step_label, step) = dom::select("passo ", "step", &steps, &DEFAULT_STEP.to_string());
+    let (precision_label, precision) = dom::select("diferenças em ", "precision", &options(&[("f64", "f64 (dupla)"), ("f32", "f32 (como na GPU)")]), "f64");
+    let reset = dom::button("restaurar exemplo", "reset");
+    shell.control(&[&part_label, &wrt_label, &step_label, &precision_label, &reset]);
+
+    let analytic = MatrixView::new("analytic", "Pela fórmula", "");
+    let numeric = MatrixView::new("numeric", "Por diferenças finitas", "");
+    let results = dom::el("div", "gradient-results wide");
+    let curve = LinePlot::new("error-curve", "Erro relativo máximo contra h (escalas log)");
+    for el in [&analytic.root, &numeric.root, &results, &curve.root] {
+        dom::append(&shell.outputs, el);
+    }
+    let note = dom::text(
+        "p",
+        "widget-note wide",
+        "Com h grande, o erro é o da própria fórmula das diferenças, que cai como h². Com h pequeno demais, L(x + h) e L(x − h) ficam tão próximos que a subtração só guarda o arredondamento de cada um (cerca de ε·|L|), e dividir por 2h o amplia: o erro volta a crescer, como ε/h. Em f32, ε ≈ 10⁻⁷, e a volta chega bem antes.",
+    );
+    dom::append(&shell.outputs, &note);
+    shell.note.set_text_content(Some("Calculado na CPU, em f64: a WebGPU só tem f32, e a verificação precisa de mais dígitos."));
+
+    let widget = Rc::new(GradientCheckWidget {
+        shell,
+        q: RefCell::new(q),
+        k: RefCell::new(k),
+        v: RefCell::new(v),
+        g: RefCell::new(g),
+        z: RefCell::new(z),
+        part,
+        wrt,
+        wrt_label,
+        step,
+        precision,
+        part_default,
+        analytic,
+        numeric,
+        results,
+        curve,
+    });
+    widget.show_part();
+    let shell = &widget.shell;
+    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
+    shell.on(&widget, &shell.controls, &["change"], |w, e| {
+        if control_of(e) == "part" {
+            w.show_part();
+        }
+        w.clone().recompute();
+    });
+    shell.on(&widget, &shell.controls, &["click"], |w, e| {
+        if action_of(e) == "reset" {
+            w.reset();
+        }
+    });
+    // A cell of one map outlines the same cell in the other.
+    for from_analytic in [true, false] {
+        let weak = Rc::downgrade(&widget);
+        let from = if from_analytic { &widget.analytic } else { &widget.numeric };
+        from.set_on_hover(move |cell| {
+            if let Some(w) = weak.upgrade() {
+                let other = if from_analytic { &w.numeric } else { &w.analytic };
+                match cell {
+                    Some((r, c)) => other.highlight(&[r], &[c]),
+                    None => other.highlight(&[], &[]),
+                }
+            }
+        });
+    }
+    Ok(widget)
+}
+
+impl GradientCheckWidget {
+    fn part(&self) -> Part {
+        Part::of(&self.part.value())
+    }
+
+    /// Shows the inputs and controls of the chosen part only.
+    fn show_part(&self) {
+        let softmax = self.part() == Part::Softmax;
+        for editor in [&self.q, &self.k, &self.v, &self.g] {
+            editor.borrow().root.set_hidden(softmax);
+        }
+        self.z.borrow().root.set_hidden(!softmax);
+        self.wrt_label.set_hidden(softmax);
+    }
+
+    fn reset(self: &Rc<Self>) {
+        let example = example_step();
+        self.q.borrow_mut().set(&to_matrix(&example.q));
+        self.k.borrow_mut().set(&to_matrix(&example.k));
+        self.v.borrow_mut().set(&to_matrix(&example.v));
+        self.g.borrow_mut().set(&to_matrix(&example.g));
+        self.z.borrow_mut().set(&default_z());
+        self.part.set_value(self.part_default);
+        self.wrt.set_value("q");
+        self.step.set_value(&DEFAULT_STEP.to_string());
+        self.precision.set_value("f64");
+        self.show_part();
+        self.clone().recompute();
+    }
+
+    fn h(&self) -> f64 {
+        let i = self.step.value().parse::<usize>().unwrap_or(DEFAULT_STEP).min(STEPS.len() - 1);
+        STEPS[i]
+    }
+
+    fn precision(&self) -> Precision {
+        if self.precision.value() == "f32" {
+            Precision::F32
+        } else {
+            Precision::F64
+        }
+    }
+
+    fn wrt(&self) -> (Wrt, &'static str) {
+        match self.wrt.value().as_str() {
+            "k" => (Wrt::K, "K"),
+            "v" => (Wrt::V, "V"),
+            _ => (Wrt::Q, "Q"),
+        }
+    }
+
+    /// Reads the inputs of the chosen part and runs its check; the titles say what is shown.
+    fn check(&self) -> Result<(Check, String), String> {
+        let read = |e: &RefCell<MatrixEditor>| e.borrow().read().map(|m| to_array(&m)).map_err(|err| err.message);
+        let (h, precision) = (self.h(), self.precision());
+        match self.part() {
+            Part::Softmax => {
+                let z: Vec<f64> = read(&self.z)?.iter().copied().collect();
+                let check = check_softmax(&z, h, precision).map_err(|e| e.to_string())?;
+                Ok((check, "∂sᵢ/∂zⱼ".to_string()))
+            }
+            Part::Attention => {
+                let step = AttentionStep { q: read(&self.q)?, k: read(&self.k)?, v: read(&self.v)?, g: read(&self.g)? };
+                let (wrt, name) = self.wrt();
+                let check = check_attention(&step, wrt, h, precision).map_err(|e| e.to_string())?;
+                Ok((check, format!("∂L/∂{name}")))
+            }
+        }
+    }
+
+    fn draw(&self, check: &Check, what: &str) -> Result<(), String> {
+        let softmax = self.part() == Part::Softmax;
+        let (rows, cols): (Vec<String>, Vec<String>) = if softmax {
+            let n = check.analytic.nrows();
+            ((0..n).map(|i| format!("s{}", dom::subscript(i + 1))).collect(), (0..n).map(|j| format!("z{}", dom::subscript(j + 1))).collect())
+        } else {
+            ((0..check.analytic.nrows()).map(row_label).collect(), (0..check.analytic.ncols()).map(|c| (c + 1).to_string()).collect())
+        };
+        let h = self.h();
+        let h_text = power_of_ten(h.log10().round() as i32);
+        let formula = if softmax { "sᵢ(δᵢⱼ − sⱼ)" } else { "regra da cadeia" };
+        self.analytic.set_title(&format!("{what} pela fórmula: {formula}"));
+        self.numeric.set_title(&format!("{what} por diferenças centrais, h = {h_text}"));
+        for (view, m) in [(&self.analytic, &check.analytic), (&self.numeric, &check.numeric)] {
+            view.update(HeatmapData { matrix: to_matrix(m), row_labels: rows.clone(), col_labels: cols.clone(), scale: Scale::Signed, masked: None });
+        }
+
+        let precision = self.precision.value();
+        let table = dom::results_table(
+            "gradient-error",
+            "A verificação",
+            &[
+                ("erro relativo máximo".to_string(), format_scientific(check.error, 2)),
+                ("passo h".to_string(), h_text.clone()),
+                ("diferenças em".to_string(), precision.clone()),
+                ("maior |derivada|".to_string(), format_pt(check.analytic.iter().fold(0.0f64, |m, v| m.max(v.abs())) as f32, 4)),
+            ],
+        );
+        // The error itself, unrounded, for tests and embedders.
+        dom::set_attr(&table, "data-max-rel-error", &format!("{:e}", check.error));
+        let verdict = if check.error < 1e-4 {
+            "As duas concordam: a fórmula está certa (e h é razoável)."
+        } else {
+            "As duas discordam além de 10⁻⁴: com uma fórmula certa, isso é o passo h (grande ou pequeno demais) ou a precisão."
+        };
+        self.results.set_text_content(None);
+        dom::append(&self.results, &table);
+        dom::append(&self.results, &dom::text("p", "step-line", verdict));
+
+        let (mine, others) = if precision == "f32" { ("f32", "f64") } else { ("f64", "f32") };
+        let series = [
+            Series { label: format!("diferenças em {mine}"), values: check.curve.clone(), dashed: false, dots: true },
+            Series { label: format!("diferenças em {others}"), values: check.other_curve.clone(), dashed: true, dots: false },
+        ];
+        let axes = Axes { x_label: "passo h".into(), y_label: "erro relativo".into(), log_x: true, log_y: true, y_range: None };
+        self.curve.update(&STEPS, &series, &axes, |x| format!("h = {}", power_of_ten(x.log10().round() as i32)), |y| format_scientific(y, 2));
+        Ok(())
+    }
+}
+
+impl Widget for GradientCheckWidget {
+    fn recompute(self: Rc<Self>) {
+        let widget = self.clone();
+        self.shell.local(false, move || {
+            let (check, what) = widget.check()?;
+            widget.draw(&check, &what)
+        });
+    }
+}

@@ -1,0 +1,194 @@
+// Content and reading path (issue 22): the soft dictionary ("Explicando Transformers") and the
+// gradient checker ("Prestando atenção", differentiable attention). Golden values: the
+// textbook's Example 2 (../shared/spec/4-transformer.md, section 3) read as a dictionary, and
+// the softmax Jacobian of the softmax lab's scores; everything else is recomputed here from the
+// numbers the widgets show.
+import path from 'node:path';
+import { ARTIFACTS, check, assert, parsePt, readTwin, waitWidget } from '../lib.mjs';
+
+const DICT = '[data-widget=soft-dictionary]';
+const GRAD = '[data-widget=gradient-check]';
+const DICT_PAGE = 'dicionario-suave.html';
+const GRAD_PAGE = 'atencao-diferenciavel.html';
+
+/** Waits until the widget has left "loading" (ready or error) and returns its state. */
+async function settled(page, host) {
+  await page.waitForFunction((h) => ['ready', 'error'].includes(document.querySelector(h)?.dataset.state), host, { timeout: 60000 });
+  return page.getAttribute(host, 'data-state');
+}
+
+async function errorText(page, host) {
+  return page.$eval(host, (el) => el.querySelector(':scope > .widget-error')?.textContent ?? '');
+}
+
+/** Types `value` into an editor cell (or sets a control) and fires the event of an edit. */
+async function edit(page, selector, value, event = 'input') {
+  await page.$eval(selector, (el, [v, e]) => { el.value = v; el.dispatchEvent(new Event(e, { bubbles: true })); }, [value, event]);
+}
+
+/** The values of a matrix editor, row by row. */
+async function editorValues(page, host, key) {
+  return page.$$eval(`${host} [data-editor=${key}] .editor-cell`, (cells) => {
+    const rows = [];
+    for (const c of cells) {
+      const [r, col] = c.dataset.cell.split('.').map(Number);
+      (rows[r] ??= [])[col] = Number(c.value.replace(',', '.').replace('−', '-'));
+    }
+    return rows;
+  });
+}
+
+function assertNear(name, text, want, tol = 1e-4) {
+  assert(text !== undefined, `${name}: missing`);
+  assert(Math.abs(parsePt(text) - want) <= tol, `${name} = "${text}", want ${want}`);
+}
+
+/** Runs an edit and waits for its result. The widgets leave "ready" in the edit's own event
+ * handler (loading, or error at once), so waiting for ready or error afterwards sees the new one. */
+async function afterEdit(page, host, action) {
+  await action();
+  return settled(page, host);
+}
+
+export default async function content2({ page, base, mode }) {
+  await check(`[${mode}] soft dictionary: Example 2's keys, values and q₂ give 1,18 / 0,73 / 1,91, weights 0,3035 / 0,2340 / 0,4625, soft lookup [0,2228; 0,5154; 0,8079], hard v₃`, async () => {
+    await page.goto(`${base}/${DICT_PAGE}`);
+    await waitWidget(page, DICT);
+    assert(await page.getAttribute(DICT, 'data-computed-on') === mode, `computed on ${await page.getAttribute(DICT, 'data-computed-on')}`);
+    const scores = await readTwin(page, DICT, 'scores');
+    const raw = scores['q·kᵢ'];
+    assertNear('q·k₁', raw['k₁'], 1.18);
+    assertNear('q·k₂', raw['k₂'], 0.73);
+    assertNear('q·k₃', raw['k₃'], 1.91);
+    const w = (await readTwin(page, DICT, 'weights')).w;
+    assertNear('w₁', w['k₁'], 0.3035);
+    assertNear('w₂', w['k₂'], 0.2340);
+    assertNear('w₃', w['k₃'], 0.4625);
+    const lookups = await readTwin(page, DICT, 'lookups');
+    const soft = lookups['suave'];
+    const hard = lookups['rígida (v₃)'];
+    assert(hard, `hard lookup row: ${Object.keys(lookups)}`);
+    [0.2228, 0.5154, 0.8079].forEach((want, c) => assertNear(`suave ${c + 1}`, soft[String(c + 1)], want));
+    [0.3, 0.7, 1.1].forEach((want, c) => assertNear(`rígida ${c + 1}`, hard[String(c + 1)], want));
+    assert(await page.$eval(`${DICT} details.hood`, (d) => !d.open), 'por dentro starts closed');
+    const summary = await page.textContent(`${DICT} details.hood > summary`);
+    assert(/8 operações/.test(summary), summary);
+  });
+
+  await check(`[${mode}] soft dictionary: the soft lookup is Σ wᵢvᵢ of the shown weights, on edited values`, async () => {
+    await page.goto(`${base}/${DICT_PAGE}`);
+    await waitWidget(page, DICT);
+    await afterEdit(page, DICT, () => edit(page, `${DICT} [data-editor=values] [data-cell="1.2"]`, '-2,5'));
+    await afterEdit(page, DICT, () => edit(page, `${DICT} [data-editor=query] [data-cell="0.0"]`, '1,5'));
+    assert(await page.getAttribute(DICT, 'data-state') === 'ready', await errorText(page, DICT));
+    const values = await editorValues(page, DICT, 'values');
+    const w = Object.values((await readTwin(page, DICT, 'weights')).w).map(parsePt);
+    const sum = w.reduce((a, b) => a + b, 0);
+    assert(Math.abs(sum - 1) <= 3 * 5e-5, `weights sum to ${sum}`);
+    const soft = Object.values((await readTwin(page, DICT, 'lookups'))['suave']).map(parsePt);
+    for (let c = 0; c < soft.length; c++) {
+      const mixed = w.reduce((acc, wi, i) => acc + wi * values[i][c], 0);
+      // Each shown weight is rounded to 4 decimals (±5e-5), the shown lookup too.
+      const tol = 5e-5 * values.reduce((acc, row) => acc + Math.abs(row[c]), 0) + 5e-5;
+      assert(Math.abs(mixed - soft[c]) <= tol, `column ${c + 1}: Σ wᵢvᵢ = ${mixed}, shown ${soft[c]}`);
+    }
+  });
+
+  await check(`[${mode}] soft dictionary: sharper scores bring the soft lookup to the hard one`, async () => {
+    await page.goto(`${base}/${DICT_PAGE}`);
+    await waitWidget(page, DICT);
+    const distances = Object.values(await page.$$eval(`${DICT} table.twin[data-bars=distance] tr`, (rows) =>
+      rows.map((tr) => tr.querySelector('td')?.textContent).filter(Boolean))).map(parsePt);
+    assert(distances.length === 8, `${distances.length} rungs`);
+    for (let i = 1; i < distances.length; i++) assert(distances[i] <= distances[i - 1] + 1e-4, `distances ${distances}`);
+    assert(distances[distances.length - 1] < 1e-3, `β = 32: ${distances.at(-1)}`);
+    await afterEdit(page, DICT, () => edit(page, `${DICT} input[data-control=sharpness]`, '5'));
+    assert((await page.textContent(`${DICT} output.readout`)).includes('32'), await page.textContent(`${DICT} output.readout`));
+    const w = (await readTwin(page, DICT, 'weights')).w;
+    assert(parsePt(w['k₃']) > 0.999, `w₃ at β = 32: ${w['k₃']}`);
+    const lookups = await readTwin(page, DICT, 'lookups');
+    for (const c of ['1', '2', '3']) assertNear(`soft ≈ hard, column ${c}`, lookups['suave'][c], parsePt(lookups['rígida (v₃)'][c]), 1e-3);
+    await page.screenshot({ path: path.join(ARTIFACTS, `content2-soft-dictionary-${mode}.png`), fullPage: false });
+  });
+
+  await check(`[${mode}] soft dictionary: a cell that is not a number (text, empty, NaN) is named; restoring the example brings it back`, async () => {
+    await page.goto(`${base}/${DICT_PAGE}`);
+    await waitWidget(page, DICT);
+    for (const bad of ['abc', '', 'NaN']) {
+      const state = await afterEdit(page, DICT, () => edit(page, `${DICT} [data-editor=query] [data-cell="0.1"]`, bad));
+      const message = await errorText(page, DICT);
+      assert(state === 'error', `«${bad}»: ${state}`);
+      assert(message.includes('consulta q, linha 1, coluna 2') && message.includes('não é um número'), `«${bad}»: ${message}`);
+    }
+    await afterEdit(page, DICT, () => page.click(`${DICT} [data-action=reset]`));
+    assert(await page.getAttribute(DICT, 'data-state') === 'ready', await errorText(page, DICT));
+    assertNear('w₃ after reset', (await readTwin(page, DICT, 'weights')).w['k₃'], 0.4625);
+  });
+
+  await check(`[${mode}] gradient check: ∂L/∂Q by formula and by central differences agree below 1e-4 at h = 1e-4, and for K and V`, async () => {
+    await page.goto(`${base}/${GRAD_PAGE}`);
+    await waitWidget(page, GRAD);
+    for (const wrt of ['q', 'k', 'v']) {
+      await afterEdit(page, GRAD, () => edit(page, `${GRAD} select[data-control=wrt]`, wrt, 'change'));
+      const error = Number(await page.getAttribute(`${GRAD} table[data-results=gradient-error]`, 'data-max-rel-error'));
+      assert(error < 1e-4, `${wrt}: max relative error ${error}`);
+      const analytic = await readTwin(page, GRAD, 'analytic');
+      const numeric = await readTwin(page, GRAD, 'numeric');
+      assert(JSON.stringify(analytic) === JSON.stringify(numeric), `${wrt}: the tables differ\n${JSON.stringify(analytic)}\n${JSON.stringify(numeric)}`);
+      const title = await page.textContent(`${GRAD} [data-matrix=analytic] .mv-name`);
+      assert(title.includes(`∂L/∂${wrt.toUpperCase()}`), title);
+    }
+  });
+
+  await check(`[${mode}] gradient check: the softmax Jacobian of z = (2; 1; 0,1) is sᵢ(δᵢⱼ − sⱼ), columns sum to 0`, async () => {
+    await page.goto(`${base}/${GRAD_PAGE}`);
+    await waitWidget(page, GRAD);
+    await afterEdit(page, GRAD, () => edit(page, `${GRAD} select[data-control=part]`, 'softmax', 'change'));
+    assert(await page.$eval(`${GRAD} [data-editor=q]`, (e) => e.hidden) && !(await page.$eval(`${GRAD} [data-editor=z]`, (e) => e.hidden)), 'softmax shows only z');
+    const j = await readTwin(page, GRAD, 'analytic');
+    assertNear('J₁₁', j['s₁']['z₁'], 0.2247);
+    assertNear('J₁₂', j['s₁']['z₂'], -0.1598);
+    assertNear('J₂₂', j['s₂']['z₂'], 0.1837);
+    assertNear('J₃₃', j['s₃']['z₃'], 0.0889);
+    for (const col of ['z₁', 'z₂', 'z₃']) {
+      const sum = ['s₁', 's₂', 's₃'].reduce((acc, row) => acc + parsePt(j[row][col]), 0);
+      assert(Math.abs(sum) <= 2e-4, `column ${col} sums to ${sum}`);
+    }
+    const error = Number(await page.getAttribute(`${GRAD} table[data-results=gradient-error]`, 'data-max-rel-error'));
+    assert(error < 1e-4, `softmax: ${error}`);
+  });
+
+  await check(`[${mode}] gradient check: too small an h is worse, much sooner in f32; the curve is a table too`, async () => {
+    await page.goto(`${base}/${GRAD_PAGE}`);
+    await waitWidget(page, GRAD);
+    const curve = await page.$$eval(`${GRAD} table.twin[data-matrix=error-curve] tr`, (rows) => rows.slice(1).map((tr) => [...tr.querySelectorAll('th, td')].map((c) => c.textContent)));
+    assert(curve.length === 10 && curve[0][0] === 'h = 10⁻¹' && curve[9][0] === 'h = 10⁻¹⁰', JSON.stringify(curve));
+    const sci = (text) => {
+      const m = text.match(/^([\d,]+)(?: × 10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+))?$/);
+      assert(m, `not a number: ${text}`);
+      const digits = '⁰¹²³⁴⁵⁶⁷⁸⁹';
+      const exponent = m[2] ? Number([...m[2]].map((ch) => (ch === '⁻' ? '-' : digits.indexOf(ch))).join('')) : 0;
+      return Number(m[1].replace(',', '.')) * 10 ** exponent;
+    };
+    const f64 = curve.map((row) => sci(row[1]));
+    const best = Math.min(...f64);
+    assert(f64[9] > 100 * best, `f64: h = 1e-10 (${f64[9]}) is not worse than the best (${best})`);
+    await afterEdit(page, GRAD, () => edit(page, `${GRAD} select[data-control=precision]`, 'f32', 'change'));
+    await afterEdit(page, GRAD, () => edit(page, `${GRAD} select[data-control=step]`, '9', 'change'));
+    const error = Number(await page.getAttribute(`${GRAD} table[data-results=gradient-error]`, 'data-max-rel-error'));
+    assert(error > 0.1, `f32 at h = 1e-10: ${error}`);
+    assert((await page.textContent(`${GRAD} .gradient-results`)).includes('discordam'), 'the verdict says they disagree');
+    await page.screenshot({ path: path.join(ARTIFACTS, `content2-gradient-check-${mode}.png`), fullPage: false });
+  });
+
+  await check(`[${mode}] gradient check: a cell that is not a number is named`, async () => {
+    await page.goto(`${base}/${GRAD_PAGE}`);
+    await waitWidget(page, GRAD);
+    const state = await afterEdit(page, GRAD, () => edit(page, `${GRAD} [data-editor=k] [data-cell="2.0"]`, 'x1'));
+    assert(state === 'error', state);
+    const message = await errorText(page, GRAD);
+    assert(message.includes('K, linha 3, coluna 1') && message.includes('não é um número'), message);
+    await afterEdit(page, GRAD, () => edit(page, `${GRAD} [data-editor=k] [data-cell="2.0"]`, '1,5'));
+    assert(await page.getAttribute(GRAD, 'data-state') === 'ready', await errorText(page, GRAD));
+  });
+}
