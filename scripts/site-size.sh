@@ -6,11 +6,10 @@
 # Usage: bash scripts/site-size.sh [dist]
 set -euo pipefail
 dist="${1:-dist}"
-# bytes, gzipped: wasm + JS + CSS of a page with widgets, model excluded. 600 000 until
-# 2026-11-24; raised to 650 000 when the compute layer v2 (each job compiled for the CPU, the GPU
-# and their traced twins), the widget kit and three new widgets (logit lens, soft dictionary,
-# gradient checker) took a page with widgets to about 630 000, while prerendering took a page of
-# text only to about 20 000 (it needs no wasm). BENCHMARKS.md, "Site weight", has the steps.
+# bytes, gzipped: wasm + JS + CSS of a page with widgets, model excluded (a page of text only
+# needs no wasm: about 20 000 since the pages are prerendered). 600 000 until 2026-11-24; raised
+# to 650 000 when the compute layer v2, the widget kit's ports and three new widgets (logit lens,
+# soft dictionary, gradient checker) took it to about 625 000 (BENCHMARKS.md).
 budget=650000
 
 gz() { gzip -9 -c "$1" | wc -c; }
