@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
-# Trunk post_build hook (Trunk.toml): writes into the staged sw.js the list of every built file
-# with the first 16 hex digits of its SHA-256, and a build version derived from all of them, so
-# each build has its own service worker and cache (see sw.js). Needs only bash and coreutils.
+# Trunk post_build hook (Trunk.toml, after pages.sh): writes into the staged sw.js the list of every
+# built file with the first 16 hex digits of its SHA-256, its size in bytes and its group, and a
+# build version derived from all of them, so each build has its own service worker and cache
+# (see sw.js). The groups decide when the offline copy takes a file:
+#   shell  the home page, the page script, the stylesheet, the icon: on the first visit;
+#   code   the wasm and its JS: on the first visit, except under Save-Data (then when a page loads them);
+#   page   every prerendered page (NAME.html at the root): on the first visit, except under Save-Data;
+#   model  the decoder's files in static/model/ (config, tokenizer, weights, bigram table): when a
+#          decoder widget loads them (src/web/model_store.rs), or on "salvar para ler offline";
+#   extra  the rest (embed.js, the example blog post, the model card): when fetched, or on "salvar".
+# The sizes give "salvar para ler offline" its size. Needs only bash and coreutils.
 set -euo pipefail
 stage="${TRUNK_STAGING_DIR:?run by trunk as a post_build hook (TRUNK_STAGING_DIR unset)}"
 sw="$stage/sw.js"
@@ -12,18 +20,30 @@ fi
 cd "$stage"
 files=""
 listing=""
+declare -A sizes=()
 while IFS= read -r -d '' path; do
   path="${path#./}"
   [ "$path" = sw.js ] && continue
   case "$path" in
     *[\'\"\\]* | *$'\n'*) echo "sw-precache: unsupported file name: $path" >&2; exit 1 ;;
   esac
+  case "$path" in
+    index.html | main.css | static/site.js | static/compat.js | static/favicon.svg | static/noscript.css) group=shell ;;
+    atencao.js | atencao_bg.wasm) group=code ;;
+    */*.html) group=extra ;;
+    *.html) group=page ;;
+    static/model/*.json | static/model/*.safetensors | static/model/*.bin) group=model ;;
+    *) group=extra ;;
+  esac
   hash=$(sha256sum -- "$path" | cut -c1-16)
-  files+="['$path', '$hash'], "
+  bytes=$(stat -c %s -- "$path")
+  files+="['$path', '$hash', $bytes, '$group'], "
   listing+="$hash  $path"$'\n'
-  # The site's root URL serves index.html: precache it under './' too (navigations use it).
-  if [ "$path" = index.html ]; then files+="['./', '$hash'], "; fi
+  sizes[$group]=$(( ${sizes[$group]:-0} + bytes ))
 done < <(find . -type f -print0 | LC_ALL=C sort -z)
+for group in shell code page model; do
+  [ "${sizes[$group]:-0}" -gt 0 ] || { echo "sw-precache: no file in the group '$group' (a file renamed? see the groups above)" >&2; exit 1; }
+done
 version=$(printf '%s' "$listing" | sha256sum | cut -c1-16)
 tmp="$sw.tmp"
 while IFS= read -r line || [ -n "$line" ]; do
@@ -34,4 +54,4 @@ while IFS= read -r line || [ -n "$line" ]; do
   esac
 done < "$sw" > "$tmp"
 mv "$tmp" "$sw"
-echo "sw-precache: version $version, $(printf '%s' "$listing" | wc -l) files"
+echo "sw-precache: version $version, $(printf '%s' "$listing" | wc -l) files; bytes: shell ${sizes[shell]}, code ${sizes[code]}, page ${sizes[page]}, model ${sizes[model]}, extra ${sizes[extra]:-0}"

@@ -1,8 +1,8 @@
 // atenção: can this browser run the site's wasm? It is compiled with WebAssembly SIMD
 // (.cargo/config.toml: 2 to 4 times faster CPU products, see BENCHMARKS.md), which browsers
 // have had since Chrome 91, Firefox 89 and Safari 16.4. Where it is missing, the wasm cannot
-// compile: say so in Portuguese instead of leaving "Carregando…" on the page. Loaded by
-// index.html and imported by embed.js; no inline code, so it runs under a strict CSP.
+// compile: say so in Portuguese in each widget instead of leaving it empty. Imported by the
+// site's script (static/site.js) and by embed.js; no inline code, so it runs under a strict CSP.
 
 // The smallest module using a SIMD instruction (i8x16.splat, i8x16.popcnt).
 const PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
@@ -20,6 +20,3 @@ export function showUnsupported(host) {
   note.textContent = MESSAGE;
   host.replaceChildren(note);
 }
-
-const site = document.querySelector('main#app[data-site]');
-if (!SUPPORTED && site) showUnsupported(site);

@@ -1,32 +1,108 @@
-//! The page prose that build.rs renders from content/ into target/prose/<slug>.html, which the
-//! site fetches when a page opens (site::prose_path): one file per page of the table of
-//! contents, real MathML, no LaTeX left over.
+//! The prerendered pages that build.rs writes into target/site/ (issue 21), which
+//! scripts/pages.sh turns into the site's `slug.html` files: one per page of the table of
+//! contents plus the home page, the catalogue and the benchmark; real MathML, no LaTeX left
+//! over; a meta description and Open Graph tags; the table of contents with the page marked;
+//! a placeholder saying what each widget will show; only relative links between pages.
 
-use atencao::site::{prose_path, ARTICLES};
+use atencao::site::{page_href, ARTICLES};
+
+fn site_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/site")
+}
+
+fn part(name: &str, part: &str) -> String {
+    let path = site_dir().join(format!("{name}.{part}.html"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn slugs() -> Vec<&'static str> {
+    ARTICLES.iter().flat_map(|a| std::iter::once(a.slug).chain(a.sections.iter().map(|s| s.slug))).collect()
+}
 
 #[test]
 fn every_page_has_its_rendered_prose() {
-    let target = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target");
     let mut with_math = 0;
     let mut pages = 0;
-    for article in ARTICLES {
-        let slugs = std::iter::once(article.slug).chain(article.sections.iter().map(|s| s.slug));
-        for slug in slugs {
-            let path = target.join(prose_path(slug));
-            let html = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            assert!(html.len() > 200, "{slug}: prose too short ({} bytes)", html.len());
-            // MathML keeps its LaTeX source in <annotation>, which browsers do not show.
-            let shown = without_annotations(&html);
-            assert!(!shown.contains("$$") && !shown.contains("\\frac"), "{slug}: raw LaTeX left in the prose");
-            assert!(!html.contains("<merror"), "{slug}: a formula failed to render");
-            if html.contains("<math") {
-                with_math += 1;
-            }
-            pages += 1;
+    for slug in slugs() {
+        let html = part(slug, "main");
+        assert!(html.len() > 200, "{slug}: page too short ({} bytes)", html.len());
+        assert!(html.starts_with(&format!("<main id=\"app\" data-site data-page=\"{slug}\"")), "{slug}: {}", &html[..80]);
+        assert_eq!(html.matches("<h1>").count(), 1, "{slug}: one heading");
+        // MathML keeps its LaTeX source in <annotation>, which browsers do not show.
+        let shown = without_annotations(&html);
+        assert!(!shown.contains("$$") && !shown.contains("\\frac"), "{slug}: raw LaTeX left in the prose");
+        assert!(!html.contains("<merror"), "{slug}: a formula failed to render");
+        assert!(!html.contains("href=\"#/"), "{slug}: a link still in the old #/slug form");
+        assert!(html.contains("class=\"pager\""), "{slug}: no links to the neighbouring pages");
+        if html.contains("<math") {
+            with_math += 1;
         }
+        pages += 1;
     }
     assert!(pages >= 30, "only {pages} pages");
     assert!(with_math >= 20, "only {with_math} pages with formulas");
+}
+
+#[test]
+fn the_page_list_names_every_page() {
+    let listed = std::fs::read_to_string(site_dir().join("pages.txt")).expect("target/site/pages.txt");
+    let listed: Vec<&str> = listed.lines().collect();
+    let mut want = vec!["index"];
+    want.extend(slugs());
+    want.extend(["catalogo", "bench"]);
+    assert_eq!(listed, want);
+}
+
+#[test]
+fn every_page_has_a_description_and_open_graph_tags() {
+    let mut names = vec!["index", "catalogo", "bench"];
+    names.extend(slugs());
+    let mut descriptions = std::collections::BTreeSet::new();
+    for name in names {
+        let head = part(name, "head");
+        let description = head
+            .split("<meta name=\"description\" content=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap_or_else(|| panic!("{name}: no meta description"));
+        let text = description.replace("&quot;", "\"").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&");
+        let length = text.chars().count();
+        assert!((40..=210).contains(&length), "{name}: a description of {length} characters: {description}");
+        assert!(!description.contains('$') && !description.contains('\\'), "{name}: LaTeX in the description: {description}");
+        descriptions.insert(description.to_string());
+        for property in ["og:title", "og:description", "og:type"] {
+            assert!(head.contains(&format!("<meta property=\"{property}\" content=\"")), "{name}: no {property}");
+        }
+        assert_eq!(head.matches("<title>").count(), 1, "{name}: one title");
+    }
+    // Every page says something of its own.
+    assert!(descriptions.len() >= slugs().len(), "pages share descriptions");
+}
+
+#[test]
+fn the_table_of_contents_marks_the_page() {
+    for slug in slugs() {
+        let toc = part(slug, "toc");
+        assert!(toc.starts_with("<nav id=\"toc\""), "{slug}");
+        let current = format!("href=\"{}\" aria-current=\"page\"", page_href(slug));
+        assert_eq!(toc.matches(&current).count(), 1, "{slug}: its own link marked once");
+        assert_eq!(toc.matches("aria-current").count(), 1, "{slug}: only its own link marked");
+    }
+    assert!(!part("index", "toc").contains("aria-current"), "the home page is not in the contents");
+}
+
+#[test]
+fn widgets_have_placeholders() {
+    let mut widgets = 0;
+    for slug in slugs() {
+        let html = part(slug, "main");
+        for piece in html.split("<div data-widget=\"").skip(1) {
+            let after_tag = &piece[piece.find('>').expect("a closed tag") + 1..];
+            assert!(after_tag.starts_with("<p class=\"widget-placeholder\">"), "{slug}: a widget without a placeholder");
+            widgets += 1;
+        }
+    }
+    assert!(widgets >= 30, "only {widgets} widgets");
 }
 
 fn without_annotations(html: &str) -> String {

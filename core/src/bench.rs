@@ -1,4 +1,4 @@
-//! The browser benchmark's kernels (`#/bench`): each op of the compute core on shapes the
+//! The browser benchmark's kernels (`bench.html`): each op of the compute core on shapes the
 //! site uses, timed on any `Executor` with an injected clock, reported as milliseconds and
 //! GFLOP/s. Timings are measured and shown, never asserted.
 

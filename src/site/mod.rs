@@ -1,8 +1,10 @@
-//! The site's table of contents, generated at build time from `content/` by build.rs. The
-//! navigation, the home page and the routes all read this one list. Each page's prose
-//! (Markdown + LaTeX → HTML + MathML, also rendered by build.rs) is a file of its own,
-//! `prose/<slug>.html` ([`prose_path`]), fetched when the page opens. `widgets` documents
-//! every widget kind (the catalogue page); `wgsl_highlight` colours WGSL for both.
+//! The site's table of contents, generated at build time from `content/` by build.rs, which
+//! also prerenders every page from the same files (Markdown + LaTeX → HTML + MathML, the
+//! table of contents, the neighbouring pages): one static file per page, `slug.html`
+//! ([`page_href`]), readable before the wasm arrives and with no JavaScript. The wasm reads
+//! this list to know the pages (old `#/slug` links, the page-not-found message). `widgets`
+//! documents every widget kind (the catalogue page and the widgets' placeholders);
+//! `wgsl_highlight` colours WGSL for both.
 
 pub mod widgets;
 /// WGSL syntax highlighting, for the kernels quoted in the prose and shown in the "por dentro" panel.
@@ -21,7 +23,7 @@ pub struct Article {
     pub sections: &'static [Section],
 }
 
-/// One page: a section of an article, routed at `#/slug`.
+/// One page: a section of an article, at `slug.html`.
 #[derive(Debug)]
 pub struct Section {
     pub slug: &'static str,
@@ -30,16 +32,20 @@ pub struct Section {
 
 include!(concat!(env!("OUT_DIR"), "/content.rs"));
 
-/// Where the site serves the prose of page `slug` (an article's introduction or a section),
-/// relative to index.html so the site works under a sub-path. Our own build-time HTML.
-pub fn prose_path(slug: &str) -> String {
-    format!("prose/{slug}.html")
+/// The address of page `slug` (an article, a section, the catalogue, the benchmark) relative
+/// to the site's root, so the site works under a sub-path: `slug.html`, the home page `./`.
+/// build.rs writes the same file names.
+pub fn page_href(slug: &str) -> String {
+    match slug {
+        "" | "inicio" | "index" => "./".to_string(),
+        other => format!("{other}.html"),
+    }
 }
 
-/// The route of the widget catalogue (`#/catalogo`).
+/// The widget catalogue (`catalogo.html`, formerly `#/catalogo`).
 pub const CATALOGUE_SLUG: &str = "catalogo";
 
-/// The route of the benchmark page (`#/bench`).
+/// The benchmark page (`bench.html`, formerly `#/bench`).
 pub const BENCH_SLUG: &str = "bench";
 
 /// Where a route leads.
@@ -54,11 +60,12 @@ pub enum Route {
     NotFound(String),
 }
 
-/// Resolves a hash route (`#/slug`, `#/`, empty) to a page.
+/// Resolves a page name or an old hash route (`#/slug`, `#/`, empty; `index` is the home
+/// page's file) to a page.
 pub fn resolve(hash: &str) -> Route {
     let slug = hash.trim_start_matches('#').trim_start_matches('/');
     let slug = slug.split(['?', '#']).next().unwrap_or_default();
-    if slug.is_empty() || slug == "inicio" {
+    if slug.is_empty() || slug == "inicio" || slug == "index" {
         return Route::Home;
     }
     if slug == CATALOGUE_SLUG {

@@ -1,6 +1,6 @@
 //! The documentation of every widget kind: what it shows and the data attributes it reads.
 //!
-//! The site's catalogue page (`#/catalogo`) walks the widget registry
+//! The site's catalogue page (`catalogo.html`) walks the widget registry
 //! (`web::widgets::REGISTRY`) and takes each kind's entry from here by name, flagging a kind
 //! left undocumented; `tests/widget_docs.rs` checks that README's widget table lists the same
 //! kinds with the same attributes. Plain data, so native tests can read it.

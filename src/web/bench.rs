@@ -1,4 +1,4 @@
-//! `#/bench`: how fast this browser runs the compute core. Every kernel of `core::bench` on the
+//! `bench.html`: how fast this browser runs the compute core. Every kernel of `core::bench` on the
 //! active backend (ms and GFLOP/s), then the pretrained decoder (prompt processing and
 //! one-token decoding, in tokens per second: the one forward pass, with its weights and KV
 //! cache on the active backend, one submission per token on WebGPU). The results are also

@@ -1,4 +1,4 @@
-//! The widget catalogue page (`#/catalogo`): every kind of the registry with its documentation
+//! The widget catalogue page (`catalogo.html`): every kind of the registry with its documentation
 //! (`site::widgets`), the HTML to paste into a blog post with a copy button, and a live example
 //! mounted exactly as a blog mounts it (`embed::attach`: own shadow root, on scrolling).
 //!

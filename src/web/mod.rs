@@ -1,10 +1,12 @@
 //! The browser layer: page shell, routing, backend badge and widgets. It draws what the
 //! core computes and never computes itself.
 //!
-//! Entry: `start` runs when the wasm module loads. On the site (`<main id="app" data-site>`)
-//! it builds the shell and routes; elsewhere it does nothing, so test pages that load the
+//! Entry: `start` runs when the wasm module loads. On the site (`<main id="app" data-site>`,
+//! a page prerendered at build time and loaded by static/site.js) it picks the backend and
+//! takes over the page (`pages`); elsewhere it does nothing, so test pages that load the
 //! module, and pages that embed widgets (a blog with its own `#app`), stay untouched.
-//! Embedding enters through `embed::embed`, called by embed.js.
+//! Embedding enters through `embed::embed`, called by embed.js. The offline service worker
+//! is registered by static/site.js, wasm or not.
 
 pub mod backend;
 pub mod bench;
@@ -13,7 +15,6 @@ pub mod dom;
 pub mod embed;
 pub mod kit;
 pub mod model_store;
-pub mod offline;
 pub mod pages;
 pub mod widgets;
 
@@ -55,11 +56,9 @@ pub fn start() {
         return;
     }
     wasm_bindgen_futures::spawn_local(async move {
-        pages::build_shell();
-        offline::register();
         let backend = Backend::init().await;
         let ctx = Rc::new(Ctx::new(backend.clone()));
         backend::attach_switch(&ctx);
-        pages::start_router(ctx);
+        pages::start(ctx);
     });
 }

@@ -4,7 +4,11 @@
 //!
 //! Each file is checked against the SHA-256 in `config.json` before use. Verified downloads
 //! go to the Cache API (keyed by URL and hash), so a second visit, or an offline one,
-//! reads them from disk; a new model build has new hashes and so new keys.
+//! reads them from disk; a new model build has new hashes and so new keys. `config.json` is
+//! asked of the network every time and kept too, for visits without one. This cache is the
+//! only copy of the model on the reader's disk: the site's service worker (sw.js) leaves these
+//! files to it, and its "salvar para ler offline" fills it with the same keys
+//! (`{base}{file}?sha256={first 16 hex digits}`, `{base}config.json`).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -176,12 +180,35 @@ async fn verified_file(base: &str, file: &str, sha256: &str, expected: f64, prog
     Ok(bytes)
 }
 
-/// `config.json` (always from the network: it names the current files and hashes).
+/// The body of `url` in the model's cache, if it holds one.
+async fn cached_bytes(cache: &Cache, url: &str) -> Option<Vec<u8>> {
+    let response = JsFuture::from(cache.match_with_str(url)).await.ok()?.dyn_into::<Response>().ok()?;
+    let buffer = JsFuture::from(response.array_buffer().ok()?).await.ok()?;
+    Some(Uint8Array::new(&buffer).to_vec())
+}
+
+/// `config.json`: from the network (it names the current files and hashes), kept in the
+/// model's cache; without a network, the kept copy (the decoder opened once works offline).
 pub async fn manifest(base: &str) -> Result<Rc<Manifest>, String> {
     let base_owned = base.to_string();
     once(&MANIFESTS, base, async move {
         let url = format!("{base_owned}config.json");
-        let bytes = fetch_bytes(&url, 0.0, &|_, _| {}).await?;
+        let cache = open_cache().await;
+        let bytes = match fetch_bytes(&url, 0.0, &|_, _| {}).await {
+            Ok(bytes) => {
+                if let Some(cache) = &cache {
+                    let mut copy = bytes.clone();
+                    if let Ok(response) = Response::new_with_opt_u8_array(Some(&mut copy)) {
+                        let _ = JsFuture::from(cache.put_with_str(&url, &response)).await;
+                    }
+                }
+                bytes
+            }
+            Err(why) => match &cache {
+                Some(cache) => cached_bytes(cache, &url).await.ok_or(why)?,
+                None => return Err(why),
+            },
+        };
         let text = String::from_utf8(bytes).map_err(|_| "config.json não é UTF-8.".to_string())?;
         Manifest::from_json(&text).map_err(|e| e.to_string())
     })

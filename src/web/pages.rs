@@ -1,241 +1,182 @@
-//! Page shell and hash routing (`#/slug`): the table of contents, the home page, article
-//! and section pages, all generated from `site::ARTICLES` (one data source).
+//! The wasm's part of the site's pages.
 //!
-//! Page prose is our own build-time HTML (Markdown + MathML from content/, served as
-//! `prose/<slug>.html` next to index.html), so it is the one thing inserted as HTML; anything
-//! from the reader or the URL is inserted as text. It is fetched when a page opens, so the
-//! first page downloads none of it; the page (title, prose, widgets) appears once it arrives.
+//! Every page is a static file, prerendered at build time (build.rs writes the parts,
+//! scripts/pages.sh assembles `slug.html` from trunk's index.html): its heading, prose with
+//! MathML, table of contents and neighbouring pages are in the document, readable with no
+//! JavaScript and before the wasm arrives. The page's script (`static/site.js`) opens the menu,
+//! sends old `#/slug` links to their page and runs the offline control; it loads the wasm once
+//! the page has been painted. The wasm then
+//! - mounts each widget in place of its placeholder when it comes within a screen of the
+//!   viewport (as embedded widgets do), one per task: a page computes only what the reader is
+//!   about to see, the decoder's model is downloaded only when the reader reaches the decoder,
+//!   and a page with many widgets never blocks the reader for long;
+//! - draws the two pages made by the widgets' code: the catalogue and the benchmark;
+//! - says that an old `#/slug` link names no page;
+//! - redraws the canvases when the system's theme changes.
+//!
+//! Nothing here parses HTML: the prose arrives as part of the document, and what comes from
+//! the URL is set as text.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
 use std::rc::Rc;
 
-use web_sys::{Element, HtmlElement};
+use js_sys::Array;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlElement, IntersectionObserver, IntersectionObserverEntry, IntersectionObserverInit};
 
-use crate::site::{self, Article, Route, ARTICLES};
+use crate::site::{self, Route, BENCH_SLUG, CATALOGUE_SLUG};
 
 use crate::web::dom::{self, Listener};
 use super::kit::Ctx;
 use super::widgets;
 
-/// Fills `#toc` with every article and its sections, and wires the menu button.
-pub fn build_shell() {
-    let Some(document) = dom::document() else { return };
-    let Some(toc) = document.get_element_by_id("toc") else { return };
-    toc.set_text_content(None);
-    let list = dom::el("ol", "toc-articles");
-    for article in ARTICLES {
-        let item = dom::el("li", "");
-        dom::append(&item, &link(&format!("#/{}", article.slug), article.title, "toc-article"));
-        let sections = dom::el("ol", "toc-sections");
-        for section in article.sections {
-            let li = dom::el("li", "");
-            dom::append(&li, &link(&format!("#/{}", section.slug), section.title, ""));
-            dom::append(&sections, &li);
-        }
-        dom::append(&item, &sections);
-        dom::append(&list, &item);
-    }
-    dom::append(&toc, &list);
-    // The catalogue is not an article page: its link sits in the footer, not in the contents.
-    if let Ok(Some(footer)) = document.query_selector(".site-footer") {
-        dom::append(&footer, &link(&format!("#/{}", site::CATALOGUE_SLUG), "catálogo de widgets", "footer-link"));
-    }
-}
-
-fn link(href: &str, label: &str, class: &str) -> HtmlElement {
-    let a = dom::text("a", class, label);
-    dom::set_attr(&a, "href", href);
-    a
-}
-
-/// Renders the current hash and re-renders on every `hashchange`.
-pub fn start_router(ctx: Rc<Ctx>) {
+/// Takes over the page the document holds (`<main id="app" data-page="…">`).
+pub fn start(ctx: Rc<Ctx>) {
     let Some(window) = dom::window() else { return };
-    render(&ctx);
-    let ctx_for_route = ctx.clone();
-    let listener = Listener::new(&window, "hashchange", move |_| render(&ctx_for_route));
-    ctx.keep_document_listener(listener);
+    let Some(app) = dom::document().and_then(|d| d.get_element_by_id("app")) else { return };
     // Canvases take their colours from the theme: redraw when the reader's system switches it.
     if let Some(query) = window.match_media("(prefers-color-scheme: dark)").ok().flatten() {
         let ctx_for_theme = ctx.clone();
         ctx.keep_document_listener(Listener::new(&query, "change", move |_| ctx_for_theme.recompute_all()));
     }
-    if let Some(button) = dom::document().and_then(|d| d.get_element_by_id("menu-button")) {
-        let toggle = Listener::new(&button, "click", |_| {
-            let Some(document) = dom::document() else { return };
-            let (Some(body), Some(button)) = (document.body(), document.get_element_by_id("menu-button")) else { return };
-            let open = body.class_list().toggle("menu-open").unwrap_or(false);
-            dom::set_attr(&button, "aria-expanded", if open { "true" } else { "false" });
-        });
-        ctx.keep_document_listener(toggle);
+    // An old link typed or pasted into this page (`#/slug`): static/site.js opens the pages that
+    // exist; one that does not gets the message here.
+    let app_for_hash = app.clone();
+    ctx.keep_document_listener(Listener::new(&window, "hashchange", move |_| {
+        show_not_found(&app_for_hash);
+    }));
+    match app.get_attribute("data-page").unwrap_or_default().as_str() {
+        CATALOGUE_SLUG => {
+            app.set_text_content(None);
+            super::catalogue::render(&app, &ctx);
+        }
+        BENCH_SLUG => {
+            app.set_text_content(None);
+            super::bench::render(&app, &ctx);
+        }
+        _ => {
+            if !show_not_found(&app) {
+                mount_widgets(&app, &ctx);
+            }
+        }
     }
+}
+
+/// How far beyond the viewport a widget starts mounting: a screen's height above and below,
+/// so that it is ready by the time the reader scrolls to it.
+const LAZY_MARGIN: &str = "100% 0px";
+
+/// The page's widgets not mounted yet, watched until they near the viewport.
+struct Lazy {
+    /// Each widget of the page with its index among them, which names its saved state (as
+    /// `widgets::mount_all` numbers them).
+    hosts: Vec<(usize, HtmlElement)>,
+    /// Widgets that came near, waiting for their turn.
+    due: RefCell<VecDeque<(usize, HtmlElement)>>,
+    mounting: Cell<bool>,
+    observer: RefCell<Option<IntersectionObserver>>,
+    _callback: RefCell<Option<Closure<dyn FnMut(Array, IntersectionObserver)>>>,
 }
 
 thread_local! {
-    /// Counts renders: a page whose prose arrives after the reader moved on is dropped.
-    static RENDERS: Cell<u64> = const { Cell::new(0) };
+    static LAZY: RefCell<Option<Rc<Lazy>>> = const { RefCell::new(None) };
 }
 
-fn render(ctx: &Rc<Ctx>) {
-    let Some(document) = dom::document() else { return };
-    let Some(app) = document.get_element_by_id("app") else { return };
-    let hash = dom::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
-    let render_id = RENDERS.with(|n| {
-        n.set(n.get() + 1);
-        n.get()
+/// Mounts the page's widgets as they come near the viewport (all at once where the browser has
+/// no IntersectionObserver), each in place of its placeholder and in a task of its own.
+fn mount_widgets(app: &Element, ctx: &Rc<Ctx>) {
+    let Ok(nodes) = app.query_selector_all("[data-widget]") else { return };
+    let hosts: Vec<(usize, HtmlElement)> =
+        (0..nodes.length()).filter_map(|i| nodes.item(i).and_then(|n| n.dyn_into::<HtmlElement>().ok()).map(|h| (i as usize, h))).collect();
+    if hosts.is_empty() {
+        return;
+    }
+    let lazy = Rc::new(Lazy {
+        hosts,
+        due: RefCell::new(VecDeque::new()),
+        mounting: Cell::new(false),
+        observer: RefCell::new(None),
+        _callback: RefCell::new(None),
     });
-    ctx.leave_page();
-    app.set_text_content(None);
-    let _ = app.remove_attribute("aria-busy");
-    let title = match site::resolve(&hash) {
-        Route::Home => render_home(&app),
-        Route::Catalogue => super::catalogue::render(&app, ctx),
-        Route::Bench => super::bench::render(&app, ctx),
-        Route::Article(article) => {
-            load_prose(&app, ctx, render_id, article.slug, article.title, move |app, prose| render_article(app, article, prose));
-            article.title.to_string()
+    let weak = Rc::downgrade(&lazy);
+    let ctx_for_callback = ctx.clone();
+    let callback = Closure::<dyn FnMut(Array, IntersectionObserver)>::new(move |entries: Array, observer: IntersectionObserver| {
+        let Some(lazy) = weak.upgrade() else { return };
+        for entry in entries.iter().filter_map(|e| e.dyn_into::<IntersectionObserverEntry>().ok()).filter(|e| e.is_intersecting()) {
+            let target = entry.target();
+            observer.unobserve(&target);
+            if let Some(found) = lazy.hosts.iter().find(|(_, h)| h.unchecked_ref::<Element>() == &target) {
+                lazy.due.borrow_mut().push_back(found.clone());
+            }
         }
-        Route::Section { article, index } => {
-            let section = &article.sections[index];
-            load_prose(&app, ctx, render_id, section.slug, section.title, move |app, prose| render_section(app, article, index, prose));
-            section.title.to_string()
+        drain(&lazy, &ctx_for_callback);
+    });
+    let options = IntersectionObserverInit::new();
+    options.set_root_margin(LAZY_MARGIN);
+    match IntersectionObserver::new_with_options(callback.as_ref().unchecked_ref(), &options) {
+        Ok(observer) => {
+            for (_, host) in &lazy.hosts {
+                observer.observe(host);
+            }
+            *lazy.observer.borrow_mut() = Some(observer);
+            *lazy._callback.borrow_mut() = Some(callback);
         }
-        Route::NotFound(slug) => {
-            let h1 = dom::text("h1", "", "Página não encontrada");
-            dom::append(&app, &h1);
-            // The slug comes from the URL: text only.
-            dom::append(&app, &dom::text("p", "", &format!("Não há página chamada «{slug}». Escolha uma seção no sumário.")));
-            "Página não encontrada".to_string()
+        Err(_) => {
+            lazy.due.borrow_mut().extend(lazy.hosts.iter().cloned());
+            drain(&lazy, ctx);
         }
-    };
-    document.set_title(&format!("{title} · atenção"));
-    mark_current(&document, &hash);
-    if let Some(body) = document.body() {
-        let _ = body.class_list().remove_1("menu-open");
     }
-    widgets::mount_all(&app, ctx);
-    if let Some(window) = dom::window() {
-        window.scroll_to_with_x_and_y(0.0, 0.0);
-    }
+    LAZY.with(|l| *l.borrow_mut() = Some(lazy));
 }
 
-fn mark_current(document: &web_sys::Document, hash: &str) {
-    let Ok(links) = document.query_selector_all("#toc a") else { return };
-    // Widget state rides in the hash's parameters (`#/slug?w0=…`): only the route names the page.
-    let route = hash.split('?').next().unwrap_or_default();
-    let current = if route.is_empty() { "#/" } else { route };
-    for i in 0..links.length() {
-        let Some(a) = links.item(i).and_then(|n| wasm_bindgen::JsCast::dyn_into::<Element>(n).ok()) else { continue };
-        if a.get_attribute("href").as_deref() == Some(current) {
-            dom::set_attr(&a, "aria-current", "page");
-        } else {
-            let _ = a.remove_attribute("aria-current");
-        }
+/// Mounts the widgets that came near, one per task, unless already at it.
+fn drain(lazy: &Rc<Lazy>, ctx: &Rc<Ctx>) {
+    if lazy.mounting.replace(true) {
+        return;
     }
-}
-
-fn render_home(app: &Element) -> String {
-    dom::append(app, &dom::text("h1", "", "Atenção, passo a passo"));
-    dom::append(
-        app,
-        &dom::text(
-            "p",
-            "lead",
-            "Um tutorial interativo sobre como Transformers funcionam: de vetores e TF-IDF a cadeias de Markov, \
-             atenção e um pequeno modelo de linguagem. Edite os exemplos e veja cada número ser recalculado \
-             no seu navegador, na GPU (WebGPU) ou na CPU.",
-        ),
-    );
-    let grid = dom::el("div", "cards");
-    for article in ARTICLES {
-        let card = dom::el("article", "card");
-        let h2 = dom::el("h2", "");
-        dom::append(&h2, &link(&format!("#/{}", article.slug), article.title, ""));
-        dom::append(&card, &h2);
-        dom::append(&card, &dom::text("p", "", article.summary));
-        dom::append(&card, &dom::text("p", "muted", &format!("{} seções", article.sections.len())));
-        dom::append(&grid, &card);
-    }
-    dom::append(app, &grid);
-    let embed = dom::el("p", "muted");
-    dom::append(&embed, &dom::text("span", "", "Todos os widgets também funcionam no seu blog: veja o "));
-    dom::append(&embed, &link(&format!("#/{}", site::CATALOGUE_SLUG), "catálogo de widgets", ""));
-    dom::append(&embed, &dom::text("span", "", "."));
-    dom::append(app, &embed);
-    "Início".to_string()
-}
-
-/// Shows "carregando" in `app`, fetches the prose of page `slug`, then lets `draw` build the
-/// page around it and mounts its widgets; on failure, a message with a retry button. Nothing
-/// happens if another page was rendered meanwhile.
-fn load_prose(app: &Element, ctx: &Rc<Ctx>, render_id: u64, slug: &'static str, title: &'static str, draw: impl Fn(&Element, &str) + 'static) {
-    dom::set_attr(app, "aria-busy", "true");
-    dom::append(app, &dom::text("p", "muted page-loading", "Carregando o texto da página…"));
-    let (app, ctx) = (app.clone(), ctx.clone());
+    let (lazy, ctx) = (lazy.clone(), ctx.clone());
     wasm_bindgen_futures::spawn_local(async move {
-        let fetched = fetch_text(&site::prose_path(slug)).await;
-        if RENDERS.with(|n| n.get()) != render_id {
-            return;
-        }
-        app.set_text_content(None);
-        let _ = app.remove_attribute("aria-busy");
-        match fetched {
-            Ok(prose) => {
-                draw(&app, &prose);
-                widgets::mount_all(&app, &ctx);
+        loop {
+            let next = lazy.due.borrow_mut().pop_front();
+            let Some((slot, host)) = next else { break };
+            if host.has_attribute("data-state") || !host.is_connected() {
+                continue;
             }
-            Err(why) => {
-                dom::append(&app, &dom::text("h1", "", title));
-                let message = dom::text("p", "widget-error page-error", &format!("Não foi possível carregar o texto desta página. {why}"));
-                dom::set_attr(&message, "role", "alert");
-                dom::append(&app, &message);
-                let retry = dom::button("tentar de novo", "retry-page");
-                let ctx_for_retry = ctx.clone();
-                ctx.keep_route_listener(Listener::new(&retry, "click", move |_| render(&ctx_for_retry)));
-                dom::append(&app, &retry);
+            if let Ok(Some(placeholder)) = host.query_selector(":scope > .widget-placeholder") {
+                placeholder.remove();
             }
+            if let Some(widget) = widgets::mount_one(&host, &ctx, slot) {
+                ctx.adopt(widget);
+            }
+            // Let the browser paint and answer the reader before the next widget.
+            dom::sleep(0).await;
         }
+        lazy.mounting.set(false);
     });
 }
 
-/// The body of a same-site text file (through the decoder's fetch); an error in Portuguese
-/// otherwise (offline on a first visit, a server that lost the file).
-async fn fetch_text(url: &str) -> Result<String, String> {
-    let bytes = crate::web::model_store::fetch_bytes(url, 0.0, &|_, _| {}).await?;
-    String::from_utf8(bytes).map_err(|_| format!("A resposta a {url} não é texto UTF-8."))
-}
-
-fn render_article(app: &Element, article: &Article, prose: &str) {
-    dom::append(app, &dom::text("h1", "", article.title));
-    let intro = dom::el("div", "prose");
-    intro.set_inner_html(prose);
-    dom::append(app, &intro);
-    let list = dom::el("ol", "section-list");
-    for section in article.sections {
-        let li = dom::el("li", "");
-        dom::append(&li, &link(&format!("#/{}", section.slug), section.title, ""));
-        dom::append(&list, &li);
+/// If the address holds an old link (`#/slug`) to a page that does not exist, puts the message
+/// in place of the page's content and returns true.
+fn show_not_found(app: &Element) -> bool {
+    let hash = dom::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    if !hash.starts_with("#/") {
+        return false;
     }
-    dom::append(app, &list);
-}
-
-fn render_section(app: &Element, article: &Article, index: usize, prose_html: &str) {
-    let section = &article.sections[index];
-    let crumb = dom::el("p", "breadcrumb");
-    dom::append(&crumb, &link(&format!("#/{}", article.slug), article.title, ""));
-    dom::append(app, &crumb);
-    dom::append(app, &dom::text("h1", "", section.title));
-    let prose = dom::el("div", "prose");
-    prose.set_inner_html(prose_html);
-    dom::append(app, &prose);
-
-    let nav = dom::el("nav", "pager");
-    dom::set_attr(&nav, "aria-label", "Seções vizinhas");
-    if let Some(prev) = index.checked_sub(1).map(|i| &article.sections[i]) {
-        dom::append(&nav, &link(&format!("#/{}", prev.slug), &format!("← {}", prev.title), "prev"));
+    let Route::NotFound(slug) = site::resolve(&hash) else { return false };
+    app.set_text_content(None);
+    dom::append(app, &dom::text("h1", "", "Página não encontrada"));
+    // The slug comes from the URL: text only.
+    let message = dom::el("p", "");
+    dom::append(&message, &dom::text("span", "", &format!("Não há página chamada «{slug}». Escolha uma seção no sumário ou volte ao ")));
+    let home = dom::text("a", "", "início");
+    dom::set_attr(&home, "href", &site::page_href(""));
+    dom::append(&message, &home);
+    dom::append(&message, &dom::text("span", "", "."));
+    dom::append(app, &message);
+    if let Some(document) = dom::document() {
+        document.set_title("Página não encontrada · atenção");
     }
-    if let Some(next) = article.sections.get(index + 1) {
-        dom::append(&nav, &link(&format!("#/{}", next.slug), &format!("{} →", next.title), "next"));
-    }
-    dom::append(app, &nav);
+    true
 }

@@ -1,7 +1,7 @@
-// The browser benchmark (#/bench) in headless Chromium, with WebGPU (SwiftShader) and with the
+// The browser benchmark (bench.html) in headless Chromium, with WebGPU (SwiftShader) and with the
 // CPU only; prints one table with both columns and writes the JSON of each run to
 // tests/artifacts/bench-<mode>.json; then the start-up time: navigation to the first widget
-// `ready` on the attention page (#/queries-keys-values), median of 10 fresh loads (new context, no service worker,
+// `ready` on the attention page (queries-keys-values.html), median of 10 fresh loads (new context, no service worker,
 // nothing cached); then the decoder playground generating 100 tokens, its tokens/s against the
 // page's own next-token rate; then one article-sized edit of the attention widget, from the
 // edit to the frame after it is drawn (median of 5 after 2 warm-ups). The WebGPU run chooses
@@ -35,7 +35,9 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function attentionEdit(page, base) {
   const host = '[data-widget=attention]';
-  await page.goto(`${base}/#/queries-keys-values`);
+  await page.goto(`${base}/queries-keys-values.html`);
+  // The site mounts a widget as it nears the viewport.
+  await page.locator(host).scrollIntoViewIfNeeded();
   await page.waitForSelector(`${host}[data-state=ready]`, { timeout: 60000 });
   const times = [];
   for (let run = 0; run < 7; run++) {
@@ -73,7 +75,7 @@ const LOADS = 10;
 for (const [mode, browserArgs] of Object.entries(MODES).filter(([m]) => WANTED.includes(m))) {
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true, args: browserArgs });
   const page = await (await contextFor(browser, mode)).newPage();
-  await page.goto(`${base}/#/bench`);
+  await page.goto(`${base}/bench.html`);
   await page.waitForSelector('.bench[data-bench-state=done], .bench[data-bench-state=error]', { timeout: 600000 });
   const text = await page.textContent('[data-bench-json]');
   if (!text.trim()) throw new Error(`${mode}: ${await page.textContent('.bench .widget-backend')}`);
@@ -83,7 +85,7 @@ for (const [mode, browserArgs] of Object.entries(MODES).filter(([m]) => WANTED.i
   for (let i = 0; i < LOADS; i++) {
     const context = await contextFor(browser, mode, { serviceWorkers: 'block' });
     const fresh = await context.newPage();
-    await fresh.goto(`${base}/#/queries-keys-values`);
+    await fresh.goto(`${base}/queries-keys-values.html`);
     await fresh.waitForFunction(() => document.querySelector('[data-widget][data-state=ready]'), null, { polling: 'raf', timeout: 60000 });
     times.push(await fresh.evaluate(() => performance.now()));
     await context.close();
@@ -92,7 +94,7 @@ for (const [mode, browserArgs] of Object.entries(MODES).filter(([m]) => WANTED.i
   startup[mode] = { median: (times[LOADS / 2 - 1] + times[LOADS / 2]) / 2, min: times[0], max: times[LOADS - 1] };
   // The playground: 100 tokens from a fixed seed, three times; the rate it shows.
   const host = '[data-widget=decoder]';
-  await page.goto(`${base}/#/decodificador?preset=machado&seed=7`);
+  await page.goto(`${base}/decodificador.html?preset=machado&seed=7`);
   await page.waitForSelector(`${host}[data-state=ready]`, { timeout: 120000 });
   const rates = [];
   for (let i = 0; i < 3; i++) {
@@ -126,7 +128,7 @@ for (const [key, label] of (results.webgpu && results.cpu ? [['prompt_tokens_per
 }
 for (const [mode, rate] of Object.entries(playground)) {
   const page = results[mode].decoder.decode_tokens_per_s;
-  console.log(`playground (${mode}): ${num(rate, 1)} tokens/s, mediana de 3 × 100 tokens; #/bench: ${num(page, 1)} tokens/s; razão ${num(rate / page)}`);
+  console.log(`playground (${mode}): ${num(rate, 1)} tokens/s, mediana de 3 × 100 tokens; bench.html: ${num(page, 1)} tokens/s; razão ${num(rate / page)}`);
 }
 for (const [mode, t] of Object.entries(startup)) {
   console.log(`primeiro widget pronto (${mode}), mediana de ${LOADS} cargas: ${num(t.median, 0)} ms (de ${num(t.min, 0)} a ${num(t.max, 0)})`);

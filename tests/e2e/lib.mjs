@@ -47,17 +47,75 @@ export async function check(name, fn) {
 }
 export function assert(cond, message) { if (!cond) throw new Error(message); }
 
-/** Waits until the page at `route` (a `#/slug` of the contents) is drawn and each of its widgets
- * is ready or in error. One predicate, checked at once: the contents mark a route as current as
- * soon as the hash changes, while the prose (and so the widgets) arrives later; in between the
- * page has no widgets at all, and the old page's heading may still be there. */
+/** The name of a page (`main#app[data-page]`) from its address: 'vetores.html', '#/vetores'
+ * (an old link), './' or '' (the home page, `index`). */
+export function pageName(route) {
+  const name = route.replace(/^\.?\//, '').replace(/^#\//, '').split(/[?#]/)[0].replace(/\.html$/, '');
+  return name === '' || name === 'inicio' ? 'index' : name;
+}
+
+/** Waits until the page `route` (its file, 'vetores.html', or an old '#/vetores') is the one shown
+ * and each of its widgets is ready or in error. Pages are prerendered and the widgets mount as they
+ * near the viewport: the harness scrolls each into view after every navigation (`mountAll`). */
 export async function pageSettled(page, route, timeout = 120000) {
-  await page.waitForFunction((route) => {
-    const current = document.querySelector('#toc a[aria-current=page]');
+  await page.waitForFunction((name) => {
     const app = document.getElementById('app');
-    return current?.getAttribute('href') === route && app && !app.hasAttribute('aria-busy') && !!app.querySelector('h1')
-      && [...document.querySelectorAll('[data-widget]')].every((w) => w.dataset.state === 'ready' || w.dataset.state === 'error');
-  }, route, { timeout });
+    return app?.dataset.page === name && !!app.querySelector('h1')
+      && [...app.querySelectorAll('[data-widget]')].every((w) => w.dataset.state === 'ready' || w.dataset.state === 'error');
+  }, pageName(route), { timeout });
+}
+
+/** Has every widget of a site page mounted. The site loads its wasm when the first widget nears
+ * the viewport and mounts each widget as it nears (src/web/pages.rs), so a widget far down a page
+ * stays a placeholder until the reader scrolls to it; the suites read widgets anywhere on a page,
+ * so this scrolls each into view in turn, waits for it to start mounting, and scrolls back to
+ * the top. Pages that are not the site's (a blog post), the catalogue (its examples mount as
+ * embedded widgets do, which embed.mjs tests) and pages without widgets are left alone. */
+export async function mountAll(page, timeout = 60000) {
+  await page.evaluate(async (timeout) => {
+    const widgets = [...document.querySelectorAll('main#app[data-site]:not([data-page=catalogo]) [data-widget]')];
+    const frames = (n) => new Promise((resolve) => {
+      const step = () => (n-- > 0 ? requestAnimationFrame(step) : resolve());
+      step();
+    });
+    const end = Date.now() + timeout;
+    for (const widget of widgets) {
+      widget.scrollIntoView({ block: 'center' });
+      // Until it starts mounting (it has a state), or the wasm could not load (all in error).
+      while (!widget.dataset.state && Date.now() < end) await frames(2);
+    }
+    if (widgets.length) window.scrollTo(0, 0);
+  }, timeout).catch(() => {});
+}
+
+/** Makes every navigation of `page` (goto, reload, back, forward) end with `mountAll`. */
+export function mountingPage(page) {
+  page.gotoWithoutMounting = page.goto.bind(page);
+  for (const name of ['goto', 'reload', 'goBack', 'goForward']) {
+    const navigate = page[name].bind(page);
+    page[name] = async (...args) => {
+      const response = await navigate(...args);
+      await mountAll(page);
+      return response;
+    };
+  }
+  return page;
+}
+
+/** `mountingPage` for every page opened in `browser`, in any of its contexts (except those with
+ * JavaScript off, where nothing mounts). */
+export function mountingBrowser(browser) {
+  const wrapContext = (context, options) => {
+    if (options?.javaScriptEnabled === false) return context;
+    const newPage = context.newPage.bind(context);
+    context.newPage = async (...args) => mountingPage(await newPage(...args));
+    return context;
+  };
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (...args) => wrapContext(await newContext(...args), args[0]);
+  const newPage = browser.newPage.bind(browser);
+  browser.newPage = async (...args) => mountingPage(await newPage(...args));
+  return browser;
 }
 
 /** "−0,5000" → -0.5; "−∞" → -Infinity. */

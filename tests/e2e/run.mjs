@@ -7,8 +7,9 @@
 import { chromium } from 'playwright-core';
 import path from 'node:path';
 
-import { counts, check, assert, serve } from './lib.mjs';
+import { counts, check, assert, serve, mountingBrowser } from './lib.mjs';
 import foundation from './suites/foundation.mjs';
+import prerender from './suites/prerender.mjs';
 import vectorization from './suites/vectorization.mjs';
 import decoder from './suites/decoder.mjs';
 import transformer from './suites/transformer.mjs';
@@ -31,7 +32,7 @@ const MODES = {
 };
 
 /** Suites in running order; foundation first (it checks the backend the others rely on). */
-const SUITES = { foundation, vectorization, sequence, transformer, decoder, embed, hood, offline, robust, a11y };
+const SUITES = { foundation, prerender, vectorization, sequence, transformer, decoder, embed, hood, offline, robust, a11y };
 // The soft dictionary and the gradient checker (issue 22).
 SUITES.content2 = content2;
 
@@ -60,6 +61,9 @@ function chooseWebGpu(browser) {
 async function runMode(mode, base, suites) {
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: MODES[mode] });
   if (mode === 'webgpu') chooseWebGpu(browser);
+  // Every navigation ends with each widget of the page scrolled into view once (lib.mjs: the
+  // site mounts widgets as they near the viewport, the suites read them anywhere on a page).
+  mountingBrowser(browser);
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 2 });
   const page = await context.newPage();
   const consoleErrors = [];

@@ -4,7 +4,8 @@
 //! whole document, so it works the same inside an embedded widget's shadow root.
 //!
 //! - On the site the state lives in the address: each edit rewrites this widget's parameter
-//!   of the hash (`#/slug?w2=…`, `history.replaceState`, so no navigation and no re-render).
+//!   of the page's query string (`slug.html?w2=…`, `history.replaceState`, so no navigation;
+//!   old links, `#/slug?w2=…`, are sent there by static/site.js).
 //!   A reload, the back button and a copied address bring it back. A value too large for a
 //!   link (a pasted corpus) stays out of it; it is kept in localStorage, and a reload in the
 //!   same browser puts it back.
@@ -28,7 +29,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{Element, Event, EventInit, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
 use crate::core::format::format_pt;
-use crate::core::widget_state::{parse_hash, slot_param, valid_key, WidgetState};
+use crate::core::widget_state::{parse_hash, slot_param, valid_key, HashQuery, WidgetState};
 
 use crate::web::dom::{self, Listener};
 use super::{listen, Widget};
@@ -230,11 +231,39 @@ fn location_hash() -> String {
     dom::window().and_then(|w| w.location().hash().ok()).unwrap_or_default()
 }
 
-/// The address without its hash.
-fn address_before_hash() -> String {
+fn location_pathname() -> String {
+    dom::window().and_then(|w| w.location().pathname().ok()).unwrap_or_default()
+}
+
+/// The parameters widget states live in: on the site, the page's query string (a page is a
+/// file of its own, `slug.html?w2=…`); on a page embedding widgets, its hash (`post.html#?w2=…`:
+/// the query string belongs to the post and its server).
+fn address_query(site: bool) -> Result<HashQuery, String> {
+    if site {
+        let search = dom::window().and_then(|w| w.location().search().ok()).unwrap_or_default();
+        parse_hash(&format!("#{search}"))
+    } else {
+        parse_hash(&location_hash())
+    }
+}
+
+/// A parameter of this document's address where widget states live (see `address_query`): on
+/// the site `slug.html?name=…`, on an embedding page `post.html#?name=…`.
+pub fn address_param(name: &str) -> Option<String> {
+    address_query(on_site()).ok().and_then(|q| q.get(name).map(str::to_string))
+}
+
+/// This document's address with `query` in place of the parameters `address_query` read.
+fn address_with(site: bool, query: &HashQuery) -> String {
     let Some(location) = dom::window().map(|w| w.location()) else { return String::new() };
     let href = location.href().unwrap_or_default();
-    href.split('#').next().unwrap_or_default().to_string()
+    let before_hash = href.split('#').next().unwrap_or_default();
+    if site {
+        let page = before_hash.split('?').next().unwrap_or_default();
+        format!("{page}{}{}", query.to_hash().trim_start_matches('#'), location.hash().unwrap_or_default())
+    } else {
+        format!("{before_hash}{}", query.to_hash())
+    }
 }
 
 fn replace_address(url: &str) {
@@ -253,7 +282,7 @@ pub struct Keeper {
     kind: String,
     slot: usize,
     site: bool,
-    /// The site route (hash before `?`) or the embedding page's path, when mounted.
+    /// The page's path (on the site or the embedding page), when mounted.
     page: String,
     /// The controls' values right after mounting: only edits from these go in a text field's state.
     defaults: Vec<(String, String)>,
@@ -285,11 +314,7 @@ impl Widget for Persisted {
 /// keeps saving it. `slot` is the widget's index among the page's widgets.
 pub fn keep(host: &HtmlElement, kind: &str, slot: usize, widget: Rc<dyn Widget>) -> Rc<dyn Widget> {
     let site = on_site();
-    let page = if site {
-        parse_hash(&location_hash()).map(|q| q.route).unwrap_or_default()
-    } else {
-        dom::window().and_then(|w| w.location().pathname().ok()).unwrap_or_default()
-    };
+    let page = location_pathname();
     let bar = dom::el("div", "widget-share");
     let share = dom::button("copiar link", "share");
     dom::set_attr(&share, "title", "Um link que abre este widget com as suas entradas");
@@ -374,7 +399,7 @@ impl Keeper {
     /// Still on the page it was mounted on (a save that fires after the reader moved on must
     /// not write into the next page's address).
     fn current_page(&self) -> bool {
-        self.host.is_connected() && (!self.site || parse_hash(&location_hash()).is_ok_and(|q| q.route == self.page))
+        self.host.is_connected() && location_pathname() == self.page
     }
 
     fn schedule_save(self: &Rc<Self>) {
@@ -450,19 +475,19 @@ impl Keeper {
 
     /// Sets (or removes) this widget's parameter in the site's address.
     fn write_param(&self, value: Option<String>) {
-        let Ok(mut query) = parse_hash(&location_hash()) else { return };
-        if query.route != self.page {
+        let Ok(mut query) = address_query(true) else { return };
+        if location_pathname() != self.page {
             return;
         }
         query.set(&self.param(), value);
-        replace_address(&format!("{}{}", address_before_hash(), query.to_hash()));
+        replace_address(&address_with(true, &query));
     }
 
     /// Restores the state of a link (the address's parameter for this slot), else on an
     /// embedding page the state saved in localStorage.
     fn restore(self: &Rc<Self>) {
         let mut notes = Vec::new();
-        let linked = match parse_hash(&location_hash()) {
+        let linked = match address_query(self.site) {
             Err(why) => {
                 notes.push(format!("O endereço tem um erro ({why}); as entradas do link foram ignoradas."));
                 None
@@ -497,9 +522,9 @@ impl Keeper {
                 }
                 if !self.site {
                     // The post's address is the author's: read once, then edits are kept in storage.
-                    if let Ok(mut query) = parse_hash(&location_hash()) {
+                    if let Ok(mut query) = address_query(false) {
                         query.set(&self.param(), None);
-                        replace_address(&format!("{}{}", address_before_hash(), query.to_hash()));
+                        replace_address(&address_with(false, &query));
                     }
                 }
                 Some(state)
@@ -566,9 +591,9 @@ impl Keeper {
         let mut state = self.current();
         let edited = self.edited(&state);
         let left_out = state.fit_link();
-        let mut query = if self.site { parse_hash(&location_hash()).unwrap_or_default() } else { Default::default() };
+        let mut query = if self.site { address_query(true).unwrap_or_default() } else { Default::default() };
         query.set(&self.param(), edited.then(|| state.to_link()));
-        let url = format!("{}{}", address_before_hash(), query.to_hash());
+        let url = address_with(self.site, &query);
         self.link.set_value(&url);
         self.link.set_hidden(false);
         self.link.select();

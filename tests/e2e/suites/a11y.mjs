@@ -12,9 +12,9 @@ import { ARTIFACTS, check, assert, readTable, waitWidget, pageSettled } from '..
 const require = createRequire(import.meta.url);
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
-const PAGES = ['', '#/queries-keys-values', '#/tf-idf-e-cosseno', '#/matriz-de-transicao', '#/decodificador', '#/atencao-multicabeca'];
+const PAGES = ['', 'queries-keys-values.html', 'tf-idf-e-cosseno.html', 'matriz-de-transicao.html', 'decodificador.html', 'atencao-multicabeca.html'];
 // The soft dictionary and the gradient checker (issue 22).
-const CONTENT2 = ['#/dicionario-suave', '#/atencao-diferenciavel'];
+const CONTENT2 = ['dicionario-suave.html', 'atencao-diferenciavel.html'];
 PAGES.push(...CONTENT2);
 const BLOG = 'static/blog/exemplo.html';
 
@@ -30,7 +30,7 @@ async function violations(page) {
 }
 
 async function settled(page, route) {
-  if (route.startsWith('#/') && route !== '#/') await pageSettled(page, route);
+  await pageSettled(page, route);
   await page.waitForFunction(() => [...document.querySelectorAll('[data-widget]')].every((w) => ['ready', 'error'].includes(w.dataset.state)), null, { timeout: 120000 });
 }
 
@@ -63,7 +63,7 @@ export default async function a11y({ page, base, mode, browser }) {
       const problems = [];
       for (const route of PAGES) {
         await fresh.goto(`${base}/${route}`);
-        await settled(fresh, route || '#/');
+        await settled(fresh, route);
         for (const v of await violations(fresh)) problems.push(`${route || 'início'}: ${v.impact} ${v.id} (${v.help}) em ${v.nodes.join(', ')}`);
       }
       await fresh.goto(`${base}/${BLOG}`);
@@ -76,7 +76,7 @@ export default async function a11y({ page, base, mode, browser }) {
 
   await check(`[${mode}] every heatmap has a legend and a colour domain that follows its meaning`, async () => {
     const all = [];
-    for (const route of ['#/queries-keys-values', '#/tf-idf-e-cosseno', '#/matriz-de-transicao', '#/autorregressao-e-mascara', '#/codificacao-posicional', '#/vetorizacao-por-documento', ...CONTENT2]) {
+    for (const route of ['queries-keys-values.html', 'tf-idf-e-cosseno.html', 'matriz-de-transicao.html', 'autorregressao-e-mascara.html', 'codificacao-posicional.html', 'vetorizacao-por-documento.html', ...CONTENT2]) {
       await page.goto(`${base}/${route}`);
       await settled(page, route);
       all.push(...(await heatmaps(page)).map((h) => ({ ...h, route })));
@@ -99,7 +99,7 @@ export default async function a11y({ page, base, mode, browser }) {
     const problems = [];
     for (const width of [390, 1280]) {
       await page.setViewportSize({ width, height: 900 });
-      for (const route of ['#/queries-keys-values', '#/encoder-e-decoder', '#/tf-idf-e-cosseno', '#/decodificador', '#/atencao-multicabeca', '#/bloco-transformer', ...CONTENT2]) {
+      for (const route of ['queries-keys-values.html', 'encoder-e-decoder.html', 'tf-idf-e-cosseno.html', 'decodificador.html', 'atencao-multicabeca.html', 'bloco-transformer.html', ...CONTENT2]) {
         await page.goto(`${base}/${route}`);
         await settled(page, route);
         const wide = await page.evaluate(() => {
@@ -120,7 +120,7 @@ export default async function a11y({ page, base, mode, browser }) {
   });
 
   await check(`[${mode}] a matrix editor is one Tab stop, arrow keys move between its cells`, async () => {
-    await page.goto(`${base}/#/queries-keys-values`);
+    await page.goto(`${base}/queries-keys-values.html`);
     await waitWidget(page, '[data-widget=attention]');
     const x = '[data-widget=attention] [data-editor=x]';
     const tabbable = await page.$$eval(`${x} .editor-cell`, (cs) => cs.filter((c) => c.tabIndex === 0).length);
@@ -156,7 +156,7 @@ export default async function a11y({ page, base, mode, browser }) {
   });
 
   await check(`[${mode}] hovering a result outlines the rows and columns it came from`, async () => {
-    await page.goto(`${base}/#/queries-keys-values`);
+    await page.goto(`${base}/queries-keys-values.html`);
     const host = '[data-widget=attention]';
     await waitWidget(page, host);
     // The keyboard's way onto output cell (row 1, column 2); the pointer takes the same path.

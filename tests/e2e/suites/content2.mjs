@@ -8,8 +8,8 @@ import { ARTIFACTS, check, assert, parsePt, readTwin, waitWidget } from '../lib.
 
 const DICT = '[data-widget=soft-dictionary]';
 const GRAD = '[data-widget=gradient-check]';
-const DICT_PAGE = '#/dicionario-suave';
-const GRAD_PAGE = '#/atencao-diferenciavel';
+const DICT_PAGE = 'dicionario-suave.html';
+const GRAD_PAGE = 'atencao-diferenciavel.html';
 
 /** Waits until the widget has left "loading" (ready or error) and returns its state. */
 async function settled(page, host) {

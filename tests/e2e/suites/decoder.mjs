@@ -5,8 +5,8 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { ARTIFACTS, check, assert, parsePt, readResults } from '../lib.mjs';
 
-const BPE_PAGE = '#/tokenizacao-bpe';
-const PLAYGROUND = '#/decodificador';
+const BPE_PAGE = 'tokenizacao-bpe.html';
+const PLAYGROUND = 'decodificador.html';
 const HOST = '[data-widget=decoder]';
 const BPE = '[data-widget=bpe]';
 

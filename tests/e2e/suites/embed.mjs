@@ -1,7 +1,7 @@
 // Embedding: the example blog post (static/blog/exemplo.html) with the site's widgets, served
 // under a sub-path (/atencao/) with a strict Content-Security-Policy, and from another origin
 // (CORS); golden numbers; host styles intact both ways; lazy mounting; the decoder's weights
-// never requested; widgets added later; dark theme; the catalogue page (#/catalogo).
+// never requested; widgets added later; dark theme; the catalogue page (catalogo.html).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -174,7 +174,7 @@ export default async function embed({ mode, browser }) {
   await check(`[${mode}] host styles do not reach the widgets and widget styles do not leak into the post`, async () => {
     const { context, page, errors } = await openPage(browser);
     // The site's own attention widget, for reference (same sub-path, light DOM, site CSS).
-    await page.goto(`${siteOrigin}${PREFIX}/#/queries-keys-values`);
+    await page.goto(`${siteOrigin}${PREFIX}/queries-keys-values.html`);
     await page.waitForSelector('main [data-widget=attention][data-state=ready]', { timeout: 30000 });
     const onSite = await widgetLook(page, 'main [data-widget=attention]');
     await page.goto(`${siteOrigin}${POST}`);
@@ -275,10 +275,10 @@ export default async function embed({ mode, browser }) {
     await context.close();
   });
 
-  await check(`[${mode}] catalogue (#/catalogo under ${PREFIX}/): every registered kind, its attributes, a snippet that copies, a live example`, async () => {
+  await check(`[${mode}] catalogue (catalogo.html under ${PREFIX}/): every registered kind, its attributes, a snippet that copies, a live example`, async () => {
     const { context, page, errors, requests } = await openPage(browser);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: siteOrigin });
-    await page.goto(`${siteOrigin}${PREFIX}/#/catalogo`);
+    await page.goto(`${siteOrigin}${PREFIX}/catalogo.html`);
     await page.waitForSelector('.catalogue-entry');
     const readme = readmeWidgets();
     const entries = await page.$$eval('.catalogue-entry', (sections) => sections.map((s) => ({

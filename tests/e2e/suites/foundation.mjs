@@ -16,11 +16,12 @@ export const GOLDEN_CAUSAL = {
   weights: [[1, 0, 0], [0.5646, 0.4354, 0], [0.2868, 0.1994, 0.5138]],
   output: [[0.2, 0.4, 0.6], [0.1565, 0.3565, 0.5565], [0.2314, 0.5342, 0.8370]],
 };
-export const ATTENTION_PAGE = '#/queries-keys-values';
+export const ATTENTION_PAGE = 'queries-keys-values.html';
 
 export default async function foundation({ page, base, mode }) {
   await check(`[${mode}] <html data-backend> is "${mode}"`, async () => {
-    await page.goto(`${base}/`);
+    // A page with widgets: a page of text only (the home page) never loads the wasm.
+    await page.goto(`${base}/${ATTENTION_PAGE}`);
     await page.waitForSelector('html[data-backend]', { timeout: 30000 });
     const backend = await page.getAttribute('html', 'data-backend');
     assert(backend === mode, `data-backend = ${backend}`);
@@ -29,6 +30,7 @@ export default async function foundation({ page, base, mode }) {
   });
 
   await check(`[${mode}] table of contents lists the five articles and their sections`, async () => {
+    await page.goto(`${base}/`);
     const articles = await page.$$eval('#toc .toc-article', (as) => as.map((a) => a.textContent));
     assert(articles.length === 5, `${articles.length} articles: ${articles}`);
     const sections = await page.$$eval('#toc .toc-sections a', (as) => as.length);
@@ -122,14 +124,16 @@ export default async function foundation({ page, base, mode }) {
       if (info.math > 0) mathPages++;
     }
     assert(mathPages >= 20, `only ${mathPages} pages have formulas`);
+    // An old link (#/slug) to a page that does not exist: the home page says so.
     await page.goto(`${base}/#/nao-existe`);
+    await page.waitForFunction(() => document.querySelector('main h1')?.textContent === 'Página não encontrada');
     const notFound = await page.textContent('main');
     assert(notFound.includes('nao-existe'), 'unknown route not reported');
   });
 
   await check(`[${mode}] masked softmax: the explicando-transformers mask example`, async () => {
     const host = '[data-widget=masked-softmax]';
-    await page.goto(`${base}/#/autorregressao-e-mascara`);
+    await page.goto(`${base}/autorregressao-e-mascara.html`);
     await waitWidget(page, host);
     assert(await page.getAttribute(host, 'data-computed-on') === mode, 'masked softmax backend');
     assertMatrix('masked weights', await readTable(page, 'weights', host), [[1, 0, 0], [0.0590, 0.9410, 0], [0.1232, 0.7991, 0.0777]]);
@@ -174,7 +178,7 @@ export default async function foundation({ page, base, mode }) {
       await context.close();
     });
     await check('[webgpu] ?backend=cpu in the URL forces the CPU', async () => {
-      await page.goto(`${base}/?backend=cpu${ATTENTION_PAGE}`);
+      await page.goto(`${base}/${ATTENTION_PAGE}?backend=cpu`);
       await page.waitForSelector('html[data-backend=cpu]');
       await waitReady(page);
       assertMatrix('weights', await readTable(page, 'weights'), GOLDEN.weights);

@@ -12,7 +12,7 @@ import { ATTENTION_PAGE } from './foundation.mjs';
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const HOST = '[data-widget=attention]';
 const PANEL = `${HOST} details.hood`;
-const COMPUTE_PAGE = '#/por-dentro-da-gpu';
+const COMPUTE_PAGE = 'por-dentro-da-gpu.html';
 const BENCH = '[data-widget=matmul-bench]';
 const LABEL = { webgpu: 'WebGPU', cpu: 'CPU' };
 
@@ -149,7 +149,7 @@ export default async function hood({ page, base, mode }) {
 
   await check(`[${mode}] decoder: its ~80 ops per step grouped by block`, async () => {
     const host = '[data-widget=decoder]';
-    await page.goto(`${base}/#/decodificador`);
+    await page.goto(`${base}/decodificador.html`);
     await page.waitForSelector(`${host}[data-state=ready]`, { timeout: 120000 });
     await openPanel(page, `${host} details.hood`);
     // Two passes: the prompt read (cálculo 1), then the logit lens at the last position (cálculo 2).

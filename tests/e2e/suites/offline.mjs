@@ -1,20 +1,34 @@
-// Offline: after one visit the service worker (sw.js, stamped per build by
-// scripts/sw-precache.sh) holds the whole site. Load once, go offline (DevTools network
-// emulation), reload: every page and widget is still ready, the pretrained model included.
-// Also: a new build's worker replaces the old cache, and the site works under a sub-path.
+// Offline (issue 21: a lean first visit). The service worker (sw.js, stamped per build by
+// scripts/sw-precache.sh) keeps, from the first visit, the shell and every page, and nothing
+// heavy: the pretrained model is kept when a decoder widget loads it (src/web/model_store.rs's
+// cache), or when the reader asks for the whole site ("salvar para ler offline"). Under
+// Save-Data nothing is fetched ahead. Also: a new build's worker replaces the old cache, and the
+// site works under a sub-path.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ARTIFACTS, check, assert, serve, pageSettled } from '../lib.mjs';
+import { ARTIFACTS, check, assert, serve, pageSettled, pageName } from '../lib.mjs';
 
 const DIST = path.resolve(process.argv[2] ?? 'dist');
-/** A copy of dist/ as trunk would build it with `--public-url <prefix>`. */
-function copyForPrefix(prefix) {
+const VERSION = () => fs.readFileSync(path.join(DIST, 'sw.js'), 'utf8').match(/const VERSION = '([0-9a-f]{16})'/)?.[1];
+/** Pages whose widgets need the model's files, which a first visit does not keep. */
+const NEEDS_MODEL = ['decodificador', 'tokenizacao-bpe'];
+
+/** A copy of dist/ to publish under a sub-path (every link of the site is relative). */
+function copyOfSite() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atencao-offline-'));
   fs.cpSync(DIST, dir, { recursive: true });
-  const index = path.join(dir, 'index.html');
-  fs.writeFileSync(index, fs.readFileSync(index, 'utf8').replace(/(["'])\/(atencao-|main-)/g, `$1${prefix}$2`));
   return dir;
+}
+
+/** Polls `predicate` (async, run in the page) until it is true. (page.waitForFunction does not
+ * wait for a promise: an async predicate would pass at once.) */
+async function waitUntil(page, predicate, timeout = 60000) {
+  const end = Date.now() + timeout;
+  while (!(await page.evaluate(predicate))) {
+    if (Date.now() > end) throw new Error(`timed out after ${timeout} ms: ${predicate}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
 
 async function waitControlled(page) {
@@ -26,55 +40,161 @@ async function waitControlled(page) {
   });
 }
 
+/** The site cache's paths (its keys without the `?v=` hash), and the other caches' names. */
+async function cached(page) {
+  return page.evaluate(async () => {
+    const scope = (await navigator.serviceWorker.ready).scope;
+    const names = await caches.keys();
+    const site = names.find((n) => n.startsWith('atencao-site '));
+    const paths = site ? (await (await caches.open(site)).keys()).map((r) => r.url.slice(scope.length).split('?')[0]) : [];
+    return { names, site, paths };
+  });
+}
+
 /** The widgets of the page at `route` that are not ready (their error messages). */
 async function allSettled(page, route, timeout = 120000) {
   await pageSettled(page, route, timeout);
   return page.$$eval('[data-widget]', (ws) => ws.filter((w) => w.dataset.state !== 'ready').map((w) => `${w.dataset.widget}: ${w.querySelector('.widget-error')?.textContent}`));
 }
 
-export default async function offline({ browser, base, mode }) {
-  await check(`[${mode}] offline after one visit: every page and widget ready, the model included`, async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
-    // The first visit: the home page only (the model is never opened online).
-    await page.goto(`${base}/`);
-    await page.waitForSelector('html[data-backend]');
-    await waitControlled(page);
-    const keys = await page.evaluate(() => caches.keys());
-    const version = fs.readFileSync(path.join(DIST, 'sw.js'), 'utf8').match(/const VERSION = '([0-9a-f]{16})'/)?.[1];
-    assert(version, 'sw.js was not stamped by scripts/sw-precache.sh');
-    assert(keys.some((k) => k.startsWith('atencao-site ') && k.endsWith(version)), JSON.stringify(keys));
-    assert(!keys.includes('atencao-modelo'), 'the model was fetched by a page during the first visit');
+/** A fresh browser context on its own server, whose requests are logged. */
+async function fresh(browser, options = {}) {
+  const log = [];
+  const server = await serve(DIST, { log });
+  const base = `http://127.0.0.1:${server.address().port}`;
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const close = async () => { await context.close(); server.close(); };
+  return { log, base, context, page, errors, close };
+}
 
-    await context.setOffline(true);
-    await page.reload();
-    await page.waitForSelector('html[data-backend]');
-    const routes = await page.$$eval('#toc a', (as) => as.map((a) => a.getAttribute('href')));
-    assert(routes.length >= 40, `${routes.length} routes`);
-    for (const route of routes) {
-      await page.goto(`${base}/${route}`);
-      const notReady = await allSettled(page, route);
-      assert(notReady.length === 0, `${route} offline: ${notReady.join('; ')}`);
+export default async function offline({ browser, mode }) {
+  const pages = fs.readdirSync(DIST).filter((f) => f.endsWith('.html'));
+
+  await check(`[${mode}] first visit to the home page: the shell and every page kept, the model never fetched; offline, every page reads`, async () => {
+    const { log, base, context, page, errors, close } = await fresh(browser);
+    try {
+      await page.goto(`${base}/`);
+      await waitControlled(page);
+      const { names, site, paths } = await cached(page);
+      const version = VERSION();
+      assert(version, 'sw.js was not stamped by scripts/sw-precache.sh');
+      assert(site?.endsWith(version), JSON.stringify(names));
+      for (const file of [...pages, 'atencao.js', 'atencao_bg.wasm', 'main.css', 'static/site.js']) {
+        assert(paths.includes(file), `${file} is not in the offline copy`);
+      }
+      assert(!names.includes('atencao-modelo'), `the model's cache exists after a first visit: ${names}`);
+      const model = log.filter((p) => p.startsWith('/static/model/'));
+      assert(model.length === 0, `the first visit fetched ${model.join(', ')}`);
+      // The footer offers the rest, with its size.
+      await page.waitForSelector('#offline-save:visible');
+      const offer = await page.textContent('#offline-save');
+      assert(/^salvar para ler offline \(\d+,\d MB\)$/.test(offer), offer);
+
+      await context.setOffline(true);
+      await page.reload();
+      await page.waitForSelector('main h1');
+      const routes = await page.$$eval('#toc a', (as) => as.map((a) => a.getAttribute('href')));
+      assert(routes.length >= 40, `${routes.length} routes`);
+      for (const route of routes) {
+        await page.goto(`${base}/${route}`);
+        const notReady = await allSettled(page, route);
+        if (NEEDS_MODEL.includes(pageName(route))) {
+          // The model was never opened: its widgets say they cannot download it.
+          assert(notReady.every((w) => /baixar|download|rede/i.test(w)), `${route} offline: ${notReady.join('; ')}`);
+        } else {
+          assert(notReady.length === 0, `${route} offline: ${notReady.join('; ')}`);
+        }
+      }
+      assert(errors.length === 0, errors.join('\n'));
+    } finally {
+      await close();
     }
-    // A cold load of the decoder's page, offline: document, wasm and model from the cache.
-    await page.goto('about:blank');
-    await page.goto(`${base}/#/decodificador`);
-    const notReady = await allSettled(page, '#/decodificador');
-    assert(notReady.length === 0, `decoder offline: ${notReady.join('; ')}`);
-    assert(await page.$$eval('[data-widget=decoder] .chip', (cs) => cs.length) > 0, 'no tokens');
-    await page.$eval('[data-widget=decoder]', (w) => w.scrollIntoView());
-    await page.screenshot({ path: path.join(ARTIFACTS, `offline-decoder-${mode}.png`) });
-    assert(errors.length === 0, errors.join('\n'));
-    await context.close();
   });
 
-  if (mode !== 'webgpu') return;
+  await check(`[${mode}] the decoder, opened once, works offline (its model kept by model_store)`, async () => {
+    const { base, context, page, errors, close } = await fresh(browser);
+    try {
+      await page.goto(`${base}/decodificador.html`);
+      assert((await allSettled(page, 'decodificador.html')).length === 0, 'the decoder did not load online');
+      await waitControlled(page);
+      const { names } = await cached(page);
+      assert(names.includes('atencao-modelo'), `no model cache after opening the decoder: ${names}`);
+      // A cold load, offline: document, wasm and model from the caches.
+      await context.setOffline(true);
+      await page.goto('about:blank');
+      await page.goto(`${base}/decodificador.html`);
+      const notReady = await allSettled(page, 'decodificador.html');
+      assert(notReady.length === 0, `decoder offline: ${notReady.join('; ')}`);
+      assert(await page.$$eval('[data-widget=decoder] .chip', (cs) => cs.length) > 0, 'no tokens');
+      await page.$eval('[data-widget=decoder]', (w) => w.scrollIntoView());
+      await page.screenshot({ path: path.join(ARTIFACTS, `offline-decoder-${mode}.png`) });
+      assert(errors.length === 0, errors.join('\n'));
+    } finally {
+      await close();
+    }
+  });
 
+  if (mode !== 'cpu') return offlineWebgpu({ browser });
+
+  await check('[cpu] "salvar para ler offline" keeps the rest of the site, the model included', async () => {
+    const { base, context, page, errors, close } = await fresh(browser);
+    try {
+      await page.goto(`${base}/`);
+      await waitControlled(page);
+      await page.click('#offline-save');
+      await page.waitForFunction(() => document.getElementById('offline-status').textContent === 'Site salvo para ler offline.', null, { timeout: 120000 });
+      assert(await page.isHidden('#offline-save'), 'the button still offers to save');
+      await page.locator('.site-footer').screenshot({ path: path.join(ARTIFACTS, 'offline-saved-footer.png') });
+      await context.setOffline(true);
+      for (const route of ['tokenizacao-bpe.html', 'decodificador.html']) {
+        await page.goto('about:blank');
+        await page.goto(`${base}/${route}`);
+        const notReady = await allSettled(page, route);
+        assert(notReady.length === 0, `${route} offline after saving: ${notReady.join('; ')}`);
+      }
+      const embed = await page.evaluate(async () => (await fetch('embed.js')).ok);
+      assert(embed, 'embed.js was not saved');
+      assert(errors.length === 0, errors.join('\n'));
+    } finally {
+      await close();
+    }
+  });
+
+  await check('[cpu] Save-Data: nothing fetched ahead; the pages and the wasm kept as the reader opens them', async () => {
+    const { log, base, page, errors, close } = await fresh(browser);
+    try {
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Emulation.setDataSaverOverride', { dataSaverEnabled: true });
+      await page.goto(`${base}/`);
+      await waitControlled(page);
+      const scriptURL = await page.evaluate(async () => (await navigator.serviceWorker.ready).active.scriptURL);
+      assert(scriptURL.endsWith('sw.js?save-data'), scriptURL);
+      const first = await cached(page);
+      assert(!first.paths.some((p) => p.endsWith('.html') && p !== 'index.html'), `pages fetched ahead: ${first.paths}`);
+      const fetched = log.filter((p) => /\.html$|\.wasm$|\/static\/model\//.test(p) && p !== '/index.html');
+      assert(fetched.length === 0, `fetched ahead under Save-Data: ${fetched.join(', ')}`);
+      // A page with a widget near the top: it and the wasm are kept as they load.
+      await page.goto(`${base}/vetores.html`);
+      await pageSettled(page, 'vetores.html');
+      await waitUntil(page, async () => {
+        const site = (await caches.keys()).find((n) => n.startsWith('atencao-site '));
+        const keys = (await (await caches.open(site)).keys()).map((r) => r.url);
+        return keys.some((k) => k.includes('/vetores.html?')) && keys.some((k) => k.includes('/atencao_bg.wasm?'));
+      }, 30000);
+      assert(errors.length === 0, errors.join('\n'));
+    } finally {
+      await close();
+    }
+  });
+}
+
+async function offlineWebgpu({ browser }) {
   await check('[webgpu] under a sub-path, and a new build replaces the old cache', async () => {
     const prefix = '/publicado/atencao/';
-    const dir = copyForPrefix(prefix);
+    const dir = copyOfSite();
     // Only under the prefix, as a site published in a folder.
     const server = await serve(dir, { prefix: prefix.replace(/\/$/, '') });
     const site = `http://127.0.0.1:${server.address().port}${prefix}`;
@@ -82,7 +202,6 @@ export default async function offline({ browser, base, mode }) {
     try {
       const page = await context.newPage();
       await page.goto(site);
-      await page.waitForSelector('html[data-backend]');
       await waitControlled(page);
       const scope = await page.evaluate(async () => (await navigator.serviceWorker.ready).scope);
       assert(scope === site, `scope ${scope}`);
@@ -91,25 +210,36 @@ export default async function offline({ browser, base, mode }) {
 
       await context.setOffline(true);
       await page.goto('about:blank');
-      await page.goto(`${site}#/queries-keys-values`);
-      const notReady = await allSettled(page, '#/queries-keys-values');
+      await page.goto(`${site}queries-keys-values.html`);
+      const notReady = await allSettled(page, 'queries-keys-values.html');
       assert(notReady.length === 0, `offline under ${prefix}: ${notReady.join('; ')}`);
       await context.setOffline(false);
 
-      // "A new build": other bytes in index.html give a new version; the update replaces the cache.
-      fs.appendFileSync(path.join(dir, 'index.html'), '\n<!-- rebuilt -->\n');
+      // "A new build": other bytes in a page give a new version; the update replaces the cache,
+      // and the unchanged files are copied from the old one, not downloaded again.
+      fs.appendFileSync(path.join(dir, 'vetores.html'), '\n<!-- rebuilt -->\n');
       const sw = path.join(dir, 'sw.js');
-      fs.writeFileSync(sw, fs.readFileSync(sw, 'utf8').replace(/const VERSION = '[0-9a-f]+'/, "const VERSION = '0123456789abcdef'"));
+      const hash = (await import('node:crypto')).createHash('sha256').update(fs.readFileSync(path.join(dir, 'vetores.html'))).digest('hex').slice(0, 16);
+      fs.writeFileSync(sw, fs.readFileSync(sw, 'utf8')
+        .replace(/const VERSION = '[0-9a-f]+'/, "const VERSION = '0123456789abcdef'")
+        .replace(/\['vetores\.html', '[0-9a-f]+'/, `['vetores.html', '${hash}'`));
       await page.goto(site);
-      await page.waitForSelector('html[data-backend]');
       await page.evaluate(async () => {
         const registration = await navigator.serviceWorker.ready;
         await registration.update();
       });
-      await page.waitForFunction(async () => {
+      await waitUntil(page, async () => {
         const keys = await caches.keys();
         return keys.length === 1 && keys[0].endsWith('0123456789abcdef');
-      }, null, { timeout: 60000, polling: 250 });
+      });
+      const rebuilt = await page.evaluate(async () => {
+        const cache = await caches.open((await caches.keys()).find((k) => k.endsWith('0123456789abcdef')));
+        const keys = (await cache.keys()).map((r) => r.url);
+        const page = keys.find((k) => k.includes('/vetores.html?'));
+        return { count: keys.length, key: page, page: page && (await (await cache.match(page)).text()).includes('<!-- rebuilt -->') };
+      });
+      assert(rebuilt.page, `the new cache has the old vetores.html (${rebuilt.key}, want the hash ${hash})`);
+      assert(rebuilt.count >= 70, `the new cache has ${rebuilt.count} files`);
     } finally {
       await context.close();
       server.close();

@@ -12,7 +12,7 @@ import { GOLDEN, ATTENTION_PAGE } from './foundation.mjs';
 
 const DIST = path.resolve(process.argv[2] ?? 'dist');
 const ATTENTION = '[data-widget=attention]';
-const BOW_PAGE = '#/frequencia-de-termos';
+const BOW_PAGE = 'frequencia-de-termos.html';
 const BOW = '[data-widget=bow]';
 /** A page of the site's folder that only exists in these tests (served by a route). */
 const TEST_POST = '/static/blog/robusto.html';
@@ -90,7 +90,7 @@ export default async function robust({ page, base, mode, browser }) {
     const original = await page.inputValue(cell);
     await page.fill(cell, '2');
     await waitWidget(page, ATTENTION);
-    await page.waitForFunction(() => /[?&]w\d+=/.test(location.hash));
+    await page.waitForFunction(() => /[?&]w\d+=/.test(location.search));
     const edited = await readTable(page, 'weights');
     let changed = false;
     try { assertGolden(edited); } catch { changed = true; }
@@ -115,11 +115,11 @@ export default async function robust({ page, base, mode, browser }) {
     await page.click(`${ATTENTION} [data-action=forget-state]`);
     await waitWidget(page, ATTENTION);
     assert(await page.inputValue(cell) === original, 'descartar did not restore the example');
-    await page.waitForFunction(() => !/[?&]w\d+=/.test(location.hash));
+    await page.waitForFunction(() => !/[?&]w\d+=/.test(location.search));
     // A visit without state shows the article's example.
     await page.fill(cell, '3');
     await waitWidget(page, ATTENTION);
-    await page.waitForFunction(() => /[?&]w\d+=/.test(location.hash));
+    await page.waitForFunction(() => /[?&]w\d+=/.test(location.search));
     await page.goto(`${base}/${ATTENTION_PAGE}`);
     await waitWidget(page, ATTENTION);
     assert(await page.inputValue(cell) === original, 'a plain visit kept old edits');
@@ -137,7 +137,7 @@ export default async function robust({ page, base, mode, browser }) {
     await page.waitForFunction((host) => document.querySelector(`${host} .state-note`).textContent.includes('não cabe no endereço'), BOW);
     await page.check(`${BOW} [data-control=accents]`);
     await waitWidget(page, BOW);
-    await page.waitForFunction(() => /[?&]w\d+=/.test(location.hash));
+    await page.waitForFunction(() => /[?&]w\d+=/.test(location.search));
     await page.waitForTimeout(500);
     await page.reload();
     await waitWidget(page, BOW);
@@ -193,7 +193,7 @@ export default async function robust({ page, base, mode, browser }) {
     assert(vocabulary.includes('img') && vocabulary.includes('script'), vocabulary);
     await assertNothingRan(page);
     // The decoder's preset in the route, and its prompt.
-    await page.goto(`${base}/#/decodificador?preset=${encodeURIComponent('<img src=x onerror="window.__pwned=4">')}`);
+    await page.goto(`${base}/decodificador.html?preset=${encodeURIComponent('<img src=x onerror="window.__pwned=4">')}`);
     await page.waitForSelector('[data-widget=decoder] .widget-warning');
     const warning = await page.textContent('[data-widget=decoder] .widget-warning');
     assert(warning.includes('<img src=x onerror="window.__pwned=4">'), warning);
@@ -329,29 +329,25 @@ export default async function robust({ page, base, mode, browser }) {
     await context.close();
   });
 
-  await check(`[${mode}] a page whose prose does not arrive says so and retries; the rest of the site works`, async () => {
-    // No service worker: the request for the page's text reaches the (broken) server.
+  await check(`[${mode}] a page whose wasm does not arrive keeps its text, and each widget says so; a reload works`, async () => {
+    // No service worker: the request for the wasm reaches the (broken) server.
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
     let broken = true;
-    await context.route('**/prose/tf-idf-e-cosseno.html', (route) => (broken ? route.fulfill({ status: 404, body: 'not found' }) : route.continue()));
+    await context.route('**/atencao_bg.wasm', (route) => (broken ? route.fulfill({ status: 404, body: 'not found' }) : route.continue()));
     const site = await context.newPage();
-    await site.goto(`${base}/#/tf-idf-e-cosseno`);
-    await site.waitForSelector('main .page-error', { timeout: 30000 });
-    const message = await site.textContent('main .page-error');
-    assert(message.includes('Não foi possível carregar') && message.includes('404'), message);
-    assert(await site.getAttribute('main .page-error', 'role') === 'alert', 'message not announced');
+    await site.goto(`${base}/tf-idf-e-cosseno.html`);
+    await site.waitForSelector('main [data-widget][data-state=error] .widget-error', { timeout: 30000 });
+    const message = await site.textContent('main [data-widget] .widget-error');
+    assert(message.includes('Não foi possível carregar o WebAssembly'), message);
+    assert(await site.getAttribute('main [data-widget] .widget-error', 'role') === 'alert', 'message not announced');
+    // The page itself is all there: heading, prose, formulas, contents.
     assert((await site.textContent('main h1')).trim().length > 0, 'no page title with the message');
+    assert((await site.$$('main .prose math')).length > 0, 'no formulas');
     assert((await site.$$('#toc a')).length > 30, 'the table of contents is gone');
-    // Another page still opens, with its widgets.
-    await site.goto(`${base}/${ATTENTION_PAGE}`);
-    await waitWidget(site, ATTENTION);
-    await site.goto(`${base}/#/tf-idf-e-cosseno`);
-    await site.waitForSelector('main [data-action=retry-page]');
     broken = false;
-    await site.click('main [data-action=retry-page]');
+    await site.reload();
     await site.waitForSelector('main .prose [data-widget][data-state=ready]', { timeout: 30000 });
-    assert(!(await site.$('main .page-error')), 'the message stayed after a successful retry');
-    assert((await site.$$('main .prose math')).length > 0, 'no formulas after the retry');
+    assert(!(await site.$('main .widget-error[role=alert]')), 'the message stayed after a successful reload');
     await context.close();
   });
 
@@ -361,10 +357,12 @@ export default async function robust({ page, base, mode, browser }) {
     const { context, page: old } = await openPost(browser, html, { serviceWorkers: 'block' });
     await context.addInitScript(() => { WebAssembly.validate = () => false; });
     await context.route('**/atencao_bg.wasm', (route) => route.abort());
-    await old.goto(`${base}/`);
-    await old.waitForSelector('main#app .unsupported[role=alert]', { timeout: 30000 });
-    const message = await old.textContent('main#app');
-    assert(message.includes('WebAssembly SIMD') && !message.includes('Carregando'), message);
+    // On the site, every widget of the page says so; the page's text stays.
+    await old.goto(`${base}/${ATTENTION_PAGE}`);
+    await old.waitForSelector('main#app [data-widget] .unsupported[role=alert]', { timeout: 30000 });
+    const notes = await old.$$eval('main#app [data-widget]', (ws) => ws.map((w) => `${w.dataset.state}: ${w.querySelector('.unsupported')?.textContent}`));
+    assert(notes.length > 0 && notes.every((n) => n.startsWith('error: ') && n.includes('WebAssembly SIMD')), notes.join('\n'));
+    assert((await old.textContent('main#app .prose')).length > 500, 'the page lost its text');
     await old.goto(`${base}${TEST_POST}`);
     for (const host of ['#att', '#bow']) {
       await old.waitForSelector(`${host}[data-state=error]`, { timeout: 30000 });
@@ -375,7 +373,7 @@ export default async function robust({ page, base, mode, browser }) {
   });
 
   await check(`[${mode}] load: 10 000 documents and 1 000 recomputations in a row; wasm and GPU memory stay flat`, async () => {
-    await page.goto(`${base}/#/tf-idf-e-cosseno`);
+    await page.goto(`${base}/tf-idf-e-cosseno.html`);
     const tfidf = '[data-widget=tfidf]';
     await waitWidget(page, tfidf);
     await watchLongTasks(page);
@@ -388,8 +386,10 @@ export default async function robust({ page, base, mode, browser }) {
     assert((await page.textContent(`${tfidf} .note`)).includes('20 de 10000 documentos'), 'no summary for 10 000 documents');
     record(`${mode}: 10 000 documents into tfidf: ready after ${elapsed} ms; longest main-thread block ${(await longestTask(page)).toFixed(0)} ms`);
 
+    // Another page is another document (each page is its own file): watch its long tasks too.
     await page.goto(`${base}/${ATTENTION_PAGE}`);
     await waitWidget(page, ATTENTION);
+    await watchLongTasks(page);
     const recompute = (n) => page.evaluate(async (count) => {
       const host = document.querySelector('[data-widget=attention]');
       const cell = host.querySelector('[data-editor=x] [data-cell="0.0"]');

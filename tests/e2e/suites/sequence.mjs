@@ -85,14 +85,14 @@ async function megabyte(page) {
 }
 
 async function goto(page, base, route, host) {
-  await page.goto(`${base}/#/${route}`);
+  await page.goto(`${base}/${route}.html`);
   await waitWidget(page, host);
 }
 
 export default async function sequence({ page, base, mode }) {
   await check(`[${mode}] sequence pages: every widget reaches ready on its backend`, async () => {
     for (const [route, kinds] of Object.entries(PAGES)) {
-      await page.goto(`${base}/#/${route}`);
+      await page.goto(`${base}/${route}.html`);
       await page.waitForSelector('main h1');
       for (const kind of kinds) {
         const host = `[data-widget=${kind}]`;

@@ -42,7 +42,7 @@ async function errorText(page, host) {
 export default async function transformer({ page, base, mode }) {
   await check(`[${mode}] char tokenizer: gato → [1, 9, 3, 22, 17, 2], <unk>, empty text`, async () => {
     const host = '[data-widget=char-tokenizer]';
-    await page.goto(`${base}/#/tokenizacao-por-caractere`);
+    await page.goto(`${base}/tokenizacao-por-caractere.html`);
     await waitWidget(page, host);
     assert((await chipIds(page, host)).join(',') === '1,9,3,22,17,2', `gato ${await chipIds(page, host)}`);
     await page.fill(`${host} [data-control=texts]`, 'baba\nÑandu 😀');
@@ -59,7 +59,7 @@ export default async function transformer({ page, base, mode }) {
 
   await check(`[${mode}] padding: the article's batch, left/right, fixed length, truncation`, async () => {
     const host = '[data-widget=char-tokenizer]';
-    await page.goto(`${base}/#/padding-e-truncamento`);
+    await page.goto(`${base}/padding-e-truncamento.html`);
     await waitWidget(page, host);
     let batch = await readTable(page, 'batch', host);
     assertMatrix('right-padded batch', batch.slice(0, 2), [[1, 9, 3, 22, 17, 2, 0, 0, 0, 0], [1, 7, 14, 7, 8, 3, 16, 22, 7, 2]], 0);
@@ -83,7 +83,7 @@ export default async function transformer({ page, base, mode }) {
 
   await check(`[${mode}] embeddings: one-hot × table = gather; editing b's row moves both b rows`, async () => {
     const host = '[data-widget=embedding-lookup]';
-    await page.goto(`${base}/#/embeddings`);
+    await page.goto(`${base}/embeddings.html`);
     await waitWidget(page, host);
     assert(await page.getAttribute(host, 'data-computed-on') === mode, 'backend');
     const oneHot = await readTable(page, 'one-hot', host);
@@ -112,7 +112,7 @@ export default async function transformer({ page, base, mode }) {
 
   await check(`[${mode}] Example 1 step by step: corrected weights, printed ones, causal version`, async () => {
     const host = '[data-widget=self-attention-steps]';
-    await page.goto(`${base}/#/autoatencao-basica`);
+    await page.goto(`${base}/autoatencao-basica.html`);
     await waitWidget(page, host);
     assert(await page.getAttribute(host, 'data-computed-on') === mode, 'backend');
     assertMatrix('α₂', [await stepCells(page, host, 'weight')], [[0.1554, 0.4223, 0.4223]]);
@@ -132,7 +132,7 @@ export default async function transformer({ page, base, mode }) {
 
   await check(`[${mode}] Example 2 step by step and in matrix form with the mask`, async () => {
     const host = '[data-widget=self-attention-steps]';
-    await page.goto(`${base}/#/queries-keys-values`);
+    await page.goto(`${base}/queries-keys-values.html`);
     await waitWidget(page, host);
     assertMatrix('q₂·k', [await stepCells(page, host, 'dot')], [[1.18, 0.73, 1.91]]);
     assertMatrix('÷√3', [await stepCells(page, host, 'score')], [[0.6813, 0.4215, 1.1027]]);
@@ -145,7 +145,7 @@ export default async function transformer({ page, base, mode }) {
     assert((await errorText(page, host)).includes('não é um número'), 'bad cell message');
     await page.fill(`${host} [data-editor=w_q] input >> nth=0`, '0,1');
     await waitWidget(page, host);
-    await page.goto(`${base}/#/forma-matricial-e-mascara`);
+    await page.goto(`${base}/forma-matricial-e-mascara.html`);
     await waitWidget(page, host);
     assertMatrix('causal weights', await readTable(page, 'weights', host), [[1, 0, 0], [0.5646, 0.4354, 0], [0.2868, 0.1994, 0.5138]]);
     assertMatrix('causal output', await readTable(page, 'output', host), [[0.2, 0.4, 0.6], [0.1565, 0.3565, 0.5565], [0.2314, 0.5342, 0.8370]]);
@@ -156,7 +156,7 @@ export default async function transformer({ page, base, mode }) {
 
   await check(`[${mode}] scaling: variance ≈ d without ÷√d, ≈ 1 with it; huge d refused`, async () => {
     const host = '[data-widget=scaling]';
-    await page.goto(`${base}/#/atencao-escalonada`);
+    await page.goto(`${base}/atencao-escalonada.html`);
     await waitWidget(page, host);
     assert(await page.getAttribute(host, 'data-computed-on') === mode, 'backend');
     let r = await readResults(page, host, 'scaling');
@@ -179,7 +179,7 @@ export default async function transformer({ page, base, mode }) {
 
   await check(`[${mode}] multi-head Example 3: corrected [1,6339; 1,6285; 1,6231], printed head [1,593; 1,580; 1,567]`, async () => {
     const host = '[data-widget=multi-head]';
-    await page.goto(`${base}/#/atencao-multicabeca`);
+    await page.goto(`${base}/atencao-multicabeca.html`);
     await waitWidget(page, host);
     assert(await page.getAttribute(host, 'data-computed-on') === mode, 'backend');
     assertMatrix('concat', await readTable(page, 'concat', host), [[0.2228, 0.5154, 0.8079, 0.5, 0.2, 0.9]]);
@@ -193,7 +193,7 @@ export default async function transformer({ page, base, mode }) {
 
   await check(`[${mode}] multi-head reshape: shapes, head columns, d not divisible by h, caps`, async () => {
     const host = '[data-widget=multi-head]';
-    await page.goto(`${base}/#/multi-head-em-lote`);
+    await page.goto(`${base}/multi-head-em-lote.html`);
     await waitWidget(page, host);
     let r = await readResults(page, host, 'reshape');
     assert(r['transposta (cabeças como lote)'] === '2 × 2 × 4 × 4' && r['com d = 512 (artigo)'] === '1.048.576', JSON.stringify(r));
@@ -215,7 +215,7 @@ export default async function transformer({ page, base, mode }) {
 
   await check(`[${mode}] positional encoding: the t=5, d=4 table and the offset property`, async () => {
     const host = '[data-widget=positional-encoding]';
-    await page.goto(`${base}/#/codificacao-posicional`);
+    await page.goto(`${base}/codificacao-posicional.html`);
     await waitWidget(page, host);
     assert(await page.getAttribute(host, 'data-computed-on') === mode, 'backend');
     const small = await readTable(page, 'pe-small', host);
@@ -238,7 +238,7 @@ export default async function transformer({ page, base, mode }) {
 
   await check(`[${mode}] shift table: cachorro → dog, achorro<eos><bos>d at step 2`, async () => {
     const host = '[data-widget=shift-table]';
-    await page.goto(`${base}/#/autorregressao-e-mascara`);
+    await page.goto(`${base}/autorregressao-e-mascara.html`);
     await waitWidget(page, host);
     await page.click(`${host} [data-action=next]`);
     await page.click(`${host} [data-action=next]`);
@@ -263,7 +263,7 @@ export default async function transformer({ page, base, mode }) {
 
   await check(`[${mode}] transformer block: post-LN vs pre-LN, LN statistics, 4× ReLU layer, parameter counts`, async () => {
     const host = '[data-widget=transformer-block]';
-    await page.goto(`${base}/#/bloco-transformer`);
+    await page.goto(`${base}/bloco-transformer.html`);
     await waitWidget(page, host);
     assert(await page.getAttribute(host, 'data-computed-on') === mode, 'backend');
     assert(await page.getAttribute(`${host} .block-diagram`, 'data-norm') === 'post', 'diagram');
@@ -291,7 +291,7 @@ export default async function transformer({ page, base, mode }) {
 
   await check(`[${mode}] cross-attention: the article's wiring leaks later decoder positions`, async () => {
     const host = '[data-widget=cross-attention]';
-    await page.goto(`${base}/#/encoder-e-decoder`);
+    await page.goto(`${base}/encoder-e-decoder.html`);
     await waitWidget(page, host);
     assert(await page.getAttribute(host, 'data-computed-on') === mode, 'backend');
     const paper = await readTable(page, 'paper-weights', host);
@@ -313,7 +313,7 @@ export default async function transformer({ page, base, mode }) {
 
   await check(`[${mode}] output head: argmax, temperature, the article's argmax + 2`, async () => {
     const host = '[data-widget=output-head]';
-    await page.goto(`${base}/#/cabeca-de-saida-e-geracao`);
+    await page.goto(`${base}/cabeca-de-saida-e-geracao.html`);
     await waitWidget(page, host);
     assert(await page.getAttribute(host, 'data-computed-on') === mode, 'backend');
     let r = await readResults(page, host, 'choice');

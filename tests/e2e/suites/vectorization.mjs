@@ -7,7 +7,7 @@ import { ARTIFACTS, check, assert, parsePt, readTable, readResults, readTwin, re
 export default async function vectorization({ page, base, mode }) {
   await check(`[${mode}] vectors: a + b, −a and k·a, and dragging b's tip`, async () => {
     const host = '[data-widget=vectors]';
-    await page.goto(`${base}/#/vetores`);
+    await page.goto(`${base}/vetores.html`);
     await waitWidget(page, host);
     let r = await readResults(page, host, 'vectors');
     assert(r['a + b'] === '(4; 1)' && r['−a'] === '(−1; −2)' && r['k·a (k = 2)'] === '(2; 4)', JSON.stringify(r));
@@ -26,7 +26,7 @@ export default async function vectorization({ page, base, mode }) {
 
   await check(`[${mode}] dot product: 15, cosine, normalisation, obtuse angle`, async () => {
     const host = '[data-widget=dot-product]';
-    await page.goto(`${base}/#/produto-escalar`);
+    await page.goto(`${base}/produto-escalar.html`);
     await waitWidget(page, host);
     let r = await readResults(page, host, 'dot');
     assert(r['u·v'] === '15,0000' && r['cos θ'] === '0,5371' && r['relação'].includes('agudo'), JSON.stringify(r));
@@ -36,7 +36,7 @@ export default async function vectorization({ page, base, mode }) {
     await waitWidget(page, host);
     r = await readResults(page, host, 'dot');
     assert(r['u·v'] === '0,5371' && r['‖u‖'] === '1,0000', JSON.stringify(r));
-    await page.goto(`${base}/#/norma-e-similaridade`);
+    await page.goto(`${base}/norma-e-similaridade.html`);
     await waitWidget(page, host);
     r = await readResults(page, host, 'dot');
     assert(r['θ (graus)'] === '135,00' && r['relação'].includes('obtuso'), JSON.stringify(r));
@@ -47,7 +47,7 @@ export default async function vectorization({ page, base, mode }) {
 
   await check(`[${mode}] matmul: the article's product, cell steps and the one-hot lookup`, async () => {
     const host = '[data-widget=matmul]';
-    await page.goto(`${base}/#/multiplicacao-de-matrizes`);
+    await page.goto(`${base}/multiplicacao-de-matrizes.html`);
     await waitWidget(page, host);
     assert(await page.getAttribute(host, 'data-computed-on') === mode, 'matmul backend');
     assertMatrix('C', await readTable(page, 'c', host), [[25, 28], [57, 64], [89, 100]]);
@@ -57,7 +57,7 @@ export default async function vectorization({ page, base, mode }) {
     assert(step === 'C[2, 1] = linha 2 de A · coluna 1 de B = 3·7 + 4·9 = 57', step);
     const lit = await page.$$eval(`${host} [data-editor=a] input.highlight`, (xs) => xs.length);
     assert(lit === 2, `${lit} highlighted cells in A`);
-    await page.goto(`${base}/#/one-hot`);
+    await page.goto(`${base}/one-hot.html`);
     await waitWidget(page, host);
     const oneHot = '[data-widget=one-hot]';
     await waitWidget(page, oneHot);
@@ -78,12 +78,12 @@ export default async function vectorization({ page, base, mode }) {
 
   await check(`[${mode}] bag of words: counts, identical vectors, cosines 0,5 and 0,8944`, async () => {
     const host = '[data-widget=bow]';
-    await page.goto(`${base}/#/frequencia-de-termos`);
+    await page.goto(`${base}/frequencia-de-termos.html`);
     await waitWidget(page, host);
     const counts = await readTwin(page, host, 'counts');
     const row = ['dorme', 'gato', 'no', 'o', 'preto', 'subiu', 'telhado'].map((t) => counts.D1[t]);
     assert(row.join(' ') === '1,0000 2,0000 2,0000 2,0000 1,0000 1,0000 2,0000', `D1 ${row}`);
-    await page.goto(`${base}/#/limitacoes-da-frequencia`);
+    await page.goto(`${base}/limitacoes-da-frequencia.html`);
     await waitWidget(page, host);
     assert((await readTwin(page, host, 'cosine')).D1.D2 === '1,0000', 'João/Maria cosine');
     for (const [preset, want] of [['carro', 0.5], ['filme', 0.8944]]) {
@@ -96,7 +96,7 @@ export default async function vectorization({ page, base, mode }) {
 
   await check(`[${mode}] TF variants: normalized 2/7 and 1/6, augmented, log base`, async () => {
     const host = '[data-widget=tf]';
-    await page.goto(`${base}/#/tf-bruta-e-normalizada`);
+    await page.goto(`${base}/tf-bruta-e-normalizada.html`);
     await waitWidget(page, host);
     let tf = await readTwin(page, host, 'tf');
     assert(near(tf.D1.preto, 2 / 7) && near(tf.D2.gato, 1 / 6) && near(tf.D3.preto, 1 / 7), JSON.stringify(tf.D1));
@@ -108,7 +108,7 @@ export default async function vectorization({ page, base, mode }) {
     await waitWidget(page, host);
     tf = await readTwin(page, host, 'tf');
     assert(near(tf.D1.preto, 1.3010), `log10: ${tf.D1.preto}`);
-    await page.goto(`${base}/#/tf-variantes`);
+    await page.goto(`${base}/tf-variantes.html`);
     await waitWidget(page, host);
     tf = await readTwin(page, host, 'tf');
     assert(near(tf.D1.gato, 1) && near(tf.D1.preto, 0.8333) && near(tf.D1.dormiu, 0.6667), JSON.stringify(tf.D1));
@@ -116,7 +116,7 @@ export default async function vectorization({ page, base, mode }) {
 
   await check(`[${mode}] IDF variants: basic, IDF+1, probabilistic with −∞, base 10`, async () => {
     const host = '[data-widget=idf]';
-    await page.goto(`${base}/#/idf`);
+    await page.goto(`${base}/idf.html`);
     await waitWidget(page, host);
     let idf = await readIdf(page, host);
     assert(idf.preto[0] === '2' && idf.preto[1] === '0,4055' && idf.cachorro[1] === '1,0986' && idf.gato[1] === '0,0000', JSON.stringify(idf));
@@ -138,11 +138,11 @@ export default async function vectorization({ page, base, mode }) {
 
   await check(`[${mode}] TF-IDF: the three-document table and the detailed example`, async () => {
     const host = '[data-widget=tfidf]';
-    await page.goto(`${base}/#/tf-idf-e-cosseno`);
+    await page.goto(`${base}/tf-idf-e-cosseno.html`);
     await waitWidget(page, host);
     let t = await readTwin(page, host, 'tfidf');
     assert(near(t.D1.preto, 0.1158) && near(t.D2.rato, 0.0676) && near(t.D1['caça'], 0.1569) && near(t.D2.branco, 0.1831), JSON.stringify(t.D1));
-    await page.goto(`${base}/#/tf-idf-busca`);
+    await page.goto(`${base}/tf-idf-busca.html`);
     await waitWidget(page, host);
     t = await readTwin(page, host, 'tfidf');
     assert(near(t.D1.gato, 0.1260) && near(t.D1.dorme, 0.0630) && near(t.D2['é'], 0.1733), JSON.stringify(t));
@@ -154,7 +154,7 @@ export default async function vectorization({ page, base, mode }) {
 
   await check(`[${mode}] search: 0,6019, 0,0722 and 0 (not the article's 0,92 and 0,16)`, async () => {
     const host = '[data-widget=search]';
-    await page.goto(`${base}/#/tf-idf-busca`);
+    await page.goto(`${base}/tf-idf-busca.html`);
     await waitWidget(page, host);
     const ranking = async () => page.$$eval(`${host} table.twin[data-bars=ranking] tr`, (rows) => rows.map((tr) => [tr.querySelector('th').textContent, tr.querySelector('td').textContent]));
     let r = await ranking();
@@ -173,7 +173,7 @@ export default async function vectorization({ page, base, mode }) {
   await check(`[${mode}] corpus bad input: empty, punctuation only, emoji and scripts, 10 000 documents, 1 MB paste`, async () => {
     const host = '[data-widget=bow]';
     const corpus = `${host} [data-control=corpus]`;
-    await page.goto(`${base}/#/frequencia-de-termos`);
+    await page.goto(`${base}/frequencia-de-termos.html`);
     await waitWidget(page, host);
     await page.fill(corpus, '');
     await page.waitForSelector(`${host}[data-state=error]`);

@@ -32,7 +32,6 @@ use crate::core::executor::{BackendKind, Cpu, Executor, Job};
 use crate::core::format::format_pt;
 use crate::core::trace::{Trace, Traced};
 use crate::core::widget_input::choice_setting;
-use crate::core::widget_state::parse_hash;
 use crate::core::Matrix;
 use crate::gpu::{GpuContext, GpuTensor};
 use crate::web::backend::now_ms;
@@ -43,6 +42,7 @@ use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
 use crate::web::model_store;
 
 use crate::web::kit::attributes::Attributes;
+use crate::web::kit::state::address_param;
 use crate::web::kit::{action_of, control_of, show_error, show_ready, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "decoder", title: "O decodificador pré-treinado", mount };
@@ -224,14 +224,14 @@ fn number_input(label: &str, control: &str, integer: bool, value: f32) -> (HtmlE
     (wrapper, input)
 }
 
-/// A route parameter of `#/decodificador?…`.
+/// A parameter of the page's address (`decodificador.html?seed=…`; old links, `#/decodificador?…`,
+/// are sent there by static/site.js; on a page embedding the widget, its hash).
 fn route_param(name: &str) -> Option<String> {
-    let hash = dom::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
-    parse_hash(&hash).ok().and_then(|q| q.get(name).map(str::to_string))
+    address_param(name)
 }
 
-/// The preset named in the route (`#/decodificador?preset=…`) or in the host's `data-preset`;
-/// an unknown name gives the first preset and a warning.
+/// The preset named in the page's address (`decodificador.html?preset=…`) or in the host's
+/// `data-preset`; an unknown name gives the first preset and a warning.
 fn initial_preset(attrs: &Attributes) -> &'static str {
     let ids = presets::ids();
     match route_param("preset") {

@@ -1,0 +1,196 @@
+// atenção: the script of every page of the site. Trunk puts it where index.html has
+// <link data-trunk rel="rust"> (Trunk.toml: pattern_script). The page itself is static HTML,
+// prerendered at build time (build.rs, scripts/pages.sh): the text, the formulas, the links and
+// the table of contents work without this file. It
+//   1. sends old links (`./#/slug?w2=…`, the site's addresses before each page had its own file)
+//      to the page's file (`slug.html?w2=…`);
+//   2. opens and closes the table of contents on narrow screens (the "Sumário" button);
+//   3. loads the wasm once the page has been painted, and only when the page needs it: when a
+//      widget comes within a screen of the viewport, or at once on the pages it draws (the
+//      catalogue, the benchmark). The text never waits for it, and a page of text only (the
+//      home page, the articles' introductions) never compiles it; the service worker fetches it
+//      in the background for the next page. The wasm then mounts the widgets in place as they
+//      near the viewport (src/web/pages.rs); where it cannot run, they say why;
+//   4. once the page has loaded, registers the offline service worker (sw.js) and runs
+//      "salvar para ler offline" (the rest of the site, the model included, on request).
+// A module with no inline code: it runs under a strict Content-Security-Policy.
+import { SUPPORTED, MESSAGE, showUnsupported } from './compat.js';
+
+const app = document.querySelector('main#app[data-site]');
+
+/** The address of the page an old link (`#/slug?params`) names, with its parameters in the
+ * query string; null when the hash is no such link or names no page (the wasm then says so). */
+function oldLinkTarget() {
+  const match = /^#\/([a-z0-9-]*)(?:\?(.*))?$/.exec(location.hash);
+  if (!match) return null;
+  const [, slug, query] = match;
+  let file;
+  if (slug === '' || slug === 'inicio') file = './';
+  // Every article and section is in the table of contents, the catalogue in the footer.
+  // (slug is [a-z0-9-]*: safe inside the selector's quotes.)
+  else if (slug === 'bench' || document.querySelector(`a[href="${slug}.html"]`)) file = `${slug}.html`;
+  else return null;
+  const url = new URL(file, document.baseURI);
+  const params = new URLSearchParams(location.search);
+  for (const [name, value] of new URLSearchParams(query ?? '')) params.set(name, value);
+  url.search = params.toString();
+  return url.href;
+}
+
+function menu() {
+  const button = document.getElementById('menu-button');
+  button?.addEventListener('click', () => {
+    const open = document.body.classList.toggle('menu-open');
+    button.setAttribute('aria-expanded', String(open));
+  });
+}
+
+/** Resolves once the page as loaded has been painted (at once in a hidden tab, which paints nothing). */
+function painted() {
+  if (document.visibilityState === 'hidden') return Promise.resolve();
+  return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+}
+
+/** Puts `message` in every widget of the page, and in the note of a page the wasm draws. */
+function widgetsCannotRun(message) {
+  for (const host of app.querySelectorAll('[data-widget]')) {
+    if (message === MESSAGE) {
+      showUnsupported(host);
+    } else {
+      const note = document.createElement('p');
+      note.className = 'widget-error';
+      note.setAttribute('role', 'alert');
+      note.textContent = message;
+      host.replaceChildren(note);
+    }
+    host.dataset.state = 'error';
+  }
+  for (const note of app.querySelectorAll('.page-loading')) {
+    note.className = 'widget-error';
+    note.textContent = message;
+  }
+}
+
+/** How near the viewport a widget must be for the wasm to load: a screen's height, as the wasm
+ * mounts them (src/web/pages.rs, LAZY_MARGIN). */
+const NEAR = '100% 0px';
+
+/** Starts the wasm when this page has something for it to do: at once for a page it draws (the
+ * catalogue, the benchmark: their `.page-loading` note) or an old link to a page that does not
+ * exist; when the first widget comes near the viewport on a page with widgets (a reader who
+ * stays in the text above them never downloads or compiles it); never on a page of text only. */
+function startWasmWhenNeeded() {
+  // Where it cannot compile, every widget says so at once.
+  if (!SUPPORTED) return widgetsCannotRun(MESSAGE);
+  if (app.querySelector('.page-loading') || location.hash.startsWith('#/')) return startWasm();
+  const hosts = app.querySelectorAll('[data-widget]');
+  if (hosts.length === 0) return;
+  if (!('IntersectionObserver' in window)) return startWasm();
+  const observer = new IntersectionObserver((entries) => {
+    if (entries.some((entry) => entry.isIntersecting)) {
+      observer.disconnect();
+      startWasm();
+    }
+  }, { rootMargin: NEAR });
+  for (const host of hosts) observer.observe(host);
+}
+
+let wasmStarted = false;
+
+async function startWasm() {
+  if (wasmStarted) return;
+  wasmStarted = true;
+  if (!SUPPORTED) return widgetsCannotRun(MESSAGE);
+  await painted();
+  try {
+    const bindings = await import('../atencao.js');
+    await bindings.default({ module_or_path: new URL('../atencao_bg.wasm', import.meta.url) });
+    // As trunk's own loader did: memoryReport() for the load tests and the curious.
+    window.wasmBindings = bindings;
+    // The footer's backend badge, its select (automático/CPU/WebGPU) and note, which the wasm runs.
+    const backend = document.getElementById('backend');
+    if (backend) backend.hidden = false;
+  } catch (error) {
+    widgetsCannotRun(`Não foi possível carregar o WebAssembly dos exemplos (${error?.message ?? error}). O texto da página continua aqui; recarregue para tentar de novo.`);
+  }
+}
+
+/** "1,2 MB" (written out: the first use of Intl's Portuguese data costs a long task). */
+function megabytes(bytes) {
+  return `${(bytes / 1e6).toFixed(1).replace('.', ',')} MB`;
+}
+
+/** The footer's "salvar para ler offline": asks the service worker what the offline copy lacks
+ * (its size, from the file list scripts/sw-precache.sh wrote at build time) and saves it on request. */
+async function offlineControl() {
+  const box = document.getElementById('offline');
+  const button = document.getElementById('offline-save');
+  const status = document.getElementById('offline-status');
+  if (!box || !button || !status) return;
+  const registration = await navigator.serviceWorker.ready;
+  const ask = (message, onProgress) => new Promise((resolve, reject) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = ({ data }) => {
+      if (data?.type === 'progress') onProgress?.(data);
+      else if (data?.type === 'error') reject(new Error(data.message));
+      else resolve(data);
+    };
+    registration.active.postMessage(message, [channel.port2]);
+  });
+  const show = ({ missing }) => {
+    if (!(missing > 0)) {
+      button.hidden = true;
+      status.textContent = 'Site salvo para ler offline.';
+    } else {
+      button.hidden = false;
+      button.textContent = `salvar para ler offline (${megabytes(missing)})`;
+    }
+    box.hidden = false;
+  };
+  show(await ask({ type: 'status' }));
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    status.textContent = 'Salvando…';
+    try {
+      show(await ask({ type: 'save' }, ({ done, total }) => {
+        status.textContent = `Salvando… ${Math.floor((100 * done) / Math.max(total, 1))} %`;
+      }));
+    } catch (error) {
+      status.textContent = `Não foi possível salvar tudo: ${error.message}. Tente de novo com a conexão ativa.`;
+    } finally {
+      button.disabled = false;
+    }
+  });
+}
+
+/** Registers sw.js (scope: the site's folder) once the page has loaded and the browser is idle,
+ * so that filling the offline copy never competes with the page itself. Under Save-Data it is
+ * told so (`sw.js?save-data`): then it fetches nothing ahead, the pages and the wasm are kept as
+ * the reader opens them. */
+function registerOffline() {
+  if (!('serviceWorker' in navigator) || !window.isSecureContext) return;
+  const script = navigator.connection?.saveData ? 'sw.js?save-data' : 'sw.js';
+  const register = () => navigator.serviceWorker.register(script).then(offlineControl).catch((error) => {
+    // Without it the site works as before, online only: a warning, not an error.
+    console.warn(`atencao: sem modo offline (${error?.message ?? error})`);
+  });
+  const whenIdle = () => ('requestIdleCallback' in window ? requestIdleCallback(register, { timeout: 3000 }) : setTimeout(register, 1000));
+  if (document.readyState === 'complete') whenIdle();
+  else addEventListener('load', whenIdle, { once: true });
+}
+
+if (app) {
+  const target = oldLinkTarget();
+  if (target) {
+    location.replace(target);
+  } else {
+    addEventListener('hashchange', () => {
+      const next = oldLinkTarget();
+      if (next) location.assign(next);
+      else if (location.hash.startsWith('#/')) startWasm();
+    });
+    menu();
+    registerOffline();
+    startWasmWhenNeeded();
+  }
+}
