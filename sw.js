@@ -213,9 +213,17 @@ async function status() {
 // static/site.js asks, with a MessageChannel's port: { type: 'status' } → { missing, total };
 // { type: 'save' } → { type: 'progress', done, total } while it works, then the status.
 self.addEventListener('message', (event) => {
+  const kind = event.data?.type;
+  // From a page that sees this worker waiting (static/site.js, `activateWaiting`): ask again.
+  // skipWaiting in `install` already asked, but Chromium sometimes leaves the new worker
+  // waiting behind an older one that has gone idle (seen in the offline suite, never when a
+  // debugger is attached to the worker); each call re-runs the browser's activation check.
+  if (kind === 'skip-waiting') {
+    event.waitUntil(self.skipWaiting());
+    return;
+  }
   const port = event.ports[0];
   if (!ENABLED || !port) return;
-  const kind = event.data?.type;
   if (kind === 'status') {
     event.waitUntil(status().then((s) => port.postMessage(s)));
   } else if (kind === 'save') {

@@ -163,6 +163,25 @@ async function offlineControl() {
   });
 }
 
+/** Tells a newer worker that waits (a new build installed while this page was open) to take
+ * over: its `install` already called skipWaiting, but Chromium can leave it waiting behind the
+ * old worker until that one is stopped for good; asking again re-runs the browser's check. The
+ * old build's pages keep working either way (every file they load is in its own cache). */
+function activateWaiting(registration) {
+  // Asked again every few seconds while it waits (for a minute at most): the old worker may
+  // become idle well after the new one is installed.
+  const nudge = (worker, times = 12) => {
+    if (worker?.state !== 'installed' || times === 0) return;
+    worker.postMessage({ type: 'skip-waiting' });
+    setTimeout(() => nudge(worker, times - 1), 5000);
+  };
+  nudge(registration.waiting);
+  registration.addEventListener('updatefound', () => {
+    const worker = registration.installing;
+    worker?.addEventListener('statechange', () => nudge(worker));
+  });
+}
+
 /** Registers sw.js (scope: the site's folder) once the page has loaded and the browser is idle,
  * so that filling the offline copy never competes with the page itself. Under Save-Data it is
  * told so (`sw.js?save-data`): then it fetches nothing ahead, the pages and the wasm are kept as
@@ -170,7 +189,10 @@ async function offlineControl() {
 function registerOffline() {
   if (!('serviceWorker' in navigator) || !window.isSecureContext) return;
   const script = navigator.connection?.saveData ? 'sw.js?save-data' : 'sw.js';
-  const register = () => navigator.serviceWorker.register(script).then(offlineControl).catch((error) => {
+  const register = () => navigator.serviceWorker.register(script).then((registration) => {
+    activateWaiting(registration);
+    return offlineControl();
+  }).catch((error) => {
     // Without it the site works as before, online only: a warning, not an error.
     console.warn(`atencao: sem modo offline (${error?.message ?? error})`);
   });

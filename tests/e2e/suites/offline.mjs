@@ -228,10 +228,20 @@ async function offlineWebgpu({ browser }) {
         const registration = await navigator.serviceWorker.ready;
         await registration.update();
       });
-      await waitUntil(page, async () => {
-        const keys = await caches.keys();
-        return keys.length === 1 && keys[0].endsWith('0123456789abcdef');
-      });
+      try {
+        await waitUntil(page, async () => {
+          const keys = await caches.keys();
+          return keys.length === 1 && keys[0].endsWith('0123456789abcdef');
+        });
+      } catch (error) {
+        // Which worker is where, for the next engineer.
+        const state = await page.evaluate(async () => {
+          const r = await navigator.serviceWorker.getRegistration();
+          const w = (x) => x && `${x.state} ${x.scriptURL.split('/').pop()}`;
+          return { installing: w(r?.installing), waiting: w(r?.waiting), active: w(r?.active), caches: await caches.keys() };
+        });
+        throw new Error(`${error.message}; workers ${JSON.stringify(state)}`);
+      }
       const rebuilt = await page.evaluate(async () => {
         const cache = await caches.open((await caches.keys()).find((k) => k.endsWith('0123456789abcdef')));
         const keys = (await cache.keys()).map((r) => r.url);
