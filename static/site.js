@@ -120,15 +120,19 @@ function readingProgress() {
     const head = group.querySelector('.toc-article');
     const links = [...group.querySelectorAll('a[href$=".html"]')];
     const done = links.filter((link) => link.classList.contains('read')).length;
-    if (!head || done === 0 || head.querySelector('.read-count')) continue;
-    const count = document.createElement('span');
-    count.className = 'read-count';
-    count.setAttribute('aria-hidden', 'true');
+    if (!head || done === 0) continue;
+    let count = head.querySelector('.read-count');
+    let label = head.querySelector('.read-count-label');
+    if (!count) {
+      count = document.createElement('span');
+      count.className = 'read-count';
+      count.setAttribute('aria-hidden', 'true');
+      label = document.createElement('span');
+      label.className = 'visually-hidden read-count-label';
+      head.append(count, label);
+    }
     count.textContent = `${done}/${links.length}`;
-    const label = document.createElement('span');
-    label.className = 'visually-hidden';
     label.textContent = ` (${done} de ${links.length} páginas lidas)`;
-    head.append(count, label);
   }
 }
 
@@ -311,6 +315,8 @@ if (app) {
     });
     menu();
     readingProgress();
+    // Back to a page kept in the back/forward cache: the pages read since then are marked too.
+    addEventListener('pageshow', (event) => { if (event.persisted) readingProgress(); });
     registerOffline();
     startWasmWhenNeeded();
     if (SUPPORTED) onDemandWidgets();

@@ -36,9 +36,16 @@ async function colours(page, selector) {
   });
 }
 
-/** What the home page offers without running anything: the map and the path. */
+/** What the home page offers without running anything: the map and the path. (A link's text
+ * without the reading marks static/site.js adds to the contents.) */
 async function homeContents(page) {
-  return page.evaluate(() => ({
+  return page.evaluate(() => {
+    const text = (a) => {
+      const copy = a.cloneNode(true);
+      for (const mark of copy.querySelectorAll('.read-mark, .read-count, .visually-hidden')) mark.remove();
+      return copy.textContent;
+    };
+    return {
     cards: [...document.querySelectorAll('main .series-map .card')].map((card) => ({
       title: card.querySelector('h3 a')?.textContent ?? '',
       href: card.querySelector('h3 a')?.getAttribute('href') ?? '',
@@ -46,9 +53,11 @@ async function homeContents(page) {
       widgets: [...card.querySelectorAll('.card-widgets a')].map((a) => [a.getAttribute('href'), a.dataset.widgetKind, a.textContent]),
     })),
     path: [...document.querySelectorAll('main .start-path ol > li > a:first-child')].map((a) => [a.getAttribute('href'), a.textContent]),
-    articles: [...document.querySelectorAll('#toc .toc-article')].map((a) => [a.getAttribute('href'), a.textContent]),
+    articles: [...document.querySelectorAll('#toc .toc-article')].map((a) => [a.getAttribute('href'), text(a)]),
+    toc: [...document.querySelectorAll('#toc a')].map((a) => [a.getAttribute('href'), text(a)]),
     widget: document.querySelector('main .home-try [data-widget]')?.dataset.widget ?? null,
-  }));
+    };
+  });
 }
 
 export default async function home({ browser, page, base, mode }) {
@@ -72,9 +81,8 @@ export default async function home({ browser, page, base, mode }) {
       assert(response.ok() && (await response.text()).includes(`<h1>${card.title}</h1>`), `${card.href} is not «${card.title}»`);
     }
     assert(info.path.length >= 4 && info.path.length <= 8, `${info.path.length} steps in "comece aqui"`);
-    const tocLinks = await page.$$eval('#toc a', (as) => as.map((a) => [a.getAttribute('href'), a.textContent]));
     for (const [href, text] of info.path) {
-      assert(tocLinks.some(([h, t]) => h === href && t === text), `"comece aqui": ${href} «${text}» is not a page of the contents under that title`);
+      assert(info.toc.some(([h, t]) => h === href && t === text), `"comece aqui": ${href} «${text}» is not a page of the contents under that title`);
       const response = await page.request.get(`${base}/${href}`);
       assert(response.ok(), `${href}: ${response.status()}`);
     }
@@ -131,7 +139,7 @@ export default async function home({ browser, page, base, mode }) {
       assert(read.every(([, label, hidden]) => label === ' (lida)' && hidden === 'true'), `marks: ${JSON.stringify(read)}`);
       // Folded, each article says how much of it was read.
       const counts = await reader.$$eval('#toc .toc-group', (groups) => groups.map((g) => [g.querySelector('.toc-article .read-count')?.textContent ?? null,
-        g.querySelectorAll('a[href$=".html"]').length, g.querySelector('.toc-article .visually-hidden')?.textContent ?? null]));
+        g.querySelectorAll('a[href$=".html"]').length, g.querySelector('.toc-article .read-count-label')?.textContent ?? null]));
       const want = counts.map(([, n], i) => ([0, 3].includes(i) ? [`1/${n}`, n, ` (1 de ${n} páginas lidas)`] : [null, n, null]));
       assert(JSON.stringify(counts) === JSON.stringify(want), `counts ${JSON.stringify(counts)}`);
       // Contrast of the mark, light and dark, on the contents and on the current page's link.
