@@ -40,8 +40,8 @@ function oldLinkTarget() {
   return url.href;
 }
 
-/** The "Sumário" button of narrow screens: opens and closes the table of contents; Escape
- * closes it and gives the focus back to the button, and so does choosing a link in it. */
+/** The "Sumário" button of narrow screens: opens and closes the table of contents. Escape
+ * closes it and gives the focus back to the button; choosing a link in it closes it too. */
 function menu() {
   const button = document.getElementById('menu-button');
   const toc = document.getElementById('toc');
