@@ -2,10 +2,13 @@
 //! build time, and generates the table of contents from the same files: one data source,
 //! no math rendering at run time, no CDN.
 //!
-//! Layout: `content/NN-article-slug/_artigo.md` (front matter `titulo`, `resumo`, then an
-//! introduction) and `content/NN-article-slug/NN-section-slug.md` (front matter `titulo`, and
-//! optionally `descricao`, the page's meta description). Slugs name the pages (`slug.html`)
-//! and must be unique across the site.
+//! Layout: `content/NN-article-slug/_artigo.md` (front matter `titulo`, `resumo`, optionally
+//! `destaques`, the widget kinds its card on the home page names, then an introduction),
+//! `content/NN-article-slug/NN-section-slug.md` (front matter `titulo`, and optionally
+//! `descricao`, the page's meta description) and `content/_inicio.md`, the home page's own text
+//! (`titulo`, `resumo` as its lead, `descricao`, and the "comece aqui" path as Markdown whose
+//! `#/slug` links are checked like any page's). Slugs name the pages (`slug.html`) and must be
+//! unique across the site.
 //!
 //! Two outputs:
 //! - `OUT_DIR/content.rs`, the table of contents compiled into the wasm (`site::ARTICLES`);
@@ -67,6 +70,9 @@ struct Page {
     /// sentences of the prose (those without formulas).
     description: String,
     html: String,
+    /// Front matter `destaques` of an article (`_artigo.md`): the widget kinds its card on the
+    /// home page names first, each of which must appear in the article.
+    highlights: Vec<String>,
 }
 
 fn main() {
@@ -75,6 +81,7 @@ fn main() {
     println!("cargo:rerun-if-changed=src/gpu/shaders");
     println!("cargo:rerun-if-changed=src/site/wgsl_highlight.rs");
     println!("cargo:rerun-if-changed=src/site/widgets.rs");
+    println!("cargo:rerun-if-changed=src/web/widgets");
     let mut articles = Vec::new();
     let mut slugs = BTreeSet::new();
     let mut links = Vec::new();
@@ -102,6 +109,8 @@ fn main() {
             panic!("content/: the slug `{reserved}` is the name of a page the site draws itself");
         }
     }
+    // The home page's own text (lead, description, the "comece aqui" path): content/_inicio.md.
+    let start = read_page(&root.join("_inicio.md"), "index".to_string(), &mut links);
     for (file, target) in links {
         if !target.is_empty() && !slugs.contains(&target) && !RESERVED_ROUTES.contains(&target.as_str()) {
             panic!("{file}: link to `#/{target}`, which no page has");
@@ -121,7 +130,7 @@ fn main() {
     out.push_str("];\n");
     let dest = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("content.rs");
     fs::write(dest, out).expect("write content.rs");
-    prerender(&articles);
+    prerender(&articles, &start);
 }
 
 /// Where the parts of the prerendered pages go, relative to the crate: trunk's post_build hook
@@ -181,7 +190,10 @@ fn read_page(path: &Path, slug: String, links: &mut Vec<(String, String)>) -> Pa
         panic!("{}: no description: give the page a `descricao:` in its front matter", path.display());
     }
     let html = render_markdown(body, &path.display().to_string(), links);
-    Page { slug, title, summary, description, html }
+    let highlights = field("destaques")
+        .map(|list| list.split(',').map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).collect())
+        .unwrap_or_default();
+    Page { slug, title, summary, description, html, highlights }
 }
 
 /// How long a meta description from the prose gets (search engines show about 155 characters).
@@ -511,7 +523,7 @@ struct Prerendered {
 }
 
 /// Writes the parts of every page into `SITE_DIR` (see the module's documentation).
-fn prerender(articles: &[(Page, Vec<Page>)]) {
+fn prerender(articles: &[(Page, Vec<Page>)], start: &Page) {
     let dir = Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join(SITE_DIR);
     fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     // Reading order: each article's introduction, then its sections.
@@ -519,7 +531,7 @@ fn prerender(articles: &[(Page, Vec<Page>)]) {
         .iter()
         .flat_map(|(article, sections)| std::iter::once((article, None)).chain(sections.iter().map(move |s| (s, Some(article)))))
         .collect();
-    let mut pages = vec![home(articles)];
+    let mut pages = vec![home(articles, start)];
     for (i, (page, article)) in order.iter().enumerate() {
         let mut main = String::new();
         if let Some(article) = article {
@@ -571,13 +583,11 @@ fn prerender(articles: &[(Page, Vec<Page>)]) {
         ),
     });
 
-    let toc = toc_items(articles);
     let mut names = String::new();
     for page in &pages {
         let head = head(page);
         let main = format!("<main id=\"app\" data-site data-page=\"{}\" tabindex=\"-1\">\n{}</main>\n", page.name, page.main);
-        let current = format!("href=\"{}\"", page_href(&page.name));
-        let toc = toc.replace(&format!("{current}>"), &format!("{current} aria-current=\"page\">"));
+        let toc = toc_items(articles, &page.name);
         write_if_changed(&dir.join(format!("{}.head.html", page.name)), &head);
         write_if_changed(&dir.join(format!("{}.toc.html", page.name)), &format!("<nav id=\"toc\" aria-label=\"Sumário\">\n{toc}</nav>\n"));
         write_if_changed(&dir.join(format!("{}.main.html", page.name)), &main);
@@ -591,47 +601,183 @@ fn prerender(articles: &[(Page, Vec<Page>)]) {
 const NEEDS_WASM: &str = "<p class=\"muted page-loading\">Esta página é desenhada pelo WebAssembly do site: ela aparece aqui assim que ele carregar \
                           (precisa de JavaScript).</p>\n";
 
-/// The table of contents: every article and its sections, as the wasm used to draw it.
-fn toc_items(articles: &[(Page, Vec<Page>)]) -> String {
+/// The table of contents: every article and its sections, the page `current` marked
+/// (`aria-current`). Each article's sections fold under a native `<details>` (issue 22), open on
+/// the pages of the current article and closed elsewhere, so the contents stay short and fold
+/// without JavaScript; the article's own link stays outside the fold, always in view. The
+/// summary is the fold's button (a chevron drawn by the stylesheet, named for screen readers).
+/// static/site.js marks the pages already read.
+fn toc_items(articles: &[(Page, Vec<Page>)], current: &str) -> String {
+    let link = |slug: &str, class: &str, title: &str| {
+        let class = if class.is_empty() { String::new() } else { format!(" class=\"{class}\"") };
+        let mark = if slug == current { " aria-current=\"page\"" } else { "" };
+        format!("<a{class} href=\"{}\"{mark}>{}</a>", page_href(slug), esc(title))
+    };
     let mut toc = String::from("<ol class=\"toc-articles\">\n");
     for (article, sections) in articles {
-        write!(toc, "<li><a class=\"toc-article\" href=\"{}\">{}</a>\n<ol class=\"toc-sections\">\n", page_href(&article.slug), esc(&article.title)).unwrap();
+        let open = article.slug == current || sections.iter().any(|s| s.slug == current);
+        write!(
+            toc,
+            "<li class=\"toc-group\">{}\n<details{}><summary><span class=\"visually-hidden\">Seções de {}</span></summary>\n<ol class=\"toc-sections\">\n",
+            link(&article.slug, "toc-article", &article.title),
+            if open { " open" } else { "" },
+            esc(&article.title)
+        )
+        .unwrap();
         for s in sections {
-            writeln!(toc, "<li><a href=\"{}\">{}</a></li>", page_href(&s.slug), esc(&s.title)).unwrap();
+            writeln!(toc, "<li>{}</li>", link(&s.slug, "", &s.title)).unwrap();
         }
-        toc.push_str("</ol></li>\n");
+        toc.push_str("</ol></details></li>\n");
     }
     toc.push_str("</ol>\n");
     toc
 }
 
-/// The home page: the series, one card per article.
-fn home(articles: &[(Page, Vec<Page>)]) -> Prerendered {
-    let lead = "Um tutorial interativo sobre como Transformers funcionam: de vetores e TF-IDF a cadeias de Markov, \
-                atenção e um pequeno modelo de linguagem. Edite os exemplos e veja cada número ser recalculado \
-                no seu navegador, na GPU (WebGPU) ou na CPU.";
-    let mut main = format!("<h1>Atenção, passo a passo</h1>\n<p class=\"lead\">{}</p>\n<div class=\"cards\">\n", esc(lead));
-    for (article, sections) in articles {
-        writeln!(
+/// The title each widget kind shows (`WidgetKind { name: "…", title: "…", … }` in
+/// src/web/widgets/), read from the source: the build script does not link the wasm layer.
+fn widget_titles() -> Vec<(String, String)> {
+    const OPEN: &str = "WidgetKind { name: \"";
+    let mut titles = Vec::new();
+    let mut dirs = vec![PathBuf::from("src/web/widgets")];
+    while let Some(dir) = dirs.pop() {
+        for path in sorted_entries(&dir) {
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            if path.extension().and_then(|e| e.to_str()) != Some("rs") {
+                continue;
+            }
+            let source = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            for piece in source.split(OPEN).skip(1) {
+                let Some((name, rest)) = piece.split_once('"') else { continue };
+                let Some(title) = rest.strip_prefix(", title: \"").and_then(|t| t.split_once('"')).map(|(t, _)| t) else { continue };
+                titles.push((name.to_string(), title.to_string()));
+            }
+        }
+    }
+    titles
+}
+
+/// The widget kinds of an HTML block, in order, each once.
+fn widget_kinds(html: &str) -> Vec<String> {
+    let mut kinds: Vec<String> = Vec::new();
+    for piece in html.split("data-widget=\"").skip(1) {
+        let kind = piece.split('"').next().unwrap_or_default().to_string();
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    kinds
+}
+
+/// How many widgets an article's home card names.
+const CARD_WIDGETS: usize = 3;
+
+/// The home page (issue 22): a live widget at the top, mounted on demand; the "comece aqui"
+/// path (content/_inicio.md); the five articles as a map of what each teaches, one card each
+/// from the articles' front matter (`resumo`, `destaques`) and their pages (sections, widgets).
+fn home(articles: &[(Page, Vec<Page>)], start: &Page) -> Prerendered {
+    let mut main = format!("<h1>{}</h1>\n<p class=\"lead\">{}</p>\n", esc(&start.title), esc(&start.summary));
+
+    // The widget at the top. Compiling the wasm during the load would cost the home page its
+    // speed (issue 21's targets), so this one waits for the reader: its placeholder is a static
+    // preview with a button (static/site.js mounts it on the click, or at once when the address
+    // carries its saved state).
+    assert!(widget_docs::doc("attention").is_some(), "the attention widget is documented");
+    let formula = render_math(r"\operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V", true, "build.rs (home)");
+    write!(
+        main,
+        "<section class=\"home-try\" aria-labelledby=\"experimente\">\n<h2 id=\"experimente\">Experimente: a atenção, calculada aqui</h2>\n\
+         <p>Três palavras e três matrizes de pesos: mude qualquer número e veja os escores, os pesos do softmax e a saída \
+         serem recalculados no seu navegador. Cada passo é explicado na página <a href=\"{qkv}\">{qkv_title}</a>.</p>\n\
+         <div data-widget=\"attention\" data-on-demand><div class=\"widget-placeholder on-demand\">\
+         <p><strong class=\"widget-placeholder-label\">Exemplo interativo.</strong> A autoatenção inteira, com os números do \
+         Exemplo 2 do livro-texto: X, W<sup>Q</sup>, W<sup>K</sup> e W<sup>V</sup> editáveis; Q, K, V, os escores, os pesos e a saída.</p>\n{formula}\
+         <button type=\"button\" class=\"btn on-demand-start\">experimentar aqui</button></div></div>\n</section>\n",
+        qkv = page_href("queries-keys-values"),
+        qkv_title = esc(&title_of(articles, "queries-keys-values")),
+    )
+    .unwrap();
+
+    // Comece aqui: the path, written in content/_inicio.md (its links checked like any page's).
+    writeln!(main, "<section class=\"start-path\" aria-labelledby=\"comece-aqui\">\n{}</section>", start.html.replacen("<h2>", "<h2 id=\"comece-aqui\">", 1)).unwrap();
+
+    // The map of the series.
+    let titles = widget_titles();
+    main.push_str("<section class=\"series-map\" aria-labelledby=\"os-artigos\">\n<h2 id=\"os-artigos\">Os cinco artigos</h2>\n<p>O que cada artigo ensina e o que dá para experimentar nele.</p>\n<div class=\"cards\">\n");
+    for (n, (article, sections)) in articles.iter().enumerate() {
+        // Each widget kind of the article with the first page that has it.
+        let mut kinds: Vec<(String, &Page)> = Vec::new();
+        let mut widgets = 0;
+        for page in std::iter::once(article).chain(sections) {
+            widgets += page.html.matches("data-widget=\"").count();
+            for kind in widget_kinds(&page.html) {
+                if !kinds.iter().any(|(k, _)| *k == kind) {
+                    kinds.push((kind, page));
+                }
+            }
+        }
+        let mut shown: Vec<&(String, &Page)> = Vec::new();
+        for kind in &article.highlights {
+            let found = kinds
+                .iter()
+                .find(|(k, _)| k == kind)
+                .unwrap_or_else(|| panic!("content/…/_artigo.md of «{}»: `destaques` names «{kind}», which no page of the article has", article.slug));
+            shown.push(found);
+        }
+        for found in &kinds {
+            if shown.len() >= CARD_WIDGETS {
+                break;
+            }
+            if !shown.iter().any(|(k, _)| *k == found.0) {
+                shown.push(found);
+            }
+        }
+        write!(
             main,
-            "<article class=\"card\"><h2><a href=\"{}\">{}</a></h2><p>{}</p><p class=\"muted\">{} seções</p></article>",
-            page_href(&article.slug),
-            esc(&article.title),
-            esc(&article.summary),
-            sections.len()
+            "<article class=\"card\" data-article=\"{slug}\">\n<p class=\"card-kicker\">Artigo {n} · {sections} seções · {widgets} exemplos interativos</p>\n\
+             <h3><a href=\"{href}\">{title}</a></h3>\n<p>{summary}</p>\n",
+            slug = article.slug,
+            n = n + 1,
+            sections = sections.len(),
+            href = page_href(&article.slug),
+            title = esc(&article.title),
+            summary = esc(&article.summary),
         )
         .unwrap();
+        if !shown.is_empty() {
+            main.push_str("<p class=\"card-widgets-label\">Para experimentar:</p>\n<ul class=\"card-widgets\">\n");
+            for (kind, page) in shown {
+                let title = titles
+                    .iter()
+                    .find(|(k, _)| k == kind)
+                    .map(|(_, t)| t.as_str())
+                    .unwrap_or_else(|| panic!("src/web/widgets: no `WidgetKind {{ name: \"{kind}\", title: … }}`"));
+                writeln!(main, "<li><a href=\"{}\" data-widget-kind=\"{kind}\">{}</a></li>", page_href(&page.slug), esc(title)).unwrap();
+            }
+            main.push_str("</ul>\n");
+        }
+        main.push_str("</article>\n");
     }
-    main.push_str("</div>\n<p class=\"muted\">Todos os widgets também funcionam no seu blog: veja o <a href=\"catalogo.html\">catálogo de widgets</a>.</p>\n");
+    main.push_str("</div>\n</section>\n<p class=\"muted\">Todos os widgets também funcionam no seu blog: veja o <a href=\"catalogo.html\">catálogo de widgets</a>.</p>\n");
     Prerendered {
         name: "index".into(),
         title: "Transformers passo a passo".into(),
-        description: "Um tutorial interativo, em português, sobre como Transformers funcionam: de vetores e TF-IDF a cadeias de Markov, \
-                      atenção e um pequeno modelo de linguagem, calculados no navegador."
-            .into(),
+        description: start.description.clone(),
         og_type: "website",
         main,
     }
+}
+
+/// The title of page `slug` (an article or a section).
+fn title_of(articles: &[(Page, Vec<Page>)], slug: &str) -> String {
+    articles
+        .iter()
+        .flat_map(|(a, s)| std::iter::once(a).chain(s))
+        .find(|p| p.slug == slug)
+        .map(|p| p.title.clone())
+        .unwrap_or_else(|| panic!("build.rs: no page «{slug}»"))
 }
 
 /// The catalogue as text (what each widget shows); the wasm replaces it with the live catalogue.

@@ -4,13 +4,16 @@
 // the table of contents work without this file. It
 //   1. sends old links (`./#/slug?w2=…`, the site's addresses before each page had its own file)
 //      to the page's file (`slug.html?w2=…`);
-//   2. opens and closes the table of contents on narrow screens (the "Sumário" button);
+//   2. opens and closes the table of contents on narrow screens (the "Sumário" button; Escape
+//      and choosing a link close it) and marks in it the pages already read (localStorage);
 //   3. loads the wasm once the page has been painted, and only when the page needs it: when a
 //      widget comes within a screen of the viewport, or at once on the pages it draws (the
 //      catalogue, the benchmark). The text never waits for it, and a page of text only (the
 //      home page, the articles' introductions) never compiles it; the service worker fetches it
 //      in the background for the next page. The wasm then mounts the widgets in place as they
-//      near the viewport (src/web/pages.rs); where it cannot run, they say why;
+//      near the viewport (src/web/pages.rs); where it cannot run, they say why. A widget marked
+//      `data-on-demand` (the one at the top of the home page) waits for its "experimentar aqui"
+//      button instead, so the home page compiles no wasm until the reader asks;
 //   4. once the page has loaded, registers the offline service worker (sw.js) and runs
 //      "salvar para ler offline" (the rest of the site, the model included, on request).
 // A module with no inline code: it runs under a strict Content-Security-Policy.
@@ -37,12 +40,133 @@ function oldLinkTarget() {
   return url.href;
 }
 
+/** The "Sumário" button of narrow screens: opens and closes the table of contents. Escape
+ * closes it and gives the focus back to the button; choosing a link in it closes it too. */
 function menu() {
   const button = document.getElementById('menu-button');
-  button?.addEventListener('click', () => {
-    const open = document.body.classList.toggle('menu-open');
+  const toc = document.getElementById('toc');
+  if (!button) return;
+  const isOpen = () => document.body.classList.contains('menu-open');
+  const setOpen = (open) => {
+    document.body.classList.toggle('menu-open', open);
     button.setAttribute('aria-expanded', String(open));
+  };
+  button.addEventListener('click', () => setOpen(!isOpen()));
+  document.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape' || !isOpen() || event.defaultPrevented) return;
+    setOpen(false);
+    button.focus();
   });
+  // A link chosen in the contents: closed before the next page (and on the way back to this one).
+  toc?.addEventListener('click', (event) => {
+    if (event.target instanceof Element && event.target.closest('a[href]') && isOpen()) setOpen(false);
+  });
+  addEventListener('pageshow', (event) => { if (event.persisted) setOpen(false); });
+}
+
+/** Where the pages read are kept: one list per copy of the site (its folder), as page names. */
+const READ_KEY = `atencao.lidas ${new URL('./', location.href).pathname}`;
+const PAGE_NAME = /^[a-z0-9-]+$/;
+
+/** localStorage, or null where the browser refuses it (private mode, blocked storage). */
+function storage() {
+  try {
+    const store = window.localStorage;
+    return store && typeof store.getItem === 'function' ? store : null;
+  } catch (error) {
+    return null;
+  }
+}
+
+/** Reading progress: records this page as read (if the contents list it) and marks every page
+ * read in the table of contents, with a check and a hidden "(lida)" for screen readers, and
+ * each article with how many of its pages were read.
+ * Without storage nothing is recorded and nothing marked. */
+function readingProgress() {
+  const toc = document.getElementById('toc');
+  const store = storage();
+  if (!toc || !store) return;
+  let read = [];
+  try {
+    const saved = JSON.parse(store.getItem(READ_KEY) ?? '[]');
+    if (Array.isArray(saved)) read = saved.filter((name) => typeof name === 'string' && PAGE_NAME.test(name));
+  } catch (error) {
+    read = [];
+  }
+  const name = app.dataset.page ?? '';
+  if (PAGE_NAME.test(name) && toc.querySelector(`a[href="${name}.html"]`) && !read.includes(name)) {
+    read.push(name);
+    try {
+      store.setItem(READ_KEY, JSON.stringify(read));
+    } catch (error) {
+      // Full or refused: the marks of this visit still show.
+    }
+  }
+  const marked = new Set(read);
+  for (const link of toc.querySelectorAll('a[href$=".html"]')) {
+    if (!marked.has(link.getAttribute('href').slice(0, -'.html'.length)) || link.classList.contains('read')) continue;
+    link.classList.add('read');
+    const check = document.createElement('span');
+    check.className = 'read-mark';
+    check.setAttribute('aria-hidden', 'true');
+    check.textContent = '✓';
+    const label = document.createElement('span');
+    label.className = 'visually-hidden';
+    label.textContent = ' (lida)';
+    link.append(check, label);
+  }
+  // Each article's share read, beside its title: visible with its sections folded.
+  for (const group of toc.querySelectorAll('.toc-group')) {
+    const head = group.querySelector('.toc-article');
+    const links = [...group.querySelectorAll('a[href$=".html"]')];
+    const done = links.filter((link) => link.classList.contains('read')).length;
+    if (!head || done === 0) continue;
+    let count = head.querySelector('.read-count');
+    let label = head.querySelector('.read-count-label');
+    if (!count) {
+      count = document.createElement('span');
+      count.className = 'read-count';
+      count.setAttribute('aria-hidden', 'true');
+      label = document.createElement('span');
+      label.className = 'visually-hidden read-count-label';
+      head.append(count, label);
+    }
+    count.textContent = `${done}/${links.length}`;
+    label.textContent = ` (${done} de ${links.length} páginas lidas)`;
+  }
+}
+
+/** Widgets that wait for the reader (`data-on-demand`, the home page's): each mounts when its
+ * "experimentar aqui" button is pressed, or at once when the address carries its saved state
+ * (`?w0=…`, a link copied from it). The mark comes off first, so the wasm, when it starts, mounts
+ * it like any other; if the wasm already runs, the widget is told (`atencao:mount`). */
+function onDemandWidgets() {
+  const all = [...app.querySelectorAll('[data-widget]')];
+  const params = new URLSearchParams(location.search);
+  for (const host of app.querySelectorAll('[data-widget][data-on-demand]')) {
+    const button = host.querySelector('.on-demand-start');
+    const mount = () => {
+      if (!host.hasAttribute('data-on-demand')) return;
+      host.removeAttribute('data-on-demand');
+      if (button) {
+        button.textContent = 'carregando…';
+        button.setAttribute('aria-disabled', 'true');
+        // The button goes away when the widget mounts: the focus goes to the widget.
+        if (document.activeElement === button) {
+          host.tabIndex = -1;
+          new MutationObserver((_, observer) => {
+            if (!host.dataset.state) return;
+            observer.disconnect();
+            if (!button.isConnected) host.focus({ preventScroll: true });
+          }).observe(host, { attributes: true, attributeFilter: ['data-state'] });
+        }
+      }
+      host.dispatchEvent(new CustomEvent('atencao:mount'));
+      startWasm();
+    };
+    button?.addEventListener('click', mount);
+    if (params.has(`w${all.indexOf(host)}`)) mount();
+  }
 }
 
 /** Resolves once the page as loaded has been painted (at once in a hidden tab, which paints nothing). */
@@ -83,7 +207,7 @@ function startWasmWhenNeeded() {
   // Where it cannot compile, every widget says so at once.
   if (!SUPPORTED) return widgetsCannotRun(MESSAGE);
   if (app.querySelector('.page-loading') || location.hash.startsWith('#/')) return startWasm();
-  const hosts = app.querySelectorAll('[data-widget]');
+  const hosts = app.querySelectorAll('[data-widget]:not([data-on-demand])');
   if (hosts.length === 0) return;
   if (!('IntersectionObserver' in window)) return startWasm();
   const observer = new IntersectionObserver((entries) => {
@@ -212,7 +336,11 @@ if (app) {
       else if (location.hash.startsWith('#/')) startWasm();
     });
     menu();
+    readingProgress();
+    // Back to a page kept in the back/forward cache: the pages read since then are marked too.
+    addEventListener('pageshow', (event) => { if (event.persisted) readingProgress(); });
     registerOffline();
     startWasmWhenNeeded();
+    if (SUPPORTED) onDemandWidgets();
   }
 }

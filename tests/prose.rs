@@ -2,7 +2,8 @@
 //! scripts/pages.sh turns into the site's `slug.html` files: one per page of the table of
 //! contents plus the home page, the catalogue and the benchmark; real MathML, no LaTeX left
 //! over; a meta description and Open Graph tags; the table of contents with the page marked;
-//! a placeholder saying what each widget will show; only relative links between pages.
+//! a placeholder saying what each widget will show; only relative links between pages; the
+//! contents folded per article, and the home page's widget, path and map (issue 22).
 
 use atencao::site::{page_href, ARTICLES};
 
@@ -114,4 +115,48 @@ fn without_annotations(html: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+#[test]
+fn the_contents_fold_per_article_with_the_current_one_open() {
+    let mut names = vec!["index", "catalogo", "bench"];
+    names.extend(slugs());
+    for name in names {
+        let toc = part(name, "toc");
+        assert_eq!(toc.matches("<details").count(), ARTICLES.len(), "{name}: one fold per article");
+        let open: Vec<&str> = ARTICLES
+            .iter()
+            .filter(|a| {
+                let after = toc.split(&format!("class=\"toc-article\" href=\"{}\"", page_href(a.slug))).nth(1).expect("the article's link");
+                after.split("<details").nth(1).is_some_and(|rest| rest.starts_with(" open>"))
+            })
+            .map(|a| a.slug)
+            .collect();
+        let current = ARTICLES.iter().find(|a| a.slug == name || a.sections.iter().any(|s| s.slug == name)).map(|a| a.slug);
+        assert_eq!(open, current.into_iter().collect::<Vec<_>>(), "{name}: the open folds");
+    }
+}
+
+#[test]
+fn the_home_page_has_its_widget_path_and_map() {
+    let home = part("index", "main");
+    // The widget at the top waits for the reader, with a preview that reads without JavaScript.
+    let top = home.split("<section class=\"start-path\"").next().expect("the path after the widget");
+    assert!(top.contains("<div data-widget=\"attention\" data-on-demand>"), "no on-demand attention widget at the top");
+    assert!(top.contains("class=\"widget-placeholder on-demand\"") && top.contains("<math") && top.contains("on-demand-start"), "the preview");
+    // "Comece aqui": an ordered list of pages that exist.
+    let path = home.split("<section class=\"start-path\"").nth(1).and_then(|s| s.split("</section>").next()).expect("the path");
+    let steps: Vec<&str> = path.split("<li><a href=\"").skip(1).map(|s| s.split('"').next().unwrap_or_default()).collect();
+    assert!((4..=8).contains(&steps.len()), "{} steps", steps.len());
+    for href in &steps {
+        assert!(slugs().iter().any(|s| page_href(s) == *href), "the path links {href}, no page");
+    }
+    // The map: one card per article, linking its first page.
+    assert_eq!(home.matches("<article class=\"card\"").count(), ARTICLES.len());
+    for article in ARTICLES {
+        let card = home.split(&format!("data-article=\"{}\"", article.slug)).nth(1).and_then(|s| s.split("</article>").next()).expect("a card per article");
+        assert!(card.contains(&format!("<h3><a href=\"{}\">", page_href(article.slug))), "{}: the card's link", article.slug);
+        assert!(card.contains(&format!("{} seções", article.sections.len())), "{}: the section count", article.slug);
+        assert!(card.matches("data-widget-kind=").count() >= 2, "{}: the card names its widgets", article.slug);
+    }
 }

@@ -9,7 +9,10 @@
 //! - mounts each widget in place of its placeholder when it comes within a screen of the
 //!   viewport (as embedded widgets do), one per task: a page computes only what the reader is
 //!   about to see, the decoder's model is downloaded only when the reader reaches the decoder,
-//!   and a page with many widgets never blocks the reader for long;
+//!   and a page with many widgets never blocks the reader for long. A widget marked
+//!   `data-on-demand` (the home page's) waits for the reader instead: static/site.js takes the
+//!   mark off when the reader asks for it, before loading the wasm, or, if the wasm already
+//!   runs, sends the widget an `atencao:mount` event;
 //! - draws the two pages made by the widgets' code: the catalogue and the benchmark;
 //! - says that an old `#/slug` link names no page;
 //! - redraws the canvases when the system's theme changes.
@@ -78,6 +81,8 @@ struct Lazy {
     mounting: Cell<bool>,
     observer: RefCell<Option<IntersectionObserver>>,
     _callback: RefCell<Option<Closure<dyn FnMut(Array, IntersectionObserver)>>>,
+    /// The `atencao:mount` listeners of the widgets that wait for the reader.
+    _on_demand: RefCell<Vec<Listener>>,
 }
 
 thread_local! {
@@ -99,7 +104,19 @@ fn mount_widgets(app: &Element, ctx: &Rc<Ctx>) {
         mounting: Cell::new(false),
         observer: RefCell::new(None),
         _callback: RefCell::new(None),
+        _on_demand: RefCell::new(Vec::new()),
     });
+    // Widgets that wait for the reader (`data-on-demand`): mounted when static/site.js asks.
+    let waits = |host: &HtmlElement| host.has_attribute("data-on-demand");
+    for (slot, host) in lazy.hosts.iter().filter(|(_, h)| waits(h)) {
+        let weak = Rc::downgrade(&lazy);
+        let (slot, host_for_event, ctx) = (*slot, host.clone(), ctx.clone());
+        lazy._on_demand.borrow_mut().push(Listener::new(host, "atencao:mount", move |_| {
+            let Some(lazy) = weak.upgrade() else { return };
+            lazy.due.borrow_mut().push_back((slot, host_for_event.clone()));
+            drain(&lazy, &ctx);
+        }));
+    }
     let weak = Rc::downgrade(&lazy);
     let ctx_for_callback = ctx.clone();
     let callback = Closure::<dyn FnMut(Array, IntersectionObserver)>::new(move |entries: Array, observer: IntersectionObserver| {
@@ -117,14 +134,14 @@ fn mount_widgets(app: &Element, ctx: &Rc<Ctx>) {
     options.set_root_margin(LAZY_MARGIN);
     match IntersectionObserver::new_with_options(callback.as_ref().unchecked_ref(), &options) {
         Ok(observer) => {
-            for (_, host) in &lazy.hosts {
+            for (_, host) in lazy.hosts.iter().filter(|(_, h)| !waits(h)) {
                 observer.observe(host);
             }
             *lazy.observer.borrow_mut() = Some(observer);
             *lazy._callback.borrow_mut() = Some(callback);
         }
         Err(_) => {
-            lazy.due.borrow_mut().extend(lazy.hosts.iter().cloned());
+            lazy.due.borrow_mut().extend(lazy.hosts.iter().filter(|(_, h)| !waits(h)).cloned());
             drain(&lazy, ctx);
         }
     }

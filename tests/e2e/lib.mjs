@@ -60,8 +60,9 @@ export function pageName(route) {
 export async function pageSettled(page, route, timeout = 120000) {
   await page.waitForFunction((name) => {
     const app = document.getElementById('app');
+    // A widget that waits for the reader (`data-on-demand`, the home page's) is settled as it is.
     return app?.dataset.page === name && !!app.querySelector('h1')
-      && [...app.querySelectorAll('[data-widget]')].every((w) => w.dataset.state === 'ready' || w.dataset.state === 'error');
+      && [...app.querySelectorAll('[data-widget]')].every((w) => w.hasAttribute('data-on-demand') || w.dataset.state === 'ready' || w.dataset.state === 'error');
   }, pageName(route), { timeout });
 }
 
@@ -69,11 +70,13 @@ export async function pageSettled(page, route, timeout = 120000) {
  * the viewport and mounts each widget as it nears (src/web/pages.rs), so a widget far down a page
  * stays a placeholder until the reader scrolls to it; the suites read widgets anywhere on a page,
  * so this scrolls each into view in turn, waits for it to start mounting, and scrolls back to
- * the top. Pages that are not the site's (a blog post), the catalogue (its examples mount as
+ * the top. A widget that waits for its "experimentar aqui" button (the home page's) is left as is. Pages that are not the site's (a blog post), the catalogue (its examples mount as
  * embedded widgets do, which embed.mjs tests) and pages without widgets are left alone. */
 export async function mountAll(page, timeout = 60000) {
   await page.evaluate(async (timeout) => {
-    const widgets = [...document.querySelectorAll('main#app[data-site]:not([data-page=catalogo]) [data-widget]')];
+    // Widgets that wait for the reader's click (`data-on-demand`) are left waiting: suites that
+    // want them press their button (suites/home.mjs).
+    const widgets = [...document.querySelectorAll('main#app[data-site]:not([data-page=catalogo]) [data-widget]:not([data-on-demand])')];
     const frames = (n) => new Promise((resolve) => {
       const step = () => (n-- > 0 ? requestAnimationFrame(step) : resolve());
       step();

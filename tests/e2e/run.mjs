@@ -20,6 +20,7 @@ import offline from './suites/offline.mjs';
 import robust from './suites/robust.mjs';
 import a11y from './suites/a11y.mjs';
 import content2 from './suites/content2.mjs';
+import home from './suites/home.mjs';
 
 const DIST = path.resolve(process.argv[2] ?? 'dist');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -35,6 +36,8 @@ const MODES = {
 const SUITES = { foundation, prerender, vectorization, sequence, transformer, decoder, embed, hood, offline, robust, a11y };
 // The soft dictionary and the gradient checker (issue 22).
 SUITES.content2 = content2;
+// The home page, reading progress, the folding contents and the phone's menu (issue 22).
+SUITES.home = home;
 
 /**
  * Headless Chromium's WebGPU is SwiftShader, a software adapter the site leaves aside on its

@@ -71,6 +71,8 @@ export default async function prerender({ browser, page, base, mode }) {
       const next = await plain.getAttribute('main .pager .next', 'href');
       await plain.click('main .pager .next');
       await plain.waitForURL(`${base}/${next}`);
+      // Another article's sections are folded (issue 22): its summary opens them.
+      await plain.click('#toc .toc-group:has(a[href="matematica-e-vetorizacao.html"]) summary');
       await plain.click('#toc a[href="vetores.html"]');
       await plain.waitForURL(`${base}/vetores.html`);
       assert(await plain.textContent('main h1') === 'Vetores e espaço vetorial', 'the contents link');
