@@ -134,3 +134,15 @@ fn fifty_steps_give_candles_losses() {
     assert!(worst < 1e-3, "losses differ by {worst}");
     assert!(last < first - 0.5, "50 steps should lower the loss: {first} → {last}");
 }
+
+/// The same seed gives the same weights on both sides (`model::init` mirrors `Gpt::init`).
+#[test]
+fn initialisation_equals_the_training_commands() {
+    let (_, config) = corpus_and_config();
+    let gpt = Gpt::init(&config, 42, &Device::Cpu).unwrap();
+    let ours = model::init(&config, 42);
+    for ((name, var), t) in gpt.vars.iter().zip(tensors(&ours)) {
+        let theirs = var.as_tensor().flatten_all().unwrap().to_vec1::<f32>().unwrap();
+        assert_eq!(t.as_slice(), theirs.as_slice(), "{name}");
+    }
+}

@@ -9,6 +9,9 @@
 //! - Y = X·Wᵀ:     dX = dY·W (`ops::matmul`), dW = dYᵀ·X (`matmul_at(dY, X)`);
 //! - Y = X + B:    dX = dY; a broadcast row bias gets dB = Σ_rows dY (`sum_rows`);
 //! - Y = α·X:      dX = α·dY (`ops::scale`).
+//!
+//! `attention_batch` is the one forward here: `ops::attention` over B sequences at once,
+//! keeping the weights (B·h·t, t) in the layout `attention_backward` reads.
 
 use ndarray::Array2;
 
