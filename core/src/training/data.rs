@@ -6,7 +6,7 @@ use crate::error::{ComputeError, Result};
 use crate::rng::Rng;
 
 /// A character-level tokenizer: the text's distinct characters, sorted, are the vocabulary.
-/// Small enough to train in a browser in minutes (V ≈ 60–100 for Portuguese prose), at the
+/// Small enough to train in a browser in minutes (V = 99 to 117 for the tutorial's Markdown pages), at the
 /// cost of longer sequences than the shipped BPE.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CharTokenizer {

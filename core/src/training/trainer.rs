@@ -10,8 +10,9 @@ use super::model::{init, loss, loss_and_gradients, tensors, tensors_mut};
 use super::optim::{AdamW, AdamWOptions};
 
 /// The model the browser trains on a character vocabulary of `vocab` tokens: 2 blocks of
-/// width 64 with 4 heads (hs = 16), FFN 256, a context of 64 characters; ~100 k parameters,
-/// a few hundred steps a minute on one CPU core.
+/// width 64 with 4 heads (hs = 16), FFN 256, a context of 64 characters: 106 k parameters at
+/// V = 99; a step of 16 × 64 characters took 44–76 ms natively on one loaded core
+/// (BENCHMARKS.md, "Training steps").
 pub fn char_config(vocab: usize) -> DecoderConfig {
     DecoderConfig { vocab_size: vocab, d_model: 64, n_heads: 4, n_layers: 2, d_ff: 256, context: 64, pe_theta: 10_000.0, ln_eps: 1e-5 }
 }
