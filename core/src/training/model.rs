@@ -1,0 +1,406 @@
+//! The decoder for training: its forward pass over a batch, keeping the activations the
+//! backward pass needs, and that backward pass, giving one gradient per weight.
+//!
+//! Parameters and gradients are both `DecoderWeights` (the layout and names of the shipped
+//! safetensors file), so trained weights go to the playground as they are, and a gradient is
+//! addressed like the weight it belongs to.
+//!
+//! Why a second forward pass beside `core::decoder::forward`: that one is built for
+//! generation (one sequence, a KV cache written in place, only the last position's logits,
+//! no intermediate tensors kept); training needs every position's logits, B sequences at once
+//! and the activations. This one calls the same `core::ops` functions in the same order (the
+//! ones the CPU executor runs for the decoder), and `forward_logits_equal_the_decoders` checks
+//! that both give the same logits at every position on the same weights.
+//!
+//! Shapes: B sequences of T tokens stacked in the rows (N = B·T), C width, nh heads, F FFN
+//! width, V vocabulary.
+
+use crate::decoder::safetensors;
+use crate::decoder::{DecoderConfig, DecoderWeights};
+use crate::error::{ComputeError, Result};
+use crate::matrix::Matrix;
+use crate::ops;
+use crate::rng::Rng;
+use crate::transformer::positional::sinusoidal;
+
+use super::backward::{
+    attention_backward, attention_batch, cross_entropy, embedding_backward, layer_norm_backward, matmul_at, relu_backward, sum_rows,
+};
+use super::data::Batch;
+
+/// Every tensor of `w`, in `DecoderConfig::tensor_shapes` order (the file's names).
+pub fn tensors(w: &DecoderWeights) -> Vec<&Matrix> {
+    let mut out = vec![&w.tok_emb];
+    for b in &w.blocks {
+        out.extend([&b.ln1_gamma, &b.ln1_beta, &b.w_q, &b.w_k, &b.w_v, &b.w_o, &b.ln2_gamma, &b.ln2_beta, &b.w1, &b.b1, &b.w2, &b.b2]);
+    }
+    out.extend([&w.ln_f_gamma, &w.ln_f_beta]);
+    out
+}
+
+/// The same, writable.
+pub fn tensors_mut(w: &mut DecoderWeights) -> Vec<&mut Matrix> {
+    let mut out = vec![&mut w.tok_emb];
+    for b in &mut w.blocks {
+        out.extend([
+            &mut b.ln1_gamma,
+            &mut b.ln1_beta,
+            &mut b.w_q,
+            &mut b.w_k,
+            &mut b.w_v,
+            &mut b.w_o,
+            &mut b.ln2_gamma,
+            &mut b.ln2_beta,
+            &mut b.w1,
+            &mut b.b1,
+            &mut b.w2,
+            &mut b.b2,
+        ]);
+    }
+    out.extend([&mut w.ln_f_gamma, &mut w.ln_f_beta]);
+    out
+}
+
+/// Zeros of every weight's shape (a gradient accumulator, or the shape of one).
+pub fn zeros_like(config: &DecoderConfig) -> DecoderWeights {
+    let mut w = DecoderWeights {
+        config: config.clone(),
+        tok_emb: Matrix::zeros(config.vocab_size, config.d_model),
+        blocks: Vec::new(),
+        ln_f_gamma: Matrix::zeros(1, config.d_model),
+        ln_f_beta: Matrix::zeros(1, config.d_model),
+    };
+    let (c, f) = (config.d_model, config.d_ff);
+    let z = Matrix::zeros;
+    for _ in 0..config.n_layers {
+        w.blocks.push(crate::decoder::weights::BlockWeights {
+            ln1_gamma: z(1, c),
+            ln1_beta: z(1, c),
+            w_q: z(c, c),
+            w_k: z(c, c),
+            w_v: z(c, c),
+            w_o: z(c, c),
+            ln2_gamma: z(1, c),
+            ln2_beta: z(1, c),
+            w1: z(c, f),
+            b1: z(1, f),
+            w2: z(f, c),
+            b2: z(1, c),
+        });
+    }
+    w
+}
+
+/// A standard normal draw (Box–Muller, the cosine branch only) from the seeded generator:
+/// the same draws as the training command's initialisation (`train/src/model.rs`).
+fn normal(rng: &mut Rng) -> f32 {
+    let u1 = (rng.next_f32() as f64).max(1e-12);
+    let u2 = rng.next_f32() as f64;
+    ((-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()) as f32
+}
+
+/// Fresh weights, as `train/src/model.rs`'s `Gpt::init` draws them from the same seed:
+/// N(0, 0.02²) for matrices, the residual projections (W^O, W2) scaled by 1/√(2L) as in
+/// GPT-2 so the residual stream does not grow with depth; γ = 1, β = b = 0.
+pub fn init(config: &DecoderConfig, seed: u64) -> DecoderWeights {
+    let mut rng = Rng::new(seed);
+    let residual_scale = 1.0 / (2.0 * config.n_layers as f32).sqrt();
+    let mut w = zeros_like(config);
+    for ((name, shape), tensor) in config.tensor_shapes().into_iter().zip(tensors_mut(&mut w)) {
+        let values = tensor.as_mut_slice();
+        if shape.len() == 1 {
+            values.fill(if name.ends_with(".weight") { 1.0 } else { 0.0 });
+        } else {
+            let std = if name.ends_with("w_o") || name.ends_with("w2") { 0.02 * residual_scale } else { 0.02 };
+            values.iter_mut().for_each(|v| *v = std * normal(&mut rng));
+        }
+    }
+    w
+}
+
+/// The weights as an F32 safetensors file with the shipped file's names and shapes (vectors
+/// 1-D), which `DecoderWeights::from_safetensors` reads back.
+pub fn to_safetensors(w: &DecoderWeights) -> Vec<u8> {
+    let shapes = w.config.tensor_shapes();
+    let entries: Vec<(&str, &[usize], &[f32])> =
+        shapes.iter().zip(tensors(w)).map(|((name, shape), t)| (name.as_str(), shape.as_slice(), t.as_slice())).collect();
+    safetensors::write_f32(&entries)
+}
+
+/// What one block's forward pass keeps for its backward pass.
+#[derive(Clone, Debug)]
+pub struct BlockActivations {
+    /// The residual stream entering the block, (N,C).
+    pub x_in: Matrix,
+    /// LN1(x_in), and its projections Q, K, V (N,C).
+    pub h1: Matrix,
+    pub q: Matrix,
+    pub k: Matrix,
+    pub v: Matrix,
+    /// Attention weights (B·nh·T, T) and the heads' concatenated output (N,C).
+    pub weights: Matrix,
+    pub att: Matrix,
+    /// The stream after attention, x_in + att·W^O (N,C), and LN2 of it.
+    pub x_mid: Matrix,
+    pub h2: Matrix,
+    /// h2·W1 + b1 before the ReLU, and after it (N,F).
+    pub pre: Matrix,
+    pub hidden: Matrix,
+}
+
+/// A batch's forward pass: the logits and everything the backward pass reads.
+#[derive(Clone, Debug)]
+pub struct Activations {
+    pub sequences: usize,
+    pub ids: Vec<u32>,
+    pub blocks: Vec<BlockActivations>,
+    /// The stream after the last block (N,C), LN_f of it, and the logits (N,V).
+    pub x_final: Matrix,
+    pub h_final: Matrix,
+    pub logits: Matrix,
+}
+
+fn check_batch(config: &DecoderConfig, ids: &[u32], sequences: usize) -> Result<usize> {
+    if sequences == 0 || ids.is_empty() || ids.len() % sequences != 0 {
+        return Err(ComputeError::Invalid(format!("{} tokens não se dividem em {sequences} sequências.", ids.len())));
+    }
+    let t = ids.len() / sequences;
+    if t > config.context {
+        return Err(ComputeError::Invalid(format!("O contexto do modelo é de {} tokens; as sequências têm {t}.", config.context)));
+    }
+    ops::check_vocab(config.vocab_size, ids)?;
+    Ok(t)
+}
+
+/// The forward pass of B = `sequences` sequences of T tokens, `ids` sequence after sequence:
+/// x = E[ids]·√C + PE; per block x += MHA(LN1(x))·W^O, x += FFN(LN2(x)); logits = LN_f(x)·Eᵀ.
+pub fn forward(w: &DecoderWeights, ids: &[u32], sequences: usize) -> Result<Activations> {
+    let cfg = &w.config;
+    let t = check_batch(cfg, ids, sequences)?;
+    let c = cfg.d_model;
+    // The positional table of one sequence, repeated for each.
+    let pe_one = sinusoidal(0, t, c, cfg.pe_theta);
+    let mut pe = Matrix::zeros(sequences * t, c);
+    for s in 0..sequences {
+        ops::write_rows(&mut pe, s * t, &pe_one)?;
+    }
+    let emb = ops::scale(&ops::embedding(&w.tok_emb, ids)?, (c as f32).sqrt());
+    let mut x = ops::add(&emb, &pe)?;
+    let mut blocks = Vec::with_capacity(cfg.n_layers);
+    for b in &w.blocks {
+        let h1 = ops::layer_norm(&x, &b.ln1_gamma, &b.ln1_beta, cfg.ln_eps)?;
+        let (q, k, v) = (ops::matmul(&h1, &b.w_q)?, ops::matmul(&h1, &b.w_k)?, ops::matmul(&h1, &b.w_v)?);
+        let attention = attention_batch(&q, &k, &v, cfg.n_heads, sequences)?;
+        let x_mid = ops::add(&x, &ops::matmul(&attention.output, &b.w_o)?)?;
+        let h2 = ops::layer_norm(&x_mid, &b.ln2_gamma, &b.ln2_beta, cfg.ln_eps)?;
+        let pre = ops::add(&ops::matmul(&h2, &b.w1)?, &b.b1)?;
+        let hidden = ops::relu(&pre);
+        let out = ops::add(&ops::matmul(&hidden, &b.w2)?, &b.b2)?;
+        let x_out = ops::add(&x_mid, &out)?;
+        let x_in = std::mem::replace(&mut x, x_out);
+        blocks.push(BlockActivations { x_in, h1, q, k, v, weights: attention.weights, att: attention.output, x_mid, h2, pre, hidden });
+    }
+    let h_final = ops::layer_norm(&x, &w.ln_f_gamma, &w.ln_f_beta, cfg.ln_eps)?;
+    let logits = ops::matmul_bt(&h_final, &w.tok_emb, 1.0)?;
+    Ok(Activations { sequences, ids: ids.to_vec(), blocks, x_final: x, h_final, logits })
+}
+
+/// The gradient of every weight, given the forward's activations and ∂L/∂logits (N,V).
+pub fn backward(w: &DecoderWeights, a: &Activations, dlogits: &Matrix) -> Result<DecoderWeights> {
+    let cfg = &w.config;
+    let mut g = zeros_like(cfg);
+    // logits = h_final·Eᵀ (the tied head).
+    let head_demb = matmul_at(dlogits, &a.h_final)?;
+    let dh = ops::matmul(dlogits, &w.tok_emb)?;
+    let ln = layer_norm_backward(&a.x_final, &w.ln_f_gamma, &dh, cfg.ln_eps)?;
+    (g.ln_f_gamma, g.ln_f_beta) = (ln.dgamma, ln.dbeta);
+    // dx: the gradient of the residual stream, flowing back block by block.
+    let mut dx = ln.dx;
+    for ((b, act), gb) in w.blocks.iter().zip(&a.blocks).zip(g.blocks.iter_mut()).rev() {
+        // x_out = x_mid + ReLU(h2·W1 + b1)·W2 + b2.
+        gb.w2 = matmul_at(&act.hidden, &dx)?;
+        gb.b2 = sum_rows(&dx);
+        let dpre = relu_backward(&act.pre, &ops::matmul_bt(&dx, &b.w2, 1.0)?)?;
+        gb.w1 = matmul_at(&act.h2, &dpre)?;
+        gb.b1 = sum_rows(&dpre);
+        let ln2 = layer_norm_backward(&act.x_mid, &b.ln2_gamma, &ops::matmul_bt(&dpre, &b.w1, 1.0)?, cfg.ln_eps)?;
+        (gb.ln2_gamma, gb.ln2_beta) = (ln2.dgamma, ln2.dbeta);
+        dx = ops::add(&dx, &ln2.dx)?;
+        // x_mid = x_in + attention(h1·W^Q, h1·W^K, h1·W^V)·W^O.
+        gb.w_o = matmul_at(&act.att, &dx)?;
+        let datt = ops::matmul_bt(&dx, &b.w_o, 1.0)?;
+        let at = attention_backward(&act.q, &act.k, &act.v, &act.weights, &datt, cfg.n_heads, a.sequences)?;
+        gb.w_q = matmul_at(&act.h1, &at.dq)?;
+        gb.w_k = matmul_at(&act.h1, &at.dk)?;
+        gb.w_v = matmul_at(&act.h1, &at.dv)?;
+        let dh1 = ops::add(
+            &ops::add(&ops::matmul_bt(&at.dq, &b.w_q, 1.0)?, &ops::matmul_bt(&at.dk, &b.w_k, 1.0)?)?,
+            &ops::matmul_bt(&at.dv, &b.w_v, 1.0)?,
+        )?;
+        let ln1 = layer_norm_backward(&act.x_in, &b.ln1_gamma, &dh1, cfg.ln_eps)?;
+        (gb.ln1_gamma, gb.ln1_beta) = (ln1.dgamma, ln1.dbeta);
+        dx = ops::add(&dx, &ln1.dx)?;
+    }
+    // x = E[ids]·√C + PE: the embedding rows get √C·dx, scattered by id, plus the head's share.
+    let demb = embedding_backward(&ops::scale(&dx, (cfg.d_model as f32).sqrt()), &a.ids, cfg.vocab_size)?;
+    g.tok_emb = ops::add(&head_demb, &demb)?;
+    Ok(g)
+}
+
+/// The batch's mean cross-entropy (nats per token) and the gradient of every weight.
+pub fn loss_and_gradients(w: &DecoderWeights, batch: &Batch) -> Result<(f32, DecoderWeights)> {
+    let a = forward(w, &batch.inputs, batch.sequences)?;
+    let ce = cross_entropy(&a.logits, &batch.targets)?;
+    Ok((ce.loss, backward(w, &a, &ce.dlogits)?))
+}
+
+/// The batch's mean cross-entropy alone (no gradient).
+pub fn loss(w: &DecoderWeights, batch: &Batch) -> Result<f32> {
+    let a = forward(w, &batch.inputs, batch.sequences)?;
+    Ok(cross_entropy(&a.logits, &batch.targets)?.loss)
+}
+
+/// One weight entry's gradient, from the backward pass and from central differences of the
+/// batch's loss: what a gradient check shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GradientProbe {
+    /// The tensor's name in the weights file, and the entry (row-major).
+    pub tensor: String,
+    pub index: usize,
+    pub analytic: f32,
+    /// (L(θ + ε) − L(θ − ε)) / 2ε, the losses in f32 as the forward computes them.
+    pub numeric: f32,
+    /// The tensor's largest |gradient|: an entry whose gradient is ~0 is judged on its
+    /// tensor's scale, not against 0.
+    pub scale: f32,
+}
+
+impl GradientProbe {
+    /// |numeric − analytic| relative to the tensor's scale.
+    pub fn error(&self) -> f32 {
+        (self.numeric - self.analytic).abs() / self.scale.max(1e-6)
+    }
+}
+
+/// Checks the backward pass on `batch`: for every tensor, its largest-gradient entry and
+/// `random_entries` more drawn from `rng`, each against central differences with step `eps`
+/// (1e-3 suits f32: small enough that few ReLU inputs cross 0 within ±ε, large enough for
+/// the loss's rounding; at 1e-2 an entry of W1 was 3 % off for the first reason).
+pub fn gradient_check(w: &DecoderWeights, batch: &Batch, random_entries: usize, eps: f32, rng: &mut Rng) -> Result<Vec<GradientProbe>> {
+    let (_, grads) = loss_and_gradients(w, batch)?;
+    let mut probes = Vec::new();
+    for ((name, _), (index, g)) in w.config.tensor_shapes().into_iter().zip(tensors(&grads).into_iter().enumerate()) {
+        let g = g.as_slice();
+        let largest = (0..g.len()).max_by(|&i, &j| g[i].abs().total_cmp(&g[j].abs())).unwrap_or(0);
+        let entries = std::iter::once(largest).chain((0..random_entries).map(|_| rng.below(g.len() as u64) as usize));
+        for entry in entries.collect::<Vec<_>>() {
+            let at = |delta: f32| -> Result<f64> {
+                let mut moved = w.clone();
+                tensors_mut(&mut moved)[index].as_mut_slice()[entry] += delta;
+                Ok(loss(&moved, batch)? as f64)
+            };
+            let numeric = ((at(eps)? - at(-eps)?) / (2.0 * eps as f64)) as f32;
+            probes.push(GradientProbe { tensor: name.clone(), index: entry, analytic: g[entry], numeric, scale: g[largest].abs() });
+        }
+    }
+    Ok(probes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decoder::model::{forward as decoder_forward, read_forward, KvCache};
+    use crate::executor::{block_on_ready, Cpu};
+
+    fn small_config() -> DecoderConfig {
+        DecoderConfig { vocab_size: 11, d_model: 8, n_heads: 2, n_layers: 2, d_ff: 32, context: 8, pe_theta: 10_000.0, ln_eps: 1e-5 }
+    }
+
+    /// Weights large enough that every gradient is well above f32 noise: uniform in ±0.5,
+    /// γ around 1.
+    fn lively_weights(config: &DecoderConfig, seed: u64) -> DecoderWeights {
+        let mut rng = Rng::new(seed);
+        let mut w = zeros_like(config);
+        for ((name, _), t) in config.tensor_shapes().into_iter().zip(tensors_mut(&mut w)) {
+            let around = if name.ends_with(".weight") { 1.0 } else { 0.0 };
+            t.as_mut_slice().iter_mut().for_each(|v| *v = around + rng.uniform(-0.5, 0.5));
+        }
+        w
+    }
+
+    #[test]
+    fn tensors_follow_the_files_names_and_shapes() {
+        let cfg = small_config();
+        let w = init(&cfg, 1);
+        let shapes = cfg.tensor_shapes();
+        assert_eq!(tensors(&w).len(), shapes.len());
+        for ((name, shape), t) in shapes.iter().zip(tensors(&w)) {
+            let want = if shape.len() == 1 { (1, shape[0]) } else { (shape[0], shape[1]) };
+            assert_eq!(t.shape(), want, "{name}");
+        }
+        // γ = 1, β = 0, matrices with a standard deviation near 0.02 (W^O, W2 by 1/√(2L) = ½).
+        assert_eq!(w.blocks[1].ln2_gamma.as_slice(), &[1.0; 8]);
+        assert_eq!(w.blocks[0].b1.as_slice(), &[0.0; 32]);
+        let std = |m: &Matrix| (m.as_slice().iter().map(|v| (v * v) as f64).sum::<f64>() / m.as_slice().len() as f64).sqrt();
+        let big = init(&DecoderConfig { d_model: 64, d_ff: 256, n_heads: 4, ..cfg.clone() }, 2);
+        assert!((std(&big.blocks[0].w1) - 0.02).abs() < 1e-3, "{}", std(&big.blocks[0].w1));
+        assert!((std(&big.blocks[0].w2) - 0.01).abs() < 1e-3, "{}", std(&big.blocks[0].w2));
+        // The file round trip: the playground's loader reads back the very same tensors.
+        let shipped_like = init(&DecoderConfig { vocab_size: 300, ..cfg.clone() }, 3);
+        let back = DecoderWeights::from_safetensors(&shipped_like.config, &to_safetensors(&shipped_like)).unwrap();
+        for (a, b) in tensors(&shipped_like).into_iter().zip(tensors(&back)) {
+            assert_eq!(a, b);
+        }
+    }
+
+    /// One source of truth: at every position of every sequence, the training forward's
+    /// logits equal `core::decoder::forward`'s, fed one token at a time through its KV cache.
+    #[test]
+    fn forward_logits_equal_the_decoders() {
+        let cfg = DecoderConfig::tiny();
+        let w = DecoderWeights::random(&cfg, 9);
+        let ids: Vec<u32> = vec![5, 77, 290, 12, 12, 0, 255, 1, /* second sequence */ 3, 3, 299, 40, 41, 7, 8, 100];
+        let a = forward(&w, &ids, 2).unwrap();
+        assert_eq!(a.logits.shape(), (16, cfg.vocab_size));
+        let mut worst = 0.0f32;
+        for s in 0..2 {
+            let mut cache = KvCache::new(&Cpu, &cfg).unwrap();
+            for i in 0..8 {
+                let pass = decoder_forward(&Cpu, &w, &ids[s * 8 + i..s * 8 + i + 1], &mut cache).unwrap();
+                let out = block_on_ready(read_forward(&Cpu, &pass)).unwrap();
+                let row = ops::rows(&a.logits, s * 8 + i, s * 8 + i + 1);
+                worst = worst.max(row.max_abs_diff(&out.logits).unwrap());
+            }
+        }
+        assert!(worst < 1e-5, "training vs decoder logits: {worst}");
+    }
+
+    /// The whole model's gradient against central differences of the loss, for three
+    /// entries of every tensor (the largest-gradient one and two random ones).
+    #[test]
+    fn model_gradients_match_finite_differences() {
+        let cfg = small_config();
+        let w = lively_weights(&cfg, 4);
+        let mut rng = Rng::new(5);
+        let (sequences, t) = (2, 6);
+        let ids: Vec<u32> = (0..sequences * t + 1).map(|_| rng.below(cfg.vocab_size as u64) as u32).collect();
+        let batch = Batch { inputs: ids[..sequences * t].to_vec(), targets: ids[1..].to_vec(), sequences, len: t };
+        let probes = gradient_check(&w, &batch, 2, 1e-3, &mut rng).unwrap();
+        assert_eq!(probes.len(), 3 * cfg.tensor_shapes().len());
+        let worst = probes.iter().max_by(|a, b| a.error().total_cmp(&b.error())).unwrap();
+        println!("model gradients vs central differences: worst {:.2e} ({worst:?})", worst.error());
+        // f32 losses differ by multiples of ~2.4e-7: over 2ε = 2e-3 that is ~1e-4 absolute.
+        assert!(worst.error() < 1e-2, "worst gradient: {worst:?}");
+        assert!(probes.iter().all(|p| p.scale > 1e-3), "every tensor gets a gradient");
+    }
+
+    #[test]
+    fn refuses_batches_that_do_not_fit() {
+        let cfg = small_config();
+        let w = init(&cfg, 1);
+        assert!(forward(&w, &[1, 2, 3], 2).is_err());
+        assert!(forward(&w, &[1; 9], 1).is_err(), "longer than the context");
+        assert!(forward(&w, &[1, 11], 1).is_err(), "outside the vocabulary");
+        assert!(forward(&w, &[], 1).is_err());
+    }
+}
