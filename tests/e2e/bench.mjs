@@ -95,6 +95,7 @@ for (const [mode, browserArgs] of Object.entries(MODES).filter(([m]) => WANTED.i
   // The playground: 100 tokens from a fixed seed, three times; the rate it shows.
   const host = '[data-widget=decoder]';
   await page.goto(`${base}/decodificador.html?preset=machado&seed=7`);
+  await page.locator(host).scrollIntoViewIfNeeded();
   await page.waitForSelector(`${host}[data-state=ready]`, { timeout: 120000 });
   const rates = [];
   for (let i = 0; i < 3; i++) {
