@@ -119,6 +119,13 @@ impl MatrixEditor {
         editor
     }
 
+    /// The buttons (`data-action`s) that grow and shrink it: saved and linked states keep its
+    /// size (`kit::state`), so the rows the reader added come back.
+    pub fn resized_by(&self, grow: &str, shrink: &str) {
+        dom::set_attr(&self.root, "data-grow", grow);
+        dom::set_attr(&self.root, "data-shrink", shrink);
+    }
+
     pub fn rows(&self) -> usize {
         self.cells.len()
     }
@@ -150,8 +157,6 @@ impl MatrixEditor {
                 dom::set_attr(&input, "aria-label", &format!("{} linha {}, coluna {}", self.name, r + 1, c + 1));
                 // Its place, from 0: the key of its value in a saved or linked state (`state`).
                 dom::set_attr(&input, "data-cell", &format!("{r}.{c}"));
-                // One Tab stop for the whole grid: the first cell until another is visited.
-                dom::set_attr(&input, "tabindex", if r == 0 && c == 0 { "0" } else { "-1" });
                 // One Tab stop for the whole grid: the first cell until another is visited.
                 dom::set_attr(&input, "tabindex", if r == 0 && c == 0 { "0" } else { "-1" });
                 input.set_value(value);

@@ -35,14 +35,19 @@ pub fn live_note(class: &str) -> HtmlElement {
     p
 }
 
-/// Replaces what `slot` shows with a results table (label, value) `data-results=key`, its
-/// caption's notation typeset (`P_d`, `|V|^N`); the labels stay as written, since tests and
-/// saved links name rows by them.
+/// Replaces what `slot` shows with a results table (label, value) `data-results=key`, the
+/// notation of its caption and row labels typeset (`P_d`, `|V|^N`, `d_{ff}`): the widget's own
+/// words, never the reader's, go here (`dom::results_table` keeps labels as written).
 pub fn show_results(slot: &HtmlElement, key: &str, caption: &str, rows: &[(String, String)]) {
     slot.set_text_content(None);
     let table = dom::results_table(key, "", rows);
-    if let Ok(Some(head)) = table.query_selector("caption") {
-        dom::set_notation(&head, caption);
+    if let Ok(heads) = table.query_selector_all("caption, th") {
+        let texts = std::iter::once(caption).chain(rows.iter().map(|(label, _)| label.as_str()));
+        for (i, text) in texts.enumerate() {
+            if let Some(head) = heads.item(i as u32).and_then(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(n).ok()) {
+                dom::set_notation(&head, text);
+            }
+        }
     }
     dom::append(slot, &table);
 }

@@ -107,6 +107,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let causal_default = attrs.flag("data-causal");
     let shell = Shell::new(ctx, host, &KIND);
     let x = MatrixEditor::new("x", "X (tokens)", &example.x, token_label);
+    x.resized_by("add-token", "remove-token");
     let w_q = MatrixEditor::new("w_q", "W^Q", &example.w_q, weight_row_label);
     let w_k = MatrixEditor::new("w_k", "W^K", &example.w_k, weight_row_label);
     let w_v = MatrixEditor::new("w_v", "W^V", &example.w_v, weight_row_label);
@@ -168,9 +169,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     });
     let shell = &widget.shell;
     // Any cell edit, the mask or the query recomputes; the buttons say what they do.
-    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["change"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["click"], |w, e| match crate::web::kit::action_of(e).as_str() {
+    shell.recompute_on(&widget, &["change"]);
+    shell.on_action(&widget, |w, action| match action {
         "add-token" => w.resize_tokens(true),
         "remove-token" => w.resize_tokens(false),
         "reset" => w.reset(),

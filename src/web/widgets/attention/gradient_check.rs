@@ -25,7 +25,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
 use crate::web::kit::draw::{HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{action_of, control_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "gradient-check", title: "Verificador de gradientes: fórmula contra diferenças finitas", mount };
 
@@ -155,11 +155,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         }
         w.clone().recompute();
     });
-    shell.on(&widget, &shell.controls, &["click"], |w, e| {
-        if action_of(e) == "reset" {
-            w.reset();
-        }
-    });
+    shell.on_action(&widget, |w, action| if action == "reset" { w.reset() });
     // A cell of one map outlines the same cell in the other.
     for from_analytic in [true, false] {
         let weak = Rc::downgrade(&widget);

@@ -17,7 +17,7 @@ use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{action_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "masked-softmax", title: "Máscara causal e softmax", mount };
 
@@ -46,6 +46,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     }
     let shell = Shell::new(ctx, host, &KIND);
     let scores = MatrixEditor::new("scores", "scores (linha = consulta, coluna = chave)", &initial, position);
+    scores.resized_by("add-token", "remove-token");
     dom::append(&shell.inputs, &scores.root);
     let (causal_label, causal) = dom::checkbox(" máscara causal", "causal", true);
     let more = dom::button("+ posição", "add-token");
@@ -58,9 +59,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
 
     let widget = Rc::new(MaskedSoftmaxWidget { shell, scores: RefCell::new(scores), causal, masked, weights });
     let shell = &widget.shell;
-    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["change"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["click"], |w, e| match action_of(e).as_str() {
+    shell.recompute_on(&widget, &["change"]);
+    shell.on_action(&widget, |w, action| match action {
         "add-token" => w.resize(1),
         "remove-token" => w.resize(-1),
         _ => {}

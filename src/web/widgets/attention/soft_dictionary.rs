@@ -21,7 +21,7 @@ use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{action_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "soft-dictionary", title: "Dicionário suave: busca rígida e busca suave", mount };
 
@@ -76,6 +76,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     example.validate().map_err(|e| format!("data-matrices: {e}"))?;
     let shell = Shell::new(ctx, host, &KIND);
     let keys = MatrixEditor::new("keys", "chaves K (uma por linha)", &example.keys, key_label);
+    keys.resized_by("add-entry", "remove-entry");
     let values = MatrixEditor::new("values", "valores V (o valor de cada chave)", &example.values, value_label);
     let query = MatrixEditor::new("query", "consulta q", &example.query, query_label);
     for editor in [&query, &keys, &values] {
@@ -119,9 +120,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         distance,
     });
     let shell = &widget.shell;
-    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["input", "change"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["click"], |w, e| match action_of(e).as_str() {
+    shell.recompute_on(&widget, &["input", "change"]);
+    shell.on_action(&widget, |w, action| match action {
         "add-entry" => w.resize(true),
         "remove-entry" => w.resize(false),
         "reset" => w.reset(),

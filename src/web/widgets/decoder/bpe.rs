@@ -15,7 +15,7 @@ use crate::core::format::format_pt;
 
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::{action_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 use crate::web::model_store;
 
 pub const KIND: WidgetKind = WidgetKind { name: "bpe", title: "BPE: das letras aos tokens", mount };
@@ -80,7 +80,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let shell = &widget.shell;
     shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
     shell.on(&widget, &shell.controls, &["input"], |w, _| w.show_step());
-    shell.on(&widget, &shell.controls, &["click"], |w, e| match action_of(e).as_str() {
+    shell.on_action(&widget, |w, action| match action {
         "first" => w.go(|_, _| 0),
         "prev" => w.go(|s, _| s.saturating_sub(1)),
         "next" => w.go(|s, n| (s + 1).min(n)),

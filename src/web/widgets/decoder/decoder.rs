@@ -42,6 +42,7 @@ use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
 use crate::web::model_store;
 
 use crate::web::kit::attributes::Attributes;
+use crate::web::kit::ui::number_field;
 use crate::web::kit::state::address_param;
 use crate::web::kit::{action_of, control_of, show_error, show_ready, Ctx, Shell, Widget, WidgetKind};
 
@@ -210,31 +211,19 @@ pub struct DecoderWidget {
     last_trace: RefCell<Option<(Trace, WindowPass)>>,
 }
 
-/// A short text field for a number: text, not `type=number`, so a Portuguese reader can type
-/// "0,9" (the widget parses and range-checks it, and says so when it is not a number).
-fn number_input(label: &str, control: &str, integer: bool, value: f32) -> (HtmlElement, HtmlInputElement) {
-    let wrapper = dom::el("label", "toggle");
-    dom::append(&wrapper, &dom::text("span", "", label));
-    let input = dom::el("input", "num").unchecked_into::<HtmlInputElement>();
-    input.set_type("text");
-    dom::set_attr(&input, "inputmode", if integer { "numeric" } else { "decimal" });
-    input.set_value(&if integer { format!("{value}") } else { format_pt(value, 2) });
-    dom::set_attr(&input, "data-control", control);
-    dom::append(&wrapper, &input);
+/// The kit's number field (text, so a Portuguese reader can type "0,9"; the widget parses and
+/// range-checks it) in the decoder's style (`.num`).
+fn number_input(label: &str, control: &str, whole: bool, value: &str) -> (HtmlElement, HtmlInputElement) {
+    let (wrapper, input) = number_field(label, control, value, whole);
+    let _ = input.class_list().add_1("num");
     (wrapper, input)
-}
-
-/// A parameter of the page's address (`decodificador.html?seed=…`; old links, `#/decodificador?…`,
-/// are sent there by static/site.js; on a page embedding the widget, its hash).
-fn route_param(name: &str) -> Option<String> {
-    address_param(name)
 }
 
 /// The preset named in the page's address (`decodificador.html?preset=…`) or in the host's
 /// `data-preset`; an unknown name gives the first preset and a warning.
 fn initial_preset(attrs: &Attributes) -> &'static str {
     let ids = presets::ids();
-    match route_param("preset") {
+    match address_param("preset") {
         Some(wanted) => attrs.noted(choice_setting("preset (no endereço)", Some(&wanted), &ids, PRESETS[0].id)),
         None => attrs.choice("data-preset"),
     }
@@ -281,16 +270,13 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     dom::append(&shell.inputs, &prompt);
 
     // Sampling controls. A seed in the address fixes it; otherwise each "Gerar" draws one.
-    let linked_seed = route_param("seed").and_then(|s| s.trim().parse::<u64>().ok());
-    let (t_label, temperature) = number_input("temperatura ", "temperature", false, 0.8);
-    let (k_label, top_k) = number_input("top-k ", "top-k", true, 40.0);
-    let (p_label, top_p) = number_input("top-p ", "top-p", false, 0.95);
-    let (s_label, seed) = number_input("semente ", "seed", true, linked_seed.unwrap_or_else(fresh_seed) as f32);
-    if let Some(s) = linked_seed {
-        seed.set_value(&s.to_string());
-    }
+    let linked_seed = address_param("seed").and_then(|s| s.trim().parse::<u64>().ok());
+    let (t_label, temperature) = number_input("temperatura ", "temperature", false, "0,80");
+    let (k_label, top_k) = number_input("top-k ", "top-k", true, "40");
+    let (p_label, top_p) = number_input("top-p ", "top-p", false, "0,95");
+    let (s_label, seed) = number_input("semente ", "seed", true, &linked_seed.unwrap_or_else(fresh_seed).to_string());
     let (fixed_label, fixed_seed) = dom::checkbox(" semente fixa", "fixed-seed", linked_seed.is_some());
-    let (n_label, new_tokens) = number_input("tokens ", "tokens", true, 40.0);
+    let (n_label, new_tokens) = number_input("tokens ", "tokens", true, "40");
     let generate = dom::button("Gerar", "generate");
     let step = dom::button("Passo", "step");
     let stop = dom::button("Parar", "stop");

@@ -22,7 +22,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::ui::live_note;
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{action_of, on_hover, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{on_hover, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "mask-embeddings", title: "Máscara na atenção: somar −∞ ou multiplicar por 0", mount };
 
@@ -132,13 +132,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         context,
     });
     let shell = &widget.shell;
-    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["change"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["click"], |w, e| {
-        if action_of(e) == "reset" {
-            w.reset();
-        }
-    });
+    shell.recompute_on(&widget, &["change"]);
+    shell.on_action(&widget, |w, action| if action == "reset" { w.reset() });
     // Hovering or focusing a result's cell outlines where it came from.
     for (view, which) in [(&widget.q, Which::Q), (&widget.k, Which::K), (&widget.v, Which::V), (&widget.scores, Which::Scores), (&widget.weights, Which::Weights), (&widget.context, Which::Context)] {
         on_hover(&widget, view, move |w, cell| w.link(which, cell));

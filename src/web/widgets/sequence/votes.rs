@@ -123,7 +123,7 @@ pub fn mount_mode(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes, mode: M
 
     let model_info = dom::el("div", "text-info wide");
     let triples_slot = dom::el("div", "explain");
-    let votes = MatrixView::new("votes", "Votos V", " linha = par (wᵢ, w_t), coluna = próxima palavra");
+    let votes = MatrixView::new("votes", "Votos V", " linha = par (wᵢ, wₜ), coluna = próxima palavra");
     let (mask_view, masked_view, stacked) = if mode == Mode::Mask {
         (Some(MatrixView::new("mask", "Máscara m", " um peso por par")), Some(MatrixView::new("masked", "V ∘ m", " cada linha vezes o seu peso")), None)
     } else {
@@ -302,7 +302,7 @@ impl VotesWidget {
         let model = self.train()?;
         let tokens = model.tokens(&self.sentence.value());
         if tokens.is_empty() {
-            return Err("Escreva uma frase de teste: a última palavra do prefixo é w_t, e as anteriores formam os pares.".into());
+            return Err("Escreva uma frase de teste: a última palavra do prefixo é wₜ, e as anteriores formam os pares.".into());
         }
         if tokens.len() > MAX_PREFIX_WORDS + 1 {
             return Err(format!("A frase de teste tem {} palavras; use até {}.", tokens.len(), MAX_PREFIX_WORDS + 1));
@@ -367,8 +367,8 @@ impl VotesWidget {
         let row_labels: Vec<String> = table.previous.iter().map(|w| format!("({w}, {})", table.current)).collect();
         let info = vec![
             ("palavras no vocabulário".to_string(), model.vocabulary().len().to_string()),
-            ("pares (wᵢ, w_t) distintos no treino".to_string(), model.feature_count().to_string()),
-            ("w_t (última palavra do prefixo)".to_string(), table.current.clone()),
+            ("pares (wᵢ, wₜ) distintos no treino".to_string(), model.feature_count().to_string()),
+            ("wₜ (última palavra do prefixo)".to_string(), table.current.clone()),
         ];
         show_results(&self.model_info, "model", "Modelo treinado", &info);
         self.draw_toggles(table, mask);

@@ -359,7 +359,7 @@ impl IdfControls {
     pub fn new(attrs: &Attributes) -> (IdfControls, [HtmlElement; 2]) {
         let options: Vec<(String, String)> = IDF_CHOICES.iter().map(|(id, l)| (id.to_string(), l.to_string())).collect();
         let (select_label, select) = dom::select("IDF ", "idf", &options, attrs.choice("data-idf"));
-        let (cap_label, cap) = number_field("teto ", "cap", "0,5");
+        let (cap_label, cap) = number_field("teto ", "cap", "0,5", false);
         (IdfControls { select, cap }, [select_label, cap_label])
     }
 

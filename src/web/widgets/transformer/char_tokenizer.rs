@@ -54,7 +54,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let (side_label, side) = dom::select("padding ", "side", &side_options, "direita");
     let length_options = [("maior".to_string(), "t = maior texto".to_string()), ("fixo".to_string(), "t fixo".to_string())];
     let (length_label, length) = dom::select("comprimento ", "length", &length_options, "maior");
-    let (width_label, width) = number_field("t = ", "width", "12");
+    let (width_label, width) = number_field("t = ", "width", "12", true);
     let (truncate_label, truncate) = dom::checkbox(" truncar em t", "truncate", false);
     shell.control(&[&specials_label, &side_label, &length_label, &width_label, &truncate_label]);
 
@@ -71,8 +71,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
 
     let widget = Rc::new(CharTokenizerWidget { shell, texts, specials, side, length, width, truncate, rows, note, batch });
     let shell = &widget.shell;
-    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["input", "change"], |w, _| w.clone().recompute());
+    shell.recompute_on(&widget, &["input", "change"]);
     Ok(widget)
 }
 

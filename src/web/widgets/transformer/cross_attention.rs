@@ -94,8 +94,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     }
     let widget = Rc::new(CrossWidget { shell, input, output, decoder, summary, encoder_x, decoder_x, paper, article, article_message, leak, results });
     let shell = &widget.shell;
-    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["change"], |w, _| w.clone().recompute());
+    shell.recompute_on(&widget, &["change"]);
     // A weight (i, j) is softmax of q_i·k_j: the original takes q_i from the decoder's row i
     // and k_j from the encoder's row j; the article's code takes both from the encoder.
     on_hover(&widget, &widget.paper, |w, cell| {

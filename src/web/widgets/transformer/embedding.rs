@@ -20,7 +20,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{MatrixView, Scale};
 use crate::web::kit::ui::text_field;
 use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{action_of, control_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
 use crate::web::kit::on_hover;
 use crate::web::kit::ui::live_note;
 use super::{chip_label, chips, numbered, positions, relabel_editor_rows};
@@ -106,7 +106,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
             w.on_dims();
         }
     });
-    shell.on(&widget, &shell.controls, &["click"], |w, e| match action_of(e).as_str() {
+    shell.on_action(&widget, |w, action| match action {
         "prev" => w.step(-1),
         "next" => w.step(1),
         "play" => w.play(),

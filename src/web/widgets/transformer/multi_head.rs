@@ -28,7 +28,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{available_width, prepare_canvas, MatrixView, Scale};
 use crate::web::kit::ui::{number_field, read_count};
 use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{action_of, control_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
 use crate::web::kit::on_hover;
 use crate::web::kit::ui::live_note;
 use crate::web::kit::ui::show_results;
@@ -125,8 +125,8 @@ fn mount_example(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, St
             w.load_head_1();
         }
     });
-    shell.on(&widget, &shell.controls, &["click"], |w, e| {
-        if action_of(e) == "reset" {
+    shell.on_action(&widget, |w, action| {
+        if action == "reset" {
             w.head_2.borrow_mut().set(&example_3_head_2());
             w.w_o.borrow_mut().set(&example_3_w_o());
             w.load_head_1();
@@ -234,10 +234,10 @@ pub struct ReshapeWidget {
 
 fn mount_reshape(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let shell = Shell::new(ctx, host, &WidgetKind { title: "Todas as cabeças num só tensor: o remodelamento", ..KIND });
-    let (b_label, b) = number_field("b = ", "b", "2");
-    let (t_label, t) = number_field("t = ", "t", "4");
-    let (d_label, d) = number_field("d = ", "d", "8");
-    let (h_label, h) = number_field("h = ", "h", "2");
+    let (b_label, b) = number_field("b = ", "b", "2", true);
+    let (t_label, t) = number_field("t = ", "t", "4", true);
+    let (d_label, d) = number_field("d = ", "d", "8", true);
+    let (h_label, h) = number_field("h = ", "h", "2", true);
     let (slider_label, h_slider) = dom::slider("cabeças ", "h-slider", 1.0, 16.0, 1.0, 2.0);
     shell.control(&[&b_label, &t_label, &d_label, &h_label, &slider_label]);
     let results = results_slot();

@@ -21,7 +21,7 @@ use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{action_of, control_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
 use crate::web::kit::on_hover;
 use crate::web::kit::ui::live_note;
 use super::numbered;
@@ -101,6 +101,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let shell = Shell::new(ctx, host, &KIND);
     let a = &inputs.attention;
     let x = MatrixEditor::new("x", "X (um token por linha)", &a.x, token);
+    x.resized_by("add-token", "remove-token");
     let w_q = MatrixEditor::new("w_q", "W^Q", &a.w_q, weight_row);
     let w_k = MatrixEditor::new("w_k", "W^K", &a.w_k, weight_row);
     let w_v = MatrixEditor::new("w_v", "W^V", &a.w_v, weight_row);
@@ -164,7 +165,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         }
         w.clone().recompute();
     });
-    shell.on(&widget, &shell.controls, &["click"], |w, e| match action_of(e).as_str() {
+    shell.on_action(&widget, |w, action| match action {
         "add-token" => w.resize(true),
         "remove-token" => w.resize(false),
         _ => {}

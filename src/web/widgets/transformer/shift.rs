@@ -15,7 +15,7 @@ use crate::core::transformer::shift::{shift_trace, ShiftTrace, Stop, MAX_STEPS};
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::ui::{number_field, read_count, text_field};
-use crate::web::kit::{action_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 use crate::web::kit::ui::live_note;
 use super::{chip_label, chips};
 
@@ -44,7 +44,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let forward = dom::button("passo ▶", "next");
     let all = dom::button("até o fim", "all");
     let restart = dom::button("recomeçar", "restart");
-    let (max_label, max_steps) = number_field("máx. de passos ", "max-steps", "16");
+    let (max_label, max_steps) = number_field("máx. de passos ", "max-steps", "16", true);
     shell.control(&[&back, &forward, &all, &restart, &max_label]);
     let note = live_note("step-note wide");
     let table = dom::el("table", "shift wide");
@@ -58,7 +58,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         w.clone().recompute();
     });
     shell.on(&widget, &shell.controls, &["input"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["click"], |w, e| match action_of(e).as_str() {
+    shell.on_action(&widget, |w, action| match action {
         "prev" => w.go(|s, _| s.saturating_sub(1)),
         "next" => w.go(|s, last| (s + 1).min(last)),
         "all" => w.go(|_, last| last),

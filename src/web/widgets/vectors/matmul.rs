@@ -20,7 +20,7 @@ use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{action_of, control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "matmul", title: "Multiplicação de matrizes, célula a célula", mount };
 
@@ -103,11 +103,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         }
     });
     shell.on(&widget, &shell.inputs, &["change"], |w, e| w.on_shape(e));
-    shell.on(&widget, &shell.controls, &["click"], |w, e| {
-        if action_of(e) == "next-cell" {
-            w.next_cell();
-        }
-    });
+    shell.on_action(&widget, |w, action| if action == "next-cell" { w.next_cell() });
     // Clicking or arrowing onto a cell of C selects it; hovering one previews it.
     let weak = Rc::downgrade(&widget);
     widget.result.set_on_select(move |r, c| {

@@ -79,8 +79,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
         size: Cell::new(SIZE),
     });
     let shell = &widget.shell;
-    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["input", "change"], |w, _| w.clone().recompute());
+    shell.recompute_on(&widget, &["input", "change"]);
     shell.on(&widget, &widget.canvas, &["pointerdown"], |w, e| w.drag_start(e));
     shell.on(&widget, &widget.canvas, &["pointermove"], |w, e| w.drag_move(e));
     shell.on(&widget, &widget.canvas, &["pointerup", "pointercancel"], |w, _| w.dragging.set(None));
