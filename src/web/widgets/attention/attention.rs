@@ -181,12 +181,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     // Hovering or focusing a result's cell outlines where it came from.
     let v = &widget.views;
     for (view, which) in [(&v.q, Which::Q), (&v.k, Which::K), (&v.v, Which::V), (&v.scores, Which::S), (&v.weights, Which::A), (&v.output, Which::O)] {
-        let weak = Rc::downgrade(&widget);
-        view.set_on_hover(move |cell| {
-            if let Some(w) = weak.upgrade() {
-                w.link(which, cell);
-            }
-        });
+        crate::web::kit::on_hover(&widget, view, move |w, cell| w.link(which, cell));
     }
     // The query menu has its options from the start, so the value the state keeper records
     // as the mount's (to tell edits apart) is the example's query, on either backend.

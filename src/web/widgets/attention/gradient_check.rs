@@ -25,7 +25,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
 use crate::web::kit::draw::{HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "gradient-check", title: "Verificador de gradientes: fórmula contra diferenças finitas", mount };
 
@@ -158,15 +158,12 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     shell.on_action(&widget, |w, action| if action == "reset" { w.reset() });
     // A cell of one map outlines the same cell in the other.
     for from_analytic in [true, false] {
-        let weak = Rc::downgrade(&widget);
         let from = if from_analytic { &widget.analytic } else { &widget.numeric };
-        from.set_on_hover(move |cell| {
-            if let Some(w) = weak.upgrade() {
-                let other = if from_analytic { &w.numeric } else { &w.analytic };
-                match cell {
-                    Some((r, c)) => other.highlight(&[r], &[c]),
-                    None => other.highlight(&[], &[]),
-                }
+        on_hover(&widget, from, move |w, cell| {
+            let other = if from_analytic { &w.numeric } else { &w.analytic };
+            match cell {
+                Some((r, c)) => other.highlight(&[r], &[c]),
+                None => other.highlight(&[], &[]),
             }
         });
     }

@@ -17,7 +17,7 @@ use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{on_hover, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "masked-softmax", title: "Máscara causal e softmax", mount };
 
@@ -66,18 +66,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         _ => {}
     });
     // A weight comes from its row of the masked scores; a masked score from its score.
-    let weak = Rc::downgrade(&widget);
-    widget.weights.set_on_hover(move |cell| {
-        if let Some(w) = weak.upgrade() {
-            w.masked.highlight(&cell.map(|(r, _)| vec![r]).unwrap_or_default(), &[]);
-        }
-    });
-    let weak = Rc::downgrade(&widget);
-    widget.masked.set_on_hover(move |cell| {
-        if let Some(w) = weak.upgrade() {
-            w.scores.borrow().highlight(cell.map(|(r, _)| r), cell.map(|(_, c)| c));
-        }
-    });
+    on_hover(&widget, &widget.weights, |w, cell| w.masked.highlight(&cell.map(|(r, _)| vec![r]).unwrap_or_default(), &[]));
+    on_hover(&widget, &widget.masked, |w, cell| w.scores.borrow().highlight(cell.map(|(r, _)| r), cell.map(|(_, c)| c)));
     Ok(widget)
 }
 

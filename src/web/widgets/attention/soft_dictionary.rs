@@ -21,7 +21,7 @@ use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{on_hover, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "soft-dictionary", title: "Dicionário suave: busca rígida e busca suave", mount };
 
@@ -129,21 +129,13 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     });
     // A weight (or score) comes from its key; a lookup's column from that column of V.
     for view in [&widget.weights, &widget.scores, &widget.ladder] {
-        let weak = Rc::downgrade(&widget);
-        view.set_on_hover(move |cell| {
-            if let Some(w) = weak.upgrade() {
-                let key = cell.map(|(_, c)| c);
-                w.keys.borrow().highlight(key, None);
-                w.values.borrow().highlight(key, None);
-            }
+        on_hover(&widget, view, |w, cell| {
+            let key = cell.map(|(_, c)| c);
+            w.keys.borrow().highlight(key, None);
+            w.values.borrow().highlight(key, None);
         });
     }
-    let weak = Rc::downgrade(&widget);
-    widget.lookups.set_on_hover(move |cell| {
-        if let Some(w) = weak.upgrade() {
-            w.values.borrow().highlight(None, cell.map(|(_, c)| c));
-        }
-    });
+    on_hover(&widget, &widget.lookups, |w, cell| w.values.borrow().highlight(None, cell.map(|(_, c)| c)));
     Ok(widget)
 }
 
