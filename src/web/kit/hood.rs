@@ -153,23 +153,15 @@ impl Panel {
             sources: RefCell::new(HashMap::new()),
             listeners: RefCell::new(Vec::new()),
         });
-        let weak = Rc::downgrade(&panel);
-        let on_toggle = Listener::new(&panel.root, "toggle", move |_| {
-            if let Some(panel) = weak.upgrade() {
-                if panel.root.open() && panel.stale.get() {
-                    panel.render();
-                }
-                if panel.root.open() {
-                    wasm_bindgen_futures::spawn_local(panel.clone().retime());
-                }
+        let on_toggle = super::listen(&panel, &panel.root, "toggle", |panel, _| {
+            if panel.root.open() && panel.stale.get() {
+                panel.render();
+            }
+            if panel.root.open() {
+                wasm_bindgen_futures::spawn_local(panel.clone().retime());
             }
         });
-        let weak = Rc::downgrade(&panel);
-        let on_compare = Listener::new(&panel.compare_button, "click", move |_| {
-            if let Some(panel) = weak.upgrade() {
-                wasm_bindgen_futures::spawn_local(panel.compare());
-            }
-        });
+        let on_compare = super::listen(&panel, &panel.compare_button, "click", |panel, _| wasm_bindgen_futures::spawn_local(panel.clone().compare()));
         *panel.listeners.borrow_mut() = vec![on_toggle, on_compare];
         panel
     }

@@ -348,14 +348,7 @@ impl AttentionWidget {
 
 impl Widget for AttentionWidget {
     fn recompute(self: Rc<Self>) {
-        let inputs = match self.read_inputs() {
-            Ok(inputs) => inputs,
-            Err(message) => {
-                self.shell.begin();
-                return self.shell.fail(&message);
-            }
-        };
         let widget = self.clone();
-        self.shell.compute(inputs, move |inputs, trace, _| widget.draw(&trace, inputs.causal));
+        self.shell.compute_or(self.read_inputs(), move |inputs, trace, _| widget.draw(&trace, inputs.causal));
     }
 }

@@ -85,17 +85,10 @@ impl MaskedSoftmaxWidget {
 
 impl Widget for MaskedSoftmaxWidget {
     fn recompute(self: Rc<Self>) {
-        let scores = match self.scores.borrow().read() {
-            Ok(m) => m,
-            Err(e) => {
-                self.shell.begin();
-                return self.shell.fail(&e.message);
-            }
-        };
         let causal = self.causal.checked();
-        let job = SoftmaxJob { scores, options: SoftmaxOptions { causal, ..Default::default() } };
+        let job = self.scores.borrow().read().map(|scores| SoftmaxJob { scores, options: SoftmaxOptions { causal, ..Default::default() } });
         let widget = self.clone();
-        self.shell.compute(job, move |job, weights, _| {
+        self.shell.compute_or(job.map_err(|e| e.message), move |job, weights, _| {
             let labels: Vec<String> = (1..=weights.rows()).map(|i| i.to_string()).collect();
             let mask = |on: bool| on.then(|| Box::new(|r: usize, c: usize| c > r) as Box<dyn Fn(usize, usize) -> bool>);
             widget.masked.update(HeatmapData { matrix: job.scores.clone(), row_labels: labels.clone(), col_labels: labels.clone(), scale: Scale::Signed, masked: mask(causal) });

@@ -238,14 +238,7 @@ impl Widget for SoftDictionaryWidget {
         let shown = format!("β = {}", beta_text(beta));
         self.sharpness_readout.set_text_content(Some(&shown));
         dom::set_attr(&self.sharpness, "aria-valuetext", &shown);
-        let dict = match self.read_inputs() {
-            Ok(dict) => dict,
-            Err(message) => {
-                self.shell.begin();
-                return self.shell.fail(&message);
-            }
-        };
         let widget = self.clone();
-        self.shell.compute(dict, move |dict, out, _| widget.draw(dict, &out));
+        self.shell.compute_or(self.read_inputs(), move |dict, out, _| widget.draw(dict, &out));
     }
 }
