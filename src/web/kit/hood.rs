@@ -454,16 +454,14 @@ impl Panel {
             dom::set_attr(&tr, "data-ms", &m.per_run_ms.to_string());
             let th = dom::text("th", "", m.trace.backend.label());
             dom::set_attr(&th, "scope", "row");
-            dom::append(&tr, &th);
-            dom::append(&tr, &dom::text("td", "", &avg_ms(m.per_run_ms)));
+            dom::append_all(&tr, &[&th, &dom::text("td", "", &avg_ms(m.per_run_ms))]);
             dom::append(&table, &tr);
         }
         let tr = dom::el("tr", "");
         dom::set_attr(&tr, "data-row", "max-diff");
         let th = dom::text("th", "", "maior diferença |Δ|");
         dom::set_attr(&th, "scope", "row");
-        dom::append(&tr, &th);
-        dom::append(&tr, &dom::text("td", "", &format_scientific(diff.max_abs)));
+        dom::append_all(&tr, &[&th, &dom::text("td", "", &format_scientific(diff.max_abs))]);
         dom::append(&table, &tr);
         dom::append(out, &table);
 

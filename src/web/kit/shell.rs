@@ -58,9 +58,7 @@ impl Shell {
         dom::set_attr(&outputs, "data-section", "outputs");
         let note = dom::el("p", "widget-backend");
         dom::set_attr(&note, "aria-live", "polite");
-        for section in [&inputs, &controls, &outputs, &note] {
-            dom::append(host, section);
-        }
+        dom::append_all(host, &[&inputs, &controls, &outputs, &note]);
         let (twins, twins_listener) = twins_button(host);
         dom::append(&controls, &twins);
         Shell {

@@ -360,10 +360,7 @@ pub fn keep(host: &HtmlElement, kind: &str, slot: usize, widget: Rc<dyn Widget>)
     forget.set_hidden(true);
     let note = dom::el("span", "state-note");
     dom::set_attr(&note, "role", "status");
-    let link_el: HtmlElement = link.clone().unchecked_into();
-    for el in [&share, &link_el, &status, &forget, &note] {
-        dom::append(&bar, el);
-    }
+    dom::append_all(&bar, &[&share, &link, &status, &forget, &note]);
     dom::append(host, &bar);
 
     let defaults = controls(host).into_iter().map(|(k, c)| (k, c.value())).collect();

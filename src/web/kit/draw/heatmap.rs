@@ -57,8 +57,7 @@ pub fn draw_legend(legend: &HtmlElement, domain: &Domain, dark: bool) {
     let bar = dom::el("span", "mv-legend-bar");
     dom::set_attr(&bar, "aria-hidden", "true");
     let _ = bar.style().set_property("background", &gradient(domain, dark));
-    dom::append(legend, &bar);
-    dom::append(legend, &dom::text("span", "mv-legend-end", &number(domain.hi)));
+    dom::append_all(legend, &[&bar, &dom::text("span", "mv-legend-end", &number(domain.hi))]);
     if domain.diverging {
         dom::append(legend, &dom::text("span", "mv-legend-note", "(0 no meio)"));
     }
@@ -127,8 +126,7 @@ impl MatrixView {
         let tooltip = dom::el("div", "mv-tooltip");
         dom::set_attr(&tooltip, "role", "status");
         tooltip.set_hidden(true);
-        dom::append(&frame, &canvas);
-        dom::append(&frame, &tooltip);
+        dom::append_all(&frame, &[&canvas, &tooltip]);
         dom::append(&root, &frame);
         let legend = legend_element();
         dom::append(&root, &legend);

@@ -111,9 +111,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let w_q = MatrixEditor::new("w_q", "W^Q", &example.w_q, weight_row_label);
     let w_k = MatrixEditor::new("w_k", "W^K", &example.w_k, weight_row_label);
     let w_v = MatrixEditor::new("w_v", "W^V", &example.w_v, weight_row_label);
-    for editor in [&x, &w_q, &w_k, &w_v] {
-        dom::append(&shell.inputs, &editor.root);
-    }
+    dom::append_all(&shell.inputs, &[&x.root, &w_q.root, &w_k.root, &w_v.root]);
 
     let (causal_label, causal) = dom::checkbox(" máscara causal (cada token só vê os anteriores)", "causal", causal_default);
     // The step-through: one query at a time (its scores, weights and output below).
@@ -127,9 +125,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let query = dom::el("select", "").unchecked_into::<HtmlSelectElement>();
     dom::set_attr(&query, "data-control", "query");
     dom::append(&query_label, &query);
-    for el in [&previous, &query_label, &next] {
-        dom::append(&stepper, el);
-    }
+    dom::append_all(&stepper, &[&previous, &query_label, &next]);
     let add = dom::button("+ token", "add-token");
     let remove = dom::button("− token", "remove-token");
     let reset = dom::button("restaurar exemplo", "reset");
@@ -262,8 +258,7 @@ impl AttentionWidget {
             ("3. Saída".to_string(), format!("o = Σⱼ aⱼ·vⱼ = [{}]", list(trace.output.row(i)))),
         ] {
             let line = dom::el("p", "step-line");
-            dom::append(&line, &dom::text("strong", "", &label));
-            dom::append(&line, &dom::text("span", "", &format!(": {text}")));
+            dom::append_all(&line, &[&dom::text("strong", "", &label), &dom::text("span", "", &format!(": {text}"))]);
             dom::append(&self.step, &line);
         }
         self.link(Which::S, None);

@@ -54,8 +54,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     shell.control(&[&causal_label, &more, &fewer]);
     let masked = MatrixView::new("masked", "S + M", " (−∞ acima da diagonal)");
     let weights = MatrixView::new("weights", "softmax(S + M)", " cada linha soma 1");
-    dom::append(&shell.outputs, &masked.root);
-    dom::append(&shell.outputs, &weights.root);
+    dom::append_all(&shell.outputs, &[&masked.root, &weights.root]);
 
     let widget = Rc::new(MaskedSoftmaxWidget { shell, scores: RefCell::new(scores), causal, masked, weights });
     let shell = &widget.shell;

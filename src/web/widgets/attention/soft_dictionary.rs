@@ -79,9 +79,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     keys.resized_by("add-entry", "remove-entry");
     let values = MatrixEditor::new("values", "valores V (o valor de cada chave)", &example.values, value_label);
     let query = MatrixEditor::new("query", "consulta q", &example.query, query_label);
-    for editor in [&query, &keys, &values] {
-        dom::append(&shell.inputs, &editor.root);
-    }
+    dom::append_all(&shell.inputs, &[&query.root, &keys.root, &values.root]);
 
     let (min, max, step) = LOG2_BETA;
     let (slider_label, sharpness) = dom::slider("nitidez β ", "sharpness", min, max, step, 0.0);
@@ -100,9 +98,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     dom::set_attr(&explain, "aria-live", "polite");
     let ladder = MatrixView::new("ladder", "Pesos para cada β", " quanto maior β, mais perto de uma linha com um só 1");
     let distance = BarView::new("distance", "Distância entre a busca suave e a rígida");
-    for el in [&scores.root, &weights.root, &lookups.root, &explain, &ladder.root, &distance.root] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&scores.root, &weights.root, &lookups.root, &explain, &ladder.root, &distance.root]);
 
     let widget = Rc::new(SoftDictionaryWidget {
         shell,
@@ -225,8 +221,7 @@ impl SoftDictionaryWidget {
         self.explain.set_text_content(None);
         for (label, text) in lines {
             let line = dom::el("p", "step-line");
-            dom::append(&line, &dom::text("strong", "", &label));
-            dom::append(&line, &dom::text("span", "", &format!(": {text}")));
+            dom::append_all(&line, &[&dom::text("strong", "", &label), &dom::text("span", "", &format!(": {text}"))]);
             dom::append(&self.explain, &line);
         }
     }

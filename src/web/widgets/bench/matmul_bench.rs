@@ -85,8 +85,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     ] {
         let kernel = dom::el("details", "hood-kernel");
         dom::set_attr(&kernel, "data-kernel", id.name());
-        dom::append(&kernel, &dom::text("summary", "", &format!("o kernel medido para {when}: {}", id.path())));
-        dom::append(&kernel, &wgsl_block(id));
+        dom::append_all(&kernel, &[&dom::text("summary", "", &format!("o kernel medido para {when}: {}", id.path())), &wgsl_block(id)]);
         dom::append(host, &kernel);
     }
 

@@ -62,9 +62,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     dom::set_attr(&step_note, "aria-live", "polite");
     let chips = dom::el("div", "chips wide");
     let summary = dom::el("div", "readout wide");
-    for el in [&step_note, &chips, &summary] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&step_note, &chips, &summary]);
 
     let widget = Rc::new(BpeWidget {
         shell,

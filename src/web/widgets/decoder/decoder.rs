@@ -251,9 +251,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     dom::set_attr(&loading_text, "aria-live", "polite");
     let retry = dom::button("tentar de novo", "retry");
     retry.set_hidden(true);
-    dom::append(&loading, &progress);
-    dom::append(&loading, &loading_text);
-    dom::append(&loading, &retry);
+    dom::append_all(&loading, &[&progress, &loading_text, &retry]);
 
     // Prompt and presets.
     let options: Vec<(String, String)> = PRESETS.iter().map(|p| (p.id.to_string(), p.label.to_string())).collect();
@@ -265,9 +263,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     dom::set_attr(&prompt, "aria-label", "Texto inicial (prompt)");
     prompt.set_value(&attrs.text("data-prompt").unwrap_or_else(|| preset_text(chosen).to_string()));
     let _ = shell.inputs.class_list().add_1("decoder-prompt");
-    dom::append(&shell.inputs, &loading);
-    dom::append(&shell.inputs, &preset_label);
-    dom::append(&shell.inputs, &prompt);
+    dom::append_all(&shell.inputs, &[&loading, &preset_label, &prompt]);
 
     // Sampling controls. A seed in the address fixes it; otherwise each "Gerar" draws one.
     let linked_seed = address_param("seed").and_then(|s| s.trim().parse::<u64>().ok());
@@ -290,18 +286,14 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let text = dom::el("p", "decoder-text");
     let text_prompt = dom::el("span", "from-prompt");
     let text_generated = dom::el("span", "generated");
-    dom::append(&text, &text_prompt);
-    dom::append(&text, &text_generated);
+    dom::append_all(&text, &[&text_prompt, &text_generated]);
     let readout = dom::el("div", "readout");
-    dom::append(outputs, &chips);
-    dom::append(outputs, &text);
-    dom::append(outputs, &readout);
+    dom::append_all(outputs, &[&chips, &text, &readout]);
 
     let bars = dom::el("div", "decoder-bars");
     let model_bars = BarView::new("next-model", "Próximo token: Transformer").probabilities();
     let bigram_bars = BarView::new("next-bigram", "Próximo token: bigrama").probabilities();
-    dom::append(&bars, &model_bars.root);
-    dom::append(&bars, &bigram_bars.root);
+    dom::append_all(&bars, &[&model_bars.root, &bigram_bars.root]);
     dom::append(outputs, &bars);
 
     dom::append(outputs, &dom::text("h4", "", "Atenção por camada e cabeça"));
@@ -327,19 +319,16 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let lens_controls = dom::el("div", "widget-controls lens-controls");
     let (position_label, lens_position) = dom::select("posição lida ", "lens-position", &[(String::new(), "a última".into())], "");
     let (token_label, lens_token) = dom::select("token analisado ", "lens-token", &[], "");
-    dom::append(&lens_controls, &position_label);
-    dom::append(&lens_controls, &token_label);
+    dom::append_all(&lens_controls, &[&position_label, &token_label]);
     dom::append(outputs, &lens_controls);
     let lens_outputs = dom::el("div", "lens");
     let lens_view = MatrixView::new("lens", "Probabilidade de cada candidato, etapa por etapa", "");
     let lens_tops = dom::el("div", "lens-tops");
-    dom::append(&lens_outputs, &lens_view.root);
-    dom::append(&lens_outputs, &lens_tops);
+    dom::append_all(&lens_outputs, &[&lens_view.root, &lens_tops]);
     dom::append(outputs, &lens_outputs);
     let push_view = MatrixView::new("head-push", "Quanto cada cabeça empurra o token", "");
     let push_sum = dom::el("p", "push-sum");
-    dom::append(outputs, &push_view.root);
-    dom::append(outputs, &push_sum);
+    dom::append_all(outputs, &[&push_view.root, &push_sum]);
 
     let widget = Rc::new(DecoderWidget {
         base,

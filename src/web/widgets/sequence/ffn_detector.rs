@@ -108,9 +108,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> std::result::
     let active = dom::el("div", "explain");
     let table = MatrixView::new("truth", "Tabela-verdade", " saída de cada neurônio para cada entrada (viés = 1)");
     let curve = LinePlot::new("activation", "ReLU e GeLU");
-    for el in [&pre.root, &post.root, &active, &table.root, &curve.root] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&pre.root, &post.root, &active, &table.root, &curve.root]);
     let widget = Rc::new(FfnWidget { shell, inputs, w1: RefCell::new(w1), activation, truth, pre, post, active, table, curve });
     let shell = &widget.shell;
     // A toggle or a weight edited, the activation or the truth table changed: recompute.

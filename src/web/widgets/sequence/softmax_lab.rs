@@ -65,9 +65,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     let scaled = BarView::new("scaled", "").probabilities();
     let jacobian = MatrixView::new("jacobian", "Jacobiana ∂s_i/∂z_j", " = sᵢ(δᵢⱼ − sⱼ); cada linha soma 0");
     let summary = dom::el("div", "explain");
-    for el in [&plain.root, &shifted.root, &scaled.root, &jacobian.root, &summary] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&plain.root, &shifted.root, &scaled.root, &jacobian.root, &summary]);
     let widget = Rc::new(SoftmaxLabWidget {
         shell,
         scores: RefCell::new(scores),

@@ -108,8 +108,7 @@ pub fn mount_mode(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes, mode: M
     let settings = dom::el("div", "widget-controls");
     let (weights_label, weights) = text_field("pesos (um por documento) ", "weights", "");
     let (accents_label, accents) = dom::checkbox(" remover acentos", "accents", false);
-    dom::append(&settings, &weights_label);
-    dom::append(&settings, &accents_label);
+    dom::append_all(&settings, &[&weights_label, &accents_label]);
     dom::append(&panel, &settings);
     dom::append(&shell.inputs, &panel);
 
@@ -150,8 +149,7 @@ pub fn mount_mode(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes, mode: M
         dom::append(outputs, figure);
     }
     let score_box = dom::el("div", "explain");
-    dom::append(&score_box, &scores.root);
-    dom::append(&score_box, &prediction);
+    dom::append_all(&score_box, &[&scores.root, &prediction]);
     dom::append(outputs, &score_box);
 
     let widget = Rc::new(VotesWidget {

@@ -71,9 +71,7 @@ impl CorpusPanel {
         let (l2, punctuation) = dom::checkbox(" remover pontuação", "punctuation", true);
         let (l3, accents) = dom::checkbox(" remover acentos", "accents", false);
         let (l4, use_stopwords) = dom::checkbox(" remover stopwords", "stopwords", false);
-        for l in [&l1, &l2, &l3, &l4] {
-            dom::append(&settings, l);
-        }
+        dom::append_all(&settings, &[&l1, &l2, &l3, &l4]);
         dom::append(&panel, &settings);
         let details = dom::el("details", "stopwords");
         dom::append(&details, &dom::text("summary", "", "lista de stopwords (editável)"));
@@ -180,8 +178,7 @@ impl CorpusFrame {
         let info = dom::el("div", "text-info wide");
         let notice = dom::el("p", "note wide");
         dom::set_attr(&notice, "aria-live", "polite");
-        dom::append(&shell.outputs, &info);
-        dom::append(&shell.outputs, &notice);
+        dom::append_all(&shell.outputs, &[&info, &notice]);
         Ok(CorpusFrame { shell, panel, info, notice })
     }
 

@@ -127,9 +127,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     for v in &views {
         dom::append(&shell.outputs, &v.root);
     }
-    for el in [&before.root, &after.root, &row_stats.root, &results] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&before.root, &after.root, &row_stats.root, &results]);
     let widget = Rc::new(BlockWidget {
         shell,
         text,

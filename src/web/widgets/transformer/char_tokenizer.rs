@@ -65,9 +65,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     dom::append(&vocab, &dom::text("summary", "", &format!("tabela de tokens ({VOCAB_SIZE} ids)")));
     let pairs: Vec<(String, String)> = vocabulary().into_iter().map(|(id, label)| (label, id.to_string())).collect();
     dom::append(&vocab, &dom::results_table("vocabulary", "token → id", &pairs));
-    for el in [&rows, &note, &batch.root, &vocab] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&rows, &note, &batch.root, &vocab]);
 
     let widget = Rc::new(CharTokenizerWidget { shell, texts, specials, side, length, width, truncate, rows, note, batch });
     let shell = &widget.shell;

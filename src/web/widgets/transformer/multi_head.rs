@@ -91,9 +91,7 @@ fn mount_example(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, St
     let head_1 = MatrixEditor::new("head-1", "cabeça 1", &example_3_head_1_as_printed(), position_label);
     let head_2 = MatrixEditor::new("head-2", "cabeça 2", &example_3_head_2(), position_label);
     let w_o = MatrixEditor::new("w_o", "W^O (6 × 3)", &example_3_w_o(), row_label);
-    for e in [&head_1, &head_2, &w_o] {
-        dom::append(&shell.inputs, &e.root);
-    }
+    dom::append_all(&shell.inputs, &[&head_1.root, &head_2.root, &w_o.root]);
     let options = [
         ("corrigida".to_string(), "cabeça 1 = a₂ do Exemplo 2 (calculada)".to_string()),
         ("artigo".to_string(), "cabeça 1 como impressa: [0,22; 0,48; 0,77]".to_string()),
@@ -104,9 +102,7 @@ fn mount_example(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, St
     let concat = MatrixView::new("concat", "Concat(cabeça 1, cabeça 2)", " (1 × 6)");
     let output = MatrixView::new("output", "Concat · W^O", " (1 × 3)");
     let note = live_note("correction wide");
-    for el in [&concat.root, &output.root, &note] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&concat.root, &output.root, &note]);
     let widget = Rc::new(ExampleWidget {
         shell,
         source,
@@ -248,9 +244,7 @@ fn mount_reshape(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, St
     dom::set_attr(&canvas, "role", "img");
     dom::append(&figure, &canvas);
     let assignment = MatrixView::new("assignment", "De onde vem cada coluna das cabeças", " (coluna de X, contando de 0)");
-    for el in [&results, &figure, &assignment.root] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&results, &figure, &assignment.root]);
     let widget = Rc::new(ReshapeWidget { shell, b, t, d, h, h_slider, canvas, figure, results, assignment });
     let shell = &widget.shell;
     shell.on(&widget, &shell.controls, &["input"], |w, e| {

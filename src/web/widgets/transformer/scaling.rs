@@ -50,9 +50,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let raw = BarView::new("raw", "").probabilities();
     let scaled = BarView::new("scaled", "").probabilities();
     let curve = LinePlot::new("saturation", "Maior peso do softmax (média) conforme d cresce");
-    for el in [&results, &raw.root, &scaled.root, &curve.root] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&results, &raw.root, &scaled.root, &curve.root]);
     let widget = Rc::new(ScalingWidget { shell, slider, d, results, raw, scaled, curve, curve_cache: RefCell::new(None) });
     let shell = &widget.shell;
     shell.on(&widget, &shell.controls, &["input"], |w, e| {

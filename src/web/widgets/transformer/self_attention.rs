@@ -105,9 +105,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let w_q = MatrixEditor::new("w_q", "W^Q", &a.w_q, weight_row);
     let w_k = MatrixEditor::new("w_k", "W^K", &a.w_k, weight_row);
     let w_v = MatrixEditor::new("w_v", "W^V", &a.w_v, weight_row);
-    for e in [&x, &w_q, &w_k, &w_v] {
-        dom::append(&shell.inputs, &e.root);
-    }
+    dom::append_all(&shell.inputs, &[&x.root, &w_q.root, &w_k.root, &w_v.root]);
 
     let options = [
         ("exemplo-1".to_string(), "Exemplo 1: os próprios vetores".to_string()),
@@ -132,9 +130,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let scores = MatrixView::new("scores", "Scores", "");
     let weights = MatrixView::new("weights", "Pesos α = softmax(scores)", " cada linha soma 1");
     let output = MatrixView::new("output", "Saídas a = α · V", "");
-    for el in [&steps, &correction, &bars.root, &q.root, &k.root, &v.root, &scores.root, &weights.root, &output.root] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&steps, &correction, &bars.root, &q.root, &k.root, &v.root, &scores.root, &weights.root, &output.root]);
 
     let widget = Rc::new(StepsWidget {
         shell,

@@ -38,8 +38,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let shell = Shell::new(ctx, host, &KIND);
     let (input_label, input) = text_field("entrada ", "input", &input0);
     let (output_label, output) = text_field("saída esperada ", "output", &output0);
-    dom::append(&shell.inputs, &input_label);
-    dom::append(&shell.inputs, &output_label);
+    dom::append_all(&shell.inputs, &[&input_label, &output_label]);
     let back = dom::button("◀ passo", "prev");
     let forward = dom::button("passo ▶", "next");
     let all = dom::button("até o fim", "all");
@@ -49,8 +48,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let note = live_note("step-note wide");
     let table = dom::el("table", "shift wide");
     dom::set_attr(&table, "data-results", "shift");
-    dom::append(&shell.outputs, &note);
-    dom::append(&shell.outputs, &table);
+    dom::append_all(&shell.outputs, &[&note, &table]);
     let widget = Rc::new(ShiftWidget { shell, input, output, max_steps, table, note, step: Cell::new(0), trace: RefCell::new(None) });
     let shell = &widget.shell;
     shell.on(&widget, &shell.inputs, &["input"], |w, _| {
