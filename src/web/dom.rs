@@ -45,6 +45,13 @@ pub fn set_attr(element: &Element, name: &str, value: &str) {
     element.set_attribute(name, value).expect("valid attribute name");
 }
 
+/// Sets each (name, value) on `element`, in order.
+pub fn set_attrs(element: &Element, attributes: &[(&str, &str)]) {
+    for (name, value) in attributes {
+        set_attr(element, name, value);
+    }
+}
+
 /// An event listener kept alive as long as the returned `Listener` (removed on drop).
 pub struct Listener {
     target: web_sys::EventTarget,

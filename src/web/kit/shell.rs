@@ -240,8 +240,7 @@ impl Shell {
 /// instead of a long scroll. On a wide screen both show and the tabs are hidden.
 fn phone_tabs(host: &HtmlElement) -> Listener {
     let bar = dom::el("div", "widget-tabs");
-    dom::set_attr(&bar, "role", "tablist");
-    dom::set_attr(&bar, "aria-label", "Seções do widget");
+    dom::set_attrs(&bar, &[("role", "tablist"), ("aria-label", "Seções do widget")]);
     for (view, label) in [("inputs", "entradas"), ("outputs", "resultados")] {
         let tab = dom::text("button", "widget-tab", label);
         dom::set_attr(&tab, "type", "button");

@@ -61,8 +61,7 @@ pub fn draw_legend(legend: &HtmlElement, domain: &Domain, dark: bool) {
     if domain.diverging {
         dom::append(legend, &dom::text("span", "mv-legend-note", "(0 no meio)"));
     }
-    dom::set_attr(legend, "aria-label", &format!("Escala de cor de {} a {}", number(domain.lo), number(domain.hi)));
-    dom::set_attr(legend, "role", "img");
+    dom::set_attrs(legend, &[("aria-label", &format!("Escala de cor de {} a {}", number(domain.lo), number(domain.hi))), ("role", "img")]);
 }
 
 /// A `.mv-legend` element, empty until drawn.

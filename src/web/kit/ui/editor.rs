@@ -91,8 +91,7 @@ impl MatrixEditor {
         dom::set_attr(&root, "data-editor", key);
         dom::append(&root, &dom::notation("legend", "", name));
         let grid = dom::el("div", "editor-grid");
-        dom::set_attr(&grid, "role", "group");
-        dom::set_attr(&grid, "aria-description", "setas movem entre as células");
+        dom::set_attrs(&grid, &[("role", "group"), ("aria-description", "setas movem entre as células")]);
         dom::append(&root, &grid);
         let keys = {
             let grid = grid.clone();
@@ -122,8 +121,7 @@ impl MatrixEditor {
     /// The buttons (`data-action`s) that grow and shrink it: saved and linked states keep its
     /// size (`kit::state`), so the rows the reader added come back.
     pub fn resized_by(&self, grow: &str, shrink: &str) {
-        dom::set_attr(&self.root, "data-grow", grow);
-        dom::set_attr(&self.root, "data-shrink", shrink);
+        dom::set_attrs(&self.root, &[("data-grow", grow), ("data-shrink", shrink)]);
     }
 
     pub fn rows(&self) -> usize {

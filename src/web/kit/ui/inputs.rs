@@ -43,8 +43,7 @@ fn field(label: &str, control: &str, value: &str, class: &str) -> (HtmlElement, 
     dom::append(&wrapper, &dom::text("span", "", label));
     let input = dom::el("input", class).unchecked_into::<HtmlInputElement>();
     input.set_type("text");
-    dom::set_attr(&input, "data-control", control);
-    dom::set_attr(&input, "spellcheck", "false");
+    dom::set_attrs(&input, &[("data-control", control), ("spellcheck", "false")]);
     input.set_value(value);
     dom::append(&wrapper, &input);
     (wrapper, input)

@@ -19,9 +19,7 @@ pub fn corpus_textarea(panel: &HtmlElement, label: &str) -> web_sys::HtmlTextAre
     let text_label = dom::el("label", "corpus-label");
     dom::append(&text_label, &dom::text("span", "", label));
     let text = dom::el("textarea", "corpus-text").unchecked_into::<web_sys::HtmlTextAreaElement>();
-    dom::set_attr(&text, "data-control", "corpus");
-    dom::set_attr(&text, "spellcheck", "false");
-    dom::set_attr(&text, "wrap", "off");
+    dom::set_attrs(&text, &[("data-control", "corpus"), ("spellcheck", "false"), ("wrap", "off")]);
     dom::append(&text_label, &text);
     dom::append(panel, &text_label);
     text

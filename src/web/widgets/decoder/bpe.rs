@@ -44,9 +44,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let base = model_store::base_for(ctx, host);
     let shell = Shell::new(ctx, host, &KIND);
     let text = dom::el("textarea", "prompt").unchecked_into::<HtmlTextAreaElement>();
-    dom::set_attr(&text, "data-control", "text");
-    dom::set_attr(&text, "rows", "2");
-    dom::set_attr(&text, "aria-label", "Texto a tokenizar");
+    dom::set_attrs(&text, &[("data-control", "text"), ("rows", "2"), ("aria-label", "Texto a tokenizar")]);
     text.set_value(&attrs.text("data-text").unwrap_or_else(|| DEFAULT_TEXT.to_string()));
     dom::append(&shell.inputs, &text);
 
@@ -111,8 +109,7 @@ impl BpeWidget {
         for &id in tokens.iter() {
             let class = if Some(id) == merged { "chip fresh" } else { "chip" };
             let chip = dom::text("span", class, &bpe.token_label(id));
-            dom::set_attr(&chip, "title", &format!("token {id}"));
-            dom::set_attr(&chip, "data-id", &id.to_string());
+            dom::set_attrs(&chip, &[("title", &format!("token {id}")), ("data-id", &id.to_string())]);
             dom::append(&self.chips, &chip);
         }
         let note = if k == 0 {

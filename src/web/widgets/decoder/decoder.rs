@@ -245,8 +245,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
 
     let loading = dom::el("div", "model-loading");
     let progress = dom::el("progress", "");
-    dom::set_attr(&progress, "max", "1");
-    dom::set_attr(&progress, "value", "0");
+    dom::set_attrs(&progress, &[("max", "1"), ("value", "0")]);
     let loading_text = dom::text("span", "model-loading-text", "Carregando o modelo…");
     dom::set_attr(&loading_text, "aria-live", "polite");
     let retry = dom::button("tentar de novo", "retry");
@@ -258,9 +257,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let chosen = initial_preset(attrs);
     let (preset_label, preset) = dom::select("exemplo ", "preset", &options, chosen);
     let prompt = dom::el("textarea", "prompt").unchecked_into::<HtmlTextAreaElement>();
-    dom::set_attr(&prompt, "data-control", "prompt");
-    dom::set_attr(&prompt, "rows", "3");
-    dom::set_attr(&prompt, "aria-label", "Texto inicial (prompt)");
+    dom::set_attrs(&prompt, &[("data-control", "prompt"), ("rows", "3"), ("aria-label", "Texto inicial (prompt)")]);
     prompt.set_value(&attrs.text("data-prompt").unwrap_or_else(|| preset_text(chosen).to_string()));
     let _ = shell.inputs.class_list().add_1("decoder-prompt");
     dom::append_all(&shell.inputs, &[&loading, &preset_label, &prompt]);

@@ -215,8 +215,7 @@ impl TransitionsWidget {
             ),
             StopReason::MaxLength => ("max-length", format!("parou no limite de {MAX_SAMPLED_WORDS} palavras.")),
         };
-        dom::set_attr(&self.sample_out, "data-stop", stop);
-        dom::set_attr(&self.sample_out, "data-words", &sampled.words.join(" "));
+        dom::set_attrs(&self.sample_out, &[("data-stop", stop), ("data-words", &sampled.words.join(" "))]);
         self.sample_out.set_text_content(Some(&format!("«{}» — {why}", sampled.words.join(" "))));
     }
 

@@ -330,14 +330,11 @@ impl VotesWidget {
             let label = format!("({word}, {})", table.current);
             let wrapper = if self.mode == Mode::Votes {
                 let (wrapper, input) = dom::checkbox(&format!(" {label}"), "row", m > 0.0);
-                dom::set_attr(&input, "data-word", word);
-                dom::set_attr(&input, "data-row", &i.to_string());
+                dom::set_attrs(&input, &[("data-word", word), ("data-row", &i.to_string())]);
                 wrapper
             } else {
                 let (wrapper, input) = dom::slider(&format!("{label} "), "weight", 0.0, 1.0, 0.05, m as f64);
-                dom::set_attr(&input, "data-word", word);
-                dom::set_attr(&input, "data-row", &i.to_string());
-                dom::set_attr(&input, "aria-label", &format!("peso de {word}"));
+                dom::set_attrs(&input, &[("data-word", word), ("data-row", &i.to_string()), ("aria-label", &format!("peso de {word}"))]);
                 dom::append(&wrapper, &dom::text("output", "readout", &format_pt_short(m, 2)));
                 wrapper
             };

@@ -76,8 +76,7 @@ impl CorpusPanel {
         let details = dom::el("details", "stopwords");
         dom::append(&details, &dom::text("summary", "", "lista de stopwords (editável)"));
         let stopwords = dom::el("textarea", "stopword-list").unchecked_into::<HtmlTextAreaElement>();
-        dom::set_attr(&stopwords, "data-control", "stopword-list");
-        dom::set_attr(&stopwords, "aria-label", "Stopwords, separadas por espaço ou vírgula");
+        dom::set_attrs(&stopwords, &[("data-control", "stopword-list"), ("aria-label", "Stopwords, separadas por espaço ou vírgula")]);
         dom::append(&details, &stopwords);
         dom::append(&panel, &details);
         dom::append(root, &panel);

@@ -45,8 +45,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let initial = PRESETS.iter().find(|p| p.0 == preset).unwrap_or(&PRESETS[0]).1;
     let shell = Shell::new(ctx, host, &KIND);
     let texts = corpus_textarea(&shell.inputs, "textos (um por linha)");
-    dom::set_attr(&texts, "data-control", "texts");
-    dom::set_attr(&texts, "rows", &initial.lines().count().max(2).to_string());
+    dom::set_attrs(&texts, &[("data-control", "texts"), ("rows", &initial.lines().count().max(2).to_string())]);
     texts.set_value(initial);
 
     let (specials_label, specials) = dom::checkbox(" <bos> e <eos>", "specials", true);
