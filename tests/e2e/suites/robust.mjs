@@ -134,10 +134,13 @@ export default async function robust({ page, base, mode, browser }) {
     const before = await rows(page, ATTENTION, 'x');
     await page.click(`${ATTENTION} [data-action=add-token]`);
     await waitWidget(page, ATTENTION);
+    await page.waitForFunction(() => /[?&]w\d+=/.test(location.search));
     const added = `${ATTENTION} [data-editor=x] [data-cell="${before}.0"]`;
+    const withRow = await page.evaluate(() => location.search);
     await page.fill(added, '1,5');
     await waitWidget(page, ATTENTION);
-    await page.waitForFunction(() => /[?&]w\d+=/.test(location.search));
+    // The edit of the new row is saved (after the keeper's pause) into the address.
+    await page.waitForFunction((s) => location.search !== s, withRow);
     const edited = await readTable(page, 'weights');
     assert(edited.length === before + 1, `${edited.length} rows of weights after "+ token"`);
     await page.reload();
@@ -164,9 +167,11 @@ export default async function robust({ page, base, mode, browser }) {
     const entries = await rows(friend, DICT, 'keys');
     await friend.click(`${DICT} [data-action=add-entry]`);
     await waitWidget(friend, DICT);
+    await friend.waitForFunction(() => /[?&]w\d+=/.test(location.search));
+    const withEntry = await friend.evaluate(() => location.search);
     await friend.fill(`${DICT} [data-editor=values] [data-cell="${entries}.0"]`, '7');
     await waitWidget(friend, DICT);
-    await friend.waitForFunction(() => /[?&]w\d+=/.test(location.search));
+    await friend.waitForFunction((s) => location.search !== s, withEntry);
     await friend.reload();
     await waitWidget(friend, DICT);
     assert(await rows(friend, DICT, 'keys') === entries + 1 && await rows(friend, DICT, 'values') === entries + 1, 'the added entry did not survive a reload');
