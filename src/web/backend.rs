@@ -320,8 +320,7 @@ impl Backend {
         }
         if let Some(badge) = document.get_element_by_id("backend-badge") {
             badge.set_text_content(Some(kind.label()));
-            dom::set_attr(&badge, "title", &self.note.borrow());
-            dom::set_attr(&badge, "data-kind", kind.attr());
+            dom::set_attrs(&badge, &[("title", &self.note.borrow()), ("data-kind", kind.attr())]);
         }
         if let Some(note) = document.get_element_by_id("backend-note") {
             let text = if self.note_visible.get() { self.note.borrow().clone() } else { String::new() };

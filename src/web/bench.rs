@@ -53,11 +53,8 @@ pub fn render(app: &Element, ctx: &Rc<Ctx>) -> String {
     dom::set_attr(&json, "data-bench-json", "");
     // The same numbers for scripts, out of the reader's way.
     let json_box = dom::el("details", "bench-json-box");
-    dom::append(&json_box, &dom::text("summary", "", "os mesmos números em JSON (para scripts)"));
-    dom::append(&json_box, &json);
-    for el in [&again, &status, &table, &json_box] {
-        dom::append(&root, el);
-    }
+    dom::append_all(&json_box, &[&dom::text("summary", "", "os mesmos números em JSON (para scripts)"), &json]);
+    dom::append_all(&root, &[&again, &status, &table, &json_box]);
     dom::append(app, &root);
     let listener = {
         let (ctx, root, status, table, json) = (ctx.clone(), root.clone(), status.clone(), table.clone(), json.clone());

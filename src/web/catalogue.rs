@@ -88,8 +88,7 @@ fn entry(name: &str, title: &str, doc: Option<&WidgetDoc>, script: &str, ctx: &R
         dom::append(&section, &missing);
         return section;
     };
-    dom::append(&section, &dom::text("p", "", doc.summary));
-    dom::append(&section, &attribute_table(doc));
+    dom::append_all(&section, &[&dom::text("p", "", doc.summary), &attribute_table(doc)]);
     dom::append(&section, &snippet_block(&format!("{script}\n{}", docs::snippet(doc)), name));
 
     let live = dom::el("div", "");
@@ -121,9 +120,7 @@ fn attribute_table(doc: &WidgetDoc) -> HtmlElement {
         let th = dom::el("th", "");
         dom::set_attr(&th, "scope", "row");
         dom::append(&th, &dom::text("code", "", attribute.name));
-        dom::append(&tr, &th);
-        dom::append(&tr, &dom::text("td", "", attribute.meaning));
-        dom::append(&tr, &dom::text("td", "", attribute.values));
+        dom::append_all(&tr, &[&th, &dom::text("td", "", attribute.meaning), &dom::text("td", "", attribute.values)]);
         dom::append(&table, &tr);
     }
     table

@@ -34,8 +34,22 @@ pub fn append(parent: &Element, child: &Element) {
     parent.append_child(child).expect("append to a live element");
 }
 
+/// Appends `children` to `parent`, in order.
+pub fn append_all(parent: &Element, children: &[&Element]) {
+    for child in children {
+        append(parent, child);
+    }
+}
+
 pub fn set_attr(element: &Element, name: &str, value: &str) {
     element.set_attribute(name, value).expect("valid attribute name");
+}
+
+/// Sets each (name, value) on `element`, in order.
+pub fn set_attrs(element: &Element, attributes: &[(&str, &str)]) {
+    for (name, value) in attributes {
+        set_attr(element, name, value);
+    }
 }
 
 /// An event listener kept alive as long as the returned `Listener` (removed on drop).
@@ -110,8 +124,7 @@ pub fn checkbox(label: &str, control: &str, checked: bool) -> (HtmlElement, web_
     input.set_type("checkbox");
     input.set_checked(checked);
     set_attr(&input, "data-control", control);
-    append(&wrapper, &input);
-    append(&wrapper, &text("span", "", label));
+    append_all(&wrapper, &[&input, &text("span", "", label)]);
     (wrapper, input)
 }
 
@@ -161,8 +174,7 @@ pub fn results_table(key: &str, caption: &str, rows: &[(String, String)]) -> Htm
         let tr = el("tr", "");
         let th = text("th", "", label);
         set_attr(&th, "scope", "row");
-        append(&tr, &th);
-        append(&tr, &text("td", "", value));
+        append_all(&tr, &[&th, &text("td", "", value)]);
         append(&table, &tr);
     }
     table

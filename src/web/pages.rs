@@ -189,8 +189,7 @@ fn show_not_found(app: &Element) -> bool {
     dom::append(&message, &dom::text("span", "", &format!("Não há página chamada «{slug}». Escolha uma seção no sumário ou volte ao ")));
     let home = dom::text("a", "", "início");
     dom::set_attr(&home, "href", &site::page_href(""));
-    dom::append(&message, &home);
-    dom::append(&message, &dom::text("span", "", "."));
+    dom::append_all(&message, &[&home, &dom::text("span", "", ".")]);
     dom::append(app, &message);
     if let Some(document) = dom::document() {
         document.set_title("Página não encontrada · atenção");

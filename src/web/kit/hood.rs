@@ -153,23 +153,15 @@ impl Panel {
             sources: RefCell::new(HashMap::new()),
             listeners: RefCell::new(Vec::new()),
         });
-        let weak = Rc::downgrade(&panel);
-        let on_toggle = Listener::new(&panel.root, "toggle", move |_| {
-            if let Some(panel) = weak.upgrade() {
-                if panel.root.open() && panel.stale.get() {
-                    panel.render();
-                }
-                if panel.root.open() {
-                    wasm_bindgen_futures::spawn_local(panel.clone().retime());
-                }
+        let on_toggle = super::listen(&panel, &panel.root, "toggle", |panel, _| {
+            if panel.root.open() && panel.stale.get() {
+                panel.render();
+            }
+            if panel.root.open() {
+                wasm_bindgen_futures::spawn_local(panel.clone().retime());
             }
         });
-        let weak = Rc::downgrade(&panel);
-        let on_compare = Listener::new(&panel.compare_button, "click", move |_| {
-            if let Some(panel) = weak.upgrade() {
-                wasm_bindgen_futures::spawn_local(panel.compare());
-            }
-        });
+        let on_compare = super::listen(&panel, &panel.compare_button, "click", |panel, _| wasm_bindgen_futures::spawn_local(panel.clone().compare()));
         *panel.listeners.borrow_mut() = vec![on_toggle, on_compare];
         panel
     }
@@ -453,25 +445,21 @@ impl Panel {
             ),
         );
         let table = dom::el("table", "results");
-        dom::set_attr(&table, "data-results", "hood-compare");
-        dom::set_attr(&table, "data-max-diff", &format!("{:e}", diff.max_abs));
+        dom::set_attrs(&table, &[("data-results", "hood-compare"), ("data-max-diff", &format!("{:e}", diff.max_abs))]);
         dom::append(&table, &dom::text("caption", "", "Comparação (tempo por execução da atualização inteira)"));
         for m in [first, second] {
             let tr = dom::el("tr", "");
-            dom::set_attr(&tr, "data-backend", m.trace.backend.attr());
-            dom::set_attr(&tr, "data-ms", &m.per_run_ms.to_string());
+            dom::set_attrs(&tr, &[("data-backend", m.trace.backend.attr()), ("data-ms", &m.per_run_ms.to_string())]);
             let th = dom::text("th", "", m.trace.backend.label());
             dom::set_attr(&th, "scope", "row");
-            dom::append(&tr, &th);
-            dom::append(&tr, &dom::text("td", "", &avg_ms(m.per_run_ms)));
+            dom::append_all(&tr, &[&th, &dom::text("td", "", &avg_ms(m.per_run_ms))]);
             dom::append(&table, &tr);
         }
         let tr = dom::el("tr", "");
         dom::set_attr(&tr, "data-row", "max-diff");
         let th = dom::text("th", "", "maior diferença |Δ|");
         dom::set_attr(&th, "scope", "row");
-        dom::append(&tr, &th);
-        dom::append(&tr, &dom::text("td", "", &format_scientific(diff.max_abs)));
+        dom::append_all(&tr, &[&th, &dom::text("td", "", &format_scientific(diff.max_abs))]);
         dom::append(&table, &tr);
         dom::append(out, &table);
 
@@ -593,8 +581,7 @@ fn ops_table(records: &[(usize, &OpRecord)], kind: BackendKind) -> HtmlElement {
     for (i, record) in records {
         let kernel = kernel_of(record);
         let tr = dom::el("tr", "");
-        dom::set_attr(&tr, "data-op", record.op.name());
-        dom::set_attr(&tr, "data-kernel", kernel.map_or("copia", KernelId::name));
+        dom::set_attrs(&tr, &[("data-op", record.op.name()), ("data-kernel", kernel.map_or("copia", KernelId::name))]);
         let join = |shapes: &[crate::core::trace::Shape]| shapes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(" · ");
         let shapes = format!("{} → {}", join(&record.inputs), join(&record.outputs));
         dom::append(&tr, &dom::text("td", "", &(i + 1).to_string()));

@@ -10,7 +10,8 @@
 //! let shell = Shell::new(ctx, host, &KIND);
 //! // … build inputs into shell.inputs, controls into shell.controls, views into shell.outputs …
 //! let widget = Rc::new(MyWidget { shell, … });
-//! widget.shell.on(&widget, &widget.shell.host, &["input", "change"], MyWidget::on_event);
+//! widget.shell.recompute_on(&widget, &["change"]); // or `on` for any other wiring
+//! widget.shell.on_action(&widget, |w, action| if action == "reset" { w.reset() });
 //! // in recompute: widget.shell.compute(job, move |job, out, kind| widget.draw(…));
 //! ```
 
@@ -25,7 +26,7 @@ use crate::web::dom::{self, Listener};
 
 use super::context::Ctx;
 use super::update::{self, Update, Updates};
-use super::{listen, mark_backend, show_error, show_ready, twins_button, WidgetKind};
+use super::{action_of, listen, mark_backend, show_error, show_ready, twins_button, Widget, WidgetKind};
 
 pub struct Shell {
     pub ctx: Rc<Ctx>,
@@ -57,9 +58,7 @@ impl Shell {
         dom::set_attr(&outputs, "data-section", "outputs");
         let note = dom::el("p", "widget-backend");
         dom::set_attr(&note, "aria-live", "polite");
-        for section in [&inputs, &controls, &outputs, &note] {
-            dom::append(host, section);
-        }
+        dom::append_all(host, &[&inputs, &controls, &outputs, &note]);
         let (twins, twins_listener) = twins_button(host);
         dom::append(&controls, &twins);
         Shell {
@@ -98,6 +97,18 @@ impl Shell {
         for &kind in kinds {
             self.keep(listen(widget, target, kind, move |w, e| action(w, e)));
         }
+    }
+
+    /// The usual wiring: an edit in the inputs, or an event of `control_kinds` in the controls
+    /// (a select's `change`, a slider's `input`), recomputes the widget.
+    pub fn recompute_on<W: Widget + 'static>(&self, widget: &Rc<W>, control_kinds: &[&'static str]) {
+        self.on(widget, &self.inputs, &["input"], |w, _| w.clone().recompute());
+        self.on(widget, &self.controls, control_kinds, |w, _| w.clone().recompute());
+    }
+
+    /// Runs `action` with the `data-action` of each click among the controls ("" off a button).
+    pub fn on_action<W: 'static>(&self, widget: &Rc<W>, action: fn(&Rc<W>, &str)) {
+        self.keep(listen(widget, &self.controls, "click", move |w, e| action(w, &action_of(e))));
     }
 
     /// Begins an update: any earlier one still computing will not draw.
@@ -229,8 +240,7 @@ impl Shell {
 /// instead of a long scroll. On a wide screen both show and the tabs are hidden.
 fn phone_tabs(host: &HtmlElement) -> Listener {
     let bar = dom::el("div", "widget-tabs");
-    dom::set_attr(&bar, "role", "tablist");
-    dom::set_attr(&bar, "aria-label", "Seções do widget");
+    dom::set_attrs(&bar, &[("role", "tablist"), ("aria-label", "Seções do widget")]);
     for (view, label) in [("inputs", "entradas"), ("outputs", "resultados")] {
         let tab = dom::text("button", "widget-tab", label);
         dom::set_attr(&tab, "type", "button");

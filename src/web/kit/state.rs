@@ -45,10 +45,23 @@ enum Control {
     Input(HtmlInputElement),
     Area(HtmlTextAreaElement),
     Select(HtmlSelectElement),
+    /// A matrix editor the reader resizes with buttons (`MatrixEditor::resized_by`): its value
+    /// is its number of cells, set by clicking them, so rows added or removed come back.
+    Size(Element),
+}
+
+/// Most clicks one restore of a size may make (a hostile link cannot loop).
+const MAX_RESIZE_CLICKS: u32 = 64;
+
+fn cell_count(editor: &Element) -> u32 {
+    editor.query_selector_all(".editor-cell").map_or(0, |cells| cells.length())
 }
 
 impl Control {
     fn from(element: Element) -> Option<Control> {
+        if element.has_attribute("data-grow") {
+            return Some(Control::Size(element));
+        }
         if let Some(input) = element.dyn_ref::<HtmlInputElement>() {
             let kind = input.type_();
             return (!matches!(kind.as_str(), "button" | "submit" | "reset" | "file" | "hidden" | "image")).then(|| Control::Input(input.clone()));
@@ -64,6 +77,7 @@ impl Control {
             Control::Input(e) => e,
             Control::Area(e) => e,
             Control::Select(e) => e,
+            Control::Size(e) => e,
         }
     }
 
@@ -76,7 +90,7 @@ impl Control {
         match self {
             Control::Select(_) => true,
             Control::Input(i) => matches!(i.type_().as_str(), "checkbox" | "radio" | "range"),
-            Control::Area(_) => false,
+            Control::Area(_) | Control::Size(_) => false,
         }
     }
 
@@ -86,6 +100,7 @@ impl Control {
             Control::Input(i) => i.value(),
             Control::Area(a) => a.value(),
             Control::Select(s) => s.value(),
+            Control::Size(e) => cell_count(e).to_string(),
         }
     }
 
@@ -98,6 +113,20 @@ impl Control {
             Control::Select(s) => {
                 s.set_value(value);
                 return s.value() == value;
+            }
+            Control::Size(editor) => {
+                // The widget's own buttons, as the reader would click them: it keeps its limits.
+                let (Ok(target), Some(widget)) = (value.parse::<u32>(), editor.closest(".widget").ok().flatten()) else { return false };
+                for _ in 0..MAX_RESIZE_CLICKS {
+                    let n = cell_count(editor);
+                    let action = editor.get_attribute(if n < target { "data-grow" } else { "data-shrink" }).unwrap_or_default();
+                    let button = widget.query_selector(&format!("[data-action=\"{action}\"]")).ok().flatten().and_then(|b| b.dyn_into::<HtmlElement>().ok());
+                    let Some(button) = button.filter(|_| n != target) else { break };
+                    button.click();
+                    if cell_count(editor) == n {
+                        break;
+                    }
+                }
             }
         }
         self.value() == value
@@ -114,9 +143,10 @@ impl Control {
 }
 
 /// The widget's controls and their keys, in page order: `data-control` (`~2`, `~3`, … for
-/// repeats) or `editor@row.col` for a matrix cell. The "por dentro" panel is not an input.
+/// repeats), `editor@row.col` for a matrix cell, `editor@size` for a resizable editor (before
+/// its cells). The "por dentro" panel is not an input.
 fn controls(host: &HtmlElement) -> Vec<(String, Control)> {
-    let Ok(nodes) = host.query_selector_all("[data-control], input.editor-cell") else { return Vec::new() };
+    let Ok(nodes) = host.query_selector_all("[data-control], input.editor-cell, [data-grow]") else { return Vec::new() };
     let mut seen: Vec<(String, usize)> = Vec::new();
     let mut out = Vec::new();
     for i in 0..nodes.length() {
@@ -127,6 +157,7 @@ fn controls(host: &HtmlElement) -> Vec<(String, Control)> {
         let Some(control) = Control::from(element.clone()) else { continue };
         let key = match (control.editor(), element.get_attribute("data-cell")) {
             (Some(editor), Some(cell)) => format!("{editor}@{cell}"),
+            _ if matches!(control, Control::Size(_)) => format!("{}@size", element.get_attribute("data-editor").unwrap_or_default()),
             _ => {
                 let Some(name) = element.get_attribute("data-control") else { continue };
                 let n = match seen.iter_mut().find(|(k, _)| *k == name) {
@@ -329,10 +360,7 @@ pub fn keep(host: &HtmlElement, kind: &str, slot: usize, widget: Rc<dyn Widget>)
     forget.set_hidden(true);
     let note = dom::el("span", "state-note");
     dom::set_attr(&note, "role", "status");
-    let link_el: HtmlElement = link.clone().unchecked_into();
-    for el in [&share, &link_el, &status, &forget, &note] {
-        dom::append(&bar, el);
-    }
+    dom::append_all(&bar, &[&share, &link, &status, &forget, &note]);
     dom::append(host, &bar);
 
     let defaults = controls(host).into_iter().map(|(k, c)| (k, c.value())).collect();

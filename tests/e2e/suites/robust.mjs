@@ -125,6 +125,74 @@ export default async function robust({ page, base, mode, browser }) {
     assert(await page.inputValue(cell) === original, 'a plain visit kept old edits');
   });
 
+  await check(`[${mode}] state: rows the reader added or removed survive a reload and travel in a link (attention "+ token", soft dictionary "+ entrada" / "− entrada")`, async () => {
+    const rows = (p, host, editor) => p.$$eval(`${host} [data-editor=${editor}] .editor-row-label`, (labels) => labels.length);
+    const DICT = '[data-widget=soft-dictionary]';
+    // The attention widget: one more token, with a value in its new row.
+    await page.goto(`${base}/${ATTENTION_PAGE}`);
+    await waitWidget(page, ATTENTION);
+    const before = await rows(page, ATTENTION, 'x');
+    await page.click(`${ATTENTION} [data-action=add-token]`);
+    await waitWidget(page, ATTENTION);
+    await page.waitForFunction(() => /[?&]w\d+=/.test(location.search));
+    const added = `${ATTENTION} [data-editor=x] [data-cell="${before}.0"]`;
+    const withRow = await page.evaluate(() => location.search);
+    await page.fill(added, '1,5');
+    await waitWidget(page, ATTENTION);
+    // The edit of the new row is saved (after the keeper's pause) into the address.
+    await page.waitForFunction((s) => location.search !== s, withRow);
+    const edited = await readTable(page, 'weights');
+    assert(edited.length === before + 1, `${edited.length} rows of weights after "+ token"`);
+    await page.reload();
+    await waitWidget(page, ATTENTION);
+    assert(await rows(page, ATTENTION, 'x') === before + 1, `after a reload X has ${await rows(page, ATTENTION, 'x')} rows, not ${before + 1}`);
+    assert(await page.inputValue(added) === '1,5', `after a reload the added row holds ${await page.inputValue(added)}`);
+    assert(JSON.stringify(await readTable(page, 'weights')) === JSON.stringify(edited), 'weights differ after the reload');
+    await page.click(`${ATTENTION} [data-action=share]`);
+    const link = await page.inputValue(`${ATTENTION} .share-link`);
+    const other = await browser.newContext();
+    const friend = await other.newPage();
+    await friend.goto(link);
+    await waitWidget(friend, ATTENTION);
+    assert(await rows(friend, ATTENTION, 'x') === before + 1, 'the link did not bring the added token');
+    assert(await friend.inputValue(added) === '1,5', 'the link did not bring the added row\'s value');
+    assert(JSON.stringify(await readTable(friend, 'weights')) === JSON.stringify(edited), 'weights differ from the link');
+    await page.click(`${ATTENTION} [data-action=forget-state]`);
+    await waitWidget(page, ATTENTION);
+    assert(await rows(page, ATTENTION, 'x') === before, '"descartar" left the added token');
+
+    // The soft dictionary: an entry added (K and V grow together), then one removed.
+    await friend.goto(`${base}/dicionario-suave.html`);
+    await waitWidget(friend, DICT);
+    const entries = await rows(friend, DICT, 'keys');
+    await friend.click(`${DICT} [data-action=add-entry]`);
+    await waitWidget(friend, DICT);
+    await friend.waitForFunction(() => /[?&]w\d+=/.test(location.search));
+    const withEntry = await friend.evaluate(() => location.search);
+    await friend.fill(`${DICT} [data-editor=values] [data-cell="${entries}.0"]`, '7');
+    await waitWidget(friend, DICT);
+    await friend.waitForFunction((s) => location.search !== s, withEntry);
+    await friend.reload();
+    await waitWidget(friend, DICT);
+    assert(await rows(friend, DICT, 'keys') === entries + 1 && await rows(friend, DICT, 'values') === entries + 1, 'the added entry did not survive a reload');
+    assert(await friend.inputValue(`${DICT} [data-editor=values] [data-cell="${entries}.0"]`) === '7', 'the added value did not survive a reload');
+    await friend.click(`${DICT} [data-action=remove-entry]`);
+    await friend.click(`${DICT} [data-action=remove-entry]`);
+    await waitWidget(friend, DICT);
+    await friend.waitForFunction((n) => document.querySelectorAll('[data-widget=soft-dictionary] [data-editor=keys] .editor-row-label').length === n, entries - 1);
+    await friend.waitForTimeout(700);
+    await friend.click(`${DICT} [data-action=share]`);
+    const dictLink = await friend.inputValue(`${DICT} .share-link`);
+    const third = await other.newPage();
+    await third.goto(dictLink);
+    await waitWidget(third, DICT);
+    assert(await rows(third, DICT, 'keys') === entries - 1, `the link gave ${await rows(third, DICT, 'keys')} entries, not ${entries - 1}`);
+    await friend.reload();
+    await waitWidget(friend, DICT);
+    assert(await rows(friend, DICT, 'keys') === entries - 1, 'the removed entry came back after a reload');
+    await other.close();
+  });
+
   await check(`[${mode}] state: a 1 MB corpus stays out of the link (with a note) but survives a reload; a 5 MB paste is refused and not stored`, async () => {
     await page.goto(`${base}/${BOW_PAGE}`);
     await waitWidget(page, BOW);

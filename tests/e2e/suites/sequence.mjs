@@ -306,7 +306,7 @@ export default async function sequence({ page, base, mode }) {
     const host = '[data-widget=votes]';
     await goto(page, base, 'pares-com-saltos', host);
     assert(await page.getAttribute(host, 'data-computed-on') === mode, 'votes backend');
-    assert((await readResults(page, host, 'model'))['pares (wᵢ, w_t) distintos no treino'] === '93', 'feature count');
+    assert((await readResults(page, host, 'model'))['pares (wᵢ, wₜ) distintos no treino'] === '93', 'feature count');
     assertBars('scores', await readBars(page, host, 'scores'), { foi: 5, acabou: 3 });
     const acc = await readTwin(page, host, 'cumulative');
     assertBars('after log', acc['até log'], { foi: 1.5, acabou: 1.5 });
@@ -319,7 +319,7 @@ export default async function sequence({ page, base, mode }) {
     assertBars('(programa, ele)', votes['(programa, ele)'], { foi: 1, acabou: 0 });
     await page.fill(`${host} [data-control=prefix]`, '5');
     await waitWidget(page, host);
-    assert((await readResults(page, host, 'model'))['w_t (última palavra do prefixo)'] === 'programa', 'prefix slider');
+    assert((await readResults(page, host, 'model'))['wₜ (última palavra do prefixo)'] === 'programa', 'prefix slider');
     await page.fill(`${host} [data-control=sentence]`, 'Verifique o log do programa e descubra se ele foi executado');
     await waitWidget(page, host);
     assertBars('executado', await readBars(page, host, 'scores'), { por: 10 });
@@ -352,7 +352,7 @@ export default async function sequence({ page, base, mode }) {
 
     await goto(page, base, 'agregacao-exemplo-detalhado', host);
     const model = await readResults(page, host, 'model');
-    assert(model['palavras no vocabulário'] === '34' && model['pares (wᵢ, w_t) distintos no treino'] === '198', JSON.stringify(model));
+    assert(model['palavras no vocabulário'] === '34' && model['pares (wᵢ, wₜ) distintos no treino'] === '198', JSON.stringify(model));
     assertBars('test A', await readBars(page, host, 'scores'), { por: 3.5, com: 1.5 });
     const triples = await readResults(page, host, 'triples');
     assert(Object.keys(triples).length === 13, `${Object.keys(triples).length} triples`);

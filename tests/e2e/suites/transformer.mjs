@@ -269,7 +269,7 @@ export default async function transformer({ page, base, mode }) {
     assert(await page.getAttribute(`${host} .block-diagram`, 'data-norm') === 'post', 'diagram');
     let r = await readResults(page, host, 'block');
     assert(r['média e desvio da 1ª linha, depois da LN'] === '0,0000 e 1,0000', JSON.stringify(r));
-    assert(r['parâmetros do bloco'] === '3.150.336' && r['parâmetros da FFN (d = 512, d_ff = 2048)'] === '2.099.712', JSON.stringify(r));
+    assert(r['parâmetros do bloco'] === '3.150.336' && r['parâmetros da FFN (d = 512, dff = 2048)'] === '2.099.712', JSON.stringify(r));
     const hidden = await readTable(page, 'hidden', host);
     assert(hidden.length === 6 && hidden[0].length === 32 && hidden.flat().every((v) => parsePt(v) >= 0), 'ReLU layer 6 × 32, non-negative');
     const post = flat(await readTable(page, 'output', host));

@@ -47,8 +47,7 @@ impl StateGraph {
         dom::append(&root, &dom::notation("figcaption", "mv-title", title));
         let title = plain(title);
         let canvas = dom::el("canvas", "mv-canvas").unchecked_into::<HtmlCanvasElement>();
-        dom::set_attr(&canvas, "role", "img");
-        dom::set_attr(&canvas, "aria-label", &format!("{title}: cada seta é uma transição, mais grossa quanto mais provável"));
+        dom::set_attrs(&canvas, &[("role", "img"), ("aria-label", &format!("{title}: cada seta é uma transição, mais grossa quanto mais provável"))]);
         dom::append(&root, &canvas);
         let table = twin::table("data-results", key);
         dom::append(&root, &table);

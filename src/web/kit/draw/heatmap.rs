@@ -20,6 +20,7 @@ use crate::web::dom::{self, Listener};
 
 use super::canvas::{available_width, hatch, prepare_canvas};
 use super::twin;
+use crate::web::kit::listen;
 
 /// What one draw shows.
 pub struct HeatmapData {
@@ -56,13 +57,11 @@ pub fn draw_legend(legend: &HtmlElement, domain: &Domain, dark: bool) {
     let bar = dom::el("span", "mv-legend-bar");
     dom::set_attr(&bar, "aria-hidden", "true");
     let _ = bar.style().set_property("background", &gradient(domain, dark));
-    dom::append(legend, &bar);
-    dom::append(legend, &dom::text("span", "mv-legend-end", &number(domain.hi)));
+    dom::append_all(legend, &[&bar, &dom::text("span", "mv-legend-end", &number(domain.hi))]);
     if domain.diverging {
         dom::append(legend, &dom::text("span", "mv-legend-note", "(0 no meio)"));
     }
-    dom::set_attr(legend, "aria-label", &format!("Escala de cor de {} a {}", number(domain.lo), number(domain.hi)));
-    dom::set_attr(legend, "role", "img");
+    dom::set_attrs(legend, &[("aria-label", &format!("Escala de cor de {} a {}", number(domain.lo), number(domain.hi))), ("role", "img")]);
 }
 
 /// A `.mv-legend` element, empty until drawn.
@@ -126,8 +125,7 @@ impl MatrixView {
         let tooltip = dom::el("div", "mv-tooltip");
         dom::set_attr(&tooltip, "role", "status");
         tooltip.set_hidden(true);
-        dom::append(&frame, &canvas);
-        dom::append(&frame, &tooltip);
+        dom::append_all(&frame, &[&canvas, &tooltip]);
         dom::append(&root, &frame);
         let legend = legend_element();
         dom::append(&root, &legend);
@@ -151,42 +149,29 @@ impl MatrixView {
             layout: RefCell::new(Layout { cell: 40.0, left: 0.0, top: 0.0 }),
             _listeners: RefCell::new(Vec::new()),
         });
-        let weak = Rc::downgrade(&view);
-        let hover = Listener::new(&view.canvas, "mousemove", move |e| {
-            if let (Some(v), Some(m)) = (weak.upgrade(), e.dyn_ref::<MouseEvent>()) {
+        let canvas = &view.canvas;
+        let hover = listen(&view, canvas, "mousemove", |v, e| {
+            if let Some(m) = e.dyn_ref::<MouseEvent>() {
                 v.hover_at(m.offset_x() as f64, m.offset_y() as f64);
             }
         });
-        let weak = Rc::downgrade(&view);
-        let leave = Listener::new(&view.canvas, "mouseleave", move |_| {
-            if let Some(v) = weak.upgrade() {
+        let keys = listen(&view, canvas, "keydown", |v, e| {
+            if e.dyn_ref::<KeyboardEvent>().is_some_and(|k| v.move_focus(&k.key())) {
+                e.prevent_default();
+            }
+        });
+        let click = listen(&view, canvas, "click", |v, e| {
+            if let Some((r, c)) = e.dyn_ref::<MouseEvent>().and_then(|m| v.cell_at(m.offset_x() as f64, m.offset_y() as f64)) {
+                v.show_tooltip(r, c);
+                v.notify_select(r, c);
+            }
+        });
+        // Leaving the canvas (pointer or focus) hides the tooltip and the linked highlight.
+        let [leave, blur] = ["mouseleave", "blur"].map(|kind| {
+            listen(&view, canvas, kind, |v, _| {
                 v.tooltip.set_hidden(true);
                 v.notify_hover(None);
-            }
-        });
-        let weak = Rc::downgrade(&view);
-        let keys = Listener::new(&view.canvas, "keydown", move |e| {
-            if let (Some(v), Some(k)) = (weak.upgrade(), e.dyn_ref::<KeyboardEvent>()) {
-                if v.move_focus(&k.key()) {
-                    e.prevent_default();
-                }
-            }
-        });
-        let weak = Rc::downgrade(&view);
-        let blur = Listener::new(&view.canvas, "blur", move |_| {
-            if let Some(v) = weak.upgrade() {
-                v.tooltip.set_hidden(true);
-                v.notify_hover(None);
-            }
-        });
-        let weak = Rc::downgrade(&view);
-        let click = Listener::new(&view.canvas, "click", move |e| {
-            if let (Some(v), Some(m)) = (weak.upgrade(), e.dyn_ref::<MouseEvent>()) {
-                if let Some((r, c)) = v.cell_at(m.offset_x() as f64, m.offset_y() as f64) {
-                    v.show_tooltip(r, c);
-                    v.notify_select(r, c);
-                }
-            }
+            })
         });
         view._listeners.borrow_mut().extend([hover, leave, keys, blur, click]);
         view

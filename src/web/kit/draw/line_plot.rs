@@ -135,8 +135,7 @@ impl LinePlot {
         let heading = dom::notation("figcaption", "mv-title", title);
         dom::append(&root, &heading);
         let canvas = dom::el("canvas", "mv-canvas").unchecked_into::<HtmlCanvasElement>();
-        dom::set_attr(&canvas, "role", "img");
-        dom::set_attr(&canvas, "aria-label", &plain(title));
+        dom::set_attrs(&canvas, &[("role", "img"), ("aria-label", &plain(title))]);
         dom::append(&root, &canvas);
         // Named both ways: as the numbers of a plot and as a matrix of x × series.
         let table = twin::table("data-matrix", key);

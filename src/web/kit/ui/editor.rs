@@ -91,8 +91,7 @@ impl MatrixEditor {
         dom::set_attr(&root, "data-editor", key);
         dom::append(&root, &dom::notation("legend", "", name));
         let grid = dom::el("div", "editor-grid");
-        dom::set_attr(&grid, "role", "group");
-        dom::set_attr(&grid, "aria-description", "setas movem entre as células");
+        dom::set_attrs(&grid, &[("role", "group"), ("aria-description", "setas movem entre as células")]);
         dom::append(&root, &grid);
         let keys = {
             let grid = grid.clone();
@@ -117,6 +116,12 @@ impl MatrixEditor {
         };
         editor.set(initial);
         editor
+    }
+
+    /// The buttons (`data-action`s) that grow and shrink it: saved and linked states keep its
+    /// size (`kit::state`), so the rows the reader added come back.
+    pub fn resized_by(&self, grow: &str, shrink: &str) {
+        dom::set_attrs(&self.root, &[("data-grow", grow), ("data-shrink", shrink)]);
     }
 
     pub fn rows(&self) -> usize {
@@ -150,8 +155,6 @@ impl MatrixEditor {
                 dom::set_attr(&input, "aria-label", &format!("{} linha {}, coluna {}", self.name, r + 1, c + 1));
                 // Its place, from 0: the key of its value in a saved or linked state (`state`).
                 dom::set_attr(&input, "data-cell", &format!("{r}.{c}"));
-                // One Tab stop for the whole grid: the first cell until another is visited.
-                dom::set_attr(&input, "tabindex", if r == 0 && c == 0 { "0" } else { "-1" });
                 // One Tab stop for the whole grid: the first cell until another is visited.
                 dom::set_attr(&input, "tabindex", if r == 0 && c == 0 { "0" } else { "-1" });
                 input.set_value(value);

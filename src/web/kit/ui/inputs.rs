@@ -18,11 +18,11 @@ pub fn text_field(label: &str, control: &str, value: &str) -> (HtmlElement, Html
 }
 
 /// A labelled number field `data-control=control` holding `value`: typed as text, with a
-/// numeric keyboard on phones, so "0,5" is not refused by the browser; read it with
-/// `read_number`. Returns (label, input).
-pub fn number_field(label: &str, control: &str, value: &str) -> (HtmlElement, HtmlInputElement) {
+/// numeric keyboard on phones (digits only when `whole`), so "0,5" is not refused by the
+/// browser; read it with `read_number` or `read_count`. Returns (label, input).
+pub fn number_field(label: &str, control: &str, value: &str, whole: bool) -> (HtmlElement, HtmlInputElement) {
     let (wrapper, input) = field(label, control, value, "cap");
-    dom::set_attr(&input, "inputmode", "decimal");
+    dom::set_attr(&input, "inputmode", if whole { "numeric" } else { "decimal" });
     (wrapper, input)
 }
 
@@ -43,8 +43,7 @@ fn field(label: &str, control: &str, value: &str, class: &str) -> (HtmlElement, 
     dom::append(&wrapper, &dom::text("span", "", label));
     let input = dom::el("input", class).unchecked_into::<HtmlInputElement>();
     input.set_type("text");
-    dom::set_attr(&input, "data-control", control);
-    dom::set_attr(&input, "spellcheck", "false");
+    dom::set_attrs(&input, &[("data-control", control), ("spellcheck", "false")]);
     input.set_value(value);
     dom::append(&wrapper, &input);
     (wrapper, input)

@@ -19,9 +19,7 @@ pub fn corpus_textarea(panel: &HtmlElement, label: &str) -> web_sys::HtmlTextAre
     let text_label = dom::el("label", "corpus-label");
     dom::append(&text_label, &dom::text("span", "", label));
     let text = dom::el("textarea", "corpus-text").unchecked_into::<web_sys::HtmlTextAreaElement>();
-    dom::set_attr(&text, "data-control", "corpus");
-    dom::set_attr(&text, "spellcheck", "false");
-    dom::set_attr(&text, "wrap", "off");
+    dom::set_attrs(&text, &[("data-control", "corpus"), ("spellcheck", "false"), ("wrap", "off")]);
     dom::append(&text_label, &text);
     dom::append(panel, &text_label);
     text
@@ -35,14 +33,19 @@ pub fn live_note(class: &str) -> HtmlElement {
     p
 }
 
-/// Replaces what `slot` shows with a results table (label, value) `data-results=key`, its
-/// caption's notation typeset (`P_d`, `|V|^N`); the labels stay as written, since tests and
-/// saved links name rows by them.
+/// Replaces what `slot` shows with a results table (label, value) `data-results=key`, the
+/// notation of its caption and row labels typeset (`P_d`, `|V|^N`, `d_{ff}`): the widget's own
+/// words, never the reader's, go here (`dom::results_table` keeps labels as written).
 pub fn show_results(slot: &HtmlElement, key: &str, caption: &str, rows: &[(String, String)]) {
     slot.set_text_content(None);
     let table = dom::results_table(key, "", rows);
-    if let Ok(Some(head)) = table.query_selector("caption") {
-        dom::set_notation(&head, caption);
+    if let Ok(heads) = table.query_selector_all("caption, th") {
+        let texts = std::iter::once(caption).chain(rows.iter().map(|(label, _)| label.as_str()));
+        for (i, text) in texts.enumerate() {
+            if let Some(head) = heads.item(i as u32).and_then(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(n).ok()) {
+                dom::set_notation(&head, text);
+            }
+        }
     }
     dom::append(slot, &table);
 }

@@ -107,12 +107,11 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let causal_default = attrs.flag("data-causal");
     let shell = Shell::new(ctx, host, &KIND);
     let x = MatrixEditor::new("x", "X (tokens)", &example.x, token_label);
+    x.resized_by("add-token", "remove-token");
     let w_q = MatrixEditor::new("w_q", "W^Q", &example.w_q, weight_row_label);
     let w_k = MatrixEditor::new("w_k", "W^K", &example.w_k, weight_row_label);
     let w_v = MatrixEditor::new("w_v", "W^V", &example.w_v, weight_row_label);
-    for editor in [&x, &w_q, &w_k, &w_v] {
-        dom::append(&shell.inputs, &editor.root);
-    }
+    dom::append_all(&shell.inputs, &[&x.root, &w_q.root, &w_k.root, &w_v.root]);
 
     let (causal_label, causal) = dom::checkbox(" máscara causal (cada token só vê os anteriores)", "causal", causal_default);
     // The step-through: one query at a time (its scores, weights and output below).
@@ -126,9 +125,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let query = dom::el("select", "").unchecked_into::<HtmlSelectElement>();
     dom::set_attr(&query, "data-control", "query");
     dom::append(&query_label, &query);
-    for el in [&previous, &query_label, &next] {
-        dom::append(&stepper, el);
-    }
+    dom::append_all(&stepper, &[&previous, &query_label, &next]);
     let add = dom::button("+ token", "add-token");
     let remove = dom::button("− token", "remove-token");
     let reset = dom::button("restaurar exemplo", "reset");
@@ -168,9 +165,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     });
     let shell = &widget.shell;
     // Any cell edit, the mask or the query recomputes; the buttons say what they do.
-    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["change"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["click"], |w, e| match crate::web::kit::action_of(e).as_str() {
+    shell.recompute_on(&widget, &["change"]);
+    shell.on_action(&widget, |w, action| match action {
         "add-token" => w.resize_tokens(true),
         "remove-token" => w.resize_tokens(false),
         "reset" => w.reset(),
@@ -181,12 +177,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     // Hovering or focusing a result's cell outlines where it came from.
     let v = &widget.views;
     for (view, which) in [(&v.q, Which::Q), (&v.k, Which::K), (&v.v, Which::V), (&v.scores, Which::S), (&v.weights, Which::A), (&v.output, Which::O)] {
-        let weak = Rc::downgrade(&widget);
-        view.set_on_hover(move |cell| {
-            if let Some(w) = weak.upgrade() {
-                w.link(which, cell);
-            }
-        });
+        crate::web::kit::on_hover(&widget, view, move |w, cell| w.link(which, cell));
     }
     // The query menu has its options from the start, so the value the state keeper records
     // as the mount's (to tell edits apart) is the example's query, on either backend.
@@ -267,8 +258,7 @@ impl AttentionWidget {
             ("3. Saída".to_string(), format!("o = Σⱼ aⱼ·vⱼ = [{}]", list(trace.output.row(i)))),
         ] {
             let line = dom::el("p", "step-line");
-            dom::append(&line, &dom::text("strong", "", &label));
-            dom::append(&line, &dom::text("span", "", &format!(": {text}")));
+            dom::append_all(&line, &[&dom::text("strong", "", &label), &dom::text("span", "", &format!(": {text}"))]);
             dom::append(&self.step, &line);
         }
         self.link(Which::S, None);
@@ -353,14 +343,7 @@ impl AttentionWidget {
 
 impl Widget for AttentionWidget {
     fn recompute(self: Rc<Self>) {
-        let inputs = match self.read_inputs() {
-            Ok(inputs) => inputs,
-            Err(message) => {
-                self.shell.begin();
-                return self.shell.fail(&message);
-            }
-        };
         let widget = self.clone();
-        self.shell.compute(inputs, move |inputs, trace, _| widget.draw(&trace, inputs.causal));
+        self.shell.compute_or(self.read_inputs(), move |inputs, trace, _| widget.draw(&trace, inputs.causal));
     }
 }

@@ -25,7 +25,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
 use crate::web::kit::draw::{HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{action_of, control_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "gradient-check", title: "Verificador de gradientes: fórmula contra diferenças finitas", mount };
 
@@ -100,9 +100,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let v = MatrixEditor::new("v", "V", &to_matrix(&example.v), row_label);
     let g = MatrixEditor::new("g", "G (L = Σ O ⊙ G)", &to_matrix(&example.g), row_label);
     let z = MatrixEditor::new("z", "scores z", &default_z(), z_label);
-    for editor in [&q, &k, &v, &g, &z] {
-        dom::append(&shell.inputs, &editor.root);
-    }
+    dom::append_all(&shell.inputs, &[&q.root, &k.root, &v.root, &g.root, &z.root]);
 
     let options = |pairs: &[(&str, &str)]| pairs.iter().map(|(v, l)| (v.to_string(), l.to_string())).collect::<Vec<_>>();
     let (part_label, part) = dom::select("função ", "part", &options(&[("atencao", "atenção: L = Σ O ⊙ G"), ("softmax", "softmax: a jacobiana")]), part_default);
@@ -117,9 +115,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let numeric = MatrixView::new("numeric", "Por diferenças finitas", "");
     let results = dom::el("div", "gradient-results wide");
     let curve = LinePlot::new("error-curve", "Erro relativo máximo contra h (escalas log)");
-    for el in [&analytic.root, &numeric.root, &results, &curve.root] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&analytic.root, &numeric.root, &results, &curve.root]);
     let note = dom::text(
         "p",
         "widget-note wide",
@@ -155,22 +151,15 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         }
         w.clone().recompute();
     });
-    shell.on(&widget, &shell.controls, &["click"], |w, e| {
-        if action_of(e) == "reset" {
-            w.reset();
-        }
-    });
+    shell.on_action(&widget, |w, action| if action == "reset" { w.reset() });
     // A cell of one map outlines the same cell in the other.
     for from_analytic in [true, false] {
-        let weak = Rc::downgrade(&widget);
         let from = if from_analytic { &widget.analytic } else { &widget.numeric };
-        from.set_on_hover(move |cell| {
-            if let Some(w) = weak.upgrade() {
-                let other = if from_analytic { &w.numeric } else { &w.analytic };
-                match cell {
-                    Some((r, c)) => other.highlight(&[r], &[c]),
-                    None => other.highlight(&[], &[]),
-                }
+        on_hover(&widget, from, move |w, cell| {
+            let other = if from_analytic { &w.numeric } else { &w.analytic };
+            match cell {
+                Some((r, c)) => other.highlight(&[r], &[c]),
+                None => other.highlight(&[], &[]),
             }
         });
     }
@@ -283,8 +272,7 @@ impl GradientCheckWidget {
             "As duas discordam além de 10⁻⁴: com uma fórmula certa, isso é o passo h (grande ou pequeno demais) ou a precisão."
         };
         self.results.set_text_content(None);
-        dom::append(&self.results, &table);
-        dom::append(&self.results, &dom::text("p", "step-line", verdict));
+        dom::append_all(&self.results, &[&table, &dom::text("p", "step-line", verdict)]);
 
         let (mine, others) = if precision == "f32" { ("f32", "f64") } else { ("f64", "f32") };
         let series = [

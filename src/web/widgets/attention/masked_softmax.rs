@@ -17,7 +17,7 @@ use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{action_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{on_hover, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "masked-softmax", title: "Máscara causal e softmax", mount };
 
@@ -46,6 +46,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     }
     let shell = Shell::new(ctx, host, &KIND);
     let scores = MatrixEditor::new("scores", "scores (linha = consulta, coluna = chave)", &initial, position);
+    scores.resized_by("add-token", "remove-token");
     dom::append(&shell.inputs, &scores.root);
     let (causal_label, causal) = dom::checkbox(" máscara causal", "causal", true);
     let more = dom::button("+ posição", "add-token");
@@ -53,31 +54,19 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     shell.control(&[&causal_label, &more, &fewer]);
     let masked = MatrixView::new("masked", "S + M", " (−∞ acima da diagonal)");
     let weights = MatrixView::new("weights", "softmax(S + M)", " cada linha soma 1");
-    dom::append(&shell.outputs, &masked.root);
-    dom::append(&shell.outputs, &weights.root);
+    dom::append_all(&shell.outputs, &[&masked.root, &weights.root]);
 
     let widget = Rc::new(MaskedSoftmaxWidget { shell, scores: RefCell::new(scores), causal, masked, weights });
     let shell = &widget.shell;
-    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["change"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["click"], |w, e| match action_of(e).as_str() {
+    shell.recompute_on(&widget, &["change"]);
+    shell.on_action(&widget, |w, action| match action {
         "add-token" => w.resize(1),
         "remove-token" => w.resize(-1),
         _ => {}
     });
     // A weight comes from its row of the masked scores; a masked score from its score.
-    let weak = Rc::downgrade(&widget);
-    widget.weights.set_on_hover(move |cell| {
-        if let Some(w) = weak.upgrade() {
-            w.masked.highlight(&cell.map(|(r, _)| vec![r]).unwrap_or_default(), &[]);
-        }
-    });
-    let weak = Rc::downgrade(&widget);
-    widget.masked.set_on_hover(move |cell| {
-        if let Some(w) = weak.upgrade() {
-            w.scores.borrow().highlight(cell.map(|(r, _)| r), cell.map(|(_, c)| c));
-        }
-    });
+    on_hover(&widget, &widget.weights, |w, cell| w.masked.highlight(&cell.map(|(r, _)| vec![r]).unwrap_or_default(), &[]));
+    on_hover(&widget, &widget.masked, |w, cell| w.scores.borrow().highlight(cell.map(|(r, _)| r), cell.map(|(_, c)| c)));
     Ok(widget)
 }
 
@@ -95,17 +84,10 @@ impl MaskedSoftmaxWidget {
 
 impl Widget for MaskedSoftmaxWidget {
     fn recompute(self: Rc<Self>) {
-        let scores = match self.scores.borrow().read() {
-            Ok(m) => m,
-            Err(e) => {
-                self.shell.begin();
-                return self.shell.fail(&e.message);
-            }
-        };
         let causal = self.causal.checked();
-        let job = SoftmaxJob { scores, options: SoftmaxOptions { causal, ..Default::default() } };
+        let job = self.scores.borrow().read().map(|scores| SoftmaxJob { scores, options: SoftmaxOptions { causal, ..Default::default() } });
         let widget = self.clone();
-        self.shell.compute(job, move |job, weights, _| {
+        self.shell.compute_or(job.map_err(|e| e.message), move |job, weights, _| {
             let labels: Vec<String> = (1..=weights.rows()).map(|i| i.to_string()).collect();
             let mask = |on: bool| on.then(|| Box::new(|r: usize, c: usize| c > r) as Box<dyn Fn(usize, usize) -> bool>);
             widget.masked.update(HeatmapData { matrix: job.scores.clone(), row_labels: labels.clone(), col_labels: labels.clone(), scale: Scale::Signed, masked: mask(causal) });

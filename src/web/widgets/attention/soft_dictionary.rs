@@ -21,7 +21,7 @@ use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{action_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{on_hover, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "soft-dictionary", title: "Dicionário suave: busca rígida e busca suave", mount };
 
@@ -76,11 +76,10 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     example.validate().map_err(|e| format!("data-matrices: {e}"))?;
     let shell = Shell::new(ctx, host, &KIND);
     let keys = MatrixEditor::new("keys", "chaves K (uma por linha)", &example.keys, key_label);
+    keys.resized_by("add-entry", "remove-entry");
     let values = MatrixEditor::new("values", "valores V (o valor de cada chave)", &example.values, value_label);
     let query = MatrixEditor::new("query", "consulta q", &example.query, query_label);
-    for editor in [&query, &keys, &values] {
-        dom::append(&shell.inputs, &editor.root);
-    }
+    dom::append_all(&shell.inputs, &[&query.root, &keys.root, &values.root]);
 
     let (min, max, step) = LOG2_BETA;
     let (slider_label, sharpness) = dom::slider("nitidez β ", "sharpness", min, max, step, 0.0);
@@ -99,9 +98,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     dom::set_attr(&explain, "aria-live", "polite");
     let ladder = MatrixView::new("ladder", "Pesos para cada β", " quanto maior β, mais perto de uma linha com um só 1");
     let distance = BarView::new("distance", "Distância entre a busca suave e a rígida");
-    for el in [&scores.root, &weights.root, &lookups.root, &explain, &ladder.root, &distance.root] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&scores.root, &weights.root, &lookups.root, &explain, &ladder.root, &distance.root]);
 
     let widget = Rc::new(SoftDictionaryWidget {
         shell,
@@ -119,9 +116,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         distance,
     });
     let shell = &widget.shell;
-    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["input", "change"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["click"], |w, e| match action_of(e).as_str() {
+    shell.recompute_on(&widget, &["input", "change"]);
+    shell.on_action(&widget, |w, action| match action {
         "add-entry" => w.resize(true),
         "remove-entry" => w.resize(false),
         "reset" => w.reset(),
@@ -129,21 +125,13 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     });
     // A weight (or score) comes from its key; a lookup's column from that column of V.
     for view in [&widget.weights, &widget.scores, &widget.ladder] {
-        let weak = Rc::downgrade(&widget);
-        view.set_on_hover(move |cell| {
-            if let Some(w) = weak.upgrade() {
-                let key = cell.map(|(_, c)| c);
-                w.keys.borrow().highlight(key, None);
-                w.values.borrow().highlight(key, None);
-            }
+        on_hover(&widget, view, |w, cell| {
+            let key = cell.map(|(_, c)| c);
+            w.keys.borrow().highlight(key, None);
+            w.values.borrow().highlight(key, None);
         });
     }
-    let weak = Rc::downgrade(&widget);
-    widget.lookups.set_on_hover(move |cell| {
-        if let Some(w) = weak.upgrade() {
-            w.values.borrow().highlight(None, cell.map(|(_, c)| c));
-        }
-    });
+    on_hover(&widget, &widget.lookups, |w, cell| w.values.borrow().highlight(None, cell.map(|(_, c)| c)));
     Ok(widget)
 }
 
@@ -233,8 +221,7 @@ impl SoftDictionaryWidget {
         self.explain.set_text_content(None);
         for (label, text) in lines {
             let line = dom::el("p", "step-line");
-            dom::append(&line, &dom::text("strong", "", &label));
-            dom::append(&line, &dom::text("span", "", &format!(": {text}")));
+            dom::append_all(&line, &[&dom::text("strong", "", &label), &dom::text("span", "", &format!(": {text}"))]);
             dom::append(&self.explain, &line);
         }
     }
@@ -246,14 +233,7 @@ impl Widget for SoftDictionaryWidget {
         let shown = format!("β = {}", beta_text(beta));
         self.sharpness_readout.set_text_content(Some(&shown));
         dom::set_attr(&self.sharpness, "aria-valuetext", &shown);
-        let dict = match self.read_inputs() {
-            Ok(dict) => dict,
-            Err(message) => {
-                self.shell.begin();
-                return self.shell.fail(&message);
-            }
-        };
         let widget = self.clone();
-        self.shell.compute(dict, move |dict, out, _| widget.draw(dict, &out));
+        self.shell.compute_or(self.read_inputs(), move |dict, out, _| widget.draw(dict, &out));
     }
 }

@@ -23,7 +23,7 @@ use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
 use crate::web::kit::hood::{avg_ms, ms_value, wgsl_block};
-use crate::web::kit::{action_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "matmul-bench", title: "CPU × WebGPU: uma multiplicação de matrizes no seu computador", mount };
 
@@ -85,8 +85,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     ] {
         let kernel = dom::el("details", "hood-kernel");
         dom::set_attr(&kernel, "data-kernel", id.name());
-        dom::append(&kernel, &dom::text("summary", "", &format!("o kernel medido para {when}: {}", id.path())));
-        dom::append(&kernel, &wgsl_block(id));
+        dom::append_all(&kernel, &[&dom::text("summary", "", &format!("o kernel medido para {when}: {}", id.path())), &wgsl_block(id)]);
         dom::append(host, &kernel);
     }
 
@@ -106,11 +105,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
         let n = slider_size(&w.slider);
         w.clone().measure(vec![n]);
     });
-    shell.on(&widget, &shell.controls, &["click"], |w, e| {
-        if action_of(e) == "sweep" {
-            w.clone().measure(SIZES.to_vec());
-        }
-    });
+    shell.on_action(&widget, |w, action| if action == "sweep" { w.clone().measure(SIZES.to_vec()) });
     Ok(widget)
 }
 

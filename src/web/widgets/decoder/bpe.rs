@@ -15,7 +15,7 @@ use crate::core::format::format_pt;
 
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::{action_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 use crate::web::model_store;
 
 pub const KIND: WidgetKind = WidgetKind { name: "bpe", title: "BPE: das letras aos tokens", mount };
@@ -44,9 +44,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let base = model_store::base_for(ctx, host);
     let shell = Shell::new(ctx, host, &KIND);
     let text = dom::el("textarea", "prompt").unchecked_into::<HtmlTextAreaElement>();
-    dom::set_attr(&text, "data-control", "text");
-    dom::set_attr(&text, "rows", "2");
-    dom::set_attr(&text, "aria-label", "Texto a tokenizar");
+    dom::set_attrs(&text, &[("data-control", "text"), ("rows", "2"), ("aria-label", "Texto a tokenizar")]);
     text.set_value(&attrs.text("data-text").unwrap_or_else(|| DEFAULT_TEXT.to_string()));
     dom::append(&shell.inputs, &text);
 
@@ -62,9 +60,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     dom::set_attr(&step_note, "aria-live", "polite");
     let chips = dom::el("div", "chips wide");
     let summary = dom::el("div", "readout wide");
-    for el in [&step_note, &chips, &summary] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&step_note, &chips, &summary]);
 
     let widget = Rc::new(BpeWidget {
         shell,
@@ -80,7 +76,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let shell = &widget.shell;
     shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
     shell.on(&widget, &shell.controls, &["input"], |w, _| w.show_step());
-    shell.on(&widget, &shell.controls, &["click"], |w, e| match action_of(e).as_str() {
+    shell.on_action(&widget, |w, action| match action {
         "first" => w.go(|_, _| 0),
         "prev" => w.go(|s, _| s.saturating_sub(1)),
         "next" => w.go(|s, n| (s + 1).min(n)),
@@ -113,8 +109,7 @@ impl BpeWidget {
         for &id in tokens.iter() {
             let class = if Some(id) == merged { "chip fresh" } else { "chip" };
             let chip = dom::text("span", class, &bpe.token_label(id));
-            dom::set_attr(&chip, "title", &format!("token {id}"));
-            dom::set_attr(&chip, "data-id", &id.to_string());
+            dom::set_attrs(&chip, &[("title", &format!("token {id}")), ("data-id", &id.to_string())]);
             dom::append(&self.chips, &chip);
         }
         let note = if k == 0 {

@@ -42,6 +42,7 @@ use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
 use crate::web::model_store;
 
 use crate::web::kit::attributes::Attributes;
+use crate::web::kit::ui::number_field;
 use crate::web::kit::state::address_param;
 use crate::web::kit::{action_of, control_of, show_error, show_ready, Ctx, Shell, Widget, WidgetKind};
 
@@ -210,31 +211,19 @@ pub struct DecoderWidget {
     last_trace: RefCell<Option<(Trace, WindowPass)>>,
 }
 
-/// A short text field for a number: text, not `type=number`, so a Portuguese reader can type
-/// "0,9" (the widget parses and range-checks it, and says so when it is not a number).
-fn number_input(label: &str, control: &str, integer: bool, value: f32) -> (HtmlElement, HtmlInputElement) {
-    let wrapper = dom::el("label", "toggle");
-    dom::append(&wrapper, &dom::text("span", "", label));
-    let input = dom::el("input", "num").unchecked_into::<HtmlInputElement>();
-    input.set_type("text");
-    dom::set_attr(&input, "inputmode", if integer { "numeric" } else { "decimal" });
-    input.set_value(&if integer { format!("{value}") } else { format_pt(value, 2) });
-    dom::set_attr(&input, "data-control", control);
-    dom::append(&wrapper, &input);
+/// The kit's number field (text, so a Portuguese reader can type "0,9"; the widget parses and
+/// range-checks it) in the decoder's style (`.num`).
+fn number_input(label: &str, control: &str, whole: bool, value: &str) -> (HtmlElement, HtmlInputElement) {
+    let (wrapper, input) = number_field(label, control, value, whole);
+    let _ = input.class_list().add_1("num");
     (wrapper, input)
-}
-
-/// A parameter of the page's address (`decodificador.html?seed=…`; old links, `#/decodificador?…`,
-/// are sent there by static/site.js; on a page embedding the widget, its hash).
-fn route_param(name: &str) -> Option<String> {
-    address_param(name)
 }
 
 /// The preset named in the page's address (`decodificador.html?preset=…`) or in the host's
 /// `data-preset`; an unknown name gives the first preset and a warning.
 fn initial_preset(attrs: &Attributes) -> &'static str {
     let ids = presets::ids();
-    match route_param("preset") {
+    match address_param("preset") {
         Some(wanted) => attrs.noted(choice_setting("preset (no endereço)", Some(&wanted), &ids, PRESETS[0].id)),
         None => attrs.choice("data-preset"),
     }
@@ -256,41 +245,31 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
 
     let loading = dom::el("div", "model-loading");
     let progress = dom::el("progress", "");
-    dom::set_attr(&progress, "max", "1");
-    dom::set_attr(&progress, "value", "0");
+    dom::set_attrs(&progress, &[("max", "1"), ("value", "0")]);
     let loading_text = dom::text("span", "model-loading-text", "Carregando o modelo…");
     dom::set_attr(&loading_text, "aria-live", "polite");
     let retry = dom::button("tentar de novo", "retry");
     retry.set_hidden(true);
-    dom::append(&loading, &progress);
-    dom::append(&loading, &loading_text);
-    dom::append(&loading, &retry);
+    dom::append_all(&loading, &[&progress, &loading_text, &retry]);
 
     // Prompt and presets.
     let options: Vec<(String, String)> = PRESETS.iter().map(|p| (p.id.to_string(), p.label.to_string())).collect();
     let chosen = initial_preset(attrs);
     let (preset_label, preset) = dom::select("exemplo ", "preset", &options, chosen);
     let prompt = dom::el("textarea", "prompt").unchecked_into::<HtmlTextAreaElement>();
-    dom::set_attr(&prompt, "data-control", "prompt");
-    dom::set_attr(&prompt, "rows", "3");
-    dom::set_attr(&prompt, "aria-label", "Texto inicial (prompt)");
+    dom::set_attrs(&prompt, &[("data-control", "prompt"), ("rows", "3"), ("aria-label", "Texto inicial (prompt)")]);
     prompt.set_value(&attrs.text("data-prompt").unwrap_or_else(|| preset_text(chosen).to_string()));
     let _ = shell.inputs.class_list().add_1("decoder-prompt");
-    dom::append(&shell.inputs, &loading);
-    dom::append(&shell.inputs, &preset_label);
-    dom::append(&shell.inputs, &prompt);
+    dom::append_all(&shell.inputs, &[&loading, &preset_label, &prompt]);
 
     // Sampling controls. A seed in the address fixes it; otherwise each "Gerar" draws one.
-    let linked_seed = route_param("seed").and_then(|s| s.trim().parse::<u64>().ok());
-    let (t_label, temperature) = number_input("temperatura ", "temperature", false, 0.8);
-    let (k_label, top_k) = number_input("top-k ", "top-k", true, 40.0);
-    let (p_label, top_p) = number_input("top-p ", "top-p", false, 0.95);
-    let (s_label, seed) = number_input("semente ", "seed", true, linked_seed.unwrap_or_else(fresh_seed) as f32);
-    if let Some(s) = linked_seed {
-        seed.set_value(&s.to_string());
-    }
+    let linked_seed = address_param("seed").and_then(|s| s.trim().parse::<u64>().ok());
+    let (t_label, temperature) = number_input("temperatura ", "temperature", false, "0,80");
+    let (k_label, top_k) = number_input("top-k ", "top-k", true, "40");
+    let (p_label, top_p) = number_input("top-p ", "top-p", false, "0,95");
+    let (s_label, seed) = number_input("semente ", "seed", true, &linked_seed.unwrap_or_else(fresh_seed).to_string());
     let (fixed_label, fixed_seed) = dom::checkbox(" semente fixa", "fixed-seed", linked_seed.is_some());
-    let (n_label, new_tokens) = number_input("tokens ", "tokens", true, 40.0);
+    let (n_label, new_tokens) = number_input("tokens ", "tokens", true, "40");
     let generate = dom::button("Gerar", "generate");
     let step = dom::button("Passo", "step");
     let stop = dom::button("Parar", "stop");
@@ -304,18 +283,14 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let text = dom::el("p", "decoder-text");
     let text_prompt = dom::el("span", "from-prompt");
     let text_generated = dom::el("span", "generated");
-    dom::append(&text, &text_prompt);
-    dom::append(&text, &text_generated);
+    dom::append_all(&text, &[&text_prompt, &text_generated]);
     let readout = dom::el("div", "readout");
-    dom::append(outputs, &chips);
-    dom::append(outputs, &text);
-    dom::append(outputs, &readout);
+    dom::append_all(outputs, &[&chips, &text, &readout]);
 
     let bars = dom::el("div", "decoder-bars");
     let model_bars = BarView::new("next-model", "Próximo token: Transformer").probabilities();
     let bigram_bars = BarView::new("next-bigram", "Próximo token: bigrama").probabilities();
-    dom::append(&bars, &model_bars.root);
-    dom::append(&bars, &bigram_bars.root);
+    dom::append_all(&bars, &[&model_bars.root, &bigram_bars.root]);
     dom::append(outputs, &bars);
 
     dom::append(outputs, &dom::text("h4", "", "Atenção por camada e cabeça"));
@@ -341,19 +316,16 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let lens_controls = dom::el("div", "widget-controls lens-controls");
     let (position_label, lens_position) = dom::select("posição lida ", "lens-position", &[(String::new(), "a última".into())], "");
     let (token_label, lens_token) = dom::select("token analisado ", "lens-token", &[], "");
-    dom::append(&lens_controls, &position_label);
-    dom::append(&lens_controls, &token_label);
+    dom::append_all(&lens_controls, &[&position_label, &token_label]);
     dom::append(outputs, &lens_controls);
     let lens_outputs = dom::el("div", "lens");
     let lens_view = MatrixView::new("lens", "Probabilidade de cada candidato, etapa por etapa", "");
     let lens_tops = dom::el("div", "lens-tops");
-    dom::append(&lens_outputs, &lens_view.root);
-    dom::append(&lens_outputs, &lens_tops);
+    dom::append_all(&lens_outputs, &[&lens_view.root, &lens_tops]);
     dom::append(outputs, &lens_outputs);
     let push_view = MatrixView::new("head-push", "Quanto cada cabeça empurra o token", "");
     let push_sum = dom::el("p", "push-sum");
-    dom::append(outputs, &push_view.root);
-    dom::append(outputs, &push_sum);
+    dom::append_all(outputs, &[&push_view.root, &push_sum]);
 
     let widget = Rc::new(DecoderWidget {
         base,

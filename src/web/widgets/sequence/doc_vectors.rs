@@ -61,9 +61,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let triples_slot = dom::el("div", "explain");
     let cosine = MatrixView::new("cosine", "Cosseno entre documentos", "");
     let euclidean = MatrixView::new("euclidean", "Distância euclidiana", " entre vetores normalizados");
-    for el in [&notice, &doc_matrix.root, &vectors.root, &triples_slot, &cosine.root, &euclidean.root] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&notice, &doc_matrix.root, &vectors.root, &triples_slot, &cosine.root, &euclidean.root]);
     let widget = Rc::new(DocVectorsWidget { shell, panel, document, approach, normalize, flatten, notice, doc_matrix, vectors, triples_slot, cosine, euclidean });
     // A cosine or a distance between two documents outlines their two vectors.
     for view in [&widget.cosine, &widget.euclidean] {

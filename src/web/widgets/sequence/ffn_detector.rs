@@ -23,7 +23,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{action_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
 use crate::web::kit::ui::show_results;
 
@@ -108,19 +108,12 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> std::result::
     let active = dom::el("div", "explain");
     let table = MatrixView::new("truth", "Tabela-verdade", " saída de cada neurônio para cada entrada (viés = 1)");
     let curve = LinePlot::new("activation", "ReLU e GeLU");
-    for el in [&pre.root, &post.root, &active, &table.root, &curve.root] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&pre.root, &post.root, &active, &table.root, &curve.root]);
     let widget = Rc::new(FfnWidget { shell, inputs, w1: RefCell::new(w1), activation, truth, pre, post, active, table, curve });
     let shell = &widget.shell;
     // A toggle or a weight edited, the activation or the truth table changed: recompute.
-    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["change"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["click"], |w, e| {
-        if action_of(e) == "reset" {
-            w.reset();
-        }
-    });
+    shell.recompute_on(&widget, &["change"]);
+    shell.on_action(&widget, |w, action| if action == "reset" { w.reset() });
     Ok(widget)
 }
 

@@ -54,9 +54,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let corpus_matrix = MatrixView::new("corpus-matrix", "T_corpus", " todos os documentos");
     let bars = BarView::new("ratios", "");
     let detail = dom::el("div", "explain");
-    for el in [&tokens, &doc_matrix.root, &corpus_matrix.root, &bars.root, &detail] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&tokens, &doc_matrix.root, &corpus_matrix.root, &bars.root, &detail]);
     let widget = Rc::new(LikelihoodWidget { shell, panel, document, tokens, doc_matrix, corpus_matrix, bars, detail });
     // A cell of T_d and the same transition in T_corpus outline each other.
     let outline = |view: &MatrixView, cell: Option<(usize, usize)>| {

@@ -92,9 +92,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     let plot = LinePlot::new("convergence", "P(sol no dia k): converge para a distribuição estacionária");
     let stationary = dom::el("div", "");
     dom::append(&plot.root, &stationary);
-    for el in [&note, &graph.root, &sampler, &plot.root] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&note, &graph.root, &sampler, &plot.root]);
 
     let widget = Rc::new(MarkovWidget {
         shell,

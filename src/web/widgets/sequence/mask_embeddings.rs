@@ -22,7 +22,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::ui::live_note;
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{action_of, on_hover, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{on_hover, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "mask-embeddings", title: "Máscara na atenção: somar −∞ ou multiplicar por 0", mount };
 
@@ -89,9 +89,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let w_v = MatrixEditor::new("w_v", "W^V", &example.w_v, weight_row);
     let mask_m = Matrix::from_vec(1, example.mask.len(), example.mask.clone()).map_err(|e| e.to_string())?;
     let mask = MatrixEditor::new("mask", "máscara M (um peso de 0 a 1 por token)", &mask_m, mask_row);
-    for editor in [&e, &w_q, &w_k, &w_v, &mask] {
-        dom::append(&shell.inputs, &editor.root);
-    }
+    dom::append_all(&shell.inputs, &[&e.root, &w_q.root, &w_k.root, &w_v.root, &mask.root]);
     let positions: Vec<(String, String)> = (0..example.x.rows()).map(|i| (i.to_string(), format!("posição {i}"))).collect();
     let (query_label, query) = dom::select("consulta t = ", "query", &positions, &example.t.to_string());
     let modes = vec![
@@ -110,9 +108,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let weights = MatrixView::new("weights", "α_t = softmax", " soma 1");
     let bars = BarView::new("alpha", "").probabilities();
     let context = MatrixView::new("context", "c_t = Σ_i α_{ti} v_i", "");
-    for el in [&notice, &q.root, &k.root, &v.root, &scores.root, &weights.root, &bars.root, &context.root] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&notice, &q.root, &k.root, &v.root, &scores.root, &weights.root, &bars.root, &context.root]);
     let widget = Rc::new(MaskEmbeddingsWidget {
         shell,
         e: RefCell::new(e),
@@ -132,13 +128,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         context,
     });
     let shell = &widget.shell;
-    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["change"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["click"], |w, e| {
-        if action_of(e) == "reset" {
-            w.reset();
-        }
-    });
+    shell.recompute_on(&widget, &["change"]);
+    shell.on_action(&widget, |w, action| if action == "reset" { w.reset() });
     // Hovering or focusing a result's cell outlines where it came from.
     for (view, which) in [(&widget.q, Which::Q), (&widget.k, Which::K), (&widget.v, Which::V), (&widget.scores, Which::Scores), (&widget.weights, Which::Weights), (&widget.context, Which::Context)] {
         on_hover(&widget, view, move |w, cell| w.link(which, cell));

@@ -110,11 +110,9 @@ impl NgramPanel {
         let (l2, accents) = dom::checkbox(" remover acentos", "accents", false);
         let (l3, start) = dom::checkbox(" <START> no início", "start", false);
         let (l4, end) = dom::checkbox(" <END> no fim", "end", false);
-        dom::append(&settings, &l1);
-        dom::append(&settings, &l2);
+        dom::append_all(&settings, &[&l1, &l2]);
         if markers {
-            dom::append(&settings, &l3);
-            dom::append(&settings, &l4);
+            dom::append_all(&settings, &[&l3, &l4]);
         }
         dom::append(&root, &settings);
         let panel = NgramPanel { root, preset, text, lowercase, accents, start, end };

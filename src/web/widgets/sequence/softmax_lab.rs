@@ -19,7 +19,7 @@ use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{action_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
 use crate::web::kit::ui::show_results;
 
@@ -49,6 +49,7 @@ pub struct SoftmaxLabWidget {
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     let shell = Shell::new(ctx, host, &KIND);
     let scores = MatrixEditor::new("z", "scores z", &default_scores(), scores_row);
+    scores.resized_by("add", "remove");
     dom::append(&shell.inputs, &scores.root);
     let (shift_label, shift) = dom::slider(" somar c = ", "shift", -5.0, 5.0, 0.5, 3.0);
     let shift_out = dom::text("output", "readout", "3");
@@ -64,9 +65,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     let scaled = BarView::new("scaled", "").probabilities();
     let jacobian = MatrixView::new("jacobian", "Jacobiana ∂s_i/∂z_j", " = sᵢ(δᵢⱼ − sⱼ); cada linha soma 0");
     let summary = dom::el("div", "explain");
-    for el in [&plain.root, &shifted.root, &scaled.root, &jacobian.root, &summary] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&plain.root, &shifted.root, &scaled.root, &jacobian.root, &summary]);
     let widget = Rc::new(SoftmaxLabWidget {
         shell,
         scores: RefCell::new(scores),
@@ -80,9 +79,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
         summary,
     });
     let shell = &widget.shell;
-    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["input"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["click"], |w, e| match action_of(e).as_str() {
+    shell.recompute_on(&widget, &["input"]);
+    shell.on_action(&widget, |w, action| match action {
         "add" => w.resize(1),
         "remove" => w.resize(-1),
         _ => {}

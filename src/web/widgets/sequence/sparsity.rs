@@ -93,9 +93,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let (s_label, s) = dom::slider(" expoente s de Zipf ", "s", 0.5, 2.0, 0.05, 1.0);
     let s_readout = dom::text("output", "readout", "1");
     dom::append(&s_label, &s_readout);
-    for el in [&accents_label, &s_label] {
-        dom::append(&settings, el);
-    }
+    dom::append_all(&settings, &[&accents_label, &s_label]);
     dom::append(&corpus, &settings);
     dom::append(&shell.inputs, &corpus);
 
@@ -105,9 +103,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let zipf = LinePlot::new("zipf", "Lei de Zipf: frequência × posição no ranking (log–log)");
     let fit = dom::el("div", "");
     dom::append(&zipf.root, &fit);
-    for el in [&explosion, &table_slot, &growth.root, &zipf.root] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&explosion, &table_slot, &growth.root, &zipf.root]);
 
     let widget = Rc::new(SparsityWidget { shell, vocabulary, n, preset, text, accents, s, explosion, growth, table_slot, zipf, fit, n_readout, s_readout });
     widget.apply_preset(&preset_id);

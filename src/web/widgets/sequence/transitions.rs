@@ -111,20 +111,14 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> std::result::
     let step = dom::el("p", "matmul-step lookup-step");
     dom::set_attr(&step, "aria-live", "polite");
     let lookup_box = dom::el("div", "wide");
-    for el in [&one_hot.root, &lookup.root, &step] {
-        dom::append(&lookup_box, el);
-    }
+    dom::append_all(&lookup_box, &[&one_hot.root, &lookup.root, &step]);
     let bars = BarView::new("next", "").probabilities();
     let sample_out = dom::el("p", "sample");
     dom::set_attr(&sample_out, "aria-live", "polite");
     let sentence_out = dom::el("div", "");
     let text_box = dom::el("div", "explain");
-    for el in [&dom::text("p", "mv-title", "Frase sorteada"), &sample_out, &sentence_out] {
-        dom::append(&text_box, el);
-    }
-    for el in [&info, &notice, &matrix.root, &graph.root, &lookup_box, &bars.root, &text_box] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&text_box, &[&dom::text("p", "mv-title", "Frase sorteada"), &sample_out, &sentence_out]);
+    dom::append_all(&shell.outputs, &[&info, &notice, &matrix.root, &graph.root, &lookup_box, &bars.root, &text_box]);
 
     let widget = Rc::new(TransitionsWidget {
         shell,
@@ -221,8 +215,7 @@ impl TransitionsWidget {
             ),
             StopReason::MaxLength => ("max-length", format!("parou no limite de {MAX_SAMPLED_WORDS} palavras.")),
         };
-        dom::set_attr(&self.sample_out, "data-stop", stop);
-        dom::set_attr(&self.sample_out, "data-words", &sampled.words.join(" "));
+        dom::set_attrs(&self.sample_out, &[("data-stop", stop), ("data-words", &sampled.words.join(" "))]);
         self.sample_out.set_text_content(Some(&format!("«{}» — {why}", sampled.words.join(" "))));
     }
 

@@ -108,8 +108,7 @@ pub fn mount_mode(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes, mode: M
     let settings = dom::el("div", "widget-controls");
     let (weights_label, weights) = text_field("pesos (um por documento) ", "weights", "");
     let (accents_label, accents) = dom::checkbox(" remover acentos", "accents", false);
-    dom::append(&settings, &weights_label);
-    dom::append(&settings, &accents_label);
+    dom::append_all(&settings, &[&weights_label, &accents_label]);
     dom::append(&panel, &settings);
     dom::append(&shell.inputs, &panel);
 
@@ -123,7 +122,7 @@ pub fn mount_mode(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes, mode: M
 
     let model_info = dom::el("div", "text-info wide");
     let triples_slot = dom::el("div", "explain");
-    let votes = MatrixView::new("votes", "Votos V", " linha = par (wᵢ, w_t), coluna = próxima palavra");
+    let votes = MatrixView::new("votes", "Votos V", " linha = par (wᵢ, wₜ), coluna = próxima palavra");
     let (mask_view, masked_view, stacked) = if mode == Mode::Mask {
         (Some(MatrixView::new("mask", "Máscara m", " um peso por par")), Some(MatrixView::new("masked", "V ∘ m", " cada linha vezes o seu peso")), None)
     } else {
@@ -150,8 +149,7 @@ pub fn mount_mode(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes, mode: M
         dom::append(outputs, figure);
     }
     let score_box = dom::el("div", "explain");
-    dom::append(&score_box, &scores.root);
-    dom::append(&score_box, &prediction);
+    dom::append_all(&score_box, &[&scores.root, &prediction]);
     dom::append(outputs, &score_box);
 
     let widget = Rc::new(VotesWidget {
@@ -302,7 +300,7 @@ impl VotesWidget {
         let model = self.train()?;
         let tokens = model.tokens(&self.sentence.value());
         if tokens.is_empty() {
-            return Err("Escreva uma frase de teste: a última palavra do prefixo é w_t, e as anteriores formam os pares.".into());
+            return Err("Escreva uma frase de teste: a última palavra do prefixo é wₜ, e as anteriores formam os pares.".into());
         }
         if tokens.len() > MAX_PREFIX_WORDS + 1 {
             return Err(format!("A frase de teste tem {} palavras; use até {}.", tokens.len(), MAX_PREFIX_WORDS + 1));
@@ -332,14 +330,11 @@ impl VotesWidget {
             let label = format!("({word}, {})", table.current);
             let wrapper = if self.mode == Mode::Votes {
                 let (wrapper, input) = dom::checkbox(&format!(" {label}"), "row", m > 0.0);
-                dom::set_attr(&input, "data-word", word);
-                dom::set_attr(&input, "data-row", &i.to_string());
+                dom::set_attrs(&input, &[("data-word", word), ("data-row", &i.to_string())]);
                 wrapper
             } else {
                 let (wrapper, input) = dom::slider(&format!("{label} "), "weight", 0.0, 1.0, 0.05, m as f64);
-                dom::set_attr(&input, "data-word", word);
-                dom::set_attr(&input, "data-row", &i.to_string());
-                dom::set_attr(&input, "aria-label", &format!("peso de {word}"));
+                dom::set_attrs(&input, &[("data-word", word), ("data-row", &i.to_string()), ("aria-label", &format!("peso de {word}"))]);
                 dom::append(&wrapper, &dom::text("output", "readout", &format_pt_short(m, 2)));
                 wrapper
             };
@@ -367,8 +362,8 @@ impl VotesWidget {
         let row_labels: Vec<String> = table.previous.iter().map(|w| format!("({w}, {})", table.current)).collect();
         let info = vec![
             ("palavras no vocabulário".to_string(), model.vocabulary().len().to_string()),
-            ("pares (wᵢ, w_t) distintos no treino".to_string(), model.feature_count().to_string()),
-            ("w_t (última palavra do prefixo)".to_string(), table.current.clone()),
+            ("pares (wᵢ, wₜ) distintos no treino".to_string(), model.feature_count().to_string()),
+            ("wₜ (última palavra do prefixo)".to_string(), table.current.clone()),
         ];
         show_results(&self.model_info, "model", "Modelo treinado", &info);
         self.draw_toggles(table, mask);

@@ -71,15 +71,12 @@ impl CorpusPanel {
         let (l2, punctuation) = dom::checkbox(" remover pontuação", "punctuation", true);
         let (l3, accents) = dom::checkbox(" remover acentos", "accents", false);
         let (l4, use_stopwords) = dom::checkbox(" remover stopwords", "stopwords", false);
-        for l in [&l1, &l2, &l3, &l4] {
-            dom::append(&settings, l);
-        }
+        dom::append_all(&settings, &[&l1, &l2, &l3, &l4]);
         dom::append(&panel, &settings);
         let details = dom::el("details", "stopwords");
         dom::append(&details, &dom::text("summary", "", "lista de stopwords (editável)"));
         let stopwords = dom::el("textarea", "stopword-list").unchecked_into::<HtmlTextAreaElement>();
-        dom::set_attr(&stopwords, "data-control", "stopword-list");
-        dom::set_attr(&stopwords, "aria-label", "Stopwords, separadas por espaço ou vírgula");
+        dom::set_attrs(&stopwords, &[("data-control", "stopword-list"), ("aria-label", "Stopwords, separadas por espaço ou vírgula")]);
         dom::append(&details, &stopwords);
         dom::append(&panel, &details);
         dom::append(root, &panel);
@@ -180,8 +177,7 @@ impl CorpusFrame {
         let info = dom::el("div", "text-info wide");
         let notice = dom::el("p", "note wide");
         dom::set_attr(&notice, "aria-live", "polite");
-        dom::append(&shell.outputs, &info);
-        dom::append(&shell.outputs, &notice);
+        dom::append_all(&shell.outputs, &[&info, &notice]);
         Ok(CorpusFrame { shell, panel, info, notice })
     }
 
@@ -359,7 +355,7 @@ impl IdfControls {
     pub fn new(attrs: &Attributes) -> (IdfControls, [HtmlElement; 2]) {
         let options: Vec<(String, String)> = IDF_CHOICES.iter().map(|(id, l)| (id.to_string(), l.to_string())).collect();
         let (select_label, select) = dom::select("IDF ", "idf", &options, attrs.choice("data-idf"));
-        let (cap_label, cap) = number_field("teto ", "cap", "0,5");
+        let (cap_label, cap) = number_field("teto ", "cap", "0,5", false);
         (IdfControls { select, cap }, [select_label, cap_label])
     }
 

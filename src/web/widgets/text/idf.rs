@@ -72,8 +72,7 @@ impl TextWidget for IdfWidget {
             dom::set_attr(&tr, "data-term", term);
             let th = dom::text("th", "", term);
             dom::set_attr(&th, "scope", "row");
-            dom::append(&tr, &th);
-            dom::append(&tr, &dom::text("td", "", &df[j].to_string()));
+            dom::append_all(&tr, &[&th, &dom::text("td", "", &df[j].to_string())]);
             let cell = dom::text("td", "", &values[j].label());
             if !values[j].is_finite() || values[j].to_f32() < 0.0 {
                 cell.set_class_name("warn");

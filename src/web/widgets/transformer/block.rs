@@ -127,9 +127,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     for v in &views {
         dom::append(&shell.outputs, &v.root);
     }
-    for el in [&before.root, &after.root, &row_stats.root, &results] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&before.root, &after.root, &row_stats.root, &results]);
     let widget = Rc::new(BlockWidget {
         shell,
         text,
@@ -146,8 +144,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         drawn: Cell::new((Norm::Post, false, 0)),
     });
     let shell = &widget.shell;
-    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["change"], |w, _| w.clone().recompute());
+    shell.recompute_on(&widget, &["change"]);
     for stage in [ATTENTION, X1, HIDDEN, OUTPUT] {
         on_hover(&widget, &widget.views[stage], move |w, cell| w.link(stage, cell.map(|(r, _)| r)));
     }
@@ -241,7 +238,7 @@ impl BlockWidget {
             ("média e desvio da 1ª linha, depois da LN".to_string(), format!("{} e {}", format_pt(mu_out, 4), format_pt(sd_out, 4))),
             ("fração de zeros depois da ReLU".to_string(), format_pt(block::zero_fraction(&trace.hidden), 4)),
             ("parâmetros da atenção (d = 512)".to_string(), format_count(params::mha(d))),
-            ("parâmetros da FFN (d = 512, d_ff = 2048)".to_string(), format_count(params::ffn(d, ff))),
+            ("parâmetros da FFN (d = 512, d_{ff} = 2048)".to_string(), format_count(params::ffn(d, ff))),
             ("parâmetros do bloco".to_string(), format_count(params::block(d, ff))),
         ];
         show_results(&self.results, "block", "O bloco em números", &rows);

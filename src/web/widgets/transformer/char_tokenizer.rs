@@ -45,8 +45,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let initial = PRESETS.iter().find(|p| p.0 == preset).unwrap_or(&PRESETS[0]).1;
     let shell = Shell::new(ctx, host, &KIND);
     let texts = corpus_textarea(&shell.inputs, "textos (um por linha)");
-    dom::set_attr(&texts, "data-control", "texts");
-    dom::set_attr(&texts, "rows", &initial.lines().count().max(2).to_string());
+    dom::set_attrs(&texts, &[("data-control", "texts"), ("rows", &initial.lines().count().max(2).to_string())]);
     texts.set_value(initial);
 
     let (specials_label, specials) = dom::checkbox(" <bos> e <eos>", "specials", true);
@@ -54,7 +53,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let (side_label, side) = dom::select("padding ", "side", &side_options, "direita");
     let length_options = [("maior".to_string(), "t = maior texto".to_string()), ("fixo".to_string(), "t fixo".to_string())];
     let (length_label, length) = dom::select("comprimento ", "length", &length_options, "maior");
-    let (width_label, width) = number_field("t = ", "width", "12");
+    let (width_label, width) = number_field("t = ", "width", "12", true);
     let (truncate_label, truncate) = dom::checkbox(" truncar em t", "truncate", false);
     shell.control(&[&specials_label, &side_label, &length_label, &width_label, &truncate_label]);
 
@@ -65,14 +64,11 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     dom::append(&vocab, &dom::text("summary", "", &format!("tabela de tokens ({VOCAB_SIZE} ids)")));
     let pairs: Vec<(String, String)> = vocabulary().into_iter().map(|(id, label)| (label, id.to_string())).collect();
     dom::append(&vocab, &dom::results_table("vocabulary", "token → id", &pairs));
-    for el in [&rows, &note, &batch.root, &vocab] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&rows, &note, &batch.root, &vocab]);
 
     let widget = Rc::new(CharTokenizerWidget { shell, texts, specials, side, length, width, truncate, rows, note, batch });
     let shell = &widget.shell;
-    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["input", "change"], |w, _| w.clone().recompute());
+    shell.recompute_on(&widget, &["input", "change"]);
     Ok(widget)
 }
 

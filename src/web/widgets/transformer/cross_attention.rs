@@ -52,8 +52,7 @@ pub struct CrossWidget {
 
 fn panel(title: &str, wiring: &str) -> HtmlElement {
     let panel = dom::el("section", "wiring");
-    dom::append(&panel, &dom::text("h4", "", title));
-    dom::append(&panel, &dom::text("p", "wiring-line", wiring));
+    dom::append_all(&panel, &[&dom::text("h4", "", title), &dom::text("p", "wiring-line", wiring)]);
     panel
 }
 
@@ -63,8 +62,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let shell = Shell::new(ctx, host, &KIND);
     let (input_label, input) = text_field("entrada (codificador) ", "input", &input0);
     let (output_label, output) = text_field("saída esperada ", "output", &output0);
-    dom::append(&shell.inputs, &input_label);
-    dom::append(&shell.inputs, &output_label);
+    dom::append_all(&shell.inputs, &[&input_label, &output_label]);
     let options = [
         ("1".to_string(), "janela deslocada, 1ª iteração".to_string()),
         ("2".to_string(), "janela deslocada, 2ª iteração".to_string()),
@@ -85,17 +83,12 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     dom::set_attr(&article_message, "role", "status");
     article_message.set_hidden(true);
     let leak = BarView::new("leak", "").probabilities();
-    for el in [&article_message, &article.root, &leak.root] {
-        dom::append(&article_box, el);
-    }
+    dom::append_all(&article_box, &[&article_message, &article.root, &leak.root]);
     let results = results_slot();
-    for el in [&summary, &encoder_x.root, &decoder_x.root, &paper_box, &article_box, &results] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&summary, &encoder_x.root, &decoder_x.root, &paper_box, &article_box, &results]);
     let widget = Rc::new(CrossWidget { shell, input, output, decoder, summary, encoder_x, decoder_x, paper, article, article_message, leak, results });
     let shell = &widget.shell;
-    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["change"], |w, _| w.clone().recompute());
+    shell.recompute_on(&widget, &["change"]);
     // A weight (i, j) is softmax of q_i·k_j: the original takes q_i from the decoder's row i
     // and k_j from the encoder's row j; the article's code takes both from the encoder.
     on_hover(&widget, &widget.paper, |w, cell| {

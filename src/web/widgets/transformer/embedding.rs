@@ -20,7 +20,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{MatrixView, Scale};
 use crate::web::kit::ui::text_field;
 use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{action_of, control_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
 use crate::web::kit::on_hover;
 use crate::web::kit::ui::live_note;
 use super::{chip_label, chips, numbered, positions, relabel_editor_rows};
@@ -62,8 +62,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let shell = Shell::new(ctx, host, &KIND);
     let (text_label, text) = text_field("texto ", "text", &text0);
     let editor = MatrixEditor::new("table", "linhas de E (edite)", &Matrix::zeros(1, 4), |i| format!("{}", i + 1));
-    dom::append(&shell.inputs, &text_label);
-    dom::append(&shell.inputs, &editor.root);
+    dom::append_all(&shell.inputs, &[&text_label, &editor.root]);
 
     let dim_options: Vec<(String, String)> = (2..=8).map(|d| (d.to_string(), format!("d = {d}"))).collect();
     let (dims_label, dims) = dom::select("largura ", "dims", &dim_options, "4");
@@ -78,9 +77,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let rows = MatrixView::new("table", "E (linhas usadas)", "");
     let product = MatrixView::new("product", "X = O · E", " (t × d)");
     let agree = dom::el("p", "note wide");
-    for el in [&chips_slot, &step_note, &one_hot.root, &rows.root, &product.root, &agree] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&chips_slot, &step_note, &one_hot.root, &rows.root, &product.root, &agree]);
 
     let widget = Rc::new(EmbeddingWidget {
         shell,
@@ -106,7 +103,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
             w.on_dims();
         }
     });
-    shell.on(&widget, &shell.controls, &["click"], |w, e| match action_of(e).as_str() {
+    shell.on_action(&widget, |w, action| match action {
         "prev" => w.step(-1),
         "next" => w.step(1),
         "play" => w.play(),

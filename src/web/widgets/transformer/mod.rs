@@ -42,8 +42,7 @@ fn chips(ids: &[u32], sources: Option<&[String]>) -> HtmlElement {
             (UNK, Some(typed)) => format!("<unk> {typed}"),
             _ => chip_label(id),
         };
-        dom::append(&chip, &dom::text("span", "chip-text", &shown));
-        dom::append(&chip, &dom::text("span", "chip-id", &id.to_string()));
+        dom::append_all(&chip, &[&dom::text("span", "chip-text", &shown), &dom::text("span", "chip-id", &id.to_string())]);
         dom::append(&list, &chip);
     }
     list

@@ -28,7 +28,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{available_width, prepare_canvas, MatrixView, Scale};
 use crate::web::kit::ui::{number_field, read_count};
 use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{action_of, control_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
 use crate::web::kit::on_hover;
 use crate::web::kit::ui::live_note;
 use crate::web::kit::ui::show_results;
@@ -91,9 +91,7 @@ fn mount_example(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, St
     let head_1 = MatrixEditor::new("head-1", "cabeça 1", &example_3_head_1_as_printed(), position_label);
     let head_2 = MatrixEditor::new("head-2", "cabeça 2", &example_3_head_2(), position_label);
     let w_o = MatrixEditor::new("w_o", "W^O (6 × 3)", &example_3_w_o(), row_label);
-    for e in [&head_1, &head_2, &w_o] {
-        dom::append(&shell.inputs, &e.root);
-    }
+    dom::append_all(&shell.inputs, &[&head_1.root, &head_2.root, &w_o.root]);
     let options = [
         ("corrigida".to_string(), "cabeça 1 = a₂ do Exemplo 2 (calculada)".to_string()),
         ("artigo".to_string(), "cabeça 1 como impressa: [0,22; 0,48; 0,77]".to_string()),
@@ -104,9 +102,7 @@ fn mount_example(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, St
     let concat = MatrixView::new("concat", "Concat(cabeça 1, cabeça 2)", " (1 × 6)");
     let output = MatrixView::new("output", "Concat · W^O", " (1 × 3)");
     let note = live_note("correction wide");
-    for el in [&concat.root, &output.root, &note] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&concat.root, &output.root, &note]);
     let widget = Rc::new(ExampleWidget {
         shell,
         source,
@@ -125,8 +121,8 @@ fn mount_example(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, St
             w.load_head_1();
         }
     });
-    shell.on(&widget, &shell.controls, &["click"], |w, e| {
-        if action_of(e) == "reset" {
+    shell.on_action(&widget, |w, action| {
+        if action == "reset" {
             w.head_2.borrow_mut().set(&example_3_head_2());
             w.w_o.borrow_mut().set(&example_3_w_o());
             w.load_head_1();
@@ -234,10 +230,10 @@ pub struct ReshapeWidget {
 
 fn mount_reshape(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let shell = Shell::new(ctx, host, &WidgetKind { title: "Todas as cabeças num só tensor: o remodelamento", ..KIND });
-    let (b_label, b) = number_field("b = ", "b", "2");
-    let (t_label, t) = number_field("t = ", "t", "4");
-    let (d_label, d) = number_field("d = ", "d", "8");
-    let (h_label, h) = number_field("h = ", "h", "2");
+    let (b_label, b) = number_field("b = ", "b", "2", true);
+    let (t_label, t) = number_field("t = ", "t", "4", true);
+    let (d_label, d) = number_field("d = ", "d", "8", true);
+    let (h_label, h) = number_field("h = ", "h", "2", true);
     let (slider_label, h_slider) = dom::slider("cabeças ", "h-slider", 1.0, 16.0, 1.0, 2.0);
     shell.control(&[&b_label, &t_label, &d_label, &h_label, &slider_label]);
     let results = results_slot();
@@ -248,9 +244,7 @@ fn mount_reshape(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, St
     dom::set_attr(&canvas, "role", "img");
     dom::append(&figure, &canvas);
     let assignment = MatrixView::new("assignment", "De onde vem cada coluna das cabeças", " (coluna de X, contando de 0)");
-    for el in [&results, &figure, &assignment.root] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&results, &figure, &assignment.root]);
     let widget = Rc::new(ReshapeWidget { shell, b, t, d, h, h_slider, canvas, figure, results, assignment });
     let shell = &widget.shell;
     shell.on(&widget, &shell.controls, &["input"], |w, e| {

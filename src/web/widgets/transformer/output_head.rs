@@ -83,9 +83,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let logits = BarView::new("logits", "");
     let probs = BarView::new("probs", "").probabilities();
     let results = results_slot();
-    for el in [&logits.root, &probs.root, &results] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&logits.root, &probs.root, &results]);
     let widget = Rc::new(OutputHeadWidget {
         shell,
         w_out: tied_output_weights(&table, LOGIT_SCALE),

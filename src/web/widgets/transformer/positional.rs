@@ -65,9 +65,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let heatmap = DenseHeatmap::new("pe", Scale::UnitSigned);
     let offsets = LinePlot::new("offset", "PE(0)·PE(k): produto escalar contra a distância k");
     let results = results_slot();
-    for el in [&small.root, &heatmap.root, &offsets.root, &results] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&small.root, &heatmap.root, &offsets.root, &results]);
     let widget = Rc::new(PositionalWidget { shell, t, d, log_theta, readout, small, heatmap, offsets, results });
     let shell = &widget.shell;
     shell.on(&widget, &shell.controls, &["input"], |w, _| w.clone().recompute());

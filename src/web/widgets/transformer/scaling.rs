@@ -44,15 +44,13 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let d0 = attrs.number("data-d") as usize;
     let shell = Shell::new(ctx, host, &KIND);
     let (slider_label, slider) = dom::slider("log₂ d ", "log-d", 0.0, 12.0, 1.0, (d0 as f64).log2().round());
-    let (d_label, d) = number_field("d = ", "d", &d0.to_string());
+    let (d_label, d) = number_field("d = ", "d", &d0.to_string(), true);
     shell.control(&[&slider_label, &d_label]);
     let results = results_slot();
     let raw = BarView::new("raw", "").probabilities();
     let scaled = BarView::new("scaled", "").probabilities();
     let curve = LinePlot::new("saturation", "Maior peso do softmax (média) conforme d cresce");
-    for el in [&results, &raw.root, &scaled.root, &curve.root] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&results, &raw.root, &scaled.root, &curve.root]);
     let widget = Rc::new(ScalingWidget { shell, slider, d, results, raw, scaled, curve, curve_cache: RefCell::new(None) });
     let shell = &widget.shell;
     shell.on(&widget, &shell.controls, &["input"], |w, e| {

@@ -21,7 +21,7 @@ use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{action_of, control_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
 use crate::web::kit::on_hover;
 use crate::web::kit::ui::live_note;
 use super::numbered;
@@ -101,12 +101,11 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let shell = Shell::new(ctx, host, &KIND);
     let a = &inputs.attention;
     let x = MatrixEditor::new("x", "X (um token por linha)", &a.x, token);
+    x.resized_by("add-token", "remove-token");
     let w_q = MatrixEditor::new("w_q", "W^Q", &a.w_q, weight_row);
     let w_k = MatrixEditor::new("w_k", "W^K", &a.w_k, weight_row);
     let w_v = MatrixEditor::new("w_v", "W^V", &a.w_v, weight_row);
-    for e in [&x, &w_q, &w_k, &w_v] {
-        dom::append(&shell.inputs, &e.root);
-    }
+    dom::append_all(&shell.inputs, &[&x.root, &w_q.root, &w_k.root, &w_v.root]);
 
     let options = [
         ("exemplo-1".to_string(), "Exemplo 1: os próprios vetores".to_string()),
@@ -131,9 +130,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let scores = MatrixView::new("scores", "Scores", "");
     let weights = MatrixView::new("weights", "Pesos α = softmax(scores)", " cada linha soma 1");
     let output = MatrixView::new("output", "Saídas a = α · V", "");
-    for el in [&steps, &correction, &bars.root, &q.root, &k.root, &v.root, &scores.root, &weights.root, &output.root] {
-        dom::append(&shell.outputs, el);
-    }
+    dom::append_all(&shell.outputs, &[&steps, &correction, &bars.root, &q.root, &k.root, &v.root, &scores.root, &weights.root, &output.root]);
 
     let widget = Rc::new(StepsWidget {
         shell,
@@ -164,7 +161,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         }
         w.clone().recompute();
     });
-    shell.on(&widget, &shell.controls, &["click"], |w, e| match action_of(e).as_str() {
+    shell.on_action(&widget, |w, action| match action {
         "add-token" => w.resize(true),
         "remove-token" => w.resize(false),
         _ => {}

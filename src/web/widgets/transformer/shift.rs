@@ -15,7 +15,7 @@ use crate::core::transformer::shift::{shift_trace, ShiftTrace, Stop, MAX_STEPS};
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::ui::{number_field, read_count, text_field};
-use crate::web::kit::{action_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 use crate::web::kit::ui::live_note;
 use super::{chip_label, chips};
 
@@ -38,19 +38,17 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let shell = Shell::new(ctx, host, &KIND);
     let (input_label, input) = text_field("entrada ", "input", &input0);
     let (output_label, output) = text_field("saída esperada ", "output", &output0);
-    dom::append(&shell.inputs, &input_label);
-    dom::append(&shell.inputs, &output_label);
+    dom::append_all(&shell.inputs, &[&input_label, &output_label]);
     let back = dom::button("◀ passo", "prev");
     let forward = dom::button("passo ▶", "next");
     let all = dom::button("até o fim", "all");
     let restart = dom::button("recomeçar", "restart");
-    let (max_label, max_steps) = number_field("máx. de passos ", "max-steps", "16");
+    let (max_label, max_steps) = number_field("máx. de passos ", "max-steps", "16", true);
     shell.control(&[&back, &forward, &all, &restart, &max_label]);
     let note = live_note("step-note wide");
     let table = dom::el("table", "shift wide");
     dom::set_attr(&table, "data-results", "shift");
-    dom::append(&shell.outputs, &note);
-    dom::append(&shell.outputs, &table);
+    dom::append_all(&shell.outputs, &[&note, &table]);
     let widget = Rc::new(ShiftWidget { shell, input, output, max_steps, table, note, step: Cell::new(0), trace: RefCell::new(None) });
     let shell = &widget.shell;
     shell.on(&widget, &shell.inputs, &["input"], |w, _| {
@@ -58,7 +56,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         w.clone().recompute();
     });
     shell.on(&widget, &shell.controls, &["input"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["click"], |w, e| match action_of(e).as_str() {
+    shell.on_action(&widget, |w, action| match action {
         "prev" => w.go(|s, _| s.saturating_sub(1)),
         "next" => w.go(|s, last| (s + 1).min(last)),
         "all" => w.go(|_, last| last),

@@ -20,7 +20,7 @@ use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{prepare_canvas, BarView};
 use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{action_of, control_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "dot-product", title: "Produto escalar, norma e cosseno", mount };
 
@@ -69,6 +69,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     dom::append(&preset_row, &preset_label);
     dom::append(&shell.inputs, &preset_row);
     let editor = MatrixEditor::new("uv", "vetores", &start, row_name);
+    editor.resized_by("add-dim", "remove-dim");
     dom::append(&shell.inputs, &editor.root);
     let (normalize_label, normalize) = dom::checkbox(" normalizar (vetores unitários)", "normalize", false);
     shell.control(&[&normalize_label, &dom::button("+ dimensão", "add-dim"), &dom::button("− dimensão", "remove-dim")]);
@@ -100,7 +101,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         }
     });
     shell.on(&widget, &shell.controls, &["change"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["click"], |w, e| match action_of(e).as_str() {
+    shell.on_action(&widget, |w, action| match action {
         "add-dim" => w.resize(1),
         "remove-dim" => w.resize(-1),
         _ => {}

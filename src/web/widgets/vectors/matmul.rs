@@ -20,7 +20,7 @@ use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{action_of, control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "matmul", title: "Multiplicação de matrizes, célula a célula", mount };
 
@@ -64,14 +64,11 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let (m_label, m) = dom::select("A: linhas ", "rows-a", &sizes, &a0.rows().to_string());
     let (k_label, k) = dom::select(" colunas (= linhas de B) ", "inner", &sizes, &a0.cols().to_string());
     let (p_label, p) = dom::select(" B: colunas ", "cols-b", &sizes, &b0.cols().to_string());
-    for el in [&preset_label, &m_label, &k_label, &p_label] {
-        dom::append(&shape_row, el);
-    }
+    dom::append_all(&shape_row, &[&preset_label, &m_label, &k_label, &p_label]);
     dom::append(&shell.inputs, &shape_row);
     let a = MatrixEditor::new("a", "A", &a0, row_label);
     let b = MatrixEditor::new("b", "B", &b0, row_label);
-    dom::append(&shell.inputs, &a.root);
-    dom::append(&shell.inputs, &b.root);
+    dom::append_all(&shell.inputs, &[&a.root, &b.root]);
     shell.control(&[&dom::button("próxima célula →", "next-cell")]);
 
     let result = MatrixView::new("c", "C = A·B", "");
@@ -80,8 +77,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let step = dom::el("p", "matmul-step");
     dom::set_attr(&step, "aria-live", "polite");
     let lookup_note = dom::el("p", "note");
-    dom::append(&explain, &step);
-    dom::append(&explain, &lookup_note);
+    dom::append_all(&explain, &[&step, &lookup_note]);
     dom::append(&shell.outputs, &explain);
 
     let widget = Rc::new(MatmulWidget {
@@ -103,11 +99,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         }
     });
     shell.on(&widget, &shell.inputs, &["change"], |w, e| w.on_shape(e));
-    shell.on(&widget, &shell.controls, &["click"], |w, e| {
-        if action_of(e) == "next-cell" {
-            w.next_cell();
-        }
-    });
+    shell.on_action(&widget, |w, action| if action == "next-cell" { w.next_cell() });
     // Clicking or arrowing onto a cell of C selects it; hovering one previews it.
     let weak = Rc::downgrade(&widget);
     widget.result.set_on_select(move |r, c| {

@@ -51,17 +51,14 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let (preset_label, preset) = dom::select("exemplo ", "preset", &options, wanted);
     let (vocab_label, vocabulary) = text_field("vocabulário (nesta ordem) ", "vocabulary", vocab0);
     let (sentence_label, sentence) = text_field("frase ", "sentence", sentence0);
-    for el in [&preset_label, &vocab_label, &sentence_label] {
-        dom::append(&fields, el);
-    }
+    dom::append_all(&fields, &[&preset_label, &vocab_label, &sentence_label]);
     dom::append(&shell.inputs, &fields);
     let ids = dom::el("p", "ids wide");
     dom::set_attr(&ids, "aria-live", "polite");
     dom::append(&shell.outputs, &ids);
     let rows = MatrixView::new("one-hot", "Linhas one-hot (tokens × vocabulário)", "");
     let gram = MatrixView::new("gram", "Produtos escalares entre os tokens", " E·Eᵀ");
-    dom::append(&shell.outputs, &rows.root);
-    dom::append(&shell.outputs, &gram.root);
+    dom::append_all(&shell.outputs, &[&rows.root, &gram.root]);
 
     let widget = Rc::new(OneHotWidget { shell, preset, vocabulary, sentence, ids, rows, gram });
     let shell = &widget.shell;

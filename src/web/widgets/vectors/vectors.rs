@@ -58,8 +58,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
 
     let plane = dom::el("figure", "mv");
     let canvas = dom::el("canvas", "mv-canvas plane").unchecked_into::<HtmlCanvasElement>();
-    dom::set_attr(&canvas, "role", "img");
-    dom::set_attr(&canvas, "aria-label", "Plano com os vetores a e b; arraste as pontas ou edite as coordenadas");
+    dom::set_attrs(&canvas, &[("role", "img"), ("aria-label", "Plano com os vetores a e b; arraste as pontas ou edite as coordenadas")]);
     // Dragging a tip must not scroll the page on a touch screen.
     let _ = canvas.style().set_property("touch-action", "none");
     dom::append(&plane, &canvas);
@@ -79,8 +78,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
         size: Cell::new(SIZE),
     });
     let shell = &widget.shell;
-    shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
-    shell.on(&widget, &shell.controls, &["input", "change"], |w, _| w.clone().recompute());
+    shell.recompute_on(&widget, &["input", "change"]);
     shell.on(&widget, &widget.canvas, &["pointerdown"], |w, e| w.drag_start(e));
     shell.on(&widget, &widget.canvas, &["pointermove"], |w, e| w.drag_move(e));
     shell.on(&widget, &widget.canvas, &["pointerup", "pointercancel"], |w, _| w.dragging.set(None));
