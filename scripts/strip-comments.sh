@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Drops the comment lines of the site's own page scripts in the built site (trunk's post_build
 # hook, before sw-precache.sh hashes them): the sources keep their explanations, readers do not
-# download them (static/site.js: 5 857 → 3 484 bytes gzipped). Only whole comment lines go: a
+# download them (static/site.js: 5 857 → 3 480 bytes gzipped). Only whole comment lines go: a
 # line whose first non-blank characters are `//`, and a `/* … */` block whose first line starts
 # with `/*` and whose last line ends with `*/`. Any other shape is left as it is. So no line
 # inside a string or template literal of these files may begin with `//` or `/*` (none does;
