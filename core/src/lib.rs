@@ -21,6 +21,7 @@ pub mod sequence;
 pub mod small_matmul;
 pub mod text;
 pub mod trace;
+pub mod train_run;
 pub mod training;
 pub mod transformer;
 pub mod vectors;

@@ -1,0 +1,355 @@
+//! `TrainRun`: one run from fresh weights, stepped by whoever drives it (the widget, in time
+//! slices; a test, in a loop). It owns everything that makes the run reproducible: the
+//! corpus, the engine, the generator of the batches (apart from the samples', so sampling
+//! or evaluating more or less often never changes the batches), the loss history and the
+//! samples. Pausing is not stepping: resuming continues the same run, and N steps then M
+//! steps are N + M steps (a test checks it).
+
+use crate::decoder::DecoderWeights;
+use crate::error::Result;
+use crate::rng::Rng;
+use crate::training::model::to_safetensors;
+use crate::training::{bigram_loss, uniform_loss, Batch, CharTokenizer, Corpus, Trainer};
+use crate::Matrix;
+
+use super::sample::{attention_map, generate};
+use super::settings::TrainSettings;
+use super::text::PreparedText;
+
+/// The backend that steps: one step = one batch's loss, gradients and AdamW update.
+pub enum Engine {
+    /// `training::Trainer`, the reference.
+    Cpu(Trainer),
+}
+
+impl Engine {
+    /// The name the widget shows ("CPU", "WebGPU").
+    pub fn label(&self) -> &'static str {
+        match self {
+            Engine::Cpu(_) => "CPU",
+        }
+    }
+
+    pub fn step(&mut self, batch: &Batch) -> Result<f32> {
+        match self {
+            Engine::Cpu(t) => t.step(batch),
+        }
+    }
+
+    /// The current weights (on the GPU: read back first).
+    pub fn weights(&self) -> &DecoderWeights {
+        match self {
+            Engine::Cpu(t) => &t.weights,
+        }
+    }
+
+    pub fn steps_taken(&self) -> usize {
+        match self {
+            Engine::Cpu(t) => t.steps_taken(),
+        }
+    }
+
+    pub fn next_learning_rate(&self) -> f64 {
+        match self {
+            Engine::Cpu(t) => t.next_learning_rate(),
+        }
+    }
+}
+
+/// One point of the loss curve, taken every `eval_every` steps (and at step 0).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvalPoint {
+    /// Steps taken when it was measured.
+    pub step: usize,
+    /// Mean training loss of the steps since the previous point (None at step 0).
+    pub train: Option<f64>,
+    /// Mean loss per character on the validation tail.
+    pub validation: f64,
+}
+
+/// Text the model generated at a step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SamplePoint {
+    pub step: usize,
+    pub text: String,
+}
+
+/// What one step produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepReport {
+    pub step: usize,
+    pub loss: f32,
+    /// Set when this step ended with an evaluation.
+    pub eval: Option<EvalPoint>,
+    /// Set when this step ended with a sample.
+    pub sample: Option<SamplePoint>,
+}
+
+pub struct TrainRun {
+    pub settings: TrainSettings,
+    pub corpus: Corpus,
+    /// The validation tail as windows of T (at most `max_validation_windows`).
+    validation: Vec<Batch>,
+    pub engine: Engine,
+    /// Draws the training batches, and nothing else.
+    batches: Rng,
+    /// ln V: the loss of guessing uniformly.
+    pub uniform: f64,
+    /// The character bigram's loss on the same validation windows (counted on the training part).
+    pub bigram: f64,
+    pub history: Vec<EvalPoint>,
+    pub samples: Vec<SamplePoint>,
+    /// Training losses since the last evaluation.
+    pending: Vec<f32>,
+    /// The first characters of the validation tail: the samples' prompt and the attention probe.
+    probe: Vec<u32>,
+}
+
+/// Characters of the probe the attention map is drawn on (and of the samples' prompt).
+const PROBE_CHARS: usize = 32;
+/// Additive smoothing of the bigram baseline.
+const BIGRAM_ALPHA: f64 = 0.1;
+
+impl TrainRun {
+    /// A fresh run on `text` (already through `prepare_text`): vocabulary, held-out tail,
+    /// baselines, weights from `settings.seed`, and the first evaluation and sample (step 0).
+    pub fn new(text: &PreparedText, settings: TrainSettings) -> Result<TrainRun> {
+        settings.validate()?;
+        let length = text.text.chars().count();
+        if length < settings.min_chars() {
+            return Err(crate::error::ComputeError::Invalid(format!(
+                "O texto tem {length} caracteres; com contexto {} são precisos pelo menos {}.",
+                settings.context,
+                settings.min_chars()
+            )));
+        }
+        // At least one validation window of T + 1 characters, whatever the fraction.
+        let fraction = settings.validation_fraction.max((settings.context + 1) as f64 / length as f64);
+        let corpus = Corpus::new(&text.text, fraction)?;
+        let vocab = corpus.tokenizer.vocab_size();
+        let mut validation = corpus.validation_batches(settings.context);
+        validation.truncate(settings.max_validation_windows);
+        let trainer = Trainer::new(&settings.config(vocab), settings.seed, settings.optimizer())?;
+        let bigram = bigram_loss(&corpus.train, &validation, vocab, BIGRAM_ALPHA);
+        let probe = corpus.validation[..PROBE_CHARS.min(settings.context).min(corpus.validation.len())].to_vec();
+        let mut run = TrainRun {
+            uniform: uniform_loss(vocab),
+            bigram,
+            batches: Rng::new(settings.seed ^ 0xBA7C_4E5),
+            settings,
+            corpus,
+            validation,
+            engine: Engine::Cpu(trainer),
+            history: Vec::new(),
+            samples: Vec::new(),
+            pending: Vec::new(),
+            probe,
+        };
+        run.evaluate()?;
+        run.sample()?;
+        Ok(run)
+    }
+
+    pub fn tokenizer(&self) -> &CharTokenizer {
+        &self.corpus.tokenizer
+    }
+
+    pub fn vocab_size(&self) -> usize {
+        self.corpus.tokenizer.vocab_size()
+    }
+
+    pub fn parameter_count(&self) -> usize {
+        self.engine.weights().config.parameter_count()
+    }
+
+    pub fn steps_taken(&self) -> usize {
+        self.engine.steps_taken()
+    }
+
+    /// The last validation loss.
+    pub fn validation_loss(&self) -> f64 {
+        self.history.last().map_or(f64::NAN, |p| p.validation)
+    }
+
+    /// One training step; an evaluation and a sample when their turn comes.
+    pub fn step(&mut self) -> Result<StepReport> {
+        let batch = self.corpus.sample_batch(&mut self.batches, self.settings.batch, self.settings.context)?;
+        let loss = self.engine.step(&batch)?;
+        self.pending.push(loss);
+        let step = self.steps_taken();
+        let eval = if step % self.settings.eval_every == 0 { Some(self.evaluate()?) } else { None };
+        let sample = if step % self.settings.sample_every == 0 { Some(self.sample()?) } else { None };
+        Ok(StepReport { step, loss, eval, sample })
+    }
+
+    /// Scores the validation windows now, and closes the current stretch of training losses.
+    pub fn evaluate(&mut self) -> Result<EvalPoint> {
+        let validation = self.engine_evaluate()?;
+        let train = (!self.pending.is_empty()).then(|| self.pending.iter().map(|&l| l as f64).sum::<f64>() / self.pending.len() as f64);
+        self.pending.clear();
+        let point = EvalPoint { step: self.steps_taken(), train, validation };
+        // A repeated evaluation at the same step (a pause, then "avaliar") replaces the point.
+        if self.history.last().is_some_and(|p| p.step == point.step) {
+            self.history.pop();
+        }
+        self.history.push(point.clone());
+        Ok(point)
+    }
+
+    fn engine_evaluate(&self) -> Result<f64> {
+        crate::training::evaluate(self.engine.weights(), &self.validation)
+    }
+
+    /// Generates `sample_chars` characters after the probe, seeded by the run's seed and the
+    /// step (the same run gives the same samples).
+    pub fn sample(&mut self) -> Result<SamplePoint> {
+        let step = self.steps_taken();
+        let prompt = &self.probe[..self.probe.len().min(8)];
+        let seed = self.settings.seed.wrapping_mul(0x9E37_79B9).wrapping_add(step as u64);
+        let ids = generate(self.engine.weights(), prompt, self.settings.sample_chars, seed)?;
+        let point = SamplePoint { step, text: self.corpus.tokenizer.decode(&[prompt, &ids].concat()) };
+        if self.samples.last().is_some_and(|s| s.step == step) {
+            self.samples.pop();
+        }
+        self.samples.push(point.clone());
+        Ok(point)
+    }
+
+    /// The probe (the start of the validation tail) as text, one string per character.
+    pub fn probe_chars(&self) -> Vec<String> {
+        self.probe.iter().map(|&id| self.corpus.tokenizer.decode(&[id])).collect()
+    }
+
+    /// Attention of `head` in block `layer` on the probe, with the current weights: (T, T).
+    pub fn attention(&self, layer: usize, head: usize) -> Result<Matrix> {
+        attention_map(self.engine.weights(), &self.probe, layer, head)
+    }
+
+    /// The weights as a safetensors file (the shipped model's names and shapes, F32).
+    pub fn safetensors(&self) -> Vec<u8> {
+        to_safetensors(self.engine.weights())
+    }
+
+    /// The model's hyperparameters as the shipped `config.json`'s "config" object.
+    pub fn config_json(&self) -> String {
+        serde_json::to_string_pretty(&self.engine.weights().config).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::train_run::text::prepare_text;
+
+    /// A small text with structure a character model can learn quickly beyond a bigram:
+    /// repeated words in varying order.
+    fn toy_text() -> String {
+        let words = ["a casa", "o gato", "a missa", "do galo", "era noite", "de natal", "o livro", "a sala"];
+        let mut rng = Rng::new(5);
+        (0..700).map(|_| words[rng.below(words.len() as u64) as usize]).collect::<Vec<_>>().join(" ")
+    }
+
+    fn small() -> TrainSettings {
+        TrainSettings { d_model: 32, context: 32, batch: 8, eval_every: 20, sample_every: 50, sample_chars: 40, ..TrainSettings::tiny() }
+    }
+
+    #[test]
+    fn a_run_beats_the_bigram_on_held_out_text() {
+        let text = prepare_text(&toy_text(), false, 10).unwrap();
+        let mut run = TrainRun::new(&text, small()).unwrap();
+        let start = run.validation_loss();
+        assert!((start - run.uniform).abs() < 0.3, "fresh weights guess about uniformly: {start} vs ln V = {}", run.uniform);
+        assert!(run.bigram < run.uniform);
+        let mut beaten_at = None;
+        for _ in 0..400 {
+            let report = run.step().unwrap();
+            if let Some(eval) = report.eval {
+                if eval.validation < run.bigram {
+                    beaten_at = Some(eval.step);
+                    break;
+                }
+            }
+        }
+        let at = beaten_at.unwrap_or_else(|| panic!("validation {} never went below the bigram {}", run.validation_loss(), run.bigram));
+        eprintln!("toy text: bigram {:.4}, uniform {:.4}, beaten at step {at}", run.bigram, run.uniform);
+        assert!(run.samples.len() >= 1 && run.history.len() >= 2);
+    }
+
+    #[test]
+    fn pause_and_resume_is_the_same_run() {
+        let text = prepare_text(&toy_text(), false, 10).unwrap();
+        let mut straight = TrainRun::new(&text, small()).unwrap();
+        let mut paused = TrainRun::new(&text, small()).unwrap();
+        for _ in 0..30 {
+            straight.step().unwrap();
+        }
+        for _ in 0..12 {
+            paused.step().unwrap();
+        }
+        // What a pause may do in the meantime: redraw the attention, evaluate, sample.
+        paused.attention(1, 2).unwrap();
+        for _ in 12..30 {
+            paused.step().unwrap();
+        }
+        assert_eq!(straight.steps_taken(), paused.steps_taken());
+        assert_eq!(straight.safetensors(), paused.safetensors(), "the same weights, bit for bit");
+        assert_eq!(straight.history, paused.history);
+        assert_eq!(straight.samples, paused.samples);
+    }
+
+    #[test]
+    fn bad_inputs_are_errors() {
+        let short = prepare_text("abc abc abc", false, 1).unwrap();
+        assert!(TrainRun::new(&short, small()).is_err());
+        let text = prepare_text(&toy_text(), false, 10).unwrap();
+        assert!(TrainRun::new(&text, TrainSettings { n_heads: 5, ..small() }).is_err());
+        let run = TrainRun::new(&text, small()).unwrap();
+        assert!(run.attention(9, 0).is_err());
+        let bytes = run.safetensors();
+        // The shipped file's names and shapes. (`DecoderWeights::from_safetensors` checks the
+        // config with the BPE's lower bound on the vocabulary, so it is not used here.)
+        let tensors = crate::decoder::safetensors::parse(&bytes).unwrap();
+        for (name, shape) in run.engine.weights().config.tensor_shapes() {
+            assert_eq!(tensors[&name].shape, shape, "{name}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod preset {
+    use super::*;
+    use crate::train_run::text::prepare_text;
+
+    /// The widget's preset (the story the page ships) with the widget's default settings:
+    /// the validation loss goes below the bigram within the bound the e2e suite allows.
+    #[test]
+    fn the_preset_beats_the_bigram_with_the_default_settings() {
+        let raw = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../static/train/missa-do-galo.txt"));
+        let settings = TrainSettings::tiny();
+        let text = prepare_text(raw, true, settings.min_chars()).unwrap();
+        let mut run = TrainRun::new(&text, settings).unwrap();
+        let mut beaten_at = None;
+        let started = std::time::Instant::now();
+        while run.steps_taken() < 600 {
+            let report = run.step().unwrap();
+            if let Some(eval) = report.eval {
+                eprintln!("step {:4}: train {:?} validation {:.4}", eval.step, eval.train.map(|t| (t * 1e4).round() / 1e4), eval.validation);
+                if beaten_at.is_none() && eval.validation < run.bigram {
+                    beaten_at = Some(eval.step);
+                }
+            }
+        }
+        let per_step = started.elapsed().as_secs_f64() * 1e3 / run.steps_taken() as f64;
+        eprintln!(
+            "preset: V = {}, {} parameters, uniform {:.4}, bigram {:.4}, beaten at {beaten_at:?}, {per_step:.1} ms/step (with evaluations and samples)",
+            run.vocab_size(),
+            run.parameter_count(),
+            run.uniform,
+            run.bigram
+        );
+        for s in &run.samples {
+            eprintln!("{:4}: {}", s.step, s.text.replace('\n', "↵"));
+        }
+        assert!(beaten_at.is_some_and(|s| s <= 600), "validation {} vs bigram {}", run.validation_loss(), run.bigram);
+    }
+}

@@ -1,0 +1,149 @@
+//! The sizes and the schedule of a run in the browser. One plain struct; `TrainSettings::tiny()`
+//! is the widget's default (the model of `training::char_config`), and `validate` is what
+//! the widget's size fields are checked against (a NaN or an out-of-range number gives a
+//! message naming the field, never a panic).
+
+use crate::decoder::DecoderConfig;
+use crate::error::{ComputeError, Result};
+use crate::training::AdamWOptions;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrainSettings {
+    /// Decoder blocks (1 … 4).
+    pub n_layers: usize,
+    /// C, the width of the residual stream (8 … 128, a multiple of `n_heads`); the FFN is 4C.
+    pub d_model: usize,
+    /// nh, attention heads per block (1 … 8); hs = C / nh.
+    pub n_heads: usize,
+    /// T, the training window and the model's context, in characters (8 … 128).
+    pub context: usize,
+    /// B, windows per step (1 … 32): a step sees B·T characters.
+    pub batch: usize,
+    /// AdamW's peak learning rate (after the warm-up).
+    pub learning_rate: f64,
+    /// Warm-up steps (linear up to the peak rate).
+    pub warmup: usize,
+    /// Steps of the cosine schedule: the rate reaches 10 % of the peak there and stays.
+    pub schedule_steps: usize,
+    /// Seeds the weights, the batches and the samples.
+    pub seed: u64,
+    /// Steps between two validation losses (a point of the curve).
+    pub eval_every: usize,
+    /// Steps between two samples.
+    pub sample_every: usize,
+    /// Characters per sample.
+    pub sample_chars: usize,
+    /// The share of the text held out at its end for validation (at least one window).
+    pub validation_fraction: f64,
+    /// Validation windows scored at each evaluation (the first ones of the tail): bounds
+    /// the cost of an evaluation on a long text.
+    pub max_validation_windows: usize,
+}
+
+impl TrainSettings {
+    /// The widget's default: 2 blocks, C = 64, 4 heads, T = 64 (`training::char_config`),
+    /// 8 windows a step, AdamW at 3·10⁻³ with 30 warm-up steps and a cosine over 2 000.
+    pub fn tiny() -> TrainSettings {
+        TrainSettings {
+            n_layers: 2,
+            d_model: 64,
+            n_heads: 4,
+            context: 64,
+            batch: 8,
+            learning_rate: 3e-3,
+            warmup: 30,
+            schedule_steps: 2000,
+            seed: 23,
+            eval_every: 25,
+            sample_every: 100,
+            sample_chars: 120,
+            validation_fraction: 0.1,
+            max_validation_windows: 32,
+        }
+    }
+
+    /// The decoder trained on a vocabulary of `vocab` characters.
+    pub fn config(&self, vocab: usize) -> DecoderConfig {
+        DecoderConfig {
+            vocab_size: vocab,
+            d_model: self.d_model,
+            n_heads: self.n_heads,
+            n_layers: self.n_layers,
+            d_ff: 4 * self.d_model,
+            context: self.context,
+            pe_theta: 10_000.0,
+            ln_eps: 1e-5,
+        }
+    }
+
+    /// Parameters of the model on `vocab` characters (the output head is tied: none more).
+    pub fn parameter_count(&self, vocab: usize) -> usize {
+        self.config(vocab).parameter_count()
+    }
+
+    /// AdamW's settings for this run (the shipped model's betas, decay and clipping).
+    pub fn optimizer(&self) -> AdamWOptions {
+        AdamWOptions { learning_rate: self.learning_rate, warmup: self.warmup, steps: self.schedule_steps, ..AdamWOptions::default() }
+    }
+
+    /// The shortest text a run takes: a validation tail of one window (T + 1 characters)
+    /// and a training part of two.
+    pub fn min_chars(&self) -> usize {
+        3 * (self.context + 1)
+    }
+
+    /// Each size in its range, with the field named in the message.
+    pub fn validate(&self) -> Result<()> {
+        let check = |what: &str, value: usize, lo: usize, hi: usize| {
+            if (lo..=hi).contains(&value) {
+                Ok(())
+            } else {
+                Err(ComputeError::Invalid(format!("{what}: {value} está fora do intervalo {lo} … {hi}.")))
+            }
+        };
+        check("Camadas", self.n_layers, 1, 4)?;
+        check("Cabeças", self.n_heads, 1, 8)?;
+        check("Largura do modelo", self.d_model, 8, 128)?;
+        check("Contexto", self.context, 8, 128)?;
+        check("Lote", self.batch, 1, 32)?;
+        if self.d_model % self.n_heads != 0 {
+            return Err(ComputeError::Invalid(format!(
+                "A largura do modelo ({}) precisa ser múltipla do número de cabeças ({}).",
+                self.d_model, self.n_heads
+            )));
+        }
+        if !(self.learning_rate.is_finite() && self.learning_rate > 0.0 && self.learning_rate <= 0.1) {
+            return Err(ComputeError::Invalid("A taxa de aprendizado fica entre 0 (exclusive) e 0,1.".into()));
+        }
+        if self.eval_every == 0 || self.sample_every == 0 || self.max_validation_windows == 0 {
+            return Err(ComputeError::Invalid("Os intervalos de avaliação e de amostra são de pelo menos 1 passo.".into()));
+        }
+        if !(0.0..0.5).contains(&self.validation_fraction) {
+            return Err(ComputeError::Invalid("A fração de validação fica em [0; 0,5).".into()));
+        }
+        self.optimizer().validate()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_is_the_char_config() {
+        let s = TrainSettings::tiny();
+        s.validate().unwrap();
+        assert_eq!(s.config(99), crate::training::char_config(99));
+        assert_eq!(s.parameter_count(99), crate::training::char_config(99).parameter_count());
+    }
+
+    #[test]
+    fn bad_sizes_name_the_field() {
+        let bad = TrainSettings { n_heads: 3, ..TrainSettings::tiny() };
+        assert!(bad.validate().unwrap_err().to_string().contains("múltipla"));
+        let bad = TrainSettings { context: 1000, ..TrainSettings::tiny() };
+        assert!(bad.validate().unwrap_err().to_string().contains("Contexto"));
+        let bad = TrainSettings { learning_rate: f64::NAN, ..TrainSettings::tiny() };
+        assert!(bad.validate().is_err());
+    }
+}
