@@ -12,7 +12,8 @@
 //   fetched ahead and never answered from here. src/web/model_store.rs keeps them in its own
 //   cache ("atencao-modelo", keyed `static/model/FILE?sha256=FIRST16HEX`) when a decoder widget
 //   loads them, so the decoder works offline once it has been opened.
-// - 'extra' (embed.js, the example blog post, the model card, …): kept when fetched.
+// - 'extra' (embed.js, the example blog post, the model card, the train widget's preset story
+//   in static/train/, …): kept when fetched.
 // "salvar para ler offline" (the footer, static/site.js) asks for everything still missing,
 // the model included (into model_store's cache, with its keys), and is told its size first.
 //

@@ -8,7 +8,8 @@
 #   page   every prerendered page (NAME.html at the root): on the first visit, except under Save-Data;
 #   model  the decoder's files in static/model/ (config, tokenizer, weights, bigram table): when a
 #          decoder widget loads them (src/web/model_store.rs), or on "salvar para ler offline";
-#   extra  the rest (embed.js, the example blog post, the model card): when fetched, or on "salvar".
+#   extra  the rest (embed.js, the example blog post, the model card, the train widget's preset story in
+#          static/train/): when fetched, or on "salvar".
 # The sizes give "salvar para ler offline" its size. Needs only bash and coreutils.
 set -euo pipefail
 stage="${TRUNK_STAGING_DIR:?run by trunk as a post_build hook (TRUNK_STAGING_DIR unset)}"

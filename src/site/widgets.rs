@@ -175,6 +175,12 @@ pub const WIDGETS: &[WidgetDoc] = &[
         example: &[("data-preset", "machado")],
     },
     WidgetDoc {
+        name: "train",
+        summary: "Um pequeno decodificador treinado no navegador, ao vivo: o conto “Missa do galo” ou o texto do leitor, um token por caractere; tamanhos editáveis com a contagem de parâmetros; treinar / pausar / recomeçar, passos por segundo; a curva da perda de treino e de validação contra o chute uniforme e o bigrama; amostras a cada 100 passos; a atenção de uma camada e cabeça; baixar os pesos. Baixa o conto (14 KB) ao montar.",
+        attributes: &[],
+        example: &[],
+    },
+    WidgetDoc {
         name: "bpe",
         summary: "O BPE em bytes do decodificador, passo a passo, sobre o texto do leitor: bytes, cada fusão na ordem, tokens finais e ids. Baixa só o tokenizador, não os pesos.",
         attributes: &[attr("data-text", "texto inicial", "texto"), MODEL],

@@ -230,9 +230,26 @@ impl TrainRun {
         to_safetensors(self.engine.weights())
     }
 
-    /// The model's hyperparameters as the shipped `config.json`'s "config" object.
+    /// What the weights need beside them: the hyperparameters (the shipped `config.json`'s
+    /// "config" object), the vocabulary (character i is token i) and what the run measured.
     pub fn config_json(&self) -> String {
-        serde_json::to_string_pretty(&self.engine.weights().config).unwrap_or_default()
+        let vocab: Vec<String> = (0..self.vocab_size() as u32).map(|i| self.corpus.tokenizer.decode(&[i])).collect();
+        let report = serde_json::json!({
+            "config": self.engine.weights().config,
+            "tokenizer": { "kind": "chars", "chars": vocab },
+            "training": {
+                "steps": self.steps_taken(),
+                "batch": self.settings.batch,
+                "learning_rate": self.settings.learning_rate,
+                "seed": self.settings.seed,
+                "train_chars": self.corpus.train.len(),
+                "validation_chars": self.corpus.validation.len(),
+                "validation_loss": self.validation_loss(),
+                "bigram_loss": self.bigram,
+                "uniform_loss": self.uniform,
+            },
+        });
+        serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
     }
 }
 
@@ -305,6 +322,9 @@ mod tests {
         assert!(TrainRun::new(&text, TrainSettings { n_heads: 5, ..small() }).is_err());
         let run = TrainRun::new(&text, small()).unwrap();
         assert!(run.attention(9, 0).is_err());
+        let config: serde_json::Value = serde_json::from_str(&run.config_json()).unwrap();
+        assert_eq!(config["config"]["vocab_size"], run.vocab_size());
+        assert_eq!(config["tokenizer"]["chars"].as_array().unwrap().len(), run.vocab_size());
         let bytes = run.safetensors();
         // The shipped file's names and shapes. (`DecoderWeights::from_safetensors` checks the
         // config with the BPE's lower bound on the vocabulary, so it is not used here.)

@@ -1,5 +1,5 @@
 //! Every widget of the site, by topic (the same folders as `core`): `vectors`, `text`,
-//! `sequence`, `attention`, `transformer`, `decoder`, and `bench` (the compute page). The kit
+//! `sequence`, `attention`, `transformer`, `decoder`, `train`, and `bench` (the compute page). The kit
 //! they are made of is `web::kit`; this module is the registry that names them.
 
 pub mod attention;
@@ -7,6 +7,7 @@ pub mod bench;
 pub mod decoder;
 pub mod sequence;
 pub mod text;
+pub mod train;
 pub mod transformer;
 pub mod vectors;
 
@@ -28,6 +29,8 @@ pub const REGISTRY: &[WidgetKind] = &[
     // The pretrained decoder (issue 6)
     decoder::decoder::KIND,
     decoder::bpe::KIND,
+    // Training in the browser (issue 23)
+    train::train::KIND,
     vectors::vectors::KIND,
     vectors::dot_product::KIND,
     vectors::matmul::KIND,
