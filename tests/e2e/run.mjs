@@ -21,6 +21,7 @@ import robust from './suites/robust.mjs';
 import a11y from './suites/a11y.mjs';
 import content2 from './suites/content2.mjs';
 import home from './suites/home.mjs';
+import train from './suites/train.mjs';
 
 const DIST = path.resolve(process.argv[2] ?? 'dist');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -38,6 +39,8 @@ const SUITES = { foundation, prerender, vectorization, sequence, transformer, de
 SUITES.content2 = content2;
 // The home page, reading progress, the folding contents and the phone's menu (issue 22).
 SUITES.home = home;
+// Training in the browser (issue 23).
+SUITES.train = train;
 
 /**
  * Headless Chromium's WebGPU is SwiftShader, a software adapter the site leaves aside on its

@@ -151,18 +151,14 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     shell.control(&[&train, &pause, &restart, &use_it, &download, &download_config, &layer_label, &head_label]);
 
     // The outputs.
+    let message = live_note("train-message wide");
     let status = dom::el("div", "train-status");
-    let message = live_note("train-message");
     let plot = LinePlot::new("loss", "Perda por caractere, passo a passo");
-    dom::append(&shell.outputs, &dom::text("h4", "", "Amostras do modelo"));
-    let samples = dom::el("div", "train-samples");
+    let samples_heading = dom::text("h4", "wide", "Amostras do modelo, da primeira à mais recente");
+    let samples = dom::el("div", "train-samples wide");
     let attention = DenseHeatmap::new("train-attention", Scale::Probability);
-    let probe = dom::el("p", "train-probe");
-    dom::append_all(&shell.outputs, &[&status, &message, &plot.root, &samples, &attention.root, &probe]);
-    // The heading of the samples goes right before them.
-    if let Ok(Some(heading)) = shell.outputs.query_selector(":scope > h4") {
-        let _ = samples.before_with_node_1(&heading);
-    }
+    let probe = dom::el("p", "train-probe wide");
+    dom::append_all(&shell.outputs, &[&message, &status, &plot.root, &samples_heading, &samples, &attention.root, &probe]);
 
     let widget = Rc::new(TrainWidget {
         shell,

@@ -1,0 +1,195 @@
+// Training in the browser (issue 23): the `train` widget on its page. The preset story trained
+// for a bounded number of steps goes below the bigram line (read from the widget's numbers);
+// pausing and resuming continue the same run; a hidden tab pauses it and a visible one resumes
+// it; bad input (empty text, one repeated character, a 5 MB paste, NaN in a size field) gets a
+// message; the page has no serious axe violation and nothing overflows at 390 and 1280 px, with
+// screenshots in the light and the dark theme (tests/artifacts/train23/).
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { ARTIFACTS, check, assert, parsePt, readResults, pageSettled } from '../lib.mjs';
+
+const require = createRequire(import.meta.url);
+const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const PAGE = 'treinar-no-navegador.html';
+const HOST = '[data-widget=train]';
+/** The most steps the preset may take to beat the bigram (natively it does at 350). */
+const MAX_STEPS = 700;
+const SHOTS = path.join(ARTIFACTS, 'train23');
+
+/** What the widget has measured, unrounded (its host's data attributes). */
+async function numbers(page) {
+  return page.$eval(HOST, (w) => ({
+    steps: Number(w.dataset.steps),
+    points: Number(w.dataset.points),
+    validation: Number(w.dataset.validationLoss),
+    bigram: Number(w.dataset.bigramLoss),
+    uniform: Number(w.dataset.uniformLoss),
+    stepMs: Number(w.dataset.stepMs),
+    rate: Number(w.dataset.stepsPerSecond),
+    training: w.dataset.training === 'true',
+  }));
+}
+
+async function settled(page) {
+  await page.waitForFunction((h) => ['ready', 'error'].includes(document.querySelector(h)?.dataset.state), HOST, { timeout: 60000 });
+  return page.getAttribute(HOST, 'data-state');
+}
+
+async function errorText(page) {
+  return page.$eval(HOST, (el) => el.querySelector(':scope > .widget-error')?.textContent ?? '');
+}
+
+/** Sets a control's value and fires the event of an edit. */
+async function edit(page, selector, value, event = 'input') {
+  await page.$eval(selector, (el, [v, e]) => { el.value = v; el.dispatchEvent(new Event(e, { bubbles: true })); }, [value, event]);
+}
+
+/** The loss curve's twin as [step label, training, validation]. */
+async function curve(page) {
+  return page.$$eval(`${HOST} table.twin[data-plot=loss] tr`, (rows) => rows.slice(1).map((tr) =>
+    [tr.querySelector('th').textContent, ...[...tr.querySelectorAll('td')].map((td) => td.textContent)]));
+}
+
+async function setHidden(page, hidden) {
+  await page.evaluate((h) => {
+    if (h) Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+    else delete document.hidden;
+    document.dispatchEvent(new Event('visibilitychange'));
+  }, hidden);
+}
+
+export default async function train({ page, base, mode, browser }) {
+  await check(`[${mode}] train: the preset loads; the parameter count, ln V and the bigram are computed`, async () => {
+    await page.goto(`${base}/${PAGE}`);
+    await pageSettled(page, PAGE);
+    assert(await settled(page) === 'ready', await errorText(page));
+    const n = await numbers(page);
+    const status = await readResults(page, HOST, 'train-status');
+    const vocab = Math.round(Math.exp(n.uniform));
+    // 2 blocks, d = 64, F = 256: V·d + 2·(LN 2d + 4d² + LN 2d + d·F + F + F·d + d) + LN_f 2d.
+    const d = 64, f = 256;
+    const want = vocab * d + 2 * (4 * d + 4 * d * d + d * f + f + f * d + d) + 2 * d;
+    const shown = Number(await page.getAttribute(`${HOST} .train-model-info`, 'data-parameters'));
+    assert(shown === want, `parameters ${shown}, want ${want} (V = ${vocab})`);
+    assert(status['parâmetros'].replace(/\./g, '') === String(want), status['parâmetros']);
+    assert(Math.abs(parsePt(status['chute uniforme, ln V']) - Math.log(vocab)) < 1e-4, status['chute uniforme, ln V']);
+    assert(n.bigram < n.uniform && n.bigram > 1.5, `bigram ${n.bigram}, uniform ${n.uniform}`);
+    assert(Math.abs(n.validation - n.uniform) < 0.3, `fresh weights: validation ${n.validation} ≈ ln V ${n.uniform}`);
+    assert(status['calculado em'] === 'CPU', status['calculado em']);
+    const domain = await page.getAttribute(`${HOST} figure[data-matrix=train-attention]`, 'data-domain');
+    assert(domain === '0,1', `attention domain ${domain}`);
+  });
+
+  await check(`[${mode}] train: the preset goes below the bigram within ${MAX_STEPS} steps; pausing and resuming continue the same run; a hidden tab pauses it`, async () => {
+    await page.goto(`${base}/${PAGE}`);
+    await pageSettled(page, PAGE);
+    await page.click(`${HOST} [data-action=train]`);
+    await page.waitForFunction((h) => Number(document.querySelector(h).dataset.steps) >= 60, HOST, { timeout: 60000 });
+    // Pause: the step counter stops, the history stays.
+    await page.click(`${HOST} [data-action=pause]`);
+    const paused = await numbers(page);
+    const before = await curve(page);
+    assert(!paused.training, 'paused');
+    await page.waitForTimeout(400);
+    assert((await numbers(page)).steps === paused.steps, 'no step while paused');
+    await page.click(`${HOST} [data-action=train]`);
+    await page.waitForFunction(([h, s]) => Number(document.querySelector(h).dataset.steps) > s + 30, [HOST, paused.steps], { timeout: 30000 });
+    const after = await curve(page);
+    assert(after.length > before.length, `curve ${before.length} → ${after.length} points`);
+    assert(JSON.stringify(after.slice(0, before.length)) === JSON.stringify(before), 'the points before the pause are kept');
+    // A hidden tab pauses; a visible one resumes (the reader had it running).
+    await setHidden(page, true);
+    const hidden = await numbers(page);
+    assert(!hidden.training && await page.getAttribute(HOST, 'data-paused') === 'hidden', 'hidden: paused');
+    assert((await page.textContent(`${HOST} .train-message`)).includes('escondida'), await page.textContent(`${HOST} .train-message`));
+    await page.waitForTimeout(300);
+    assert((await numbers(page)).steps === hidden.steps, 'no step while hidden');
+    await setHidden(page, false);
+    assert((await numbers(page)).training, 'visible again: training');
+    // Until the validation loss is under the bigram line.
+    const started = Date.now();
+    await page.waitForFunction(([h, max]) => {
+      const w = document.querySelector(h).dataset;
+      return Number(w.validationLoss) < Number(w.bigramLoss) || Number(w.steps) >= max;
+    }, [HOST, MAX_STEPS], { timeout: 120000, polling: 250 });
+    await page.click(`${HOST} [data-action=pause]`);
+    const end = await numbers(page);
+    const crossed = (await curve(page)).find((row) => parsePt(row[2]) < end.bigram)?.[0];
+    console.log(`     ${mode}: validation below the bigram (${end.bigram.toFixed(4)}) first at ${crossed}; paused at step ${end.steps} (${end.validation.toFixed(4)}); ${end.stepMs.toFixed(1)} ms a step, ${end.rate.toFixed(1)} steps/s (${((Date.now() - started) / 1000).toFixed(1)} s for the last stretch)`);
+    assert(end.validation < end.bigram, `validation ${end.validation} vs bigram ${end.bigram} after ${end.steps} steps`);
+    const status = await readResults(page, HOST, 'train-status');
+    assert(parsePt(status['perda de validação']) < parsePt(status['bigrama (validação)']), JSON.stringify(status));
+    const samples = await page.$$eval(`${HOST} .train-sample`, (cs) => cs.map((c) => [Number(c.dataset.step), c.querySelector('.train-sample-text').textContent]));
+    assert(samples.length >= 3 && samples[0][0] === 0 && samples.at(-1)[0] >= 300, JSON.stringify(samples.map((s) => s[0])));
+    // Gibberish becomes words: the last sample has more spaces in sensible places than the first.
+    const words = (t) => t.split(/\s+/).filter((w) => /^[a-zà-ú]{2,}$/i.test(w)).length;
+    assert(words(samples.at(-1)[1]) > words(samples[0][1]), `${samples[0][1]} → ${samples.at(-1)[1]}`);
+    await page.screenshot({ path: path.join(ARTIFACTS, `train-${mode}.png`), fullPage: false });
+  });
+
+  await check(`[${mode}] train: bad input gets a message (empty, one repeated character, NaN size, 5 MB paste)`, async () => {
+    await page.goto(`${base}/${PAGE}`);
+    await pageSettled(page, PAGE);
+    await edit(page, `${HOST} [data-control=source]`, 'own');
+    await edit(page, `${HOST} [data-control=text]`, '');
+    assert(await settled(page) === 'error' && (await errorText(page)).includes('vazio'), await errorText(page));
+    await edit(page, `${HOST} [data-control=text]`, 'a'.repeat(3000));
+    await page.waitForFunction((h) => document.querySelector(h)?.querySelector(':scope > .widget-error')?.textContent.includes('2 símbolos'), HOST, { timeout: 10000 });
+    await edit(page, `${HOST} [data-control=text]`, 'ab');
+    await page.waitForFunction((h) => document.querySelector(h)?.querySelector(':scope > .widget-error')?.textContent.includes('pelo menos'), HOST, { timeout: 10000 });
+    // "treinar" with a bad text says why instead of training.
+    await page.click(`${HOST} [data-action=train]`);
+    assert(await settled(page) === 'error' && !(await numbers(page)).training, 'no training on a bad text');
+    await page.$eval(`${HOST} [data-control=text]`, (el) => {
+      el.value = 'Era noite de Natal. 😀 Ação! '.repeat(Math.ceil(5e6 / 29));
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await page.waitForFunction((h) => document.querySelector(h)?.querySelector('.train-text-info')?.dataset.cut === 'true', HOST, { timeout: 30000 });
+    assert(await settled(page) === 'ready', await errorText(page));
+    const info = await page.textContent(`${HOST} .train-text-info`);
+    assert(info.includes('200.000'), info);
+    await edit(page, `${HOST} [data-control=layers]`, 'NaN');
+    await page.waitForFunction((h) => document.querySelector(h)?.querySelector(':scope > .widget-error')?.textContent.includes('Camadas'), HOST, { timeout: 10000 });
+    await edit(page, `${HOST} [data-control=layers]`, '2');
+    await edit(page, `${HOST} [data-control=heads]`, '3');
+    await page.waitForFunction((h) => document.querySelector(h)?.querySelector(':scope > .widget-error')?.textContent.includes('múltipla'), HOST, { timeout: 10000 });
+  });
+
+  // The page's structure does not depend on the backend: axe and the screenshots run once.
+  if (mode !== 'cpu') return;
+  await check(`[${mode}] train page: no serious or critical axe violation, nothing overflows at 390 and 1280 px (light and dark)`, async () => {
+    fs.mkdirSync(SHOTS, { recursive: true });
+    const problems = [];
+    for (const scheme of ['light', 'dark']) {
+      for (const width of [390, 1280]) {
+        const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme: scheme });
+        const fresh = await context.newPage();
+        await fresh.goto(`${base}/${PAGE}`);
+        await pageSettled(fresh, PAGE);
+        await fresh.waitForSelector(`${HOST}[data-state=ready]`, { timeout: 60000 });
+        // A few points on the curve and samples, so the shots show a run.
+        await fresh.click(`${HOST} [data-action=train]`);
+        await fresh.waitForFunction((h) => Number(document.querySelector(h).dataset.steps) >= 110, HOST, { timeout: 60000 });
+        await fresh.click(`${HOST} [data-action=pause]`);
+        if (width === 1280) {
+          await fresh.addScriptTag({ content: AXE });
+          const found = await fresh.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
+            .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+            .map((v) => `${v.impact} ${v.id} (${v.help}) em ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`));
+          problems.push(...found.map((f) => `${scheme}: ${f}`));
+        }
+        const wide = await fresh.evaluate(() => {
+          const out = [];
+          if (document.documentElement.scrollWidth > window.innerWidth) out.push(`page ${document.documentElement.scrollWidth - window.innerWidth}px`);
+          for (const w of document.querySelectorAll('[data-widget]')) if (w.scrollWidth > w.clientWidth + 1) out.push(`${w.dataset.widget} ${w.scrollWidth - w.clientWidth}px`);
+          return out;
+        });
+        problems.push(...wide.map((p) => `${scheme} ${width}px: ${p}`));
+        await fresh.locator(HOST).screenshot({ path: path.join(SHOTS, `train-${scheme}-${width}.png`) });
+        await context.close();
+      }
+    }
+    assert(problems.length === 0, problems.join('\n'));
+  });
+}
