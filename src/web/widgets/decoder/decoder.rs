@@ -547,7 +547,7 @@ impl DecoderWidget {
             Action::Generate { .. } | Action::Lens => {}
         }
         // Bring the session up to date (the prompt, or the window after a backend change).
-        self.run_engine(&model, None).await?;
+        self.run_engine(&model, None, true).await?;
         self.draw_now();
         if let Action::Generate { n, reseed } = action {
             let opts = self.options()?;
@@ -567,7 +567,9 @@ impl DecoderWidget {
                 if self.stop_requested.get() {
                     break;
                 }
-                self.run_engine(&model, Some(&opts)).await?;
+                // Only the last token is traced for "por dentro" (the panel shows the last step):
+                // tracing every op costs the model time it would otherwise spend generating.
+                self.run_engine(&model, Some(&opts), made == n).await?;
                 let now = now_ms();
                 self.rate.set(Some(made as f64 / ((now - started) / 1000.0).max(1e-6)));
                 self.book_draw();
@@ -631,7 +633,7 @@ impl DecoderWidget {
                 self.gpu_weights.borrow_mut().take();
                 self.cpu_only.set(true);
                 *self.engine.borrow_mut() = Some(self.engine_for(model, engine.into_history())?);
-                self.run_engine(model, None).await?;
+                self.run_engine(model, None, true).await?;
                 self.show_last_trace();
                 Box::pin(self.read_lens(model)).await
             }
@@ -837,33 +839,19 @@ impl DecoderWidget {
     /// One step of the session (`Some(opts)`: sample and run a token; `None`: bring the cache
     /// up to date), traced for the "por dentro" panel. The session follows the site's backend;
     /// a GPU failure moves it to the CPU, which redoes the step.
-    async fn run_engine(&self, model: &Rc<Playable>, opts: Option<&SamplingOptions>) -> Result<(), String> {
+    async fn run_engine(&self, model: &Rc<Playable>, opts: Option<&SamplingOptions>, traced: bool) -> Result<(), String> {
         let Some(mut engine) = self.engine.borrow_mut().take() else { return Ok(()) };
         if engine.kind() != self.wanted_kind() {
             engine = self.engine_for(model, engine.into_history())?;
         }
         let before = (engine.history().ids.clone(), engine.history().dropped);
         let outcome = match &mut engine {
-            Engine::Cpu(session) => {
-                let traced = Traced::new(&Cpu, &now_ms);
-                let result = match opts {
-                    Some(o) => session.step(&traced, o).await.map(|_| ()),
-                    None => session.sync(&traced).await,
-                };
-                result.map(|()| traced.finish())
-            }
-            Engine::Gpu(gpu, session) => {
-                let traced = Traced::new(&**gpu, &now_ms);
-                let result = match opts {
-                    Some(o) => session.step(&traced, o).await.map(|_| ()),
-                    None => session.sync(&traced).await,
-                };
-                result.map(|()| traced.finish())
-            }
+            Engine::Cpu(session) => advance(&Cpu, session, opts, traced).await,
+            Engine::Gpu(gpu, session) => advance(&**gpu, session, opts, traced).await,
         };
         match outcome {
             Ok(trace) => {
-                if !trace.ops.is_empty() {
+                if let Some(trace) = trace.filter(|t| !t.ops.is_empty()) {
                     let rerun = WindowPass { model: model.clone(), ids: engine.history().ids.clone() };
                     *self.last_trace.borrow_mut() = Some((trace, rerun));
                 }
@@ -880,7 +868,7 @@ impl DecoderWidget {
                 // If the token was sampled before the failure, only the pass is redone.
                 let sampled = (history.ids.clone(), history.dropped) != before;
                 *self.engine.borrow_mut() = Some(self.engine_for(model, history)?);
-                Box::pin(self.run_engine(model, if sampled { None } else { opts })).await
+                Box::pin(self.run_engine(model, if sampled { None } else { opts }, traced)).await
             }
             Err(e) => {
                 *self.engine.borrow_mut() = Some(engine);
@@ -1067,6 +1055,26 @@ impl DecoderWidget {
             title.set_text_content(Some(&format!("Atenção da camada {}, cabeça {}{shown}: linha = quem olha, coluna = para onde", layer + 1, head + 1)));
         }
     }
+}
+
+/// One step of `session` on `e` (`Some(opts)`: sample and run a token; `None`: bring the
+/// cache up to date), with its trace when `traced`.
+async fn advance<E: Executor>(e: &E, session: &mut Session<E::Tensor>, opts: Option<&SamplingOptions>, traced: bool) -> crate::core::error::Result<Option<Trace>>
+where
+    E::Tensor: Clone,
+{
+    if !traced {
+        return match opts {
+            Some(o) => session.step(e, o).await.map(|_| None),
+            None => session.sync(e).await.map(|()| None),
+        };
+    }
+    let tracer = Traced::new(e, &now_ms);
+    let result = match opts {
+        Some(o) => session.step(&tracer, o).await.map(|_| ()),
+        None => session.sync(&tracer).await,
+    };
+    result.map(|()| Some(tracer.finish()))
 }
 
 /// A compute error as the reader reads it.
