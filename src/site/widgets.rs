@@ -160,8 +160,14 @@ pub const WIDGETS: &[WidgetDoc] = &[
     },
     WidgetDoc {
         name: "gradient-check",
-        summary: "A jacobiana do softmax e os gradientes de um passo de atenção (L = Σ O ⊙ G em relação a Q, K e V) pela fórmula e por diferenças centrais, lado a lado, com o passo h de 10⁻¹ a 10⁻¹⁰, em f64 ou f32; o maior erro relativo e a curva do erro contra h.",
-        attributes: &[choice("data-part", "o que verificar", "atencao (padrão: o passo de atenção), softmax (a jacobiana)", &["atencao", "softmax"], "atencao")],
+        summary: "A jacobiana do softmax e os gradientes de um passo de atenção (L = Σ O ⊙ G em relação a Q, K e V) pela fórmula e por diferenças centrais, lado a lado, com o passo h de 10⁻¹ a 10⁻¹⁰, em f64 ou f32; ou o decodificador inteiro, tensor por tensor, num texto digitado (em f32); o maior erro relativo e a curva do erro contra h.",
+        attributes: &[choice(
+            "data-part",
+            "o que verificar",
+            "atencao (padrão: o passo de atenção), softmax (a jacobiana), modelo (o decodificador inteiro, tensor por tensor)",
+            &["atencao", "softmax", "modelo"],
+            "atencao",
+        )],
         example: &[],
     },
     WidgetDoc {

@@ -10,7 +10,8 @@ use crate::error::{ComputeError, Result};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DecoderConfig {
-    /// V: tokens of the byte-level BPE (256 bytes + merges).
+    /// V: tokens of the vocabulary: the byte-level BPE's (256 bytes + merges) for the shipped
+    /// model, a text's distinct characters for one trained on the page.
     pub vocab_size: usize,
     /// C: width of every token vector.
     pub d_model: usize,
@@ -47,7 +48,7 @@ impl DecoderConfig {
     /// Fails on sizes the forward pass cannot run (0 anywhere, C not divisible by nh, absurd sizes).
     pub fn validate(&self) -> Result<()> {
         let bad = |msg: String| Err(ComputeError::Invalid(format!("Configuração do modelo inválida: {msg}")));
-        if self.vocab_size < 256 || self.vocab_size > 1 << 20 {
+        if self.vocab_size < 2 || self.vocab_size > 1 << 20 {
             return bad(format!("vocabulário de {} tokens", self.vocab_size));
         }
         if self.d_model == 0 || self.n_heads == 0 || self.d_model % self.n_heads != 0 {

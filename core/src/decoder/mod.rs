@@ -8,6 +8,7 @@
 //! - `lens`: the logit lens (the prediction read after each block) and each head's push;
 //! - `session`: a generation: window rule, cache, sampling; movable between backends;
 //! - `sampling`: greedy, temperature, top-k, top-p;
+//! - `tokenizer`: the BPE or a trained model's characters, behind one interface;
 //! - `prose`: the corpus's hard-wrapped lines joined into paragraphs before training.
 
 pub mod bigram;
@@ -22,11 +23,13 @@ pub mod prose;
 pub mod safetensors;
 pub mod sampling;
 pub mod session;
+pub mod tokenizer;
 pub mod weights;
 
 pub use config::DecoderConfig;
 pub use lens::{LensPass, LensReading, LensTaps, LogitParts};
 pub use model::{forward, forward_with_lens, read_forward, DecoderPass, Forward, ForwardOutput, KvCache};
 pub use session::{History, Session};
+pub use tokenizer::{TokenCodec, Tokenizer};
 pub use sampling::SamplingOptions;
 pub use weights::DecoderWeights;

@@ -10,7 +10,6 @@
 
 use std::rc::Rc;
 
-use crate::bpe::Bpe;
 use crate::error::{ComputeError, Result};
 use crate::executor::Executor;
 use crate::rng::Rng;
@@ -19,6 +18,7 @@ use super::config::DecoderConfig;
 use super::lens::{read_forward_with_lens, LensReading};
 use super::model::{forward, forward_with_lens, read_forward, KvCache};
 use super::sampling::{probabilities, sample, SamplingOptions};
+use super::tokenizer::TokenCodec;
 use super::weights::DecoderWeights;
 
 /// The context-window rule, the only one: the window holds at most `context` tokens; when it
@@ -54,11 +54,19 @@ pub struct History {
 
 impl History {
     /// The prompt's tokens, cut to the window if it is too long.
-    pub fn new(config: &DecoderConfig, bpe: &Bpe, prompt: &str, seed: u64) -> Result<History> {
+    pub fn new(config: &DecoderConfig, tokenizer: &(impl TokenCodec + ?Sized), prompt: &str, seed: u64) -> Result<History> {
         if prompt.trim().is_empty() {
             return Err(ComputeError::Invalid("Escreva um texto inicial: o modelo continua a partir dele.".into()));
         }
-        let mut ids = bpe.encode(prompt);
+        // A tokenizer larger than the model's vocabulary could give ids the model has no row for.
+        if tokenizer.vocab_size() > config.vocab_size {
+            return Err(ComputeError::Invalid(format!(
+                "O tokenizador tem {} tokens, mas o modelo só conhece {}.",
+                tokenizer.vocab_size(),
+                config.vocab_size
+            )));
+        }
+        let mut ids = tokenizer.encode_checked(prompt)?;
         let dropped = tokens_to_drop(ids.len(), config.context);
         ids.drain(..dropped);
         Ok(History {
@@ -94,8 +102,14 @@ pub struct Session<T> {
 
 impl<T: Clone> Session<T> {
     /// A new session on `prompt` (nothing computed yet: `sync` runs the prompt).
-    pub fn start<E: Executor<Tensor = T>>(e: &E, weights: Rc<DecoderWeights<T>>, bpe: &Bpe, prompt: &str, seed: u64) -> Result<Session<T>> {
-        let history = History::new(&weights.config, bpe, prompt, seed)?;
+    pub fn start<E: Executor<Tensor = T>>(
+        e: &E,
+        weights: Rc<DecoderWeights<T>>,
+        tokenizer: &(impl TokenCodec + ?Sized),
+        prompt: &str,
+        seed: u64,
+    ) -> Result<Session<T>> {
+        let history = History::new(&weights.config, tokenizer, prompt, seed)?;
         Session::resume(e, weights, history)
     }
 
@@ -205,6 +219,8 @@ mod tests {
     use crate::executor::Cpu;
     use crate::executor::block_on_ready;
 
+    use crate::bpe::Bpe;
+
     /// A tiny model and a byte-level tokenizer with no merges (one token per byte).
     fn tiny() -> (Rc<DecoderWeights>, Bpe) {
         let cfg = DecoderConfig::tiny();
@@ -296,5 +312,23 @@ mod tests {
         assert_eq!(generate(false), generate(false));
         assert_eq!(generate(false), generate(true));
         assert!(Session::start(&Cpu, w.clone(), &bpe, "  ", 1).is_err());
+    }
+
+    #[test]
+    fn a_character_model_generates_only_its_own_characters() {
+        use crate::decoder::tokenizer::{TokenCodec, Tokenizer};
+        use crate::training::{char_config, CharTokenizer};
+        let chars = Tokenizer::Chars(CharTokenizer::from_text("a casa amarela"));
+        let w = Rc::new(DecoderWeights::random(&char_config(chars.vocab_size()), 3));
+        let mut s = Session::start(&Cpu, w.clone(), &chars, "casa", 7).unwrap();
+        let opts = SamplingOptions { temperature: 1.0, top_k: 0, top_p: 1.0 };
+        for _ in 0..10 {
+            block_on_ready(s.step(&Cpu, &opts)).unwrap();
+        }
+        let text = chars.decode_ids(&s.history().ids);
+        assert!(text.starts_with("casa") && text.chars().count() == 14, "{text}");
+        assert!(text.chars().all(|c| "a cmsrel".contains(c)), "{text}");
+        let err = Session::start(&Cpu, w, &chars, "casa azul", 7).err().unwrap().to_string();
+        assert!(err.contains("«z»"), "{err}");
     }
 }

@@ -11,11 +11,13 @@
 //!   through the whole decoder, the seeded initialisation and the safetensors export;
 //! - `data`: a character tokenizer, batches from a text with a held-out tail, the uniform
 //!   and bigram baselines;
-//! - `trainer`: a run (weights + optimiser) stepping batch by batch.
+//! - `trainer`: a run (weights + optimiser) stepping batch by batch;
+//! - `model_check`: the reader's gradient check of a whole tiny decoder.
 
 pub mod backward;
 pub mod data;
 pub mod model;
+pub mod model_check;
 pub mod optim;
 pub mod trainer;
 

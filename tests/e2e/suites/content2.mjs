@@ -7,7 +7,8 @@ import path from 'node:path';
 import { ARTIFACTS, check, assert, parsePt, readTwin, waitWidget } from '../lib.mjs';
 
 const DICT = '[data-widget=soft-dictionary]';
-const GRAD = '[data-widget=gradient-check]';
+const GRAD = '[data-widget=gradient-check]:not([data-part])';
+const GRAD_MODEL = '[data-widget=gradient-check][data-part=modelo]';
 const DICT_PAGE = 'dicionario-suave.html';
 const GRAD_PAGE = 'atencao-diferenciavel.html';
 
@@ -179,6 +180,24 @@ export default async function content2({ page, base, mode }) {
     assert(error > 0.1, `f32 at h = 1e-10: ${error}`);
     assert((await page.textContent(`${GRAD} .gradient-results`)).includes('discordam'), 'the verdict says they disagree');
     await page.screenshot({ path: path.join(ARTIFACTS, `content2-gradient-check-${mode}.png`), fullPage: false });
+  });
+
+  await check(`[${mode}] gradient check of the whole decoder: one probe per weight tensor, within 5 % at h = 10⁻³ (f32), worse at 10⁻⁸; too short a text is named`, async () => {
+    await page.goto(`${base}/${GRAD_PAGE}`);
+    await page.$eval(GRAD_MODEL, (el) => el.scrollIntoView());
+    await waitWidget(page, GRAD_MODEL);
+    const rows = await page.$$eval(`${GRAD_MODEL} table[data-results=model-probes] tr`, (trs) => trs.slice(1).map((tr) => [...tr.children].map((c) => c.textContent)));
+    // 2 blocks × 12 tensors, the embedding and the final norm's γ and β.
+    assert(rows.length === 27 && rows[0][0] === 'tok_emb' && rows[26][0] === 'ln_f.bias', JSON.stringify(rows.map((r) => r[0])));
+    const error = Number(await page.getAttribute(`${GRAD_MODEL} table[data-results=gradient-error]`, 'data-max-rel-error'));
+    assert(error > 0 && error < 5e-2, `model at h = 1e-3: ${error}`);
+    assert(await page.$eval(`${GRAD_MODEL} [data-control=precision]`, (e) => e.closest('label').hidden), 'the precision menu is hidden (f32 only)');
+    await afterEdit(page, GRAD_MODEL, () => edit(page, `${GRAD_MODEL} select[data-control=step]`, '7', 'change'));
+    const noisy = Number(await page.getAttribute(`${GRAD_MODEL} table[data-results=gradient-error]`, 'data-max-rel-error'));
+    assert(noisy > 10 * error, `h = 1e-8: ${noisy} against ${error}`);
+    const state = await afterEdit(page, GRAD_MODEL, () => edit(page, `${GRAD_MODEL} [data-control=model-text]`, 'aa'));
+    assert(state === 'error' && (await errorText(page, GRAD_MODEL)).includes('3 caracteres'), await errorText(page, GRAD_MODEL));
+    await page.screenshot({ path: path.join(ARTIFACTS, `content2-gradient-model-${mode}.png`), fullPage: false });
   });
 
   await check(`[${mode}] gradient check: a cell that is not a number is named`, async () => {

@@ -7,7 +7,11 @@
 //! Computed on the CPU in f64 (`core::attention::gradient_check`): WebGPU has only f32, and
 //! the check needs the digits f32 does not have.
 //!
-//! Attributes: `data-part` (atencao, softmax).
+//! The third part, `modelo`, checks a whole tiny decoder (`core::training::model_check`): the
+//! backward pass that trains the `train` widget's model, tensor by tensor, on a text the
+//! reader types. It is f32 as training is, so its best agreement is about 1 % (at h ≈ 10⁻³).
+//!
+//! Attributes: `data-part` (atencao, softmax, modelo).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -18,19 +22,26 @@ use web_sys::{HtmlElement, HtmlSelectElement};
 use crate::core::attention::gradient_check::{check_attention, check_softmax, example_step, AttentionStep, Check, Precision, Wrt, STEPS};
 use crate::core::format::format_pt;
 use crate::core::sequence::sparsity::{format_scientific, power_of_ten};
+use crate::core::training::model_check::{check_model, ModelCheck};
 use crate::core::Matrix;
 
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
 use crate::web::kit::draw::{HeatmapData, MatrixView, Scale};
-use crate::web::kit::ui::MatrixEditor;
+use crate::web::kit::ui::{text_field, MatrixEditor};
 use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "gradient-check", title: "Verificador de gradientes: fórmula contra diferenças finitas", mount };
 
 /// The default step, 10⁻⁴ (index into `STEPS`).
 const DEFAULT_STEP: usize = 3;
+/// The model part's default step, 10⁻³: the best one in f32.
+const MODEL_STEP: usize = 2;
+/// The model part's default text (the opening of Dom Casmurro).
+const MODEL_TEXT: &str = "Uma noite destas, vindo da cidade";
+/// Seed of the model part's weights.
+const MODEL_SEED: u64 = 3;
 
 fn row_label(i: usize) -> String {
     format!("linha {}", i + 1)
@@ -58,14 +69,16 @@ fn to_array(m: &Matrix) -> Array2<f64> {
 enum Part {
     Attention,
     Softmax,
+    /// The whole decoder, tensor by tensor.
+    Model,
 }
 
 impl Part {
     fn of(value: &str) -> Part {
-        if value == "softmax" {
-            Part::Softmax
-        } else {
-            Part::Attention
+        match value {
+            "softmax" => Part::Softmax,
+            "modelo" => Part::Model,
+            _ => Part::Attention,
         }
     }
 }
@@ -77,12 +90,16 @@ pub struct GradientCheckWidget {
     v: RefCell<MatrixEditor>,
     g: RefCell<MatrixEditor>,
     z: RefCell<MatrixEditor>,
+    /// The model part's text, and its label (hidden in the other parts).
+    text: web_sys::HtmlInputElement,
+    text_label: HtmlElement,
     part: HtmlSelectElement,
     wrt: HtmlSelectElement,
     /// The `wrt` select's label, hidden for the softmax.
     wrt_label: HtmlElement,
     step: HtmlSelectElement,
     precision: HtmlSelectElement,
+    precision_label: HtmlElement,
     /// The `data-part` of the page, for "restaurar exemplo".
     part_default: &'static str,
     analytic: Rc<MatrixView>,
@@ -100,13 +117,20 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let v = MatrixEditor::new("v", "V", &to_matrix(&example.v), row_label);
     let g = MatrixEditor::new("g", "G (L = Σ O ⊙ G)", &to_matrix(&example.g), row_label);
     let z = MatrixEditor::new("z", "scores z", &default_z(), z_label);
-    dom::append_all(&shell.inputs, &[&q.root, &k.root, &v.root, &g.root, &z.root]);
+    let (text_label, text) = text_field("texto ", "model-text", MODEL_TEXT);
+    dom::append_all(&shell.inputs, &[&q.root, &k.root, &v.root, &g.root, &z.root, &text_label]);
 
     let options = |pairs: &[(&str, &str)]| pairs.iter().map(|(v, l)| (v.to_string(), l.to_string())).collect::<Vec<_>>();
-    let (part_label, part) = dom::select("função ", "part", &options(&[("atencao", "atenção: L = Σ O ⊙ G"), ("softmax", "softmax: a jacobiana")]), part_default);
+    let (part_label, part) = dom::select(
+        "função ",
+        "part",
+        &options(&[("atencao", "atenção: L = Σ O ⊙ G"), ("softmax", "softmax: a jacobiana"), ("modelo", "o decodificador inteiro")]),
+        part_default,
+    );
     let (wrt_label, wrt) = dom::select("derivada em ", "wrt", &options(&[("q", "Q"), ("k", "K"), ("v", "V")]), "q");
     let steps: Vec<(String, String)> = STEPS.iter().enumerate().map(|(i, &h)| (i.to_string(), format!("h = {}", power_of_ten(h.log10().round() as i32)))).collect();
-    let (step_label, step) = dom::select("passo ", "step", &steps, &DEFAULT_STEP.to_string());
+    let first_step = if Part::of(part_default) == Part::Model { MODEL_STEP } else { DEFAULT_STEP };
+    let (step_label, step) = dom::select("passo ", "step", &steps, &first_step.to_string());
     let (precision_label, precision) = dom::select("diferenças em ", "precision", &options(&[("f64", "f64 (dupla)"), ("f32", "f32 (como na GPU)")]), "f64");
     let reset = dom::button("restaurar exemplo", "reset");
     shell.control(&[&part_label, &wrt_label, &step_label, &precision_label, &reset]);
@@ -122,7 +146,6 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         "Com h grande, o erro é o da própria fórmula das diferenças, que cai como h². Com h pequeno demais, L(x + h) e L(x − h) ficam tão próximos que a subtração só guarda o arredondamento de cada um (cerca de ε·|L|), e dividir por 2h o amplia: o erro volta a crescer, como ε/h. Em f32, ε ≈ 10⁻⁷, e a volta chega bem antes.",
     );
     dom::append(&shell.outputs, &note);
-    shell.note.set_text_content(Some("Calculado na CPU, em f64: a WebGPU só tem f32, e a verificação precisa de mais dígitos."));
 
     let widget = Rc::new(GradientCheckWidget {
         shell,
@@ -131,11 +154,14 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         v: RefCell::new(v),
         g: RefCell::new(g),
         z: RefCell::new(z),
+        text,
+        text_label,
         part,
         wrt,
         wrt_label,
         step,
         precision,
+        precision_label,
         part_default,
         analytic,
         numeric,
@@ -148,6 +174,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     shell.on(&widget, &shell.controls, &["change"], |w, e| {
         if control_of(e) == "part" {
             w.show_part();
+            // Each part starts at its own best step.
+            w.step.set_value(&if w.part() == Part::Model { MODEL_STEP } else { DEFAULT_STEP }.to_string());
         }
         w.clone().recompute();
     });
@@ -173,12 +201,22 @@ impl GradientCheckWidget {
 
     /// Shows the inputs and controls of the chosen part only.
     fn show_part(&self) {
-        let softmax = self.part() == Part::Softmax;
+        let part = self.part();
         for editor in [&self.q, &self.k, &self.v, &self.g] {
-            editor.borrow().root.set_hidden(softmax);
+            editor.borrow().root.set_hidden(part != Part::Attention);
         }
-        self.z.borrow().root.set_hidden(!softmax);
-        self.wrt_label.set_hidden(softmax);
+        self.z.borrow().root.set_hidden(part != Part::Softmax);
+        self.wrt_label.set_hidden(part != Part::Attention);
+        self.text_label.set_hidden(part != Part::Model);
+        // The model computes in f32 only; its probes are a table, not two matrices.
+        self.precision_label.set_hidden(part == Part::Model);
+        self.analytic.root.set_hidden(part == Part::Model);
+        self.numeric.root.set_hidden(part == Part::Model);
+        self.shell.note.set_text_content(Some(if part == Part::Model {
+            "Calculado na CPU, em f32, como o treino: um modelo de 2 camadas, largura 8 e 2 cabeças, sobre os caracteres do texto."
+        } else {
+            "Calculado na CPU, em f64: a WebGPU só tem f32, e a verificação precisa de mais dígitos."
+        }));
     }
 
     fn reset(self: &Rc<Self>) {
@@ -188,9 +226,11 @@ impl GradientCheckWidget {
         self.v.borrow_mut().set(&to_matrix(&example.v));
         self.g.borrow_mut().set(&to_matrix(&example.g));
         self.z.borrow_mut().set(&default_z());
+        self.text.set_value(MODEL_TEXT);
         self.part.set_value(self.part_default);
         self.wrt.set_value("q");
-        self.step.set_value(&DEFAULT_STEP.to_string());
+        let step = if self.part() == Part::Model { MODEL_STEP } else { DEFAULT_STEP };
+        self.step.set_value(&step.to_string());
         self.precision.set_value("f64");
         self.show_part();
         self.clone().recompute();
@@ -227,6 +267,7 @@ impl GradientCheckWidget {
                 let check = check_softmax(&z, h, precision).map_err(|e| e.to_string())?;
                 Ok((check, "∂sᵢ/∂zⱼ".to_string()))
             }
+            Part::Model => Err("internal: the model part is checked by `check_model`".into()),
             Part::Attention => {
                 let step = AttentionStep { q: read(&self.q)?, k: read(&self.k)?, v: read(&self.v)?, g: read(&self.g)? };
                 let (wrt, name) = self.wrt();
@@ -285,10 +326,68 @@ impl GradientCheckWidget {
     }
 }
 
+impl GradientCheckWidget {
+    /// The model part: a table of one probe per tensor, the verdict, and the error against h.
+    fn draw_model(&self, check: &ModelCheck) {
+        let h = self.h();
+        let h_text = power_of_ten(h.log10().round() as i32);
+        let table = dom::el("table", "results model-probes");
+        dom::set_attr(&table, "data-results", "model-probes");
+        dom::append(&table, &dom::text("caption", "", &format!("Cada tensor de pesos: a entrada de maior |gradiente|, pela retropropagação e por diferenças centrais (h = {h_text})")));
+        let head = dom::el("tr", "");
+        for title in ["tensor", "entrada", "retropropagação", "diferenças", "erro relativo"] {
+            let th = dom::text("th", "", title);
+            dom::set_attr(&th, "scope", "col");
+            dom::append(&head, &th);
+        }
+        dom::append(&table, &head);
+        for probe in &check.probes {
+            let tr = dom::el("tr", "");
+            let name = dom::text("th", "tensor-name", &probe.tensor);
+            dom::set_attr(&name, "scope", "row");
+            let cells = [probe.index.to_string(), format_scientific(probe.analytic as f64, 3), format_scientific(probe.numeric as f64, 3), format_scientific(probe.error() as f64, 1)];
+            dom::append(&tr, &name);
+            for cell in cells {
+                dom::append(&tr, &dom::text("td", "num", &cell));
+            }
+            dom::append(&table, &tr);
+        }
+        let error = check.max_error();
+        let summary = dom::results_table(
+            "gradient-error",
+            "A verificação",
+            &[
+                ("erro relativo máximo".to_string(), format_scientific(error as f64, 2)),
+                ("passo h".to_string(), h_text),
+                ("perda do texto".to_string(), format!("{} nats por caractere", format_pt(check.loss, 4))),
+                ("parâmetros".to_string(), check.parameters.to_string()),
+            ],
+        );
+        dom::set_attr(&summary, "data-max-rel-error", &format!("{error:e}"));
+        let verdict = if error < 5e-2 {
+            "Concordam até onde o f32 permite (cerca de 1 % do maior gradiente de cada tensor): a retropropagação está certa."
+        } else {
+            "Discordam além de 5 %: em f32, isso é o passo h (grande ou pequeno demais); experimente h = 10⁻³."
+        };
+        self.results.set_text_content(None);
+        let scroll = dom::el("div", "table-scroll");
+        dom::append(&scroll, &table);
+        dom::append_all(&self.results, &[&summary, &dom::text("p", "step-line", verdict), &scroll]);
+        let series = [Series { label: "diferenças em f32".into(), values: check.curve.clone(), dashed: false, dots: true }];
+        let axes = Axes { x_label: "passo h".into(), y_label: "erro relativo".into(), log_x: true, log_y: true, y_range: None };
+        self.curve.update(&STEPS, &series, &axes, |x| format!("h = {}", power_of_ten(x.log10().round() as i32)), |y| format_scientific(y, 2));
+    }
+}
+
 impl Widget for GradientCheckWidget {
     fn recompute(self: Rc<Self>) {
         let widget = self.clone();
         self.shell.local(false, move || {
+            if widget.part() == Part::Model {
+                let check = check_model(&widget.text.value(), MODEL_SEED, widget.h()).map_err(|e| e.to_string())?;
+                widget.draw_model(&check);
+                return Ok(());
+            }
             let (check, what) = widget.check()?;
             widget.draw(&check, &what)
         });

@@ -19,13 +19,12 @@ use std::rc::Rc;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement, ImageData};
 
-use crate::core::decoder::bigram::TokenBigram;
 use crate::core::decoder::lens::{LensPass, LensReading};
-use crate::core::decoder::load::Model;
 use crate::core::decoder::presets::{self, PRESETS};
 use crate::core::decoder::model::{DecoderPass, ForwardOutput};
 use crate::core::decoder::sampling::{top_n, SamplingOptions};
 use crate::core::decoder::session::{History, Session};
+use crate::core::decoder::tokenizer::TokenCodec;
 use crate::core::decoder::DecoderWeights;
 use crate::core::error::ComputeError;
 use crate::core::executor::{BackendKind, Cpu, Executor, Job};
@@ -40,6 +39,8 @@ use crate::web::dom;
 use crate::site::palette::rgb;
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
 use crate::web::model_store;
+
+use super::trained::{self, Playable, TakesTrainedModel};
 
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::ui::number_field;
@@ -114,7 +115,7 @@ const LENS_TOP: usize = 3;
 
 /// The window up to the lens's position, read with the lens: what "comparar" reruns.
 struct LensWindow {
-    model: Rc<Model>,
+    model: Rc<Playable>,
     ids: Vec<u32>,
 }
 
@@ -127,7 +128,7 @@ impl Job for LensWindow {
 
 /// One pass of the whole window, owning its inputs: what "comparar" reruns on both backends.
 struct WindowPass {
-    model: Rc<Model>,
+    model: Rc<Playable>,
     ids: Vec<u32>,
 }
 
@@ -141,11 +142,9 @@ impl Job for WindowPass {
 pub struct DecoderWidget {
     shell: Shell,
     base: String,
-    model: RefCell<Option<Rc<Model>>>,
-    bigram: RefCell<Option<Rc<TokenBigram>>>,
-    /// The weights on each backend, uploaded once (the GPU's for the device they live on).
-    cpu_weights: RefCell<Option<Rc<DecoderWeights>>>,
-    gpu_weights: RefCell<Option<(Rc<GpuContext>, Rc<DecoderWeights<GpuTensor>>)>>,
+    model: RefCell<Option<Rc<Playable>>>,
+    /// The weights on the GPU, uploaded once per model (for the device they live on).
+    gpu_weights: RefCell<Option<(Rc<GpuContext>, Rc<DecoderWeights>, Rc<DecoderWeights<GpuTensor>>)>>,
     engine: RefCell<Option<Engine>>,
     /// The prompt the session started from.
     prompt_used: RefCell<String>,
@@ -167,6 +166,10 @@ pub struct DecoderWidget {
     cpu_only: Cell<bool>,
     // Inputs.
     preset: HtmlSelectElement,
+    /// The preset menu's label: hidden while a trained model runs (the presets' claims are
+    /// about the shipped one).
+    preset_label: HtmlElement,
+    trained_note: HtmlElement,
     prompt: HtmlTextAreaElement,
     temperature: HtmlInputElement,
     top_k: HtmlInputElement,
@@ -260,7 +263,11 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     dom::set_attrs(&prompt, &[("data-control", "prompt"), ("rows", "3"), ("aria-label", "Texto inicial (prompt)")]);
     prompt.set_value(&attrs.text("data-prompt").unwrap_or_else(|| preset_text(chosen).to_string()));
     let _ = shell.inputs.class_list().add_1("decoder-prompt");
-    dom::append_all(&shell.inputs, &[&loading, &preset_label, &prompt]);
+    // Shown while a model trained on the page is in use, with the way back.
+    let trained_note = dom::el("p", "trained-note");
+    dom::set_attr(&trained_note, "aria-live", "polite");
+    trained_note.set_hidden(true);
+    dom::append_all(&shell.inputs, &[&loading, &trained_note, &preset_label, &prompt]);
 
     // Sampling controls. A seed in the address fixes it; otherwise each "Gerar" draws one.
     let linked_seed = address_param("seed").and_then(|s| s.trim().parse::<u64>().ok());
@@ -330,8 +337,6 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let widget = Rc::new(DecoderWidget {
         base,
         model: RefCell::new(None),
-        bigram: RefCell::new(None),
-        cpu_weights: RefCell::new(None),
         gpu_weights: RefCell::new(None),
         engine: RefCell::new(None),
         prompt_used: RefCell::new(String::new()),
@@ -344,6 +349,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         generating: Cell::new(false),
         cpu_only: Cell::new(false),
         preset,
+        preset_label,
+        trained_note,
         prompt,
         temperature,
         top_k,
@@ -381,6 +388,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     widget.shell.on(&widget, host, &["click"], DecoderWidget::on_click);
     widget.shell.on(&widget, host, &["change"], DecoderWidget::on_change);
     widget.shell.on(&widget, host, &["input"], DecoderWidget::on_input);
+    let as_taker: Rc<dyn TakesTrainedModel> = widget.clone();
+    trained::register(Rc::downgrade(&as_taker));
     Ok(widget)
 }
 
@@ -397,6 +406,7 @@ impl DecoderWidget {
             "step" => return self.request_generate(true),
             "stop" => return self.request_stop(),
             "restart" | "retry" => return self.request(Action::Prefill),
+            "shipped" => return self.use_model(None, preset_text(&self.preset.value()).to_string()),
             _ => {}
         }
         if let Some(thumb) = closest(event, ".thumb") {
@@ -537,7 +547,7 @@ impl DecoderWidget {
             Action::Generate { .. } | Action::Lens => {}
         }
         // Bring the session up to date (the prompt, or the window after a backend change).
-        self.run_engine(&model, None).await?;
+        self.run_engine(&model, None, true).await?;
         self.draw_now();
         if let Action::Generate { n, reseed } = action {
             let opts = self.options()?;
@@ -557,7 +567,9 @@ impl DecoderWidget {
                 if self.stop_requested.get() {
                     break;
                 }
-                self.run_engine(&model, Some(&opts)).await?;
+                // Only the last token is traced for "por dentro" (the panel shows the last step):
+                // tracing every op costs the model time it would otherwise spend generating.
+                self.run_engine(&model, Some(&opts), made == n).await?;
                 let now = now_ms();
                 self.rate.set(Some(made as f64 / ((now - started) / 1000.0).max(1e-6)));
                 self.book_draw();
@@ -585,7 +597,7 @@ impl DecoderWidget {
 
     /// The lens at the chosen position, on the session's backend: a pass of its own over the
     /// window up to there, traced in "por dentro" after the step it follows.
-    async fn read_lens(&self, model: &Rc<Model>) -> Result<(), String> {
+    async fn read_lens(&self, model: &Rc<Playable>) -> Result<(), String> {
         let Some(engine) = self.engine.borrow_mut().take() else { return Ok(()) };
         let n = engine.history().ids.len();
         self.fill_lens_positions(model, engine.history());
@@ -621,7 +633,7 @@ impl DecoderWidget {
                 self.gpu_weights.borrow_mut().take();
                 self.cpu_only.set(true);
                 *self.engine.borrow_mut() = Some(self.engine_for(model, engine.into_history())?);
-                self.run_engine(model, None).await?;
+                self.run_engine(model, None, true).await?;
                 self.show_last_trace();
                 Box::pin(self.read_lens(model)).await
             }
@@ -633,11 +645,11 @@ impl DecoderWidget {
     }
 
     /// The position menu: "a última" and every position of the window, by its token.
-    fn fill_lens_positions(&self, model: &Model, h: &History) {
+    fn fill_lens_positions(&self, model: &Playable, h: &History) {
         let chosen = self.lens_position.value();
         let mut options = vec![(String::new(), format!("a última ({})", h.ids.len()))];
         for (i, &id) in h.ids.iter().enumerate() {
-            options.push((i.to_string(), format!("{} · «{}»", i + 1, model.bpe.token_label(id))));
+            options.push((i.to_string(), format!("{} · «{}»", i + 1, model.tokenizer.label(id))));
         }
         let keep = chosen.parse::<usize>().map_or(false, |p| p < h.ids.len());
         dom::set_options(&self.lens_position, &options, if keep { &chosen } else { "" });
@@ -651,7 +663,7 @@ impl DecoderWidget {
         let Some((position, reading)) = lens.as_ref() else { return };
         let engine = self.engine.borrow();
         let Some(h) = engine.as_ref().map(Engine::history) else { return };
-        let bpe = &model.bpe;
+        let bpe = &model.tokenizer;
         let stages = reading.stages();
         let stage_label = |s: usize| if s == 0 { "embedding".to_string() } else { format!("camada {s}") };
         // Candidates: the model's top ones here, and the token that really came next.
@@ -666,7 +678,7 @@ impl DecoderWidget {
                 m.set(s, c, p);
             }
         }
-        let labels: Vec<String> = candidates.iter().map(|&t| bpe.token_label(t)).collect();
+        let labels: Vec<String> = candidates.iter().map(|&t| bpe.label(t)).collect();
         self.lens_view.update(HeatmapData {
             matrix: m,
             row_labels: (0..stages).map(stage_label).collect(),
@@ -674,11 +686,11 @@ impl DecoderWidget {
             scale: Scale::Probability,
             masked: None,
         });
-        let after = bpe.token_label(h.ids[*position]);
+        let after = bpe.label(h.ids[*position]);
         self.lens_view.set_title(&format!("Depois de «{after}» (posição {}): probabilidade de cada candidato, etapa por etapa", position + 1));
         let rows: Vec<(String, String)> = (0..stages)
             .map(|s| {
-                let tops: Vec<String> = reading.top(s, LENS_TOP).into_iter().map(|(t, p)| format!("«{}» {}", bpe.token_label(t), format_pt(p, 4))).collect();
+                let tops: Vec<String> = reading.top(s, LENS_TOP).into_iter().map(|(t, p)| format!("«{}» {}", bpe.label(t), format_pt(p, 4))).collect();
                 (stage_label(s), tops.join(" · "))
             })
             .collect();
@@ -690,7 +702,7 @@ impl DecoderWidget {
             .iter()
             .map(|&t| {
                 let mark = if Some(t) == next { " (o que veio)" } else { "" };
-                (t.to_string(), format!("«{}»{mark}", bpe.token_label(t)))
+                (t.to_string(), format!("«{}»{mark}", bpe.label(t)))
             })
             .collect();
         let keep = options.iter().any(|(v, _)| *v == chosen);
@@ -732,7 +744,7 @@ impl DecoderWidget {
             scale: Scale::Signed,
             masked: None,
         });
-        let label = model.bpe.token_label(token);
+        let label = model.tokenizer.label(token);
         self.push_view.set_title(&format!("Quanto cada cabeça (e cada FFN) empurra «{label}»: contribuição direta ao logit"));
         let f = |v: f32| format_pt(v, 2);
         let head_sum: f32 = parts.heads.as_slice().iter().sum();
@@ -747,8 +759,9 @@ impl DecoderWidget {
         )));
     }
 
-    /// Loads the model and the bigram (once per page; shared through the model store).
-    async fn load(self: &Rc<Self>) -> Result<Rc<Model>, String> {
+    /// The model in use: a trained one handed over, or the shipped one with its bigram
+    /// (downloaded once per page, shared through the model store).
+    async fn load(self: &Rc<Self>) -> Result<Rc<Playable>, String> {
         if let Some(model) = self.model.borrow().clone() {
             return Ok(model);
         }
@@ -760,10 +773,10 @@ impl DecoderWidget {
         });
         self.loading.set_hidden(false);
         self.retry.set_hidden(true);
-        let model = model_store::model(&self.base, progress).await?;
+        let shipped = model_store::model(&self.base, progress).await?;
         let bigram = model_store::bigram(&self.base).await?;
+        let model = Rc::new(Playable::shipped(&shipped, bigram));
         *self.model.borrow_mut() = Some(model.clone());
-        *self.bigram.borrow_mut() = Some(bigram);
         self.loading.set_hidden(true);
         self.build_thumbnails(&model);
         Ok(model)
@@ -789,9 +802,9 @@ impl DecoderWidget {
     }
 
     /// A new session on the prompt, on the site's backend.
-    fn start_session(&self, model: &Rc<Model>) -> Result<(), String> {
+    fn start_session(&self, model: &Rc<Playable>) -> Result<(), String> {
         let prompt = self.prompt.value();
-        let history = History::new(&model.manifest.config, &model.bpe, &prompt, self.seed_value()?).map_err(|e| e.to_string())?;
+        let history = History::new(&model.weights.config, &model.tokenizer, &prompt, self.seed_value()?).map_err(|e| e.to_string())?;
         let engine = self.engine_for(model, history)?;
         *self.engine.borrow_mut() = Some(engine);
         *self.prompt_used.borrow_mut() = prompt;
@@ -800,55 +813,45 @@ impl DecoderWidget {
     }
 
     /// `history` on the backend the site computes on now (the weights uploaded on first use).
-    fn engine_for(&self, model: &Rc<Model>, history: History) -> Result<Engine, String> {
+    fn engine_for(&self, model: &Rc<Playable>, history: History) -> Result<Engine, String> {
         if let Some(gpu) = self.shell.ctx.backend.gpu().filter(|_| !self.cpu_only.get()) {
-            let cached = self.gpu_weights.borrow().as_ref().filter(|(g, _)| Rc::ptr_eq(g, &gpu)).map(|(_, w)| w.clone());
+            let cached = self
+                .gpu_weights
+                .borrow()
+                .as_ref()
+                .filter(|(g, of, _)| Rc::ptr_eq(g, &gpu) && Rc::ptr_eq(of, &model.weights))
+                .map(|(_, _, w)| w.clone());
             let weights = match cached {
                 Some(w) => Ok(w),
                 None => model.weights.upload(&*gpu).map(Rc::new),
             };
             match weights.and_then(|w| {
-                *self.gpu_weights.borrow_mut() = Some((gpu.clone(), w.clone()));
+                *self.gpu_weights.borrow_mut() = Some((gpu.clone(), model.weights.clone(), w.clone()));
                 Session::resume(&*gpu, w, history.clone())
             }) {
                 Ok(session) => return Ok(Engine::Gpu(gpu, session)),
                 Err(e) => dom::log_warn(&format!("atencao: o decodificador não coube na GPU ({e}); usando a CPU")),
             }
         }
-        let weights = self.cpu_weights.borrow_mut().get_or_insert_with(|| Rc::new(model.weights.clone())).clone();
-        Session::resume(&Cpu, weights, history).map(Engine::Cpu).map_err(|e| e.to_string())
+        Session::resume(&Cpu, model.weights.clone(), history).map(Engine::Cpu).map_err(|e| e.to_string())
     }
 
     /// One step of the session (`Some(opts)`: sample and run a token; `None`: bring the cache
     /// up to date), traced for the "por dentro" panel. The session follows the site's backend;
     /// a GPU failure moves it to the CPU, which redoes the step.
-    async fn run_engine(&self, model: &Rc<Model>, opts: Option<&SamplingOptions>) -> Result<(), String> {
+    async fn run_engine(&self, model: &Rc<Playable>, opts: Option<&SamplingOptions>, traced: bool) -> Result<(), String> {
         let Some(mut engine) = self.engine.borrow_mut().take() else { return Ok(()) };
         if engine.kind() != self.wanted_kind() {
             engine = self.engine_for(model, engine.into_history())?;
         }
         let before = (engine.history().ids.clone(), engine.history().dropped);
         let outcome = match &mut engine {
-            Engine::Cpu(session) => {
-                let traced = Traced::new(&Cpu, &now_ms);
-                let result = match opts {
-                    Some(o) => session.step(&traced, o).await.map(|_| ()),
-                    None => session.sync(&traced).await,
-                };
-                result.map(|()| traced.finish())
-            }
-            Engine::Gpu(gpu, session) => {
-                let traced = Traced::new(&**gpu, &now_ms);
-                let result = match opts {
-                    Some(o) => session.step(&traced, o).await.map(|_| ()),
-                    None => session.sync(&traced).await,
-                };
-                result.map(|()| traced.finish())
-            }
+            Engine::Cpu(session) => advance(&Cpu, session, opts, traced).await,
+            Engine::Gpu(gpu, session) => advance(&**gpu, session, opts, traced).await,
         };
         match outcome {
             Ok(trace) => {
-                if !trace.ops.is_empty() {
+                if let Some(trace) = trace.filter(|t| !t.ops.is_empty()) {
                     let rerun = WindowPass { model: model.clone(), ids: engine.history().ids.clone() };
                     *self.last_trace.borrow_mut() = Some((trace, rerun));
                 }
@@ -865,7 +868,7 @@ impl DecoderWidget {
                 // If the token was sampled before the failure, only the pass is redone.
                 let sampled = (history.ids.clone(), history.dropped) != before;
                 *self.engine.borrow_mut() = Some(self.engine_for(model, history)?);
-                Box::pin(self.run_engine(model, if sampled { None } else { opts })).await
+                Box::pin(self.run_engine(model, if sampled { None } else { opts }, traced)).await
             }
             Err(e) => {
                 *self.engine.borrow_mut() = Some(engine);
@@ -895,7 +898,7 @@ impl DecoderWidget {
         let engine = self.engine.borrow();
         let Some(engine) = engine.as_ref() else { return };
         let h = engine.history();
-        let bpe = &model.bpe;
+        let bpe = &model.tokenizer;
         // The canvases first, while the page's layout is still clean (reading their box's
         // width then costs nothing); the chips and texts below change the layout.
         self.redraw_predictions();
@@ -909,7 +912,7 @@ impl DecoderWidget {
                 shown.clear();
             }
             for (i, &id) in h.ids.iter().enumerate().skip(shown.len()) {
-                let chip = dom::text("span", if i < h.prompt_len { "chip" } else { "chip generated" }, &bpe.token_label(id));
+                let chip = dom::text("span", if i < h.prompt_len { "chip" } else { "chip generated" }, &bpe.label(id));
                 dom::set_attr(&chip, "title", &format!("posição {}, token {id}: clique para ler a lente aqui", i + 1));
                 dom::set_attr(&chip, "data-id", &id.to_string());
                 dom::set_attr(&chip, "data-position", &i.to_string());
@@ -919,13 +922,13 @@ impl DecoderWidget {
         }
         // Text: prompt part and generated part (decoded together, so characters split across
         // tokens come out whole).
-        let prompt_text = bpe.decode(&h.ids[..h.prompt_len]);
-        let all = bpe.decode(&h.ids);
-        let generated = all.strip_prefix(&prompt_text).map(str::to_string).unwrap_or_else(|| bpe.decode(&h.ids[h.prompt_len..]));
+        let prompt_text = bpe.decode_ids(&h.ids[..h.prompt_len]);
+        let all = bpe.decode_ids(&h.ids);
+        let generated = all.strip_prefix(&prompt_text).map(str::to_string).unwrap_or_else(|| bpe.decode_ids(&h.ids[h.prompt_len..]));
         self.text_prompt.set_text_content(Some(&prompt_text));
         self.text_generated.set_text_content(Some(&generated));
         let kind = engine.kind();
-        let cfg = &model.manifest.config;
+        let cfg = &model.weights.config;
         let mut status = format!("Calculado em {} · {} de {} posições do contexto", kind.label(), h.ids.len(), cfg.context);
         if let Some(rate) = self.rate.get() {
             status.push_str(&format!(" · {} tokens/s", format_pt(rate as f32, 1)));
@@ -946,25 +949,25 @@ impl DecoderWidget {
         if h.logits.is_empty() {
             return;
         }
-        let bpe = &model.bpe;
+        let bpe = &model.tokenizer;
         let temperature = self.options().map_or(1.0, |o| if o.temperature > 0.0 { o.temperature } else { 1.0 });
         let probs = h.distribution(temperature);
         let top = top_n(&probs, 10);
-        let labels: Vec<String> = top.iter().map(|(id, _)| bpe.token_label(*id)).collect();
+        let labels: Vec<String> = top.iter().map(|(id, _)| bpe.label(*id)).collect();
         let values: Vec<f32> = top.iter().map(|(_, p)| *p).collect();
         self.model_bars.update(&format!("Próximo token: Transformer (temperatura {})", format_pt(temperature, 2)), &labels, &values);
         let last = h.ids.last().copied().unwrap_or(0);
-        let bigram = self.bigram.borrow().clone();
+        let bigram = model.bigram.clone();
         let (labels, values, title) = match bigram {
             Some(b) if b.occurrences(last) > 0 => {
                 let dist: Vec<(u32, f32)> = b.next_distribution(last).into_iter().take(10).collect();
                 (
-                    dist.iter().map(|(id, _)| bpe.token_label(*id)).collect::<Vec<_>>(),
+                    dist.iter().map(|(id, _)| bpe.label(*id)).collect::<Vec<_>>(),
                     dist.iter().map(|(_, p)| *p).collect::<Vec<_>>(),
-                    format!("Próximo token: bigrama (só vê «{}», visto {} vezes)", bpe.token_label(last), b.occurrences(last)),
+                    format!("Próximo token: bigrama (só vê «{}», visto {} vezes)", bpe.label(last), b.occurrences(last)),
                 )
             }
-            _ => (Vec::new(), Vec::new(), format!("Próximo token: bigrama (nunca viu «{}» seguido de nada)", bpe.token_label(last))),
+            _ => (Vec::new(), Vec::new(), format!("Próximo token: bigrama (nunca viu «{}» seguido de nada)", bpe.label(last))),
         };
         self.bigram_bars.update(&title, &labels, &values);
         if self.generating.get() {
@@ -979,7 +982,7 @@ impl DecoderWidget {
                 "Leitura",
                 &[
                     ("tokens no contexto".into(), h.ids.len().to_string()),
-                    ("mais provável".into(), bpe.token_label(best)),
+                    ("mais provável".into(), bpe.label(best)),
                     ("probabilidade".into(), format_pt(p, 4)),
                 ],
             ),
@@ -987,8 +990,8 @@ impl DecoderWidget {
     }
 
     /// One button per (layer, head), built once when the model arrives; painted in place.
-    fn build_thumbnails(&self, model: &Model) {
-        let cfg = &model.manifest.config;
+    fn build_thumbnails(&self, model: &Playable) {
+        let cfg = &model.weights.config;
         self.grid.set_text_content(None);
         let mut canvases = Vec::new();
         for layer in 0..cfg.n_layers {
@@ -1017,7 +1020,7 @@ impl DecoderWidget {
         let engine = self.engine.borrow();
         let Some(h) = engine.as_ref().map(Engine::history) else { return };
         let dark = dom::prefers_dark();
-        let heads = model.manifest.config.n_heads;
+        let heads = model.weights.config.n_heads;
         for (i, canvas) in self.thumbs.borrow().iter().enumerate() {
             paint_thumbnail(canvas, &h.attention[i], dark);
             if let Some(button) = canvas.parent_element() {
@@ -1038,7 +1041,7 @@ impl DecoderWidget {
                 m.set(r, c, row.get(start + c).copied().unwrap_or(0.0));
             }
         }
-        let labels: Vec<String> = h.ids[start..].iter().map(|&id| model.bpe.token_label(id)).collect();
+        let labels: Vec<String> = h.ids[start..].iter().map(|&id| model.tokenizer.label(id)).collect();
         self.enlarged.update(HeatmapData {
             matrix: m,
             row_labels: labels.clone(),
@@ -1052,6 +1055,26 @@ impl DecoderWidget {
             title.set_text_content(Some(&format!("Atenção da camada {}, cabeça {}{shown}: linha = quem olha, coluna = para onde", layer + 1, head + 1)));
         }
     }
+}
+
+/// One step of `session` on `e` (`Some(opts)`: sample and run a token; `None`: bring the
+/// cache up to date), with its trace when `traced`.
+async fn advance<E: Executor>(e: &E, session: &mut Session<E::Tensor>, opts: Option<&SamplingOptions>, traced: bool) -> crate::core::error::Result<Option<Trace>>
+where
+    E::Tensor: Clone,
+{
+    if !traced {
+        return match opts {
+            Some(o) => session.step(e, o).await.map(|_| None),
+            None => session.sync(e).await.map(|()| None),
+        };
+    }
+    let tracer = Traced::new(e, &now_ms);
+    let result = match opts {
+        Some(o) => session.step(&tracer, o).await.map(|_| ()),
+        None => session.sync(&tracer).await,
+    };
+    result.map(|()| Some(tracer.finish()))
 }
 
 /// A compute error as the reader reads it.
@@ -1078,6 +1101,47 @@ fn paint_thumbnail(canvas: &HtmlCanvasElement, rows: &[Vec<f32>], dark: bool) {
     }
     if let Ok(image) = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&pixels), n, n) {
         let _ = ctx.put_image_data(&image, 0.0, 0.0);
+    }
+}
+
+impl DecoderWidget {
+    /// Switches the playground to `model` (`None`: back to the shipped one, loaded on the
+    /// next action) and reads `prompt` with it. Generation in flight stops; the thumbnails
+    /// are rebuilt for the new model's layers and heads.
+    fn use_model(self: &Rc<Self>, model: Option<Rc<Playable>>, prompt: String) {
+        self.request_stop();
+        self.engine.borrow_mut().take();
+        self.lens.borrow_mut().take();
+        self.lens_position.set_value("");
+        self.chips_shown.borrow_mut().clear();
+        self.chips.set_text_content(None);
+        self.selected.set((0, 0));
+        self.rate.set(None);
+        match &model {
+            Some(m) => {
+                self.build_thumbnails(m);
+                self.trained_note.set_text_content(None);
+                let name = m.trained.clone().unwrap_or_default();
+                dom::append(&self.trained_note, &dom::text("span", "", &format!("Modelo em uso: {name} (tokens: {}). ", m.tokenizer.kind_label())));
+                dom::append(&self.trained_note, &dom::button("voltar ao modelo pré-treinado", "shipped"));
+            }
+            None => self.grid.set_text_content(None),
+        }
+        self.trained_note.set_hidden(model.is_none());
+        self.preset_label.set_hidden(model.is_some());
+        *self.model.borrow_mut() = model;
+        self.prompt.set_value(&prompt);
+        self.request(Action::Prefill);
+    }
+}
+
+impl TakesTrainedModel for DecoderWidget {
+    /// Keeps the reader's prompt when the trained model can read it; else the first words of
+    /// its training text.
+    fn take_trained(self: Rc<Self>, model: Rc<Playable>, prompt: String) {
+        let current = self.prompt.value();
+        let readable = !current.trim().is_empty() && model.tokenizer.encode_checked(&current).is_ok();
+        self.use_model(Some(model), if readable { current } else { prompt });
     }
 }
 
