@@ -516,7 +516,7 @@ impl TrainWidget {
         match run.attention(layer, head) {
             Ok(m) => {
                 let title = format!("Atenção da camada {}, cabeça {}, no passo {}", layer + 1, head + 1, run.steps_taken());
-                self.attention.update(&title, &m, "posições que olham", "posições olhadas");
+                self.attention.update(&title, &m, "i, que olha", "j, olhada");
                 let probe: String = run.probe_chars().concat();
                 self.probe.set_text_content(Some(&format!(
                     "As posições são os {} primeiros caracteres da validação: «{}».",
