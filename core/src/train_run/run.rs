@@ -56,6 +56,33 @@ impl Engine {
     }
 }
 
+/// `TrainRun::config_json`'s file.
+#[derive(serde::Serialize)]
+struct TrainedFile<'a> {
+    config: &'a crate::decoder::DecoderConfig,
+    tokenizer: TokenizerFile,
+    training: TrainingFile,
+}
+
+#[derive(serde::Serialize)]
+struct TokenizerFile {
+    kind: &'static str,
+    chars: Vec<String>,
+}
+
+#[derive(serde::Serialize)]
+struct TrainingFile {
+    steps: usize,
+    batch: usize,
+    learning_rate: f64,
+    seed: u64,
+    train_chars: usize,
+    validation_chars: usize,
+    validation_loss: f64,
+    bigram_loss: f64,
+    uniform_loss: f64,
+}
+
 /// One point of the loss curve, taken every `eval_every` steps (and at step 0).
 #[derive(Clone, Debug, PartialEq)]
 pub struct EvalPoint {
@@ -233,23 +260,23 @@ impl TrainRun {
     /// What the weights need beside them: the hyperparameters (the shipped `config.json`'s
     /// "config" object), the vocabulary (character i is token i) and what the run measured.
     pub fn config_json(&self) -> String {
-        let vocab: Vec<String> = (0..self.vocab_size() as u32).map(|i| self.corpus.tokenizer.decode(&[i])).collect();
-        let report = serde_json::json!({
-            "config": self.engine.weights().config,
-            "tokenizer": { "kind": "chars", "chars": vocab },
-            "training": {
-                "steps": self.steps_taken(),
-                "batch": self.settings.batch,
-                "learning_rate": self.settings.learning_rate,
-                "seed": self.settings.seed,
-                "train_chars": self.corpus.train.len(),
-                "validation_chars": self.corpus.validation.len(),
-                "validation_loss": self.validation_loss(),
-                "bigram_loss": self.bigram,
-                "uniform_loss": self.uniform,
+        let chars: Vec<String> = (0..self.vocab_size() as u32).map(|i| self.corpus.tokenizer.decode(&[i])).collect();
+        let file = TrainedFile {
+            config: &self.engine.weights().config,
+            tokenizer: TokenizerFile { kind: "chars", chars },
+            training: TrainingFile {
+                steps: self.steps_taken(),
+                batch: self.settings.batch,
+                learning_rate: self.settings.learning_rate,
+                seed: self.settings.seed,
+                train_chars: self.corpus.train.len(),
+                validation_chars: self.corpus.validation.len(),
+                validation_loss: self.validation_loss(),
+                bigram_loss: self.bigram,
+                uniform_loss: self.uniform,
             },
-        });
-        serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
+        };
+        serde_json::to_string_pretty(&file).unwrap_or_default() + "\n"
     }
 }
 
