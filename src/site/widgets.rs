@@ -182,7 +182,7 @@ pub const WIDGETS: &[WidgetDoc] = &[
     },
     WidgetDoc {
         name: "train",
-        summary: "Um pequeno decodificador treinado no navegador, ao vivo: o conto “Missa do galo” ou o texto do leitor, um token por caractere; tamanhos editáveis com a contagem de parâmetros; treinar / pausar / recomeçar, passos por segundo; a curva da perda de treino e de validação contra o chute uniforme e o bigrama; amostras a cada 100 passos; a atenção de uma camada e cabeça; baixar os pesos. Baixa o conto (14 KB) ao montar.",
+        summary: "Um pequeno decodificador treinado no navegador, ao vivo: o conto “Missa do galo” ou o texto do leitor, um token por caractere ou o BPE do decodificador; tamanhos editáveis com a contagem de parâmetros; treinar / pausar / recomeçar, passos por segundo; a curva da perda de treino e de validação contra o chute uniforme e o bigrama; amostras a cada 100 passos; a atenção de uma camada e cabeça; baixar os pesos. Baixa o conto (14 KB) ao montar.",
         attributes: &[],
         example: &[],
     },

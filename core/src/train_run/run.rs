@@ -9,12 +9,13 @@ use crate::decoder::DecoderWeights;
 use crate::error::Result;
 use crate::rng::Rng;
 use crate::training::model::to_safetensors;
-use crate::training::{bigram_loss, uniform_loss, Batch, CharTokenizer, Corpus, Trainer};
+use crate::training::{bigram_loss, uniform_loss, Batch, CharTokenizer, Trainer};
 use crate::Matrix;
 
 use super::sample::{attention_map, generate};
 use super::settings::TrainSettings;
 use super::text::PreparedText;
+use super::tokens::{RunTokenizer, Tokens};
 
 /// The backend that steps: one step = one batch's loss, gradients and AdamW update.
 pub enum Engine {
@@ -67,6 +68,8 @@ struct TrainedFile<'a> {
 #[derive(serde::Serialize)]
 struct TokenizerFile {
     kind: &'static str,
+    /// The characters, token i first (empty for the BPE, whose file is the shipped one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     chars: Vec<String>,
 }
 
@@ -76,8 +79,8 @@ struct TrainingFile {
     batch: usize,
     learning_rate: f64,
     seed: u64,
-    train_chars: usize,
-    validation_chars: usize,
+    train_tokens: usize,
+    validation_tokens: usize,
     validation_loss: f64,
     bigram_loss: f64,
     uniform_loss: f64,
@@ -114,7 +117,9 @@ pub struct StepReport {
 
 pub struct TrainRun {
     pub settings: TrainSettings,
-    pub corpus: Corpus,
+    pub tokenizer: RunTokenizer,
+    /// The text's tokens: the training part and the held-out tail.
+    pub tokens: Tokens,
     /// The validation tail as windows of T (at most `max_validation_windows`).
     validation: Vec<Batch>,
     pub engine: Engine,
@@ -138,33 +143,29 @@ const PROBE_CHARS: usize = 32;
 const BIGRAM_ALPHA: f64 = 0.1;
 
 impl TrainRun {
-    /// A fresh run on `text` (already through `prepare_text`): vocabulary, held-out tail,
-    /// baselines, weights from `settings.seed`, and the first evaluation and sample (step 0).
-    pub fn new(text: &PreparedText, settings: TrainSettings) -> Result<TrainRun> {
+    /// A fresh run on `text` (already through `prepare_text`), cut into characters, or by
+    /// `bpe` when given: vocabulary, held-out tail, baselines, weights from `settings.seed`,
+    /// and the first evaluation and sample (step 0).
+    pub fn new(text: &PreparedText, bpe: Option<std::rc::Rc<crate::bpe::Bpe>>, settings: TrainSettings) -> Result<TrainRun> {
         settings.validate()?;
-        let length = text.text.chars().count();
-        if length < settings.min_chars() {
-            return Err(crate::error::ComputeError::Invalid(format!(
-                "O texto tem {length} caracteres; com contexto {} são precisos pelo menos {}.",
-                settings.context,
-                settings.min_chars()
-            )));
-        }
-        // At least one validation window of T + 1 characters, whatever the fraction.
-        let fraction = settings.validation_fraction.max((settings.context + 1) as f64 / length as f64);
-        let corpus = Corpus::new(&text.text, fraction)?;
-        let vocab = corpus.tokenizer.vocab_size();
-        let mut validation = corpus.validation_batches(settings.context);
-        validation.truncate(settings.max_validation_windows);
+        let tokenizer = match bpe {
+            Some(bpe) => RunTokenizer::Bpe(bpe),
+            None => RunTokenizer::Chars(CharTokenizer::from_text(&text.text)),
+        };
+        let ids = tokenizer.encode(&text.text)?;
+        let tokens = Tokens::split(ids, settings.validation_fraction, settings.context, tokenizer.unit())?;
+        let vocab = tokenizer.vocab_size();
+        let validation = tokens.validation_batches(settings.context, settings.max_validation_windows);
         let trainer = Trainer::new(&settings.config(vocab), settings.seed, settings.optimizer())?;
-        let bigram = bigram_loss(&corpus.train, &validation, vocab, BIGRAM_ALPHA);
-        let probe = corpus.validation[..PROBE_CHARS.min(settings.context).min(corpus.validation.len())].to_vec();
+        let bigram = bigram_loss(&tokens.train, &validation, vocab, BIGRAM_ALPHA);
+        let probe = tokens.validation[..PROBE_CHARS.min(settings.context).min(tokens.validation.len())].to_vec();
         let mut run = TrainRun {
             uniform: uniform_loss(vocab),
             bigram,
             batches: Rng::new(settings.seed ^ 0xBA7C_4E5),
             settings,
-            corpus,
+            tokenizer,
+            tokens,
             validation,
             engine: Engine::Cpu(trainer),
             history: Vec::new(),
@@ -177,12 +178,8 @@ impl TrainRun {
         Ok(run)
     }
 
-    pub fn tokenizer(&self) -> &CharTokenizer {
-        &self.corpus.tokenizer
-    }
-
     pub fn vocab_size(&self) -> usize {
-        self.corpus.tokenizer.vocab_size()
+        self.tokenizer.vocab_size()
     }
 
     pub fn parameter_count(&self) -> usize {
@@ -200,7 +197,7 @@ impl TrainRun {
 
     /// One training step; an evaluation and a sample when their turn comes.
     pub fn step(&mut self) -> Result<StepReport> {
-        let batch = self.corpus.sample_batch(&mut self.batches, self.settings.batch, self.settings.context)?;
+        let batch = self.tokens.sample_batch(&mut self.batches, self.settings.batch, self.settings.context)?;
         let loss = self.engine.step(&batch)?;
         self.pending.push(loss);
         let step = self.steps_taken();
@@ -234,7 +231,7 @@ impl TrainRun {
         let prompt = &self.probe[..self.probe.len().min(8)];
         let seed = self.settings.seed.wrapping_mul(0x9E37_79B9).wrapping_add(step as u64);
         let ids = generate(self.engine.weights(), prompt, self.settings.sample_chars, seed)?;
-        let point = SamplePoint { step, text: self.corpus.tokenizer.decode(&[prompt, &ids].concat()) };
+        let point = SamplePoint { step, text: self.tokenizer.decode(&[prompt, &ids].concat()) };
         if self.samples.last().is_some_and(|s| s.step == step) {
             self.samples.pop();
         }
@@ -242,9 +239,14 @@ impl TrainRun {
         Ok(point)
     }
 
-    /// The probe (the start of the validation tail) as text, one string per character.
-    pub fn probe_chars(&self) -> Vec<String> {
-        self.probe.iter().map(|&id| self.corpus.tokenizer.decode(&[id])).collect()
+    /// The probe (the start of the validation tail), one label per token.
+    pub fn probe_labels(&self) -> Vec<String> {
+        self.probe.iter().map(|&id| self.tokenizer.label(id)).collect()
+    }
+
+    /// The probe as text.
+    pub fn probe_text(&self) -> String {
+        self.tokenizer.decode(&self.probe)
     }
 
     /// Attention of `head` in block `layer` on the probe, with the current weights: (T, T).
@@ -260,17 +262,20 @@ impl TrainRun {
     /// What the weights need beside them: the hyperparameters (the shipped `config.json`'s
     /// "config" object), the vocabulary (character i is token i) and what the run measured.
     pub fn config_json(&self) -> String {
-        let chars: Vec<String> = (0..self.vocab_size() as u32).map(|i| self.corpus.tokenizer.decode(&[i])).collect();
+        let tokenizer = match &self.tokenizer {
+            RunTokenizer::Chars(t) => TokenizerFile { kind: "chars", chars: (0..t.vocab_size() as u32).map(|i| t.decode(&[i])).collect() },
+            RunTokenizer::Bpe(_) => TokenizerFile { kind: "bpe (static/model/tokenizer.json)", chars: Vec::new() },
+        };
         let file = TrainedFile {
             config: &self.engine.weights().config,
-            tokenizer: TokenizerFile { kind: "chars", chars },
+            tokenizer,
             training: TrainingFile {
                 steps: self.steps_taken(),
                 batch: self.settings.batch,
                 learning_rate: self.settings.learning_rate,
                 seed: self.settings.seed,
-                train_chars: self.corpus.train.len(),
-                validation_chars: self.corpus.validation.len(),
+                train_tokens: self.tokens.train.len(),
+                validation_tokens: self.tokens.validation.len(),
                 validation_loss: self.validation_loss(),
                 bigram_loss: self.bigram,
                 uniform_loss: self.uniform,
@@ -300,7 +305,7 @@ mod tests {
     #[test]
     fn a_run_beats_the_bigram_on_held_out_text() {
         let text = prepare_text(&toy_text(), false, 10).unwrap();
-        let mut run = TrainRun::new(&text, small()).unwrap();
+        let mut run = TrainRun::new(&text, None, small()).unwrap();
         let start = run.validation_loss();
         assert!((start - run.uniform).abs() < 0.3, "fresh weights guess about uniformly: {start} vs ln V = {}", run.uniform);
         assert!(run.bigram < run.uniform);
@@ -322,8 +327,8 @@ mod tests {
     #[test]
     fn pause_and_resume_is_the_same_run() {
         let text = prepare_text(&toy_text(), false, 10).unwrap();
-        let mut straight = TrainRun::new(&text, small()).unwrap();
-        let mut paused = TrainRun::new(&text, small()).unwrap();
+        let mut straight = TrainRun::new(&text, None, small()).unwrap();
+        let mut paused = TrainRun::new(&text, None, small()).unwrap();
         for _ in 0..30 {
             straight.step().unwrap();
         }
@@ -344,10 +349,10 @@ mod tests {
     #[test]
     fn bad_inputs_are_errors() {
         let short = prepare_text("abc abc abc", false, 1).unwrap();
-        assert!(TrainRun::new(&short, small()).is_err());
+        assert!(TrainRun::new(&short, None, small()).is_err());
         let text = prepare_text(&toy_text(), false, 10).unwrap();
-        assert!(TrainRun::new(&text, TrainSettings { n_heads: 5, ..small() }).is_err());
-        let run = TrainRun::new(&text, small()).unwrap();
+        assert!(TrainRun::new(&text, None, TrainSettings { n_heads: 5, ..small() }).is_err());
+        let run = TrainRun::new(&text, None, small()).unwrap();
         assert!(run.attention(9, 0).is_err());
         let config: serde_json::Value = serde_json::from_str(&run.config_json()).unwrap();
         assert_eq!(config["config"]["vocab_size"], run.vocab_size());
@@ -374,7 +379,7 @@ mod preset {
         let raw = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../static/train/missa-do-galo.txt"));
         let settings = TrainSettings::tiny();
         let text = prepare_text(raw, true, settings.min_chars()).unwrap();
-        let mut run = TrainRun::new(&text, settings).unwrap();
+        let mut run = TrainRun::new(&text, None, settings).unwrap();
         let mut beaten_at = None;
         let started = std::time::Instant::now();
         while run.steps_taken() < 600 {
@@ -398,5 +403,28 @@ mod preset {
             eprintln!("{:4}: {}", s.step, s.text.replace('\n', "↵"));
         }
         assert!(beaten_at.is_some_and(|s| s <= 600), "validation {} vs bigram {}", run.validation_loss(), run.bigram);
+    }
+
+    /// The same story cut by the shipped BPE: V = 2 048, fewer tokens than characters, and a
+    /// step that trains.
+    #[test]
+    fn the_preset_with_the_shipped_bpe() {
+        let raw = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../static/train/missa-do-galo.txt"));
+        let json = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../static/model/tokenizer.json"));
+        let bpe = std::rc::Rc::new(crate::bpe::Bpe::from_json(json).unwrap());
+        let settings = TrainSettings { eval_every: 5, sample_every: 5, ..TrainSettings::tiny() };
+        let text = prepare_text(raw, true, settings.min_chars()).unwrap();
+        let mut run = TrainRun::new(&text, Some(bpe), settings).unwrap();
+        assert_eq!(run.vocab_size(), 2048);
+        assert_eq!(run.tokenizer.unit(), "token");
+        let tokens = run.tokens.train.len() + run.tokens.validation.len();
+        assert!(tokens * 2 < text.text.chars().count(), "{tokens} tokens");
+        assert!(run.bigram < run.uniform);
+        let first = run.validation_loss();
+        for _ in 0..10 {
+            run.step().unwrap();
+        }
+        assert!(run.validation_loss() < first, "{} → {}", first, run.validation_loss());
+        assert!(!run.samples.last().unwrap().text.is_empty() && run.probe_labels().len() == 32);
     }
 }

@@ -128,6 +128,28 @@ export default async function train({ page, base, mode, browser }) {
     await page.screenshot({ path: path.join(ARTIFACTS, `train-${mode}.png`), fullPage: false });
   });
 
+  await check(`[${mode}] train: the decoder's BPE as the tokenizer: V = 2 048, its parameter count, and training lowers the validation loss`, async () => {
+    await page.goto(`${base}/${PAGE}`);
+    await pageSettled(page, PAGE);
+    const fresh = await numbers(page);
+    await edit(page, `${HOST} [data-control=tokenizer]`, 'bpe');
+    await page.waitForFunction((u) => Math.abs(Number(document.querySelector('[data-widget=train]').dataset.uniformLoss) - Math.log(2048)) < 1e-9, null, { timeout: 60000 });
+    assert(await settled(page) === 'ready', await errorText(page));
+    const d = 64, f = 256;
+    const want = 2048 * d + 2 * (4 * d + 4 * d * d + d * f + f + f * d + d) + 2 * d;
+    const shown = Number(await page.getAttribute(`${HOST} .train-model-info`, 'data-parameters'));
+    assert(shown === want, `parameters ${shown}, want ${want}`);
+    assert((await page.textContent(`${HOST} .train-model-info`)).includes('tokens para treinar'), await page.textContent(`${HOST} .train-model-info`));
+    const start = await numbers(page);
+    assert(start.bigram < start.uniform && start.uniform !== fresh.uniform, `bigram ${start.bigram}, uniform ${start.uniform}`);
+    await page.click(`${HOST} [data-action=train]`);
+    await page.waitForFunction((h) => Number(document.querySelector(h).dataset.points) >= 3, HOST, { timeout: 60000 });
+    await page.click(`${HOST} [data-action=pause]`);
+    const end = await numbers(page);
+    assert(end.validation < start.validation - 0.5, `validation ${start.validation} → ${end.validation} in ${end.steps} steps`);
+    console.log(`     ${mode} BPE: ${end.stepMs.toFixed(1)} ms a plain step; validation ${start.validation.toFixed(3)} → ${end.validation.toFixed(3)} in ${end.steps} steps (bigram ${end.bigram.toFixed(3)})`);
+  });
+
   await check(`[${mode}] train: bad input gets a message (empty, one repeated character, NaN size, 5 MB paste)`, async () => {
     await page.goto(`${base}/${PAGE}`);
     await pageSettled(page, PAGE);

@@ -51,6 +51,8 @@ const SAMPLES_SHOWN: usize = 4;
 #[derive(Clone, PartialEq)]
 struct Inputs {
     own: bool,
+    /// Cut by the shipped decoder's BPE rather than into characters.
+    bpe: bool,
     /// The reader's text (empty for the preset).
     text: String,
     settings: TrainSettings,
@@ -63,6 +65,7 @@ pub struct TrainWidget {
     text: HtmlTextAreaElement,
     /// Notes on the text: its size, what was cut or replaced.
     text_info: HtmlElement,
+    tokenizer: HtmlSelectElement,
     layers: HtmlInputElement,
     width: HtmlInputElement,
     heads: HtmlInputElement,
@@ -125,7 +128,11 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     dom::append(&text_label, &text);
     text_label.set_hidden(true);
     let text_info = live_note("train-text-info");
-    let tokenizer = dom::text("p", "train-tokenizer", "Tokenizador: um token por caractere (o vocabulário são os caracteres distintos do texto).");
+    let tokenizers = [
+        ("chars".to_string(), "um por caractere (o vocabulário são os caracteres do texto)".to_string()),
+        ("bpe".to_string(), "o BPE do decodificador (2.048 tokens; baixa o tokenizador)".to_string()),
+    ];
+    let (tokenizer_label, tokenizer) = dom::select("tokens ", "tokenizer", &tokenizers, "chars");
 
     // The sizes.
     let sizes = dom::el("div", "train-sizes");
@@ -136,7 +143,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     let (batch_label, batch) = labelled_count("sequências por passo", "batch", defaults.batch);
     dom::append_all(&sizes, &[&layers_label, &width_label, &heads_label, &context_label, &batch_label]);
     let model_info = live_note("train-model-info");
-    dom::append_all(&shell.inputs, &[&source_label, &text_label, &text_info, &tokenizer, &sizes, &model_info]);
+    dom::append_all(&shell.inputs, &[&source_label, &text_label, &text_info, &tokenizer_label, &sizes, &model_info]);
 
     // The controls.
     let train = dom::button("treinar", "train");
@@ -153,7 +160,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     // The outputs.
     let message = live_note("train-message wide");
     let status = dom::el("div", "train-status");
-    let plot = LinePlot::new("loss", "Perda por caractere, passo a passo");
+    let plot = LinePlot::new("loss", "Perda de treino e de validação, passo a passo");
     let samples_heading = dom::text("h4", "wide", "Amostras do modelo, da primeira à mais recente");
     let samples = dom::el("div", "train-samples wide");
     let attention = DenseHeatmap::new("train-attention", Scale::Probability);
@@ -166,6 +173,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
         text_label,
         text,
         text_info,
+        tokenizer,
         layers,
         width,
         heads,
@@ -232,7 +240,7 @@ impl TrainWidget {
         };
         settings.validate().map_err(|e| e.to_string())?;
         let own = self.source.value() == "own";
-        Ok(Inputs { own, text: if own { self.text.value() } else { String::new() }, settings })
+        Ok(Inputs { own, bpe: self.tokenizer.value() == "bpe", text: if own { self.text.value() } else { String::new() }, settings })
     }
 
     /// The preset story, fetched once.
@@ -278,13 +286,18 @@ impl TrainWidget {
             info.extend(prepared.notes());
             widget.text_info.set_text_content(Some(&info.join(" ")));
             dom::set_attr(&widget.text_info, "data-cut", if prepared.cut_from.is_some() { "true" } else { "false" });
-            let run = TrainRun::new(&prepared, inputs.settings.clone()).map_err(|e| e.to_string())?;
+            let bpe = if inputs.bpe { Some(model_store::tokenizer(&model_store::base_for(&widget.shell.ctx, &widget.shell.host)).await?) } else { None };
+            if !update.is_current() {
+                return Ok(());
+            }
+            let run = TrainRun::new(&prepared, bpe, inputs.settings.clone()).map_err(|e| e.to_string())?;
+            let unit = run.tokenizer.unit();
             widget.model_info.set_text_content(Some(&format!(
-                "{} parâmetros, com um vocabulário de {} caracteres; {} para treinar, {} guardados para validação.",
+                "{} parâmetros, com um vocabulário de {} {unit}s; {} {unit}s para treinar, {} guardados para validação.",
                 format_count(run.parameter_count() as u64),
-                run.vocab_size(),
-                format_count(run.corpus.train.len() as u64),
-                format_count(run.corpus.validation.len() as u64)
+                format_count(run.vocab_size() as u64),
+                format_count(run.tokens.train.len() as u64),
+                format_count(run.tokens.validation.len() as u64)
             )));
             dom::set_attr(&widget.model_info, "data-parameters", &run.parameter_count().to_string());
             let selected = |s: &HtmlSelectElement, n: usize| s.value().parse::<usize>().ok().filter(|&i| i < n).unwrap_or(0).to_string();
@@ -504,7 +517,7 @@ impl TrainWidget {
             Series::line("uniforme: ln V", level(run.uniform)).dashed(),
             Series::line("bigrama", level(run.bigram)).dashed(),
         ];
-        let axes = Axes::new("passo", "perda (nats por caractere)");
+        let axes = Axes::new("passo", format!("perda (nats por {})", run.tokenizer.unit()));
         self.plot.update(&xs, &series, &axes, |x| format!("passo {x}"), |y| if y.is_finite() { format_pt(y as f32, 4) } else { "—".into() });
     }
 
@@ -517,11 +530,11 @@ impl TrainWidget {
             Ok(m) => {
                 let title = format!("Atenção da camada {}, cabeça {}, no passo {}", layer + 1, head + 1, run.steps_taken());
                 self.attention.update(&title, &m, "i, que olha", "j, olhada");
-                let probe: String = run.probe_chars().concat();
                 self.probe.set_text_content(Some(&format!(
-                    "As posições são os {} primeiros caracteres da validação: «{}».",
-                    run.probe_chars().len(),
-                    probe.replace('\n', "↵")
+                    "As posições são os {} primeiros {}s da validação: «{}».",
+                    run.probe_labels().len(),
+                    run.tokenizer.unit(),
+                    run.probe_text().replace('\n', "↵")
                 )));
             }
             Err(e) => self.say(&e.to_string()),

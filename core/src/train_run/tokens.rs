@@ -1,0 +1,151 @@
+//! The run's tokens: the text cut by one of two tokenizers, and the token stream split into a
+//! training part and a held-out tail.
+//!
+//! - one token per character, the text's distinct characters as the vocabulary
+//!   (`training::CharTokenizer`): small (V ≈ 75 for the preset story), long sequences;
+//! - the shipped decoder's byte-level BPE (`static/model/tokenizer.json`, V = 2 048): about
+//!   three characters a token, so a window of T tokens sees three times as much text, at the
+//!   price of a larger embedding and output head.
+//!
+//! `Tokens` draws batches as `training::Corpus` does (the same draws from the same generator),
+//! for any tokenizer: `Corpus` owns a `CharTokenizer`, which the BPE is not.
+
+use std::rc::Rc;
+
+use crate::bpe::Bpe;
+use crate::error::{ComputeError, Result};
+use crate::rng::Rng;
+use crate::training::{Batch, CharTokenizer};
+
+/// Which tokenizer cuts the text.
+#[derive(Clone, Debug)]
+pub enum RunTokenizer {
+    Chars(CharTokenizer),
+    Bpe(Rc<Bpe>),
+}
+
+impl RunTokenizer {
+    pub fn vocab_size(&self) -> usize {
+        match self {
+            RunTokenizer::Chars(t) => t.vocab_size(),
+            RunTokenizer::Bpe(b) => b.vocab_size(),
+        }
+    }
+
+    pub fn encode(&self, text: &str) -> Result<Vec<u32>> {
+        match self {
+            RunTokenizer::Chars(t) => t.encode(text),
+            RunTokenizer::Bpe(b) => Ok(b.encode(text)),
+        }
+    }
+
+    /// The text of `ids` (for the BPE, bytes cut mid-character become U+FFFD).
+    pub fn decode(&self, ids: &[u32]) -> String {
+        match self {
+            RunTokenizer::Chars(t) => t.decode(ids),
+            RunTokenizer::Bpe(b) => b.decode(ids),
+        }
+    }
+
+    /// One token as the reader sees it on an axis (the BPE's spaces made visible).
+    pub fn label(&self, id: u32) -> String {
+        match self {
+            RunTokenizer::Chars(t) => t.decode(&[id]),
+            RunTokenizer::Bpe(b) => b.token_label(id),
+        }
+    }
+
+    /// "caractere" or "token": the unit of the losses (nats per …).
+    pub fn unit(&self) -> &'static str {
+        match self {
+            RunTokenizer::Chars(_) => "caractere",
+            RunTokenizer::Bpe(_) => "token",
+        }
+    }
+}
+
+/// A token stream split into a training part and a validation tail.
+#[derive(Clone, Debug)]
+pub struct Tokens {
+    pub train: Vec<u32>,
+    /// The last tokens: never sampled for training.
+    pub validation: Vec<u32>,
+}
+
+impl Tokens {
+    /// Holds out the last `fraction` of `ids` (rounded as `training::Corpus::new` does), and at
+    /// least `window + 1` tokens; the training part keeps at least `2·(window + 1)`.
+    pub fn split(mut ids: Vec<u32>, fraction: f64, window: usize, unit: &str) -> Result<Tokens> {
+        let need = 3 * (window + 1);
+        if ids.len() < need {
+            return Err(ComputeError::Invalid(format!(
+                "O texto tem {} {unit}s; com contexto {window} são precisos pelo menos {need}.",
+                ids.len()
+            )));
+        }
+        let held = ((ids.len() as f64 * fraction).round() as usize).max(window + 1);
+        let validation = ids.split_off(ids.len() - held);
+        Ok(Tokens { train: ids, validation })
+    }
+
+    /// `sequences` random windows of `len` + 1 training tokens (`training::Corpus::sample_batch`'s draws).
+    pub fn sample_batch(&self, rng: &mut Rng, sequences: usize, len: usize) -> Result<Batch> {
+        if self.train.len() < len + 1 || len == 0 || sequences == 0 {
+            return Err(ComputeError::Invalid(format!("O texto de treino tem {} tokens: pouco para janelas de {len}.", self.train.len())));
+        }
+        let mut batch = Batch { inputs: Vec::with_capacity(sequences * len), targets: Vec::with_capacity(sequences * len), sequences, len };
+        for _ in 0..sequences {
+            let start = rng.below((self.train.len() - len) as u64) as usize;
+            batch.inputs.extend_from_slice(&self.train[start..start + len]);
+            batch.targets.extend_from_slice(&self.train[start + 1..start + len + 1]);
+        }
+        Ok(batch)
+    }
+
+    /// The validation tail as consecutive windows of `len`, at most `max` of them.
+    pub fn validation_batches(&self, len: usize, max: usize) -> Vec<Batch> {
+        if len == 0 || self.validation.len() < 2 {
+            return Vec::new();
+        }
+        let windows = ((self.validation.len() - 1) / len).min(max);
+        (0..windows)
+            .map(|w| Batch {
+                inputs: self.validation[w * len..(w + 1) * len].to_vec(),
+                targets: self.validation[w * len + 1..(w + 1) * len + 1].to_vec(),
+                sequences: 1,
+                len,
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::training::Corpus;
+
+    #[test]
+    fn the_same_batches_as_the_corpus() {
+        let text: String = (0..500).map(|i| (b'a' + (i * 7 % 26) as u8) as char).collect();
+        let corpus = Corpus::new(&text, 0.1).unwrap();
+        let tokenizer = RunTokenizer::Chars(corpus.tokenizer.clone());
+        let tokens = Tokens::split(tokenizer.encode(&text).unwrap(), 0.1, 16, "caractere").unwrap();
+        assert_eq!((&tokens.train, &tokens.validation), (&corpus.train, &corpus.validation));
+        let (mut a, mut b) = (Rng::new(4), Rng::new(4));
+        assert_eq!(tokens.sample_batch(&mut a, 3, 16).unwrap(), corpus.sample_batch(&mut b, 3, 16).unwrap());
+        assert_eq!(tokens.validation_batches(16, 99), corpus.validation_batches(16));
+        assert_eq!(tokens.validation_batches(16, 1).len(), 1);
+        assert!(Tokens::split(vec![1; 20], 0.1, 16, "token").unwrap_err().to_string().contains("51"));
+    }
+
+    #[test]
+    fn the_bpe_cuts_the_text_in_fewer_tokens() {
+        let text = "a casa de pedra e a casa de barro, ".repeat(40);
+        let bpe = Rc::new(Bpe::train([text.as_str()], 300).unwrap());
+        let t = RunTokenizer::Bpe(bpe);
+        let ids = t.encode(&text).unwrap();
+        assert!(ids.len() * 2 < text.len());
+        assert_eq!(t.decode(&ids), text);
+        assert_eq!(t.unit(), "token");
+    }
+}
