@@ -128,6 +128,30 @@ export default async function train({ page, base, mode, browser }) {
     await page.screenshot({ path: path.join(ARTIFACTS, `train-${mode}.png`), fullPage: false });
   });
 
+  await check(`[${mode}] train: "usar no decodificador" hands the trained model to the playground on the page, which generates with it`, async () => {
+    const DEC = '[data-widget=decoder]';
+    // The run of the previous check is still on the page (paused, below the bigram).
+    await page.waitForSelector(`${DEC}[data-state=ready]`, { timeout: 120000 });
+    await page.click(`${HOST} [data-action=use]`);
+    const message = await page.textContent(`${HOST} .train-message`);
+    assert(message.includes('agora roda o modelo treinado'), message);
+    await page.waitForFunction((d) => !document.querySelector(`${d} .trained-note`)?.hidden, DEC, { timeout: 30000 });
+    const note = await page.textContent(`${DEC} .trained-note`);
+    assert(note.includes('treinado nesta página') && /\d+ passos/.test(note), note);
+    await page.waitForSelector(`${DEC}[data-state=ready]`, { timeout: 60000 });
+    // The trained model has 2 layers × 4 heads: 8 attention thumbnails (the shipped one has 24).
+    const thumbs = await page.$$eval(`${DEC} .attention-grid canvas`, (cs) => cs.length);
+    assert(thumbs === 8, `${thumbs} thumbnails`);
+    await page.click(`${DEC} [data-action=generate]`);
+    await page.waitForFunction((d) => (document.querySelector(`${d} .decoder-text .generated`)?.textContent ?? '').length >= 20
+      && document.querySelector(d).getAttribute('aria-busy') !== 'true', DEC, { timeout: 60000 });
+    const generated = await page.textContent(`${DEC} .decoder-text .generated`);
+    // Its characters are the story's (a character model cannot write anything else).
+    const story = await page.evaluate(async () => (await (await fetch('static/train/missa-do-galo.txt')).text()));
+    const alien = [...generated].filter((c) => !story.includes(c) && c !== '\n');
+    assert(alien.length === 0, `characters outside the story: ${alien.join('')} in «${generated}»`);
+  });
+
   await check(`[${mode}] train: the decoder's BPE as the tokenizer: V = 2 048, its parameter count, and training lowers the validation loss`, async () => {
     await page.goto(`${base}/${PAGE}`);
     await pageSettled(page, PAGE);

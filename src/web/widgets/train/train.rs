@@ -21,7 +21,8 @@ use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElem
 
 use crate::core::executor::BackendKind;
 use crate::core::format::format_pt;
-use crate::core::train_run::{prepare_text, TrainRun, TrainSettings, MAX_CHARS};
+use crate::core::decoder::tokenizer::Tokenizer;
+use crate::core::train_run::{prepare_text, RunTokenizer, TrainRun, TrainSettings, MAX_CHARS};
 use crate::core::transformer::format_count;
 use crate::web::backend::now_ms;
 use crate::web::dom;
@@ -32,6 +33,7 @@ use crate::web::kit::draw::Scale;
 use crate::web::kit::ui::{live_note, number_field, read_count, show_results};
 use crate::web::kit::{control_of, listen, Ctx, Shell, Widget, WidgetKind};
 use crate::web::model_store;
+use crate::web::widgets::decoder::trained::{self, TrainedModel};
 
 pub const KIND: WidgetKind = WidgetKind { name: "train", title: "Treine um Transformer no navegador", mount };
 
@@ -557,11 +559,30 @@ impl TrainWidget {
         }
     }
 
-    /// "usar no decodificador": the trained weights go to the decoder playground on the page.
+    /// "usar no decodificador": the weights of this step go to every decoder playground on
+    /// the page (a copy: training may go on), with the tokenizer and the training text's ids.
     fn use_in_decoder(self: &Rc<Self>) {
-        // TODO(issue 23, lead): hand the run to `widgets::decoder::trained::offer` once it is
-        // on main (see the branch's report); until then the reader is told so.
-        self.say("O decodificador desta página ainda não recebe modelos treinados aqui; use «baixar pesos».");
+        let model = match self.run.borrow().as_ref() {
+            Some(run) => TrainedModel {
+                weights: run.engine.weights().clone(),
+                tokenizer: match &run.tokenizer {
+                    RunTokenizer::Chars(t) => Tokenizer::Chars(t.clone()),
+                    RunTokenizer::Bpe(b) => Tokenizer::Bpe((**b).clone()),
+                },
+                training_ids: run.tokens.train.clone(),
+                label: format!(
+                    "treinado nesta página ({} passos, perda de validação {})",
+                    run.steps_taken(),
+                    format_pt(run.validation_loss() as f32, 4)
+                ),
+            },
+            None => return self.say("Ainda não há modelo: clique em «treinar»."),
+        };
+        match trained::offer(model) {
+            0 => self.say("Não há um decodificador nesta página para receber o modelo; use «baixar pesos»."),
+            1 => self.say("O decodificador desta página agora roda o modelo treinado aqui (os pesos deste passo)."),
+            n => self.say(&format!("{n} decodificadores desta página agora rodam o modelo treinado aqui.")),
+        }
     }
 
     fn download_weights(self: &Rc<Self>) {
