@@ -7,7 +7,7 @@
 //!
 //! - `text`: the reader's text capped, normalised and checked (empty, one repeated
 //!   character, too short, too many distinct characters);
-//! - `tokens`: one token per character or the shipped BPE, and the held-out split;
+//! - `tokens`: the held-out split of the text's tokens (one per character, or the shipped BPE);
 //! - `settings`: the run's sizes and schedule, one plain struct with named presets;
 //! - `run`: `TrainRun`, which owns the corpus, the engine (the backend that steps), the
 //!   batch generator, the history and the samples;
@@ -26,4 +26,4 @@ pub mod tokens;
 pub use run::{Engine, EvalPoint, SamplePoint, StepReport, TrainRun};
 pub use settings::TrainSettings;
 pub use text::{prepare_text, PreparedText, MAX_CHARS};
-pub use tokens::{RunTokenizer, Tokens};
+pub use tokens::{token_unit, Tokens};

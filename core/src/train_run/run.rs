@@ -15,7 +15,8 @@ use crate::Matrix;
 use super::sample::{attention_map, generate};
 use super::settings::TrainSettings;
 use super::text::PreparedText;
-use super::tokens::{RunTokenizer, Tokens};
+use super::tokens::{token_unit, Tokens};
+use crate::decoder::tokenizer::{TokenCodec, Tokenizer};
 
 /// The backend that steps: one step = one batch's loss, gradients and AdamW update.
 pub enum Engine {
@@ -117,7 +118,7 @@ pub struct StepReport {
 
 pub struct TrainRun {
     pub settings: TrainSettings,
-    pub tokenizer: RunTokenizer,
+    pub tokenizer: Tokenizer,
     /// The text's tokens: the training part and the held-out tail.
     pub tokens: Tokens,
     /// The validation tail as windows of T (at most `max_validation_windows`).
@@ -149,14 +150,14 @@ impl TrainRun {
     /// A fresh run on `text` (already through `prepare_text`), cut into characters, or by
     /// `bpe` when given: vocabulary, held-out tail, baselines, weights from `settings.seed`,
     /// and the first evaluation and sample (step 0).
-    pub fn new(text: &PreparedText, bpe: Option<std::rc::Rc<crate::bpe::Bpe>>, settings: TrainSettings) -> Result<TrainRun> {
+    pub fn new(text: &PreparedText, bpe: Option<&crate::bpe::Bpe>, settings: TrainSettings) -> Result<TrainRun> {
         settings.validate()?;
         let tokenizer = match bpe {
-            Some(bpe) => RunTokenizer::Bpe(bpe),
-            None => RunTokenizer::Chars(CharTokenizer::from_text(&text.text)),
+            Some(bpe) => Tokenizer::Bpe(bpe.clone()),
+            None => Tokenizer::Chars(CharTokenizer::from_text(&text.text)),
         };
-        let ids = tokenizer.encode(&text.text)?;
-        let tokens = Tokens::split(ids, settings.validation_fraction, settings.context, tokenizer.unit())?;
+        let ids = tokenizer.encode_checked(&text.text)?;
+        let tokens = Tokens::split(ids, settings.validation_fraction, settings.context, token_unit(&tokenizer))?;
         let vocab = tokenizer.vocab_size();
         let validation = tokens.validation_batches(settings.context, settings.max_validation_windows);
         let trainer = Trainer::new(&settings.config(vocab), settings.seed, settings.optimizer())?;
@@ -234,7 +235,7 @@ impl TrainRun {
         let prompt = &self.probe[..self.probe.len().min(8)];
         let seed = self.settings.seed.wrapping_mul(0x9E37_79B9).wrapping_add(step as u64);
         let ids = generate(self.engine.weights(), prompt, self.settings.sample_chars, seed)?;
-        let point = SamplePoint { step, text: self.tokenizer.decode(&[prompt, &ids].concat()) };
+        let point = SamplePoint { step, text: self.tokenizer.decode_ids(&[prompt, &ids].concat()) };
         if self.samples.last().is_some_and(|s| s.step == step) {
             self.samples.pop();
         }
@@ -249,7 +250,7 @@ impl TrainRun {
 
     /// The probe as text.
     pub fn probe_text(&self) -> String {
-        self.tokenizer.decode(&self.probe)
+        self.tokenizer.decode_ids(&self.probe)
     }
 
     /// Attention of `head` in block `layer` on the probe, with the current weights: (T, T).
@@ -266,8 +267,8 @@ impl TrainRun {
     /// "config" object), the vocabulary (character i is token i) and what the run measured.
     pub fn config_json(&self) -> String {
         let tokenizer = match &self.tokenizer {
-            RunTokenizer::Chars(t) => TokenizerFile { kind: "chars", chars: (0..t.vocab_size() as u32).map(|i| t.decode(&[i])).collect() },
-            RunTokenizer::Bpe(_) => TokenizerFile { kind: "bpe (static/model/tokenizer.json)", chars: Vec::new() },
+            Tokenizer::Chars(t) => TokenizerFile { kind: "chars", chars: (0..t.vocab_size() as u32).map(|i| t.decode(&[i])).collect() },
+            Tokenizer::Bpe(_) => TokenizerFile { kind: "bpe (static/model/tokenizer.json)", chars: Vec::new() },
         };
         let file = TrainedFile {
             config: &self.engine.weights().config,
@@ -414,12 +415,12 @@ mod preset {
     fn the_preset_with_the_shipped_bpe() {
         let raw = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../static/train/missa-do-galo.txt"));
         let json = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../static/model/tokenizer.json"));
-        let bpe = std::rc::Rc::new(crate::bpe::Bpe::from_json(json).unwrap());
+        let bpe = crate::bpe::Bpe::from_json(json).unwrap();
         let settings = TrainSettings { eval_every: 5, sample_every: 5, ..TrainSettings::tiny() };
         let text = prepare_text(raw, true, settings.min_chars()).unwrap();
-        let mut run = TrainRun::new(&text, Some(bpe), settings).unwrap();
+        let mut run = TrainRun::new(&text, Some(&bpe), settings).unwrap();
         assert_eq!(run.vocab_size(), 2048);
-        assert_eq!(run.tokenizer.unit(), "token");
+        assert_eq!(token_unit(&run.tokenizer), "token");
         let tokens = run.tokens.train.len() + run.tokens.validation.len();
         assert!(tokens * 2 < text.text.chars().count(), "{tokens} tokens");
         assert!(run.bigram < run.uniform);

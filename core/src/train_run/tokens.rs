@@ -7,60 +7,20 @@
 //!   three characters a token, so a window of T tokens sees three times as much text, at the
 //!   price of a larger embedding and output head.
 //!
-//! `Tokens` draws batches as `training::Corpus` does (the same draws from the same generator),
-//! for any tokenizer: `Corpus` owns a `CharTokenizer`, which the BPE is not.
+//! Either is a `decoder::tokenizer::Tokenizer`, the type the playground runs a model with, so a
+//! trained model goes there as it is. `Tokens` draws batches as `training::Corpus` does (the
+//! same draws from the same generator), for either tokenizer: `Corpus` owns a `CharTokenizer`.
 
-use std::rc::Rc;
-
-use crate::bpe::Bpe;
+use crate::decoder::tokenizer::Tokenizer;
 use crate::error::{ComputeError, Result};
 use crate::rng::Rng;
-use crate::training::{Batch, CharTokenizer};
+use crate::training::Batch;
 
-/// Which tokenizer cuts the text.
-#[derive(Clone, Debug)]
-pub enum RunTokenizer {
-    Chars(CharTokenizer),
-    Bpe(Rc<Bpe>),
-}
-
-impl RunTokenizer {
-    pub fn vocab_size(&self) -> usize {
-        match self {
-            RunTokenizer::Chars(t) => t.vocab_size(),
-            RunTokenizer::Bpe(b) => b.vocab_size(),
-        }
-    }
-
-    pub fn encode(&self, text: &str) -> Result<Vec<u32>> {
-        match self {
-            RunTokenizer::Chars(t) => t.encode(text),
-            RunTokenizer::Bpe(b) => Ok(b.encode(text)),
-        }
-    }
-
-    /// The text of `ids` (for the BPE, bytes cut mid-character become U+FFFD).
-    pub fn decode(&self, ids: &[u32]) -> String {
-        match self {
-            RunTokenizer::Chars(t) => t.decode(ids),
-            RunTokenizer::Bpe(b) => b.decode(ids),
-        }
-    }
-
-    /// One token as the reader sees it on an axis (the BPE's spaces made visible).
-    pub fn label(&self, id: u32) -> String {
-        match self {
-            RunTokenizer::Chars(t) => t.decode(&[id]),
-            RunTokenizer::Bpe(b) => b.token_label(id),
-        }
-    }
-
-    /// "caractere" or "token": the unit of the losses (nats per …).
-    pub fn unit(&self) -> &'static str {
-        match self {
-            RunTokenizer::Chars(_) => "caractere",
-            RunTokenizer::Bpe(_) => "token",
-        }
+/// The unit of the losses (nats per …) and of the counts the widget shows.
+pub fn token_unit(tokenizer: &Tokenizer) -> &'static str {
+    match tokenizer {
+        Tokenizer::Chars(_) => "caractere",
+        Tokenizer::Bpe(_) => "token",
     }
 }
 
@@ -122,14 +82,16 @@ impl Tokens {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bpe::Bpe;
+    use crate::decoder::tokenizer::TokenCodec;
     use crate::training::Corpus;
 
     #[test]
     fn the_same_batches_as_the_corpus() {
         let text: String = (0..500).map(|i| (b'a' + (i * 7 % 26) as u8) as char).collect();
         let corpus = Corpus::new(&text, 0.1).unwrap();
-        let tokenizer = RunTokenizer::Chars(corpus.tokenizer.clone());
-        let tokens = Tokens::split(tokenizer.encode(&text).unwrap(), 0.1, 16, "caractere").unwrap();
+        let tokenizer = Tokenizer::Chars(corpus.tokenizer.clone());
+        let tokens = Tokens::split(tokenizer.encode_checked(&text).unwrap(), 0.1, 16, "caractere").unwrap();
         assert_eq!((&tokens.train, &tokens.validation), (&corpus.train, &corpus.validation));
         let (mut a, mut b) = (Rng::new(4), Rng::new(4));
         assert_eq!(tokens.sample_batch(&mut a, 3, 16).unwrap(), corpus.sample_batch(&mut b, 3, 16).unwrap());
@@ -141,11 +103,10 @@ mod tests {
     #[test]
     fn the_bpe_cuts_the_text_in_fewer_tokens() {
         let text = "a casa de pedra e a casa de barro, ".repeat(40);
-        let bpe = Rc::new(Bpe::train([text.as_str()], 300).unwrap());
-        let t = RunTokenizer::Bpe(bpe);
-        let ids = t.encode(&text).unwrap();
+        let t = Tokenizer::Bpe(Bpe::train([text.as_str()], 300).unwrap());
+        let ids = t.encode_checked(&text).unwrap();
         assert!(ids.len() * 2 < text.len());
-        assert_eq!(t.decode(&ids), text);
-        assert_eq!(t.unit(), "token");
+        assert_eq!(t.decode_ids(&ids), text);
+        assert_eq!(token_unit(&t), "token");
     }
 }

@@ -21,8 +21,7 @@ use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElem
 
 use crate::core::executor::BackendKind;
 use crate::core::format::format_pt;
-use crate::core::decoder::tokenizer::Tokenizer;
-use crate::core::train_run::{prepare_text, RunTokenizer, TrainRun, TrainSettings, MAX_CHARS};
+use crate::core::train_run::{prepare_text, token_unit, TrainRun, TrainSettings, MAX_CHARS};
 use crate::core::transformer::format_count;
 use crate::web::backend::now_ms;
 use crate::web::dom;
@@ -292,8 +291,8 @@ impl TrainWidget {
             if !update.is_current() {
                 return Ok(());
             }
-            let run = TrainRun::new(&prepared, bpe, inputs.settings.clone()).map_err(|e| e.to_string())?;
-            let unit = run.tokenizer.unit();
+            let run = TrainRun::new(&prepared, bpe.as_deref(), inputs.settings.clone()).map_err(|e| e.to_string())?;
+            let unit = token_unit(&run.tokenizer);
             widget.model_info.set_text_content(Some(&format!(
                 "{} parâmetros, com um vocabulário de {} {unit}s; {} {unit}s para treinar, {} guardados para validação.",
                 format_count(run.parameter_count() as u64),
@@ -519,7 +518,7 @@ impl TrainWidget {
             Series::line("uniforme: ln V", level(run.uniform)).dashed(),
             Series::line("bigrama", level(run.bigram)).dashed(),
         ];
-        let axes = Axes::new("passo", format!("perda (nats por {})", run.tokenizer.unit()));
+        let axes = Axes::new("passo", format!("perda (nats por {})", token_unit(&run.tokenizer)));
         self.plot.update(&xs, &series, &axes, |x| format!("passo {x}"), |y| if y.is_finite() { format_pt(y as f32, 4) } else { "—".into() });
     }
 
@@ -535,7 +534,7 @@ impl TrainWidget {
                 self.probe.set_text_content(Some(&format!(
                     "As posições são os {} primeiros {}s da validação: «{}».",
                     run.probe_labels().len(),
-                    run.tokenizer.unit(),
+                    token_unit(&run.tokenizer),
                     run.probe_text().replace('\n', "↵")
                 )));
             }
@@ -565,10 +564,7 @@ impl TrainWidget {
         let model = match self.run.borrow().as_ref() {
             Some(run) => TrainedModel {
                 weights: run.engine.weights().clone(),
-                tokenizer: match &run.tokenizer {
-                    RunTokenizer::Chars(t) => Tokenizer::Chars(t.clone()),
-                    RunTokenizer::Bpe(b) => Tokenizer::Bpe((**b).clone()),
-                },
+                tokenizer: run.tokenizer.clone(),
                 training_ids: run.tokens.train.clone(),
                 label: format!(
                     "treinado nesta página ({} passos, perda de validação {})",
