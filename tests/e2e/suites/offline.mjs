@@ -12,7 +12,9 @@ import { ARTIFACTS, check, assert, serve, pageSettled, pageName } from '../lib.m
 const DIST = path.resolve(process.argv[2] ?? 'dist');
 const VERSION = () => fs.readFileSync(path.join(DIST, 'sw.js'), 'utf8').match(/const VERSION = '([0-9a-f]{16})'/)?.[1];
 /** Pages whose widgets need the model's files, which a first visit does not keep. */
-const NEEDS_MODEL = ['decodificador', 'tokenizacao-bpe'];
+// Pages whose widgets download files kept only once fetched: the model, and the train page's
+// preset story (static/train/, an 'extra' file) beside its decoder.
+const NEEDS_MODEL = ['decodificador', 'tokenizacao-bpe', 'treinar-no-navegador'];
 
 /** A copy of dist/ to publish under a sub-path (every link of the site is relative). */
 function copyOfSite() {
