@@ -152,6 +152,25 @@ export default async function train({ page, base, mode, browser }) {
     assert(alien.length === 0, `characters outside the story: ${alien.join('')} in «${generated}»`);
   });
 
+  await check(`[${mode}] train: "baixar pesos" saves a safetensors file with every tensor of the model, "baixar config" its sizes and vocabulary`, async () => {
+    // The run of the previous checks is still on the page.
+    const params = Number(await page.getAttribute(`${HOST} .train-model-info`, 'data-parameters'));
+    const [weights] = await Promise.all([page.waitForEvent('download'), page.click(`${HOST} [data-action=download]`)]);
+    assert(weights.suggestedFilename() === 'treinado.safetensors', weights.suggestedFilename());
+    const bytes = fs.readFileSync(await weights.path());
+    const headerLength = Number(bytes.readBigUInt64LE(0));
+    const header = JSON.parse(bytes.subarray(8, 8 + headerLength).toString('utf8'));
+    const tensors = Object.entries(header).filter(([name]) => name !== '__metadata__');
+    assert(tensors.length === 1 + 2 * 12 + 2, `${tensors.length} tensors`);
+    assert(tensors.every(([, t]) => t.dtype === 'F32') && 'tok_emb' in header, Object.keys(header).join(', '));
+    assert(bytes.length === 8 + headerLength + 4 * params, `${bytes.length} bytes for ${params} parameters`);
+    const [config] = await Promise.all([page.waitForEvent('download'), page.click(`${HOST} [data-action=download-config]`)]);
+    const json = JSON.parse(fs.readFileSync(await config.path(), 'utf8'));
+    const vocab = Math.round(Math.exp((await numbers(page)).uniform));
+    assert(json.config.vocab_size === vocab && json.tokenizer.chars.length === vocab && json.config.d_model === 64, JSON.stringify(json.config));
+    assert(json.training.steps === (await numbers(page)).steps, `${json.training.steps} steps`);
+  });
+
   await check(`[${mode}] train: the decoder's BPE as the tokenizer: V = 2 048, its parameter count, and training lowers the validation loss`, async () => {
     await page.goto(`${base}/${PAGE}`);
     await pageSettled(page, PAGE);
