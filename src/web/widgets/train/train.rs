@@ -120,7 +120,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     let defaults = TrainSettings::tiny();
 
     // The text.
-    let sources = [("preset".to_string(), "conto “Missa do galo”, de Machado de Assis".to_string()), ("own".to_string(), "o seu texto".to_string())];
+    let sources = [("preset".to_string(), "“Missa do galo”, de Machado".to_string()), ("own".to_string(), "o seu texto".to_string())];
     let (source_label, source) = dom::select("texto ", "source", &sources, "preset");
     let text_label = dom::el("label", "corpus-label");
     dom::append(&text_label, &dom::text("span", "", &format!("O seu texto (até {} caracteres)", format_count(MAX_CHARS as u64))));
@@ -130,8 +130,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     text_label.set_hidden(true);
     let text_info = live_note("train-text-info");
     let tokenizers = [
-        ("chars".to_string(), "um por caractere (o vocabulário são os caracteres do texto)".to_string()),
-        ("bpe".to_string(), "o BPE do decodificador (2.048 tokens; baixa o tokenizador)".to_string()),
+        ("chars".to_string(), "um por caractere".to_string()),
+        ("bpe".to_string(), "o BPE do decodificador".to_string()),
     ];
     let (tokenizer_label, tokenizer) = dom::select("tokens ", "tokenizer", &tokenizers, "chars");
 
