@@ -22,4 +22,4 @@ pub mod trainer;
 pub use data::{bigram_loss, uniform_loss, Batch, CharTokenizer, Corpus};
 pub use model::{gradient_check, GradientProbe};
 pub use optim::{AdamW, AdamWOptions};
-pub use trainer::{char_config, evaluate, Trainer};
+pub use trainer::{char_config, evaluate, Trainer, TrainerOn};
