@@ -175,7 +175,7 @@ fn fifty_training_steps_on_the_gpu_match_the_cpu_and_survive_a_lost_device() {
     let norms = (cpu.last_grad_norm, on_gpu.last_grad_norm);
     eprintln!("50 steps: loss {} → {}; GPU vs CPU max |Δ loss| {worst:e}; grad norm {norms:?}", cpu_losses[0], cpu_losses[49]);
     assert!(worst < 1e-3, "GPU vs CPU loss: {worst}");
-    assert!(cpu_losses[49] < cpu_losses[0] - 0.5, "it learns: {cpu_losses:?}");
+    assert!(cpu_losses[49] < cpu_losses[0] - 0.3, "it learns: {cpu_losses:?}");
 
     // The snapshot after 30 steps holds the GPU's weights and moments: the CPU goes on from it.
     let mut resumed = snapshot.unwrap();

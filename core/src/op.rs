@@ -536,6 +536,30 @@ mod tests {
     }
 
     #[test]
+    fn training_shape_rules_refuse_what_does_not_fit() {
+        assert_eq!(Op::MatmulAt.output_dims(&[(5, 2), (5, 3)]).unwrap(), vec![(2, 3)]);
+        assert!(Op::MatmulAt.output_dims(&[(5, 2), (4, 3)]).is_err());
+        assert_eq!(Op::SumRows.output_dims(&[(7, 3)]).unwrap(), vec![(1, 3)]);
+        assert!(Op::ReluBackward.output_dims(&[(2, 3), (3, 2)]).is_err());
+        assert_eq!(Op::LayerNormBackward { eps: 1e-5 }.output_dims(&[(4, 3), (1, 3), (4, 3)]).unwrap(), vec![(4, 3), (1, 3), (1, 3)]);
+        assert!(Op::LayerNormBackward { eps: 1e-5 }.output_dims(&[(4, 3), (1, 3), (4, 2)]).is_err());
+        assert_eq!(Op::EmbeddingBackward { vocab: 9 }.output_dims(&[(4, 3), (1, 4)]).unwrap(), vec![(9, 3)]);
+        assert!(Op::EmbeddingBackward { vocab: 9 }.output_dims(&[(4, 3), (1, 5)]).is_err());
+        let batch = Op::AttentionBatch { heads: 2, sequences: 3 };
+        assert_eq!(batch.output_dims(&[(12, 4), (12, 4), (12, 4)]).unwrap(), vec![(12, 4), (24, 4)]);
+        assert!(Op::AttentionBatch { heads: 2, sequences: 5 }.output_dims(&[(12, 4), (12, 4), (12, 4)]).is_err());
+        let back = Op::AttentionBackward { heads: 2, sequences: 3 };
+        assert_eq!(back.output_dims(&[(12, 4), (12, 4), (12, 4), (24, 4), (12, 4)]).unwrap(), vec![(12, 4); 3]);
+        assert!(back.output_dims(&[(12, 4), (12, 4), (12, 4), (12, 4), (12, 4)]).is_err(), "weights of one sequence");
+        assert_eq!(Op::CrossEntropy.output_dims(&[(6, 10), (1, 6)]).unwrap(), vec![(1, 1), (6, 10)]);
+        assert!(Op::CrossEntropy.output_dims(&[(6, 10), (1, 5)]).is_err());
+        assert!(Op::SumSquares.output_dims(&[(1, 2), (3, 3)]).is_err());
+        // Bad inputs are errors, never panics, on the CPU twins too.
+        let m = Matrix::zeros(2, 3);
+        assert!(Op::AttentionBackward { heads: 2, sequences: 1 }.run_cpu(&[&m, &m, &m, &m, &m]).is_err());
+    }
+
+    #[test]
     fn ids_round_trip_through_a_cpu_tensor() {
         let ids = [0u32, 7, 1 << 20];
         assert_eq!(ids_of(&ids_tensor(&ids)), ids);
@@ -548,6 +572,8 @@ mod tests {
         assert_eq!(Op::LayerNorm { eps: 1e-5 }.params_text(), "ε = 1·10⁻⁵");
         assert_eq!(Op::Attention { heads: 6, causal: true, causal_offset: 12 }.params_text(), "6 cabeças, causal, deslocamento 12");
         assert_eq!(Op::Relu.params_text(), "");
+        assert_eq!(Op::AttentionBackward { heads: 4, sequences: 16 }.params_text(), "4 cabeças, causal, 16 sequências");
+        assert_eq!(Op::EmbeddingBackward { vocab: 99 }.params_text(), "V = 99");
     }
 
     #[test]
