@@ -12,7 +12,7 @@ use crate::core::training::optim::AdamWStep;
 
 use super::kernels::{
     AdamWParams, AddParams, AttentionBackwardParams, AttentionParams, CrossEntropyParams, ElementwiseParams, EmbeddingParams, KernelId,
-    LayerNormParams, MatmulAtParams, MatmulParams, ScaleParams, SoftmaxParams, SumRowsParams, TransposeParams,
+    LayerNormParams, MatmulParams, ScaleParams, SoftmaxParams, SumRowsParams, TransposeParams,
 };
 use super::tensor::GpuTensor;
 use super::{grid_1d, GpuContext};
@@ -141,9 +141,11 @@ impl Executor for GpuContext {
                 self.dispatch(KernelId::Attention, &params, &bound, grid_1d(sequences * t * heads))?;
             }
             Op::MatmulAt => {
+                // The products' kernels reading A transposed: no transpose pass.
                 let (m, n) = out_dims[0];
-                let params = MatmulAtParams { m: m as u32, n: n as u32, k: a.0 as u32, ..Default::default() };
-                self.dispatch(KernelId::MatmulAt, &params, &bound, super::kernels::grid_tiles(m, n))?;
+                let params = MatmulParams { m: m as u32, n: n as u32, k: a.0 as u32, alpha: 1.0, trans_a: 1, ..Default::default() };
+                let (kernel, grid) = KernelId::for_product(m, n);
+                self.dispatch(kernel, &params, &bound, grid)?;
             }
             Op::SumRows => self.sum_rows_into(inputs[0], &outs[0], 1.0)?,
             Op::ReluBackward | Op::GeluBackward => {

@@ -23,7 +23,6 @@ pub enum KernelId {
     Transpose,
     Embedding,
     Attention,
-    MatmulAt,
     SumRows,
     ReluBackward,
     GeluBackward,
@@ -37,7 +36,7 @@ pub enum KernelId {
 }
 
 impl KernelId {
-    pub const ALL: [KernelId; 22] = [
+    pub const ALL: [KernelId; 21] = [
         KernelId::Matmul,
         KernelId::MatmulBlocked,
         KernelId::Softmax,
@@ -49,7 +48,6 @@ impl KernelId {
         KernelId::Transpose,
         KernelId::Embedding,
         KernelId::Attention,
-        KernelId::MatmulAt,
         KernelId::SumRows,
         KernelId::ReluBackward,
         KernelId::GeluBackward,
@@ -76,7 +74,6 @@ impl KernelId {
             KernelId::Transpose => "transpose",
             KernelId::Embedding => "embedding",
             KernelId::Attention => "attention",
-            KernelId::MatmulAt => "matmul_at",
             KernelId::SumRows => "sum_rows",
             KernelId::ReluBackward => "relu_backward",
             KernelId::GeluBackward => "gelu_backward",
@@ -95,7 +92,7 @@ impl KernelId {
     /// move data (`rows`, `write_rows`) have none (a buffer copy or a view).
     pub fn for_op(op: OpKind, out: Option<(usize, usize)>) -> Option<KernelId> {
         Some(match op {
-            OpKind::Matmul | OpKind::MatmulBt => match out {
+            OpKind::Matmul | OpKind::MatmulBt | OpKind::MatmulAt => match out {
                 Some((m, n)) => KernelId::for_product(m, n).0,
                 None => KernelId::Matmul,
             },
@@ -108,7 +105,6 @@ impl KernelId {
             OpKind::Gelu => KernelId::Gelu,
             OpKind::Embedding => KernelId::Embedding,
             OpKind::Attention | OpKind::AttentionBatch => KernelId::Attention,
-            OpKind::MatmulAt => KernelId::MatmulAt,
             OpKind::SumRows => KernelId::SumRows,
             OpKind::ReluBackward => KernelId::ReluBackward,
             OpKind::GeluBackward => KernelId::GeluBackward,
@@ -164,7 +160,6 @@ impl KernelId {
             KernelId::Transpose => include_str!("shaders/transpose.wgsl"),
             KernelId::Embedding => include_str!("shaders/embedding.wgsl"),
             KernelId::Attention => include_str!("shaders/attention.wgsl"),
-            KernelId::MatmulAt => include_str!("shaders/matmul_at.wgsl"),
             KernelId::SumRows => include_str!("shaders/sum_rows.wgsl"),
             KernelId::ReluBackward => include_str!("shaders/relu_backward.wgsl"),
             KernelId::GeluBackward => include_str!("shaders/gelu_backward.wgsl"),
@@ -185,7 +180,6 @@ impl KernelId {
             | KernelId::MatmulBlocked
             | KernelId::Add
             | KernelId::Embedding
-            | KernelId::MatmulAt
             | KernelId::ReluBackward
             | KernelId::GeluBackward
             | KernelId::EmbeddingBackward
@@ -218,7 +212,6 @@ impl KernelId {
             KernelId::Transpose => TransposeParams::FIELDS,
             KernelId::Embedding => EmbeddingParams::FIELDS,
             KernelId::Attention => AttentionParams::FIELDS,
-            KernelId::MatmulAt => MatmulAtParams::FIELDS,
             KernelId::SumRows => SumRowsParams::FIELDS,
             KernelId::ReluBackward | KernelId::GeluBackward | KernelId::SumSquares => ElementwiseParams::FIELDS,
             KernelId::LayerNormBackward => LayerNormParams::FIELDS,
@@ -254,8 +247,9 @@ macro_rules! kernel_params {
 }
 
 kernel_params! {
-    /// matmul.wgsl and matmul_blocked.wgsl: C (m,n) = α · A (m,k) · B (k,n), or · Bᵀ with B (n,k).
-    MatmulParams { m: u32, n: u32, k: u32, trans_b: u32, alpha: f32, _pad0: u32, _pad1: u32, _pad2: u32 }
+    /// matmul.wgsl and matmul_blocked.wgsl: C (m,n) = α · op(A) · op(B): A (m,k), or Aᵀ with A
+    /// (k,m) when `trans_a`; B (k,n), or Bᵀ with B (n,k) when `trans_b`.
+    MatmulParams { m: u32, n: u32, k: u32, trans_b: u32, alpha: f32, trans_a: u32, _pad1: u32, _pad2: u32 }
 }
 kernel_params! {
     /// softmax.wgsl: one workgroup per row.
@@ -289,10 +283,6 @@ kernel_params! {
     /// attention.wgsl: `scale` = 1/√d_h; `causal_offset` keys cached before the first query;
     /// `sequences` stacked in the rows (1 for the decoder, B for training).
     AttentionParams { t_q: u32, t_k: u32, width: u32, heads: u32, causal: u32, causal_offset: u32, scale: f32, sequences: u32 }
-}
-kernel_params! {
-    /// matmul_at.wgsl: C (m,n) = Aᵀ·B, A (k,m), B (k,n).
-    MatmulAtParams { m: u32, n: u32, k: u32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32 }
 }
 kernel_params! {
     /// sum_rows.wgsl: α · the column sums of A (rows, cols).
