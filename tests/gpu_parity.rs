@@ -142,3 +142,51 @@ fn an_update_is_one_submission_timed_per_kernel() {
         assert!(trace.ops.iter().all(|o| o.ms.is_nan()));
     }
 }
+
+/// Training on the GPU: 50 steps from the same initialisation give the CPU's losses within
+/// 1e-3, each step one submission. Then the device is lost: the run goes on on the CPU from
+/// the last snapshot (weights and AdamW moments) and gives the uninterrupted run's losses.
+#[test]
+fn fifty_training_steps_on_the_gpu_match_the_cpu_and_survive_a_lost_device() {
+    use atencao::core::training::{char_config, AdamWOptions, Corpus, Trainer, TrainerOn};
+    let Some(gpu) = gpu() else { return };
+    let text = "O gato subiu no telhado. A chuva caiu sobre a cidade e o gato desceu, molhado, para a cozinha. \
+                Na cozinha havia pão, queijo e uma janela aberta para o quintal. ";
+    let corpus = Corpus::new(&text.repeat(30), 0.1).unwrap();
+    let config = char_config(corpus.tokenizer.vocab_size());
+    let options = AdamWOptions { warmup: 10, steps: 50, ..Default::default() };
+    let mut rng = Rng::new(11);
+    let batches: Vec<_> = (0..50).map(|_| corpus.sample_batch(&mut rng, 8, 32).unwrap()).collect();
+
+    let mut cpu = Trainer::new(&config, 42, options).unwrap();
+    let mut on_gpu = TrainerOn::upload(&gpu, &cpu).unwrap();
+    let (mut worst, mut snapshot, mut cpu_losses) = (0.0f32, None, Vec::new());
+    for (i, batch) in batches.iter().enumerate() {
+        let want = cpu.step(batch).unwrap();
+        let before = gpu.submissions();
+        let got = pollster::block_on(on_gpu.step_on(&gpu, batch)).unwrap();
+        assert_eq!(gpu.submissions() - before, 1, "step {i}: one submission");
+        worst = worst.max((got - want).abs());
+        cpu_losses.push(want);
+        if i == 29 {
+            snapshot = Some(pollster::block_on(on_gpu.snapshot(&gpu)).unwrap());
+        }
+    }
+    let norms = (cpu.last_grad_norm, on_gpu.last_grad_norm);
+    eprintln!("50 steps: loss {} → {}; GPU vs CPU max |Δ loss| {worst:e}; grad norm {norms:?}", cpu_losses[0], cpu_losses[49]);
+    assert!(worst < 1e-3, "GPU vs CPU loss: {worst}");
+    assert!(cpu_losses[49] < cpu_losses[0] - 0.3, "it learns: {cpu_losses:?}");
+
+    // The snapshot after 30 steps holds the GPU's weights and moments: the CPU goes on from it.
+    let mut resumed = snapshot.unwrap();
+    assert_eq!(resumed.steps_taken(), 30);
+    gpu.destroy();
+    let err = pollster::block_on(on_gpu.step_on(&gpu, &batches[0])).unwrap_err();
+    assert!(err.is_gpu_failure(), "{err:?}");
+    let mut worst_resumed = 0.0f32;
+    for (batch, want) in batches[30..].iter().zip(&cpu_losses[30..]) {
+        worst_resumed = worst_resumed.max((resumed.step(batch).unwrap() - want).abs());
+    }
+    eprintln!("resumed on the CPU after a lost device: max |Δ loss| {worst_resumed:e} against the uninterrupted run");
+    assert!(worst_resumed < 1e-3, "{worst_resumed}");
+}

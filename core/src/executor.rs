@@ -12,6 +12,7 @@ use super::error::Result;
 use super::matrix::Matrix;
 use super::op::{ids_tensor, Dims, Op};
 use super::ops::{self, SoftmaxOptions};
+use super::training::optim::{self, AdamWStep};
 
 /// Which hardware ran a computation; shown in the footer badge and on `<html data-backend>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,6 +73,21 @@ pub trait Executor {
 
     /// Copies `src` into rows `at..` of `dst`, in place (a KV cache's append).
     fn write_rows(&self, dst: &mut Self::Tensor, at: usize, src: &Self::Tensor) -> Result<()>;
+
+    /// One AdamW step of θ with its moments m, v, all three updated in place, from the
+    /// gradient and the squared global norm (1,1) that sets the clipping (`optim::adamw`).
+    /// In place rather than an op returning new tensors: a step updates every weight and both
+    /// moments, and fresh buffers for all of them each step would churn the GPU's pool (it
+    /// keeps a few buffers per size) for no gain, since the old values are never read again.
+    fn adamw(
+        &self,
+        step: AdamWStep,
+        theta: &mut Self::Tensor,
+        m: &mut Self::Tensor,
+        v: &mut Self::Tensor,
+        grad: &Self::Tensor,
+        norm2: &Self::Tensor,
+    ) -> Result<()>;
 
     /// Brings tensors back to the host, in order. On a deferred backend every op recorded so
     /// far runs first, as one submission, and all the tensors come back in one readback.
@@ -148,6 +164,74 @@ pub trait Executor {
         single(self.apply(Op::Rows { start, end }, &[a]))
     }
 
+    // The training ops (gradients, loss, optimiser): see `core::training::backward`.
+
+    /// Aᵀ (m,k) · B, A (k,m), B (k,n) → (m,n).
+    fn matmul_at(&self, a: &Self::Tensor, b: &Self::Tensor) -> Result<Self::Tensor> {
+        single(self.apply(Op::MatmulAt, &[a, b]))
+    }
+    /// Column sums of A (m,n) → (1,n).
+    fn sum_rows(&self, a: &Self::Tensor) -> Result<Self::Tensor> {
+        single(self.apply(Op::SumRows, &[a]))
+    }
+    /// dX of Y = ReLU(X).
+    fn relu_backward(&self, x: &Self::Tensor, dy: &Self::Tensor) -> Result<Self::Tensor> {
+        single(self.apply(Op::ReluBackward, &[x, dy]))
+    }
+    /// dX of Y = GELU(X).
+    fn gelu_backward(&self, x: &Self::Tensor, dy: &Self::Tensor) -> Result<Self::Tensor> {
+        single(self.apply(Op::GeluBackward, &[x, dy]))
+    }
+    /// (dX, dγ, dβ) of a row layer norm.
+    fn layer_norm_backward(&self, x: &Self::Tensor, gamma: &Self::Tensor, dy: &Self::Tensor, eps: f32) -> Result<(Self::Tensor, Self::Tensor, Self::Tensor)> {
+        let outs = self.apply(Op::LayerNormBackward { eps }, &[x, gamma, dy])?;
+        three(outs)
+    }
+    /// The table's gradient (vocab,d) from dY (t,d): rows scatter-added by id. The ids are
+    /// checked here, on the host.
+    fn embedding_backward(&self, dy: &Self::Tensor, ids: &[u32], vocab: usize) -> Result<Self::Tensor> {
+        ops::check_vocab(vocab, ids)?;
+        let ids = self.upload_ids(ids)?;
+        single(self.apply(Op::EmbeddingBackward { vocab }, &[dy, &ids]))
+    }
+    /// Causal attention of B sequences stacked in the rows: (output (B·t,d), weights (B·h·t,t)).
+    fn attention_batch(&self, q: &Self::Tensor, k: &Self::Tensor, v: &Self::Tensor, heads: usize, sequences: usize) -> Result<(Self::Tensor, Self::Tensor)> {
+        let mut outs = self.apply(Op::AttentionBatch { heads, sequences }, &[q, k, v])?.into_iter();
+        match (outs.next(), outs.next()) {
+            (Some(output), Some(weights)) => Ok((output, weights)),
+            _ => Err(crate::error::ComputeError::Invalid("attention_batch devolveu menos de duas matrizes.".into())),
+        }
+    }
+    /// (dQ, dK, dV) of `attention_batch`, from its weights and dO.
+    #[allow(clippy::too_many_arguments)]
+    fn attention_backward(
+        &self,
+        q: &Self::Tensor,
+        k: &Self::Tensor,
+        v: &Self::Tensor,
+        weights: &Self::Tensor,
+        d_out: &Self::Tensor,
+        heads: usize,
+        sequences: usize,
+    ) -> Result<(Self::Tensor, Self::Tensor, Self::Tensor)> {
+        three(self.apply(Op::AttentionBackward { heads, sequences }, &[q, k, v, weights, d_out])?)
+    }
+    /// (mean loss (1,1), dlogits (N,V)) of `targets` under `logits`. The targets are checked
+    /// here, on the host.
+    fn cross_entropy(&self, logits: &Self::Tensor, targets: &[u32]) -> Result<(Self::Tensor, Self::Tensor)> {
+        ops::check_vocab(self.dims(logits).1, targets)?;
+        let targets = self.upload_ids(targets)?;
+        let mut outs = self.apply(Op::CrossEntropy, &[logits, &targets])?.into_iter();
+        match (outs.next(), outs.next()) {
+            (Some(loss), Some(dlogits)) => Ok((loss, dlogits)),
+            _ => Err(crate::error::ComputeError::Invalid("cross_entropy devolveu menos de duas matrizes.".into())),
+        }
+    }
+    /// acc (1,1) + Σ g² of G.
+    fn sum_squares(&self, acc: &Self::Tensor, g: &Self::Tensor) -> Result<Self::Tensor> {
+        single(self.apply(Op::SumSquares, &[acc, g]))
+    }
+
     /// Reads one tensor.
     async fn read_one(&self, t: &Self::Tensor) -> Result<Matrix> {
         let mut out = self.read(&[t]).await?;
@@ -166,6 +250,14 @@ pub trait Executor {
         let refs: Vec<&Self::Tensor> = uploaded.iter().collect();
         let outs = self.apply(op, &refs)?;
         self.read(&outs.iter().collect::<Vec<_>>()).await
+    }
+}
+
+fn three<T>(outs: Vec<T>) -> Result<(T, T, T)> {
+    let mut outs = outs.into_iter();
+    match (outs.next(), outs.next(), outs.next()) {
+        (Some(a), Some(b), Some(c)) => Ok((a, b, c)),
+        _ => Err(crate::error::ComputeError::Invalid("a operação devolveu menos de três matrizes.".into())),
     }
 }
 
@@ -198,6 +290,9 @@ impl Executor for Cpu {
     }
     fn write_rows(&self, dst: &mut Matrix, at: usize, src: &Matrix) -> Result<()> {
         ops::write_rows(dst, at, src)
+    }
+    fn adamw(&self, step: AdamWStep, theta: &mut Matrix, m: &mut Matrix, v: &mut Matrix, grad: &Matrix, norm2: &Matrix) -> Result<()> {
+        optim::adamw(theta, grad, m, v, norm2, step)
     }
     async fn read(&self, tensors: &[&Matrix]) -> Result<Vec<Matrix>> {
         Ok(tensors.iter().map(|t| (*t).clone()).collect())

@@ -5,11 +5,15 @@
 //! its twin, how many tensors it takes, and the shape rule (`Op::output_dims`) that both
 //! backends and the tracer apply. The CPU runs an op through `Op::run_cpu`; the GPU backend
 //! (`atencao::gpu`) maps each `OpKind` to its WGSL kernel.
+//!
+//! The forward ops' twins are in `core::ops`; the training ops' (gradients, loss, optimiser)
+//! in `core::training::backward` and `core::training::optim`.
 
 use crate::error::{ComputeError, Result};
 use crate::format::format_pt_short;
 use crate::matrix::Matrix;
 use crate::ops::{self, SoftmaxOptions};
+use crate::training::{backward, optim};
 
 /// (rows, columns) of a tensor: every tensor is a row-major f32 matrix.
 pub type Dims = (usize, usize);
@@ -33,6 +37,20 @@ pub enum OpKind {
     /// Rows copied into a tensor in place (a KV cache's append); not an `Op`: see
     /// `Executor::write_rows`.
     WriteRows,
+    // Training: the gradients of the ops above, the loss, the optimiser.
+    MatmulAt,
+    SumRows,
+    ReluBackward,
+    GeluBackward,
+    LayerNormBackward,
+    EmbeddingBackward,
+    /// Causal attention over B sequences stacked in the rows (the training forward).
+    AttentionBatch,
+    AttentionBackward,
+    CrossEntropy,
+    SumSquares,
+    /// θ, m, v updated in place; not an `Op`: see `Executor::adamw`.
+    AdamW,
 }
 
 /// What the table says of one op.
@@ -42,7 +60,7 @@ pub struct OpSpec {
     pub name: &'static str,
     /// What it computes, in one line (shapes as in `core::ops`).
     pub contract: &'static str,
-    /// The CPU twin (a function of `core::ops`).
+    /// The CPU twin (a function of `core::ops`, `core::training::backward` or `core::training::optim`).
     pub cpu_function: &'static str,
     /// Tensors it reads.
     pub inputs: usize,
@@ -51,7 +69,7 @@ pub struct OpSpec {
 }
 
 impl OpKind {
-    pub const ALL: [OpKind; 13] = [
+    pub const ALL: [OpKind; 24] = [
         OpKind::Matmul,
         OpKind::MatmulBt,
         OpKind::Transpose,
@@ -65,6 +83,17 @@ impl OpKind {
         OpKind::Attention,
         OpKind::Rows,
         OpKind::WriteRows,
+        OpKind::MatmulAt,
+        OpKind::SumRows,
+        OpKind::ReluBackward,
+        OpKind::GeluBackward,
+        OpKind::LayerNormBackward,
+        OpKind::EmbeddingBackward,
+        OpKind::AttentionBatch,
+        OpKind::AttentionBackward,
+        OpKind::CrossEntropy,
+        OpKind::SumSquares,
+        OpKind::AdamW,
     ];
 
     pub fn spec(self) -> &'static OpSpec {
@@ -99,6 +128,47 @@ impl OpKind {
             ),
             OpKind::Rows => spec!("rows", "as linhas a..b de A", "core::ops::rows", 1, 1),
             OpKind::WriteRows => spec!("write_rows", "copia B para as linhas a.. de A, no lugar", "core::ops::write_rows", 2, 0),
+            OpKind::MatmulAt => spec!("matmul_at", "Aᵀ · B, A (k,m), B (k,n) → (m,n)", "core::training::backward::matmul_at", 2, 1),
+            OpKind::SumRows => spec!("sum_rows", "soma das linhas de A (m,n) → (1,n): o gradiente de um viés", "core::training::backward::sum_rows", 1, 1),
+            OpKind::ReluBackward => spec!("relu_backward", "dY onde x > 0, senão 0: o gradiente da ReLU", "core::training::backward::relu_backward", 2, 1),
+            OpKind::GeluBackward => spec!("gelu_backward", "dY ⊙ GELU′(X): o gradiente da GELU", "core::training::backward::gelu_backward", 2, 1),
+            OpKind::LayerNormBackward => spec!(
+                "layer_norm_backward",
+                "X, γ, dY → dX, dγ, dβ: o gradiente da normalização",
+                "core::training::backward::layer_norm_backward",
+                3,
+                3
+            ),
+            OpKind::EmbeddingBackward => spec!(
+                "embedding_backward",
+                "dY (t,d) somado às linhas dos ids → (V,d)",
+                "core::training::backward::embedding_backward",
+                2,
+                1
+            ),
+            OpKind::AttentionBatch => spec!(
+                "attention_batch",
+                "atenção causal por cabeça de B sequências empilhadas nas linhas",
+                "core::training::backward::attention_batch",
+                3,
+                2
+            ),
+            OpKind::AttentionBackward => spec!(
+                "attention_backward",
+                "Q, K, V, pesos, dO → dQ, dK, dV da atenção causal em lote",
+                "core::training::backward::attention_backward",
+                5,
+                3
+            ),
+            OpKind::CrossEntropy => spec!(
+                "cross_entropy",
+                "logits (N,V), alvos (N) → perda média (1,1) e dlogits (N,V)",
+                "core::training::backward::cross_entropy",
+                2,
+                2
+            ),
+            OpKind::SumSquares => spec!("sum_squares", "acumulado (1,1) + Σ g² de G", "core::training::optim::sum_squares", 2, 1),
+            OpKind::AdamW => spec!("adamw", "um passo do AdamW em θ, m, v, no lugar", "core::training::optim::adamw", 5, 0),
         }
     }
 
@@ -142,6 +212,25 @@ pub enum Op {
     Attention { heads: usize, causal: bool, causal_offset: usize },
     /// Rows `start..end`.
     Rows { start: usize, end: usize },
+    /// Aᵀ·B with A (k,m), B (k,n): a weight's gradient Xᵀ·dY without a transpose.
+    MatmulAt,
+    /// Column sums (1,n).
+    SumRows,
+    /// X, dY.
+    ReluBackward,
+    GeluBackward,
+    /// X, γ (1,d), dY → dX, dγ, dβ.
+    LayerNormBackward { eps: f32 },
+    /// dY (t,d), ids (1,t) → (vocab, d).
+    EmbeddingBackward { vocab: usize },
+    /// Q, K, V (B·t, d) → output (B·t, d), weights (B·h·t, t); causal.
+    AttentionBatch { heads: usize, sequences: usize },
+    /// Q, K, V, weights, dO → dQ, dK, dV.
+    AttentionBackward { heads: usize, sequences: usize },
+    /// Logits (N,V), targets (1,N) → loss (1,1), dlogits (N,V).
+    CrossEntropy,
+    /// acc (1,1), G → acc + Σ g² (1,1).
+    SumSquares,
 }
 
 impl Op {
@@ -159,6 +248,16 @@ impl Op {
             Op::Embedding => OpKind::Embedding,
             Op::Attention { .. } => OpKind::Attention,
             Op::Rows { .. } => OpKind::Rows,
+            Op::MatmulAt => OpKind::MatmulAt,
+            Op::SumRows => OpKind::SumRows,
+            Op::ReluBackward => OpKind::ReluBackward,
+            Op::GeluBackward => OpKind::GeluBackward,
+            Op::LayerNormBackward { .. } => OpKind::LayerNormBackward,
+            Op::EmbeddingBackward { .. } => OpKind::EmbeddingBackward,
+            Op::AttentionBatch { .. } => OpKind::AttentionBatch,
+            Op::AttentionBackward { .. } => OpKind::AttentionBackward,
+            Op::CrossEntropy => OpKind::CrossEntropy,
+            Op::SumSquares => OpKind::SumSquares,
         }
     }
 
@@ -167,7 +266,11 @@ impl Op {
         match *self {
             Op::MatmulBt { alpha } | Op::Scale { alpha } => alpha_text(alpha),
             Op::SoftmaxRows(opts) => softmax_text(&opts),
-            Op::LayerNorm { eps } => format!("ε = {}", format_eps(eps)),
+            Op::LayerNorm { eps } | Op::LayerNormBackward { eps } => format!("ε = {}", format_eps(eps)),
+            Op::EmbeddingBackward { vocab } => format!("V = {vocab}"),
+            Op::AttentionBatch { heads, sequences } | Op::AttentionBackward { heads, sequences } => {
+                format!("{}, {sequences} {}", attention_text(heads, true, 0), if sequences == 1 { "sequência" } else { "sequências" })
+            }
             Op::Attention { heads, causal, causal_offset } => attention_text(heads, causal, causal_offset),
             Op::Rows { start, end } => format!("linhas {}…{}", start + 1, end),
             _ => String::new(),
@@ -221,6 +324,48 @@ impl Op {
                 }
                 vec![(end - start, a.1)]
             }
+            Op::MatmulAt => {
+                if a.0 != inputs[1].0 {
+                    return Err(ComputeError::Shape { op: "Aᵀ·B", left: a, right: inputs[1] });
+                }
+                vec![(a.1, inputs[1].1)]
+            }
+            Op::SumRows => vec![(1, a.1)],
+            Op::ReluBackward | Op::GeluBackward => {
+                same_dims("dY", a, inputs[1])?;
+                vec![a]
+            }
+            Op::LayerNormBackward { .. } => {
+                ops::check_layer_norm_dims(a, inputs[1], inputs[1])?;
+                same_dims("LayerNorm dY", a, inputs[2])?;
+                vec![a, inputs[1], inputs[1]]
+            }
+            Op::EmbeddingBackward { vocab } => {
+                if inputs[1] != (1, a.0) || vocab == 0 {
+                    return Err(ComputeError::Invalid(format!("{} linhas de gradiente para {} ids.", a.0, inputs[1].1)));
+                }
+                vec![(vocab, a.1)]
+            }
+            Op::AttentionBatch { heads, sequences } => {
+                let t = check_attention_batch_dims(&inputs[..3], heads, sequences)?;
+                vec![a, (sequences * heads * t, t)]
+            }
+            Op::AttentionBackward { heads, sequences } => {
+                let t = check_attention_batch_dims(&inputs[..3], heads, sequences)?;
+                same_dims("atenção: pesos", inputs[3], (sequences * heads * t, t))?;
+                same_dims("atenção dO", a, inputs[4])?;
+                vec![a, a, a]
+            }
+            Op::CrossEntropy => {
+                if inputs[1] != (1, a.0) || a.1 == 0 {
+                    return Err(ComputeError::Invalid(format!("{} linhas de logits para {} alvos.", a.0, inputs[1].1)));
+                }
+                vec![(1, 1), a]
+            }
+            Op::SumSquares => {
+                same_dims("Σ g²: acumulado", a, (1, 1))?;
+                vec![(1, 1)]
+            }
         })
     }
 
@@ -245,8 +390,49 @@ impl Op {
                 vec![out.output, out.weights]
             }
             Op::Rows { start, end } => vec![ops::rows(a, start, end)],
+            Op::MatmulAt => vec![backward::matmul_at(a, inputs[1])?],
+            Op::SumRows => vec![backward::sum_rows(a)],
+            Op::ReluBackward => vec![backward::relu_backward(a, inputs[1])?],
+            Op::GeluBackward => vec![backward::gelu_backward(a, inputs[1])?],
+            Op::LayerNormBackward { eps } => {
+                let g = backward::layer_norm_backward(a, inputs[1], inputs[2], eps)?;
+                vec![g.dx, g.dgamma, g.dbeta]
+            }
+            Op::EmbeddingBackward { vocab } => vec![backward::embedding_backward(a, &ids_of(inputs[1]), vocab)?],
+            Op::AttentionBatch { heads, sequences } => {
+                let out = backward::attention_batch(a, inputs[1], inputs[2], heads, sequences)?;
+                vec![out.output, out.weights]
+            }
+            Op::AttentionBackward { heads, sequences } => {
+                let g = backward::attention_backward(a, inputs[1], inputs[2], inputs[3], inputs[4], heads, sequences)?;
+                vec![g.dq, g.dk, g.dv]
+            }
+            Op::CrossEntropy => {
+                let ce = backward::cross_entropy(a, &ids_of(inputs[1]))?;
+                vec![Matrix::from_vec(1, 1, vec![ce.loss])?, ce.dlogits]
+            }
+            Op::SumSquares => vec![optim::sum_squares(a, inputs[1])?],
         })
     }
+}
+
+fn same_dims(op: &'static str, left: Dims, right: Dims) -> Result<()> {
+    if left != right {
+        return Err(ComputeError::Shape { op, left, right });
+    }
+    Ok(())
+}
+
+/// Q, K, V of one shape (B·t, d), B ≥ 1 sequences of t rows, heads dividing d: returns t.
+fn check_attention_batch_dims(qkv: &[Dims], heads: usize, sequences: usize) -> Result<usize> {
+    let q = qkv[0];
+    if sequences == 0 || q.0 % sequences != 0 {
+        return Err(ComputeError::Invalid(format!("{} linhas não se dividem em {sequences} sequências iguais.", q.0)));
+    }
+    same_dims("Q, K e V", q, qkv[1])?;
+    same_dims("Q, K e V", q, qkv[2])?;
+    ops::check_attention_dims(q, qkv[1], qkv[2], heads)?;
+    Ok(q.0 / sequences)
 }
 
 /// Token ids as the CPU keeps them in a tensor: one row of exact small integers (ids are
@@ -329,7 +515,9 @@ mod tests {
         let names: std::collections::BTreeSet<&str> = OpKind::ALL.iter().map(|o| o.name()).collect();
         assert_eq!(names.len(), OpKind::ALL.len());
         for kind in OpKind::ALL {
-            assert_eq!(kind.cpu_function(), format!("core::ops::{}", kind.name()));
+            let twin = kind.cpu_function();
+            let module = ["core::ops::", "core::training::backward::", "core::training::optim::"].iter().find(|m| twin.starts_with(*m));
+            assert_eq!(module.map(|m| &twin[m.len()..]), Some(kind.name()), "{twin}");
         }
     }
 
@@ -348,6 +536,30 @@ mod tests {
     }
 
     #[test]
+    fn training_shape_rules_refuse_what_does_not_fit() {
+        assert_eq!(Op::MatmulAt.output_dims(&[(5, 2), (5, 3)]).unwrap(), vec![(2, 3)]);
+        assert!(Op::MatmulAt.output_dims(&[(5, 2), (4, 3)]).is_err());
+        assert_eq!(Op::SumRows.output_dims(&[(7, 3)]).unwrap(), vec![(1, 3)]);
+        assert!(Op::ReluBackward.output_dims(&[(2, 3), (3, 2)]).is_err());
+        assert_eq!(Op::LayerNormBackward { eps: 1e-5 }.output_dims(&[(4, 3), (1, 3), (4, 3)]).unwrap(), vec![(4, 3), (1, 3), (1, 3)]);
+        assert!(Op::LayerNormBackward { eps: 1e-5 }.output_dims(&[(4, 3), (1, 3), (4, 2)]).is_err());
+        assert_eq!(Op::EmbeddingBackward { vocab: 9 }.output_dims(&[(4, 3), (1, 4)]).unwrap(), vec![(9, 3)]);
+        assert!(Op::EmbeddingBackward { vocab: 9 }.output_dims(&[(4, 3), (1, 5)]).is_err());
+        let batch = Op::AttentionBatch { heads: 2, sequences: 3 };
+        assert_eq!(batch.output_dims(&[(12, 4), (12, 4), (12, 4)]).unwrap(), vec![(12, 4), (24, 4)]);
+        assert!(Op::AttentionBatch { heads: 2, sequences: 5 }.output_dims(&[(12, 4), (12, 4), (12, 4)]).is_err());
+        let back = Op::AttentionBackward { heads: 2, sequences: 3 };
+        assert_eq!(back.output_dims(&[(12, 4), (12, 4), (12, 4), (24, 4), (12, 4)]).unwrap(), vec![(12, 4); 3]);
+        assert!(back.output_dims(&[(12, 4), (12, 4), (12, 4), (12, 4), (12, 4)]).is_err(), "weights of one sequence");
+        assert_eq!(Op::CrossEntropy.output_dims(&[(6, 10), (1, 6)]).unwrap(), vec![(1, 1), (6, 10)]);
+        assert!(Op::CrossEntropy.output_dims(&[(6, 10), (1, 5)]).is_err());
+        assert!(Op::SumSquares.output_dims(&[(1, 2), (3, 3)]).is_err());
+        // Bad inputs are errors, never panics, on the CPU twins too.
+        let m = Matrix::zeros(2, 3);
+        assert!(Op::AttentionBackward { heads: 2, sequences: 1 }.run_cpu(&[&m, &m, &m, &m, &m]).is_err());
+    }
+
+    #[test]
     fn ids_round_trip_through_a_cpu_tensor() {
         let ids = [0u32, 7, 1 << 20];
         assert_eq!(ids_of(&ids_tensor(&ids)), ids);
@@ -360,6 +572,8 @@ mod tests {
         assert_eq!(Op::LayerNorm { eps: 1e-5 }.params_text(), "ε = 1·10⁻⁵");
         assert_eq!(Op::Attention { heads: 6, causal: true, causal_offset: 12 }.params_text(), "6 cabeças, causal, deslocamento 12");
         assert_eq!(Op::Relu.params_text(), "");
+        assert_eq!(Op::AttentionBackward { heads: 4, sequences: 16 }.params_text(), "4 cabeças, causal, 16 sequências");
+        assert_eq!(Op::EmbeddingBackward { vocab: 99 }.params_text(), "V = 99");
     }
 
     #[test]

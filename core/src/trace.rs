@@ -18,6 +18,7 @@ use super::error::{ComputeError, Result};
 use super::executor::{BackendKind, Executor, Job};
 use super::matrix::Matrix;
 use super::op::{Dims, Op, OpKind};
+use super::training::optim::AdamWStep;
 
 pub use super::op::format_scientific;
 
@@ -266,6 +267,24 @@ impl<E: Executor> Executor for Traced<'_, E> {
         self.inner.write_rows(dst, at, src)?;
         let ms = self.elapsed(start);
         self.record(OpKind::WriteRows, inputs, Vec::new(), format!("a partir da linha {}", at + 1), ms);
+        Ok(())
+    }
+
+    fn adamw(
+        &self,
+        step: AdamWStep,
+        theta: &mut E::Tensor,
+        m: &mut E::Tensor,
+        v: &mut E::Tensor,
+        grad: &E::Tensor,
+        norm2: &E::Tensor,
+    ) -> Result<()> {
+        let start = self.start();
+        let inputs = [&*theta, &*m, &*v, grad, norm2].iter().map(|t| Shape::of(self.inner.dims(t))).collect();
+        self.inner.adamw(step, theta, m, v, grad, norm2)?;
+        let ms = self.elapsed(start);
+        let params = format!("passo {}, lr = {}", step.step, format_scientific(step.lr as f32));
+        self.record(OpKind::AdamW, inputs, Vec::new(), params, ms);
         Ok(())
     }
 
@@ -547,6 +566,9 @@ mod tests {
         }
         fn write_rows(&self, dst: &mut Matrix, at: usize, src: &Matrix) -> Result<()> {
             Cpu.write_rows(dst, at, src)
+        }
+        fn adamw(&self, step: AdamWStep, theta: &mut Matrix, m: &mut Matrix, v: &mut Matrix, grad: &Matrix, norm2: &Matrix) -> Result<()> {
+            Cpu.adamw(step, theta, m, v, grad, norm2)
         }
         async fn read(&self, tensors: &[&Matrix]) -> Result<Vec<Matrix>> {
             Cpu.read(tensors).await

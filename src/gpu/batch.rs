@@ -28,8 +28,9 @@ pub(super) struct Batch {
     validation: wgpu::ErrorScopeGuard,
     /// Uniform buffers of this batch's dispatches, back to the pool once submitted.
     uniforms: Vec<wgpu::Buffer>,
-    /// Per op applied (dispatch, copy or view), in order: its timestamp pair, if timed.
-    timed: Vec<Option<u32>>,
+    /// Per op applied (dispatch, copy or view), in order: the timestamp queries of its start
+    /// and its end, if timed (an op of several dispatches spans from its first to its last).
+    timed: Vec<Option<(u32, u32)>>,
     /// Timestamp queries used so far.
     queries: u32,
 }
@@ -80,7 +81,8 @@ impl GpuContext {
         if grid.iter().any(|&g| g > limit) {
             return Err(ComputeError::Gpu("a grade de workgroups excede o limite desta GPU".into()));
         }
-        let uniform = self.buffers.borrow_mut().pool.take(&self.device, 32, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST);
+        let size = std::mem::size_of::<P>() as u64;
+        let uniform = self.buffers.borrow_mut().pool.take(&self.device, size, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST);
         self.queue.write_buffer(&uniform, 0, bytemuck::bytes_of(params));
         self.with_batch(|batch| {
             // Compiled inside the batch's scopes: a shader the browser rejects is this batch's
@@ -88,7 +90,7 @@ impl GpuContext {
             let compiled = self.kernel(kernel);
             let mut entries = vec![wgpu::BindGroupEntry {
                 binding: 0,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding { buffer: &uniform, offset: 0, size: NonZeroU64::new(32) }),
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding { buffer: &uniform, offset: 0, size: NonZeroU64::new(size) }),
             }];
             for (i, t) in tensors.iter().enumerate() {
                 entries.push(wgpu::BindGroupEntry {
@@ -121,10 +123,26 @@ impl GpuContext {
                 pass.set_bind_group(0, &group, &[]);
                 pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
             }
-            batch.timed.push(pair.map(|(_, first)| first));
+            batch.timed.push(pair.map(|(_, first)| (first, first + 1)));
             batch.uniforms.push(uniform);
         });
         Ok(())
+    }
+
+    /// Makes the last `n` dispatches recorded one op for the per-op times (an op of several
+    /// kernels): timed from the first one's start to the last one's end, if all were timed.
+    pub(super) fn merge_last_ops(&self, n: usize) {
+        self.with_batch(|batch| {
+            if n < 2 || batch.timed.len() < n {
+                return;
+            }
+            let parts = batch.timed.split_off(batch.timed.len() - n);
+            let merged = match (parts.first(), parts.last()) {
+                (Some(Some((begin, _))), Some(Some((_, end)))) if parts.iter().all(Option::is_some) => Some((*begin, *end)),
+                _ => None,
+            };
+            batch.timed.push(merged);
+        });
     }
 
     /// Records an op that dispatches nothing (a view, or an empty result).
@@ -235,12 +253,12 @@ impl GpuContext {
 }
 
 /// Milliseconds per op from its timestamp pair (NaN where untimed or the device wrapped).
-fn op_times(timed: &[Option<u32>], stamps: &[u64], period_ns: f64) -> Vec<f64> {
+fn op_times(timed: &[Option<(u32, u32)>], stamps: &[u64], period_ns: f64) -> Vec<f64> {
     timed
         .iter()
         .map(|pair| match pair {
-            Some(first) => {
-                let (begin, end) = (stamps.get(*first as usize), stamps.get(*first as usize + 1));
+            Some((first, last)) => {
+                let (begin, end) = (stamps.get(*first as usize), stamps.get(*last as usize));
                 match (begin, end) {
                     (Some(&b), Some(&e)) if e >= b && b > 0 => (e - b) as f64 * period_ns / 1e6,
                     _ => f64::NAN,

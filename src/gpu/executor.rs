@@ -7,9 +7,12 @@ use crate::core::executor::{BackendKind, Executor};
 use crate::core::op::{Dims, Op};
 use crate::core::Matrix;
 
+use crate::core::error::ComputeError;
+use crate::core::training::optim::AdamWStep;
+
 use super::kernels::{
-    AddParams, AttentionParams, ElementwiseParams, EmbeddingParams, KernelId, LayerNormParams, MatmulParams, ScaleParams, SoftmaxParams,
-    TransposeParams,
+    AdamWParams, AddParams, AttentionBackwardParams, AttentionParams, CrossEntropyParams, ElementwiseParams, EmbeddingParams, KernelId,
+    LayerNormParams, MatmulParams, ScaleParams, SoftmaxParams, SumRowsParams, TransposeParams,
 };
 use super::tensor::GpuTensor;
 use super::{grid_1d, GpuContext};
@@ -118,13 +121,125 @@ impl Executor for GpuContext {
                     causal: causal as u32,
                     causal_offset: causal_offset as u32,
                     scale: 1.0 / ((d / heads) as f32).sqrt(),
-                    ..Default::default()
+                    sequences: 1,
                 };
                 self.dispatch(KernelId::Attention, &params, &bound, grid_1d(t_q * heads))?;
+            }
+            Op::AttentionBatch { heads, sequences } => {
+                // The decoder's kernel with B sequences stacked in the rows.
+                let (t, d) = (a.0 / sequences, a.1);
+                let params = AttentionParams {
+                    t_q: t as u32,
+                    t_k: t as u32,
+                    width: d as u32,
+                    heads: heads as u32,
+                    causal: 1,
+                    causal_offset: 0,
+                    scale: 1.0 / ((d / heads) as f32).sqrt(),
+                    sequences: sequences as u32,
+                };
+                self.dispatch(KernelId::Attention, &params, &bound, grid_1d(sequences * t * heads))?;
+            }
+            Op::MatmulAt => {
+                // The products' kernels reading A transposed: no transpose pass.
+                let (m, n) = out_dims[0];
+                let params = MatmulParams { m: m as u32, n: n as u32, k: a.0 as u32, alpha: 1.0, trans_a: 1, ..Default::default() };
+                let (kernel, grid) = KernelId::for_product(m, n);
+                self.dispatch(kernel, &params, &bound, grid)?;
+            }
+            Op::SumRows => self.sum_rows_into(inputs[0], &outs[0], 1.0)?,
+            Op::ReluBackward | Op::GeluBackward => {
+                let kernel = if op == Op::ReluBackward { KernelId::ReluBackward } else { KernelId::GeluBackward };
+                let params = ElementwiseParams { len: len(a), ..Default::default() };
+                self.dispatch(kernel, &params, &bound, grid_1d((len(a) as usize).div_ceil(256)))?;
+            }
+            Op::LayerNormBackward { eps } => {
+                // dX and dY ⊙ x̂ row by row, then the column sums dγ = Σ dY ⊙ x̂ and dβ = Σ dY.
+                let (x, gamma, dy) = (inputs[0], inputs[1], inputs[2]);
+                let dy_xhat = self.alloc(a.0, a.1)?;
+                let params = LayerNormParams { rows: a.0 as u32, cols: a.1 as u32, eps, ..Default::default() };
+                self.dispatch(KernelId::LayerNormBackward, &params, &[x, gamma, dy, &outs[0], &dy_xhat], grid_1d(a.0))?;
+                self.sum_rows_into(&dy_xhat, &outs[1], 1.0)?;
+                self.sum_rows_into(dy, &outs[2], 1.0)?;
+                self.merge_last_ops(3);
+            }
+            Op::EmbeddingBackward { vocab } => {
+                let params = EmbeddingParams { tokens: a.0 as u32, width: a.1 as u32, vocab: vocab as u32, ..Default::default() };
+                self.dispatch(KernelId::EmbeddingBackward, &params, &bound, grid_1d((vocab * a.1).div_ceil(256)))?;
+            }
+            Op::AttentionBackward { heads, sequences } => {
+                // dQ and dS per (sequence, row, head), then dK, dV per entry from dS.
+                let [q, k, v, weights, d_out] = [inputs[0], inputs[1], inputs[2], inputs[3], inputs[4]];
+                let (t, d) = (a.0 / sequences, a.1);
+                let ds = self.alloc(sequences * heads * t, t)?;
+                let params = AttentionBackwardParams {
+                    t: t as u32,
+                    width: d as u32,
+                    heads: heads as u32,
+                    sequences: sequences as u32,
+                    scale: 1.0 / ((d / heads) as f32).sqrt(),
+                    ..Default::default()
+                };
+                self.dispatch(KernelId::AttentionBackwardQ, &params, &[k, v, weights, d_out, &outs[0], &ds], grid_1d(sequences * t * heads))?;
+                self.dispatch(KernelId::AttentionBackwardKv, &params, &[q, weights, d_out, &ds, &outs[1], &outs[2]], grid_1d((a.0 * d).div_ceil(256)))?;
+                self.merge_last_ops(2);
+            }
+            Op::CrossEntropy => {
+                // Each row's loss and dlogits, then their mean in row order.
+                let row_loss = self.alloc(a.0, 1)?;
+                let params = CrossEntropyParams { rows: a.0 as u32, cols: a.1 as u32, ..Default::default() };
+                self.dispatch(KernelId::CrossEntropy, &params, &[inputs[0], inputs[1], &row_loss, &outs[1]], grid_1d(a.0))?;
+                self.sum_rows_into(&row_loss, &outs[0], 1.0 / a.0 as f32)?;
+                self.merge_last_ops(2);
+            }
+            Op::SumSquares => {
+                let params = ElementwiseParams { len: len(dims[1]), ..Default::default() };
+                self.dispatch(KernelId::SumSquares, &params, &bound, [1, 1, 1])?;
             }
             Op::Rows { .. } => unreachable!("handled above"),
         }
         Ok(outs)
+    }
+
+    fn adamw(
+        &self,
+        step: AdamWStep,
+        theta: &mut GpuTensor,
+        m: &mut GpuTensor,
+        v: &mut GpuTensor,
+        grad: &GpuTensor,
+        norm2: &GpuTensor,
+    ) -> Result<()> {
+        let dims = (theta.rows, theta.cols);
+        for other in [&*m, &*v, grad] {
+            if (other.rows, other.cols) != dims {
+                return Err(ComputeError::Shape { op: "AdamW", left: dims, right: (other.rows, other.cols) });
+            }
+        }
+        if (norm2.rows, norm2.cols) != (1, 1) {
+            return Err(ComputeError::Shape { op: "AdamW: Σ g²", left: (norm2.rows, norm2.cols), right: (1, 1) });
+        }
+        let len = dims.0 * dims.1;
+        if len == 0 {
+            self.note_untimed();
+            return Ok(());
+        }
+        let k = step.constants();
+        let params = AdamWParams {
+            len: len as u32,
+            clip: k.clip,
+            b1: k.b1,
+            one_minus_b1: k.one_minus_b1,
+            b2: k.b2,
+            one_minus_b2: k.one_minus_b2,
+            inv_c1: k.inv_c1,
+            inv_c2: k.inv_c2,
+            eps: k.eps,
+            keep: k.keep,
+            lr: k.lr,
+            _pad0: 0,
+        };
+        self.dispatch(KernelId::AdamW, &params, &[grad, norm2, theta, m, v], grid_1d(len.div_ceil(256)))
     }
 
     fn write_rows(&self, dst: &mut GpuTensor, at: usize, src: &GpuTensor) -> Result<()> {
@@ -138,5 +253,13 @@ impl Executor for GpuContext {
 
     fn take_op_times(&self) -> Option<Vec<f64>> {
         self.op_times.borrow_mut().take()
+    }
+}
+
+impl GpuContext {
+    /// Records out (1,n) = α · the column sums of `a` (rows, n).
+    fn sum_rows_into(&self, a: &GpuTensor, out: &GpuTensor, alpha: f32) -> Result<()> {
+        let params = SumRowsParams { rows: a.rows as u32, cols: a.cols as u32, alpha, ..Default::default() };
+        self.dispatch(KernelId::SumRows, &params, &[a, out], grid_1d(a.cols.div_ceil(64)))
     }
 }

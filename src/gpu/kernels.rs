@@ -1,8 +1,9 @@
 //! The WGSL kernels: one file per op, embedded at build time, compiled lazily on first use.
 //!
 //! Binding convention shared by every kernel (see each .wgsl file):
-//! binding 0 = a 32-byte uniform `Params`, then the inputs (read-only storage),
-//! then the outputs (read-write storage). Each kernel's `Params` has a typed `#[repr(C)]`
+//! binding 0 = a uniform `Params` (32 bytes; 48 for AdamW's constants), then the inputs
+//! (read-only storage), then the outputs (read-write storage; for AdamW, the tensors it
+//! updates in place). Each kernel's `Params` has a typed `#[repr(C)]`
 //! twin here (`MatmulParams`, …), checked field by field against the WGSL by a test.
 
 use crate::core::op::OpKind;
@@ -22,10 +23,20 @@ pub enum KernelId {
     Transpose,
     Embedding,
     Attention,
+    SumRows,
+    ReluBackward,
+    GeluBackward,
+    LayerNormBackward,
+    EmbeddingBackward,
+    AttentionBackwardQ,
+    AttentionBackwardKv,
+    CrossEntropy,
+    SumSquares,
+    AdamW,
 }
 
 impl KernelId {
-    pub const ALL: [KernelId; 11] = [
+    pub const ALL: [KernelId; 21] = [
         KernelId::Matmul,
         KernelId::MatmulBlocked,
         KernelId::Softmax,
@@ -37,6 +48,16 @@ impl KernelId {
         KernelId::Transpose,
         KernelId::Embedding,
         KernelId::Attention,
+        KernelId::SumRows,
+        KernelId::ReluBackward,
+        KernelId::GeluBackward,
+        KernelId::LayerNormBackward,
+        KernelId::EmbeddingBackward,
+        KernelId::AttentionBackwardQ,
+        KernelId::AttentionBackwardKv,
+        KernelId::CrossEntropy,
+        KernelId::SumSquares,
+        KernelId::AdamW,
     ];
 
     /// File stem of the kernel's .wgsl source.
@@ -53,6 +74,16 @@ impl KernelId {
             KernelId::Transpose => "transpose",
             KernelId::Embedding => "embedding",
             KernelId::Attention => "attention",
+            KernelId::SumRows => "sum_rows",
+            KernelId::ReluBackward => "relu_backward",
+            KernelId::GeluBackward => "gelu_backward",
+            KernelId::LayerNormBackward => "layer_norm_backward",
+            KernelId::EmbeddingBackward => "embedding_backward",
+            KernelId::AttentionBackwardQ => "attention_backward_q",
+            KernelId::AttentionBackwardKv => "attention_backward_kv",
+            KernelId::CrossEntropy => "cross_entropy",
+            KernelId::SumSquares => "sum_squares",
+            KernelId::AdamW => "adamw",
         }
     }
 
@@ -61,7 +92,7 @@ impl KernelId {
     /// move data (`rows`, `write_rows`) have none (a buffer copy or a view).
     pub fn for_op(op: OpKind, out: Option<(usize, usize)>) -> Option<KernelId> {
         Some(match op {
-            OpKind::Matmul | OpKind::MatmulBt => match out {
+            OpKind::Matmul | OpKind::MatmulBt | OpKind::MatmulAt => match out {
                 Some((m, n)) => KernelId::for_product(m, n).0,
                 None => KernelId::Matmul,
             },
@@ -73,9 +104,30 @@ impl KernelId {
             OpKind::Relu => KernelId::Relu,
             OpKind::Gelu => KernelId::Gelu,
             OpKind::Embedding => KernelId::Embedding,
-            OpKind::Attention => KernelId::Attention,
+            OpKind::Attention | OpKind::AttentionBatch => KernelId::Attention,
+            OpKind::SumRows => KernelId::SumRows,
+            OpKind::ReluBackward => KernelId::ReluBackward,
+            OpKind::GeluBackward => KernelId::GeluBackward,
+            OpKind::LayerNormBackward => KernelId::LayerNormBackward,
+            OpKind::EmbeddingBackward => KernelId::EmbeddingBackward,
+            OpKind::AttentionBackward => KernelId::AttentionBackwardQ,
+            OpKind::CrossEntropy => KernelId::CrossEntropy,
+            OpKind::SumSquares => KernelId::SumSquares,
+            OpKind::AdamW => KernelId::AdamW,
             OpKind::Rows | OpKind::WriteRows => return None,
         })
+    }
+
+    /// The kernels an op dispatches after its own (`for_op`), in order: column sums that a
+    /// row-parallel kernel cannot do without float atomics (layer norm's dγ, dβ; the mean of
+    /// the row losses), and attention's second backward half.
+    pub fn then_for(op: OpKind) -> &'static [KernelId] {
+        match op {
+            OpKind::LayerNormBackward => &[KernelId::SumRows, KernelId::SumRows],
+            OpKind::AttentionBackward => &[KernelId::AttentionBackwardKv],
+            OpKind::CrossEntropy => &[KernelId::SumRows],
+            _ => &[],
+        }
     }
 
     /// The kernel for an (m × k) · (k × n) product and its grid: the register-blocked one once
@@ -108,15 +160,37 @@ impl KernelId {
             KernelId::Transpose => include_str!("shaders/transpose.wgsl"),
             KernelId::Embedding => include_str!("shaders/embedding.wgsl"),
             KernelId::Attention => include_str!("shaders/attention.wgsl"),
+            KernelId::SumRows => include_str!("shaders/sum_rows.wgsl"),
+            KernelId::ReluBackward => include_str!("shaders/relu_backward.wgsl"),
+            KernelId::GeluBackward => include_str!("shaders/gelu_backward.wgsl"),
+            KernelId::LayerNormBackward => include_str!("shaders/layer_norm_backward.wgsl"),
+            KernelId::EmbeddingBackward => include_str!("shaders/embedding_backward.wgsl"),
+            KernelId::AttentionBackwardQ => include_str!("shaders/attention_backward_q.wgsl"),
+            KernelId::AttentionBackwardKv => include_str!("shaders/attention_backward_kv.wgsl"),
+            KernelId::CrossEntropy => include_str!("shaders/cross_entropy.wgsl"),
+            KernelId::SumSquares => include_str!("shaders/sum_squares.wgsl"),
+            KernelId::AdamW => include_str!("shaders/adamw.wgsl"),
         }
     }
 
     /// (inputs, outputs) storage bindings after the uniform.
     pub fn bindings(self) -> (usize, usize) {
         match self {
-            KernelId::Matmul | KernelId::MatmulBlocked | KernelId::Add | KernelId::Embedding => (2, 1),
+            KernelId::Matmul
+            | KernelId::MatmulBlocked
+            | KernelId::Add
+            | KernelId::Embedding
+            | KernelId::ReluBackward
+            | KernelId::GeluBackward
+            | KernelId::EmbeddingBackward
+            | KernelId::SumSquares => (2, 1),
             KernelId::LayerNorm => (3, 1),
             KernelId::Attention => (3, 2),
+            KernelId::LayerNormBackward => (3, 2),
+            KernelId::AttentionBackwardQ | KernelId::AttentionBackwardKv => (4, 2),
+            KernelId::CrossEntropy => (2, 2),
+            KernelId::AdamW => (2, 3),
+            KernelId::SumRows => (1, 1),
             KernelId::Softmax
             | KernelId::Relu
             | KernelId::Gelu
@@ -138,6 +212,13 @@ impl KernelId {
             KernelId::Transpose => TransposeParams::FIELDS,
             KernelId::Embedding => EmbeddingParams::FIELDS,
             KernelId::Attention => AttentionParams::FIELDS,
+            KernelId::SumRows => SumRowsParams::FIELDS,
+            KernelId::ReluBackward | KernelId::GeluBackward | KernelId::SumSquares => ElementwiseParams::FIELDS,
+            KernelId::LayerNormBackward => LayerNormParams::FIELDS,
+            KernelId::EmbeddingBackward => EmbeddingParams::FIELDS,
+            KernelId::AttentionBackwardQ | KernelId::AttentionBackwardKv => AttentionBackwardParams::FIELDS,
+            KernelId::CrossEntropy => CrossEntropyParams::FIELDS,
+            KernelId::AdamW => AdamWParams::FIELDS,
         }
     }
 }
@@ -148,8 +229,8 @@ pub fn grid_tiles(rows: usize, cols: usize) -> [u32; 3] {
 }
 
 /// Declares a kernel's uniform `Params` as a `#[repr(C)]` struct mirroring its WGSL
-/// `struct Params` field for field (padding included, 32 bytes), with `FIELDS` for the test
-/// that holds the two together.
+/// `struct Params` field for field (padding included, to a multiple of 16 bytes: 32 for all
+/// but AdamW's 48), with `FIELDS` for the test that holds the two together.
 macro_rules! kernel_params {
     ($(#[$doc:meta])* $name:ident { $($field:ident : $ty:ident),* $(,)? }) => {
         $(#[$doc])*
@@ -166,8 +247,9 @@ macro_rules! kernel_params {
 }
 
 kernel_params! {
-    /// matmul.wgsl and matmul_blocked.wgsl: C (m,n) = α · A (m,k) · B (k,n), or · Bᵀ with B (n,k).
-    MatmulParams { m: u32, n: u32, k: u32, trans_b: u32, alpha: f32, _pad0: u32, _pad1: u32, _pad2: u32 }
+    /// matmul.wgsl and matmul_blocked.wgsl: C (m,n) = α · op(A) · op(B): A (m,k), or Aᵀ with A
+    /// (k,m) when `trans_a`; B (k,n), or Bᵀ with B (n,k) when `trans_b`.
+    MatmulParams { m: u32, n: u32, k: u32, trans_b: u32, alpha: f32, trans_a: u32, _pad1: u32, _pad2: u32 }
 }
 kernel_params! {
     /// softmax.wgsl: one workgroup per row.
@@ -198,8 +280,38 @@ kernel_params! {
     EmbeddingParams { tokens: u32, width: u32, vocab: u32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32 }
 }
 kernel_params! {
-    /// attention.wgsl: `scale` = 1/√d_h; `causal_offset` keys cached before the first query.
-    AttentionParams { t_q: u32, t_k: u32, width: u32, heads: u32, causal: u32, causal_offset: u32, scale: f32, _pad0: u32 }
+    /// attention.wgsl: `scale` = 1/√d_h; `causal_offset` keys cached before the first query;
+    /// `sequences` stacked in the rows (1 for the decoder, B for training).
+    AttentionParams { t_q: u32, t_k: u32, width: u32, heads: u32, causal: u32, causal_offset: u32, scale: f32, sequences: u32 }
+}
+kernel_params! {
+    /// sum_rows.wgsl: α · the column sums of A (rows, cols).
+    SumRowsParams { rows: u32, cols: u32, alpha: f32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32 }
+}
+kernel_params! {
+    /// attention_backward_q.wgsl and attention_backward_kv.wgsl: B sequences of t rows, causal.
+    AttentionBackwardParams { t: u32, width: u32, heads: u32, sequences: u32, scale: f32, _pad0: u32, _pad1: u32, _pad2: u32 }
+}
+kernel_params! {
+    /// cross_entropy.wgsl: logits (rows, cols).
+    CrossEntropyParams { rows: u32, cols: u32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32, _pad5: u32 }
+}
+kernel_params! {
+    /// adamw.wgsl: `AdamWConstants` of the step, and the tensor's length.
+    AdamWParams {
+        len: u32,
+        clip: f32,
+        b1: f32,
+        one_minus_b1: f32,
+        b2: f32,
+        one_minus_b2: f32,
+        inv_c1: f32,
+        inv_c2: f32,
+        eps: f32,
+        keep: f32,
+        lr: f32,
+        _pad0: u32,
+    }
 }
 
 /// Rows and columns of C from which `for_product` picks the register-blocked kernel: the side
@@ -305,9 +417,11 @@ mod tests {
         for id in KernelId::ALL {
             let rust: Vec<(String, String)> = id.params_fields().iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
             assert_eq!(rust, wgsl_params(id.source()), "{}: the Rust Params and the WGSL Params differ", id.name());
-            assert_eq!(rust.len() * 4, 32, "{}: the uniform is 32 bytes", id.name());
+            let want = if id == KernelId::AdamW { 48 } else { 32 };
+            assert_eq!(rust.len() * 4, want, "{}: the uniform is {want} bytes", id.name());
         }
         assert_eq!(std::mem::size_of::<MatmulParams>(), 32);
+        assert_eq!(std::mem::size_of::<AdamWParams>(), 48);
         assert_eq!(std::mem::size_of::<AttentionParams>(), 32);
     }
 
@@ -323,7 +437,8 @@ mod tests {
     #[test]
     fn every_kernel_runs_some_op() {
         for id in KernelId::ALL {
-            let runs_an_op = OpKind::ALL.iter().any(|&op| KernelId::for_op(op, Some((1, 1))) == Some(id));
+            let runs_an_op =
+                OpKind::ALL.iter().any(|&op| KernelId::for_op(op, Some((1, 1))) == Some(id) || KernelId::then_for(op).contains(&id));
             assert!(runs_an_op || KernelId::for_product(BLOCKED_MIN, BLOCKED_MIN).0 == id, "{} runs no op", id.name());
         }
     }

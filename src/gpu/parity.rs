@@ -6,6 +6,7 @@ use crate::core::executor::{Cpu, Executor};
 use crate::core::op::Op;
 use crate::core::ops::{self, SoftmaxOptions};
 use crate::core::rng::Rng;
+use crate::core::training::{backward, optim};
 use crate::core::Matrix;
 
 use super::GpuContext;
@@ -38,6 +39,19 @@ impl Report {
                 }
                 None => self.failures.push(format!("{what}: shape {:?} vs {:?}", g.shape(), cpu.shape())),
             },
+            Err(e) => self.failures.push(format!("{what}: GPU error {e}")),
+        }
+    }
+
+    /// Every output of one op, by name.
+    fn compare_all(&mut self, what: &str, names: &[&str], gpu: crate::core::error::Result<Vec<Matrix>>, cpu: &[Matrix]) {
+        match gpu {
+            Ok(values) if values.len() == cpu.len() => {
+                for ((name, g), c) in names.iter().zip(values).zip(cpu) {
+                    self.compare(format!("{what} {name}"), Ok(g), c);
+                }
+            }
+            Ok(values) => self.failures.push(format!("{what}: {} results instead of {}", values.len(), cpu.len())),
             Err(e) => self.failures.push(format!("{what}: GPU error {e}")),
         }
     }
@@ -140,6 +154,8 @@ pub async fn run_suite(gpu: &GpuContext, rng: &mut Rng, large: bool) -> Result<V
         r.compare(format!("{what} weights"), weights, &want.weights);
     }
 
+    training_kernels(gpu, rng, &mut r).await;
+
     for chain in 0..4 {
         let (what, gpu_values, cpu_values) = random_chain(gpu, rng, chain).await;
         match gpu_values {
@@ -156,6 +172,94 @@ pub async fn run_suite(gpu: &GpuContext, rng: &mut Rng, large: bool) -> Result<V
         Ok(r.checks)
     } else {
         Err(r.failures)
+    }
+}
+
+/// The training kernels (gradients, loss, optimiser) against their CPU twins.
+async fn training_kernels(gpu: &GpuContext, rng: &mut Rng, r: &mut Report) {
+    // From (_, 64, 64) on, the register-blocked kernel reads A transposed (ragged edges included).
+    for &(k, m, n) in &[(1, 1, 1), (5, 3, 7), (33, 17, 65), (130, 64, 64), (257, 100, 31), (70, 65, 130), (1024, 256, 64)] {
+        let (a, b) = (rng.matrix(k, m, -1.0, 1.0), rng.matrix(k, n, -1.0, 1.0));
+        r.compare(format!("matmul_at ({k}×{m})ᵀ·{k}×{n}"), on_gpu(gpu, Op::MatmulAt, &[&a, &b]).await, &backward::matmul_at(&a, &b).unwrap());
+    }
+    for &(m, n) in &[(1, 1), (3, 5), (70, 33), (300, 64)] {
+        let shape = format!("{m}×{n}");
+        let (x, dy) = (rng.matrix(m, n, -3.0, 3.0), rng.matrix(m, n, -1.0, 1.0));
+        r.compare(format!("sum_rows {shape}"), on_gpu(gpu, Op::SumRows, &[&x]).await, &backward::sum_rows(&x));
+        r.compare(format!("relu_backward {shape}"), on_gpu(gpu, Op::ReluBackward, &[&x, &dy]).await, &backward::relu_backward(&x, &dy).unwrap());
+        r.compare(format!("gelu_backward {shape}"), on_gpu(gpu, Op::GeluBackward, &[&x, &dy]).await, &backward::gelu_backward(&x, &dy).unwrap());
+        let gamma = rng.matrix(1, n, 0.5, 1.5);
+        let g = backward::layer_norm_backward(&x, &gamma, &dy, 1e-5).unwrap();
+        r.compare_all(
+            &format!("layer_norm_backward {shape}"),
+            &["dX", "dγ", "dβ"],
+            gpu.run_op(Op::LayerNormBackward { eps: 1e-5 }, &[&x, &gamma, &dy]).await,
+            &[g.dx, g.dgamma, g.dbeta],
+        );
+        let acc = rng.matrix(1, 1, 0.0, 2.0);
+        r.compare(format!("sum_squares {shape}"), on_gpu(gpu, Op::SumSquares, &[&acc, &x]).await, &optim::sum_squares(&acc, &x).unwrap());
+    }
+
+    for &(vocab, d, t) in &[(1, 1, 1), (11, 5, 40), (99, 64, 512)] {
+        let dy = rng.matrix(t, d, -1.0, 1.0);
+        let ids: Vec<u32> = (0..t).map(|_| rng.below(vocab as u64) as u32).collect();
+        let got = async {
+            let dy = gpu.upload(&dy)?;
+            let out = gpu.embedding_backward(&dy, &ids, vocab)?;
+            gpu.read_one(&out).await
+        };
+        r.compare(format!("embedding_backward V={vocab} d={d} t={t}"), got.await, &backward::embedding_backward(&dy, &ids, vocab).unwrap());
+
+        // Cross-entropy over the same shapes: logits (t, vocab + 1), including one huge row.
+        let v = vocab + 1;
+        let mut logits = rng.matrix(t, v, -4.0, 4.0);
+        logits.set(0, 0, 80.0);
+        let targets: Vec<u32> = (0..t).map(|_| rng.below(v as u64) as u32).collect();
+        let want = backward::cross_entropy(&logits, &targets).unwrap();
+        let got = async {
+            let l = gpu.upload(&logits)?;
+            let (loss, dlogits) = gpu.cross_entropy(&l, &targets)?;
+            gpu.read(&[&loss, &dlogits]).await
+        };
+        let loss = Matrix::from_vec(1, 1, vec![want.loss]).unwrap_or_else(|_| Matrix::zeros(1, 1));
+        r.compare_all(&format!("cross_entropy N={t} V={v}"), &["perda", "dlogits"], got.await, &[loss, want.dlogits]);
+    }
+
+    for &(sequences, t, d, heads) in &[(1, 1, 1, 1), (1, 5, 8, 2), (3, 7, 12, 3), (4, 64, 64, 4), (2, 70, 32, 2)] {
+        let n = sequences * t;
+        let (q, k, v) = (rng.matrix(n, d, -1.0, 1.0), rng.matrix(n, d, -1.0, 1.0), rng.matrix(n, d, -1.0, 1.0));
+        let d_out = rng.matrix(n, d, -1.0, 1.0);
+        let what = format!("B={sequences} t={t} d={d} h={heads}");
+        let fwd = backward::attention_batch(&q, &k, &v, heads, sequences).unwrap();
+        r.compare_all(
+            &format!("attention_batch {what}"),
+            &["saída", "pesos"],
+            gpu.run_op(Op::AttentionBatch { heads, sequences }, &[&q, &k, &v]).await,
+            &[fwd.output.clone(), fwd.weights.clone()],
+        );
+        let g = backward::attention_backward(&q, &k, &v, &fwd.weights, &d_out, heads, sequences).unwrap();
+        r.compare_all(
+            &format!("attention_backward {what}"),
+            &["dQ", "dK", "dV"],
+            gpu.run_op(Op::AttentionBackward { heads, sequences }, &[&q, &k, &v, &fwd.weights, &d_out]).await,
+            &[g.dq, g.dk, g.dv],
+        );
+    }
+
+    // AdamW in place, once below the clipping norm and once above it, with decay and without.
+    for (step, clip, decay) in [(1, 1e9, 0.1), (7, 0.5, 0.0)] {
+        let (theta, grad) = (rng.matrix(33, 17, -1.0, 1.0), rng.matrix(33, 17, -0.1, 0.1));
+        let (m, v) = (rng.matrix(33, 17, -0.01, 0.01), rng.matrix(33, 17, 0.0, 1e-4));
+        let norm2 = rng.matrix(1, 1, 0.5, 2.0);
+        let s = optim::AdamWStep { lr: 3e-3, beta1: 0.9, beta2: 0.95, eps: 1e-8, weight_decay: decay, step, clip };
+        let (mut want_theta, mut want_m, mut want_v) = (theta.clone(), m.clone(), v.clone());
+        optim::adamw(&mut want_theta, &grad, &mut want_m, &mut want_v, &norm2, s).expect("same shapes");
+        let got = async {
+            let (mut t, mut mm, mut vv) = (gpu.upload(&theta)?, gpu.upload(&m)?, gpu.upload(&v)?);
+            gpu.adamw(s, &mut t, &mut mm, &mut vv, &gpu.upload(&grad)?, &gpu.upload(&norm2)?)?;
+            gpu.read(&[&t, &mm, &vv]).await
+        };
+        r.compare_all(&format!("adamw passo {step}, limite {clip}"), &["θ", "m", "v"], got.await, &[want_theta, want_m, want_v]);
     }
 }
 

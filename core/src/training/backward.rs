@@ -1,6 +1,6 @@
-//! The backward passes of the decoder's ops, on the CPU: one function per future WGSL kernel,
-//! named as the kernel will be, so the GPU twins can be tested against these one for one
-//! (as `core::ops` is the reference of the forward kernels).
+//! The backward passes of the decoder's ops, on the CPU: the twins of the training ops of the
+//! op table (`core::op`), named as those ops and their WGSL kernels, so the GPU twins are
+//! tested against these one for one (as `core::ops` is the reference of the forward kernels).
 //!
 //! Convention: for an op Y = f(X, W), a `*_backward` function takes what the forward saw and
 //! dY = ∂L/∂Y (same shape as Y) and returns ∂L/∂X, ∂L/∂W. Ops whose gradient is another

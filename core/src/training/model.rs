@@ -5,31 +5,34 @@
 //! safetensors file), so trained weights go to the playground as they are, and a gradient is
 //! addressed like the weight it belongs to.
 //!
+//! Written once over any `Executor` (`forward_on`, `backward_on`, `loss_and_gradients_on`): the
+//! CPU and WebGPU run the very same sequence of ops, the GPU as one submission per step; the
+//! plain `forward`, `backward`, `loss_and_gradients` are those on the CPU.
+//!
 //! Why a second forward pass beside `core::decoder::forward`: that one is built for
 //! generation (one sequence, a KV cache written in place, only the last position's logits,
 //! no intermediate tensors kept); training needs every position's logits, B sequences at once
-//! and the activations. This one calls the same `core::ops` functions in the same order (the
-//! ones the CPU executor runs for the decoder), and `forward_logits_equal_the_decoders` checks
-//! that both give the same logits at every position on the same weights.
+//! and the activations. This one applies the same ops in the same order (attention over the
+//! batch's sequences at once), and `forward_logits_equal_the_decoders` checks that both give
+//! the same logits at every position on the same weights.
 //!
 //! Shapes: B sequences of T tokens stacked in the rows (N = B·T), C width, nh heads, F FFN
 //! width, V vocabulary.
 
 use crate::decoder::safetensors;
+use crate::decoder::weights::BlockWeights;
 use crate::decoder::{DecoderConfig, DecoderWeights};
 use crate::error::{ComputeError, Result};
+use crate::executor::{block_on_ready, Cpu, Executor};
 use crate::matrix::Matrix;
 use crate::ops;
 use crate::rng::Rng;
 use crate::transformer::positional::sinusoidal;
 
-use super::backward::{
-    attention_backward, attention_batch, cross_entropy, embedding_backward, layer_norm_backward, matmul_at, relu_backward, sum_rows,
-};
 use super::data::Batch;
 
 /// Every tensor of `w`, in `DecoderConfig::tensor_shapes` order (the file's names).
-pub fn tensors(w: &DecoderWeights) -> Vec<&Matrix> {
+pub fn tensors<T>(w: &DecoderWeights<T>) -> Vec<&T> {
     let mut out = vec![&w.tok_emb];
     for b in &w.blocks {
         out.extend([&b.ln1_gamma, &b.ln1_beta, &b.w_q, &b.w_k, &b.w_v, &b.w_o, &b.ln2_gamma, &b.ln2_beta, &b.w1, &b.b1, &b.w2, &b.b2]);
@@ -39,7 +42,7 @@ pub fn tensors(w: &DecoderWeights) -> Vec<&Matrix> {
 }
 
 /// The same, writable.
-pub fn tensors_mut(w: &mut DecoderWeights) -> Vec<&mut Matrix> {
+pub fn tensors_mut<T>(w: &mut DecoderWeights<T>) -> Vec<&mut T> {
     let mut out = vec![&mut w.tok_emb];
     for b in &mut w.blocks {
         out.extend([
@@ -73,7 +76,7 @@ pub fn zeros_like(config: &DecoderConfig) -> DecoderWeights {
     let (c, f) = (config.d_model, config.d_ff);
     let z = Matrix::zeros;
     for _ in 0..config.n_layers {
-        w.blocks.push(crate::decoder::weights::BlockWeights {
+        w.blocks.push(BlockWeights {
             ln1_gamma: z(1, c),
             ln1_beta: z(1, c),
             w_q: z(c, c),
@@ -129,38 +132,39 @@ pub fn to_safetensors(w: &DecoderWeights) -> Vec<u8> {
 
 /// What one block's forward pass keeps for its backward pass.
 #[derive(Clone, Debug)]
-pub struct BlockActivations {
+pub struct BlockActivations<T = Matrix> {
     /// The residual stream entering the block, (N,C).
-    pub x_in: Matrix,
+    pub x_in: T,
     /// LN1(x_in), and its projections Q, K, V (N,C).
-    pub h1: Matrix,
-    pub q: Matrix,
-    pub k: Matrix,
-    pub v: Matrix,
+    pub h1: T,
+    pub q: T,
+    pub k: T,
+    pub v: T,
     /// Attention weights (B·nh·T, T) and the heads' concatenated output (N,C).
-    pub weights: Matrix,
-    pub att: Matrix,
+    pub weights: T,
+    pub att: T,
     /// The stream after attention, x_in + att·W^O (N,C), and LN2 of it.
-    pub x_mid: Matrix,
-    pub h2: Matrix,
+    pub x_mid: T,
+    pub h2: T,
     /// h2·W1 + b1 before the ReLU, and after it (N,F).
-    pub pre: Matrix,
-    pub hidden: Matrix,
+    pub pre: T,
+    pub hidden: T,
 }
 
 /// A batch's forward pass: the logits and everything the backward pass reads.
 #[derive(Clone, Debug)]
-pub struct Activations {
+pub struct Activations<T = Matrix> {
     pub sequences: usize,
     pub ids: Vec<u32>,
-    pub blocks: Vec<BlockActivations>,
+    pub blocks: Vec<BlockActivations<T>>,
     /// The stream after the last block (N,C), LN_f of it, and the logits (N,V).
-    pub x_final: Matrix,
-    pub h_final: Matrix,
-    pub logits: Matrix,
+    pub x_final: T,
+    pub h_final: T,
+    pub logits: T,
 }
 
-fn check_batch(config: &DecoderConfig, ids: &[u32], sequences: usize) -> Result<usize> {
+/// Checks a batch on the host (before anything is recorded on a backend): returns T.
+pub fn check_batch(config: &DecoderConfig, ids: &[u32], sequences: usize) -> Result<usize> {
     if sequences == 0 || ids.is_empty() || ids.len() % sequences != 0 {
         return Err(ComputeError::Invalid(format!("{} tokens não se dividem em {sequences} sequências.", ids.len())));
     }
@@ -174,90 +178,128 @@ fn check_batch(config: &DecoderConfig, ids: &[u32], sequences: usize) -> Result<
 
 /// The forward pass of B = `sequences` sequences of T tokens, `ids` sequence after sequence:
 /// x = E[ids]·√C + PE; per block x += MHA(LN1(x))·W^O, x += FFN(LN2(x)); logits = LN_f(x)·Eᵀ.
-pub fn forward(w: &DecoderWeights, ids: &[u32], sequences: usize) -> Result<Activations> {
+pub fn forward_on<E: Executor>(e: &E, w: &DecoderWeights<E::Tensor>, ids: &[u32], sequences: usize) -> Result<Activations<E::Tensor>> {
     let cfg = &w.config;
     let t = check_batch(cfg, ids, sequences)?;
     let c = cfg.d_model;
-    // The positional table of one sequence, repeated for each.
+    // The positional table of one sequence, repeated for each (built on the host: it depends
+    // only on the shape).
     let pe_one = sinusoidal(0, t, c, cfg.pe_theta);
     let mut pe = Matrix::zeros(sequences * t, c);
     for s in 0..sequences {
         ops::write_rows(&mut pe, s * t, &pe_one)?;
     }
-    let emb = ops::scale(&ops::embedding(&w.tok_emb, ids)?, (c as f32).sqrt());
-    let mut x = ops::add(&emb, &pe)?;
+    e.stage("embeddings");
+    let emb = e.scale(&e.embedding(&w.tok_emb, ids)?, (c as f32).sqrt())?;
+    let mut x = e.add(&emb, &e.upload(&pe)?)?;
     let mut blocks = Vec::with_capacity(cfg.n_layers);
-    for b in &w.blocks {
-        let h1 = ops::layer_norm(&x, &b.ln1_gamma, &b.ln1_beta, cfg.ln_eps)?;
-        let (q, k, v) = (ops::matmul(&h1, &b.w_q)?, ops::matmul(&h1, &b.w_k)?, ops::matmul(&h1, &b.w_v)?);
-        let attention = attention_batch(&q, &k, &v, cfg.n_heads, sequences)?;
-        let x_mid = ops::add(&x, &ops::matmul(&attention.output, &b.w_o)?)?;
-        let h2 = ops::layer_norm(&x_mid, &b.ln2_gamma, &b.ln2_beta, cfg.ln_eps)?;
-        let pre = ops::add(&ops::matmul(&h2, &b.w1)?, &b.b1)?;
-        let hidden = ops::relu(&pre);
-        let out = ops::add(&ops::matmul(&hidden, &b.w2)?, &b.b2)?;
-        let x_out = ops::add(&x_mid, &out)?;
+    for (l, b) in w.blocks.iter().enumerate() {
+        e.stage(&format!("bloco {}", l + 1));
+        let h1 = e.layer_norm(&x, &b.ln1_gamma, &b.ln1_beta, cfg.ln_eps)?;
+        let (q, k, v) = (e.matmul(&h1, &b.w_q)?, e.matmul(&h1, &b.w_k)?, e.matmul(&h1, &b.w_v)?);
+        let (att, weights) = e.attention_batch(&q, &k, &v, cfg.n_heads, sequences)?;
+        let x_mid = e.add(&x, &e.matmul(&att, &b.w_o)?)?;
+        let h2 = e.layer_norm(&x_mid, &b.ln2_gamma, &b.ln2_beta, cfg.ln_eps)?;
+        let pre = e.add(&e.matmul(&h2, &b.w1)?, &b.b1)?;
+        let hidden = e.relu(&pre)?;
+        let out = e.add(&e.matmul(&hidden, &b.w2)?, &b.b2)?;
+        let x_out = e.add(&x_mid, &out)?;
         let x_in = std::mem::replace(&mut x, x_out);
-        blocks.push(BlockActivations { x_in, h1, q, k, v, weights: attention.weights, att: attention.output, x_mid, h2, pre, hidden });
+        blocks.push(BlockActivations { x_in, h1, q, k, v, weights, att, x_mid, h2, pre, hidden });
     }
-    let h_final = ops::layer_norm(&x, &w.ln_f_gamma, &w.ln_f_beta, cfg.ln_eps)?;
-    let logits = ops::matmul_bt(&h_final, &w.tok_emb, 1.0)?;
+    e.stage("saída");
+    let h_final = e.layer_norm(&x, &w.ln_f_gamma, &w.ln_f_beta, cfg.ln_eps)?;
+    let logits = e.matmul_bt(&h_final, &w.tok_emb, 1.0)?;
     Ok(Activations { sequences, ids: ids.to_vec(), blocks, x_final: x, h_final, logits })
 }
 
+/// `forward_on` the CPU.
+pub fn forward(w: &DecoderWeights, ids: &[u32], sequences: usize) -> Result<Activations> {
+    forward_on(&Cpu, w, ids, sequences)
+}
+
 /// The gradient of every weight, given the forward's activations and ∂L/∂logits (N,V).
-pub fn backward(w: &DecoderWeights, a: &Activations, dlogits: &Matrix) -> Result<DecoderWeights> {
+pub fn backward_on<E: Executor>(
+    e: &E,
+    w: &DecoderWeights<E::Tensor>,
+    a: &Activations<E::Tensor>,
+    dlogits: &E::Tensor,
+) -> Result<DecoderWeights<E::Tensor>> {
     let cfg = &w.config;
-    let mut g = zeros_like(cfg);
+    e.stage("gradientes: saída");
     // logits = h_final·Eᵀ (the tied head).
-    let head_demb = matmul_at(dlogits, &a.h_final)?;
-    let dh = ops::matmul(dlogits, &w.tok_emb)?;
-    let ln = layer_norm_backward(&a.x_final, &w.ln_f_gamma, &dh, cfg.ln_eps)?;
-    (g.ln_f_gamma, g.ln_f_beta) = (ln.dgamma, ln.dbeta);
+    let head_demb = e.matmul_at(dlogits, &a.h_final)?;
+    let dh = e.matmul(dlogits, &w.tok_emb)?;
+    let (mut dx, ln_f_gamma, ln_f_beta) = e.layer_norm_backward(&a.x_final, &w.ln_f_gamma, &dh, cfg.ln_eps)?;
     // dx: the gradient of the residual stream, flowing back block by block.
-    let mut dx = ln.dx;
-    for ((b, act), gb) in w.blocks.iter().zip(&a.blocks).zip(g.blocks.iter_mut()).rev() {
+    let mut blocks = Vec::with_capacity(cfg.n_layers);
+    for (l, (b, act)) in w.blocks.iter().zip(&a.blocks).enumerate().rev() {
+        e.stage(&format!("gradientes: bloco {}", l + 1));
         // x_out = x_mid + ReLU(h2·W1 + b1)·W2 + b2.
-        gb.w2 = matmul_at(&act.hidden, &dx)?;
-        gb.b2 = sum_rows(&dx);
-        let dpre = relu_backward(&act.pre, &ops::matmul_bt(&dx, &b.w2, 1.0)?)?;
-        gb.w1 = matmul_at(&act.h2, &dpre)?;
-        gb.b1 = sum_rows(&dpre);
-        let ln2 = layer_norm_backward(&act.x_mid, &b.ln2_gamma, &ops::matmul_bt(&dpre, &b.w1, 1.0)?, cfg.ln_eps)?;
-        (gb.ln2_gamma, gb.ln2_beta) = (ln2.dgamma, ln2.dbeta);
-        dx = ops::add(&dx, &ln2.dx)?;
+        let w2 = e.matmul_at(&act.hidden, &dx)?;
+        let b2 = e.sum_rows(&dx)?;
+        let dpre = e.relu_backward(&act.pre, &e.matmul_bt(&dx, &b.w2, 1.0)?)?;
+        let w1 = e.matmul_at(&act.h2, &dpre)?;
+        let b1 = e.sum_rows(&dpre)?;
+        let (dx2, ln2_gamma, ln2_beta) = e.layer_norm_backward(&act.x_mid, &b.ln2_gamma, &e.matmul_bt(&dpre, &b.w1, 1.0)?, cfg.ln_eps)?;
+        dx = e.add(&dx, &dx2)?;
         // x_mid = x_in + attention(h1·W^Q, h1·W^K, h1·W^V)·W^O.
-        gb.w_o = matmul_at(&act.att, &dx)?;
-        let datt = ops::matmul_bt(&dx, &b.w_o, 1.0)?;
-        let at = attention_backward(&act.q, &act.k, &act.v, &act.weights, &datt, cfg.n_heads, a.sequences)?;
-        gb.w_q = matmul_at(&act.h1, &at.dq)?;
-        gb.w_k = matmul_at(&act.h1, &at.dk)?;
-        gb.w_v = matmul_at(&act.h1, &at.dv)?;
-        let dh1 = ops::add(
-            &ops::add(&ops::matmul_bt(&at.dq, &b.w_q, 1.0)?, &ops::matmul_bt(&at.dk, &b.w_k, 1.0)?)?,
-            &ops::matmul_bt(&at.dv, &b.w_v, 1.0)?,
-        )?;
-        let ln1 = layer_norm_backward(&act.x_in, &b.ln1_gamma, &dh1, cfg.ln_eps)?;
-        (gb.ln1_gamma, gb.ln1_beta) = (ln1.dgamma, ln1.dbeta);
-        dx = ops::add(&dx, &ln1.dx)?;
+        let w_o = e.matmul_at(&act.att, &dx)?;
+        let datt = e.matmul_bt(&dx, &b.w_o, 1.0)?;
+        let (dq, dk, dv) = e.attention_backward(&act.q, &act.k, &act.v, &act.weights, &datt, cfg.n_heads, a.sequences)?;
+        let (w_q, w_k, w_v) = (e.matmul_at(&act.h1, &dq)?, e.matmul_at(&act.h1, &dk)?, e.matmul_at(&act.h1, &dv)?);
+        let dh1 = e.add(&e.add(&e.matmul_bt(&dq, &b.w_q, 1.0)?, &e.matmul_bt(&dk, &b.w_k, 1.0)?)?, &e.matmul_bt(&dv, &b.w_v, 1.0)?)?;
+        let (dx1, ln1_gamma, ln1_beta) = e.layer_norm_backward(&act.x_in, &b.ln1_gamma, &dh1, cfg.ln_eps)?;
+        dx = e.add(&dx, &dx1)?;
+        blocks.push(BlockWeights { ln1_gamma, ln1_beta, w_q, w_k, w_v, w_o, ln2_gamma, ln2_beta, w1, b1, w2, b2 });
     }
+    blocks.reverse();
     // x = E[ids]·√C + PE: the embedding rows get √C·dx, scattered by id, plus the head's share.
-    let demb = embedding_backward(&ops::scale(&dx, (cfg.d_model as f32).sqrt()), &a.ids, cfg.vocab_size)?;
-    g.tok_emb = ops::add(&head_demb, &demb)?;
-    Ok(g)
+    e.stage("gradientes: embeddings");
+    let demb = e.embedding_backward(&e.scale(&dx, (cfg.d_model as f32).sqrt())?, &a.ids, cfg.vocab_size)?;
+    let tok_emb = e.add(&head_demb, &demb)?;
+    Ok(DecoderWeights { config: cfg.clone(), tok_emb, blocks, ln_f_gamma, ln_f_beta })
+}
+
+/// `backward_on` the CPU.
+pub fn backward(w: &DecoderWeights, a: &Activations, dlogits: &Matrix) -> Result<DecoderWeights> {
+    backward_on(&Cpu, w, a, dlogits)
+}
+
+/// The batch's mean cross-entropy (a (1,1) tensor, nats per token) and the gradient of every
+/// weight, applied on `e` and not read.
+pub fn loss_and_gradients_on<E: Executor>(e: &E, w: &DecoderWeights<E::Tensor>, batch: &Batch) -> Result<(E::Tensor, DecoderWeights<E::Tensor>)> {
+    check_targets(&w.config, batch)?;
+    let a = forward_on(e, w, &batch.inputs, batch.sequences)?;
+    e.stage("perda");
+    let (loss, dlogits) = e.cross_entropy(&a.logits, &batch.targets)?;
+    Ok((loss, backward_on(e, w, &a, &dlogits)?))
+}
+
+/// One target per input, inside the vocabulary: checked before anything is recorded.
+fn check_targets(config: &DecoderConfig, batch: &Batch) -> Result<()> {
+    if batch.targets.len() != batch.inputs.len() {
+        return Err(ComputeError::Invalid(format!("{} entradas para {} alvos.", batch.inputs.len(), batch.targets.len())));
+    }
+    ops::check_vocab(config.vocab_size, &batch.targets)
 }
 
 /// The batch's mean cross-entropy (nats per token) and the gradient of every weight.
 pub fn loss_and_gradients(w: &DecoderWeights, batch: &Batch) -> Result<(f32, DecoderWeights)> {
-    let a = forward(w, &batch.inputs, batch.sequences)?;
-    let ce = cross_entropy(&a.logits, &batch.targets)?;
-    Ok((ce.loss, backward(w, &a, &ce.dlogits)?))
+    let (loss, grads) = loss_and_gradients_on(&Cpu, w, batch)?;
+    Ok((loss.get(0, 0), grads))
+}
+
+/// The batch's mean cross-entropy alone (no gradient), applied on `e` and not read.
+pub fn loss_on<E: Executor>(e: &E, w: &DecoderWeights<E::Tensor>, batch: &Batch) -> Result<E::Tensor> {
+    check_targets(&w.config, batch)?;
+    let a = forward_on(e, w, &batch.inputs, batch.sequences)?;
+    Ok(e.cross_entropy(&a.logits, &batch.targets)?.0)
 }
 
 /// The batch's mean cross-entropy alone (no gradient).
 pub fn loss(w: &DecoderWeights, batch: &Batch) -> Result<f32> {
-    let a = forward(w, &batch.inputs, batch.sequences)?;
-    Ok(cross_entropy(&a.logits, &batch.targets)?.loss)
+    block_on_ready(Cpu.read_one(&loss_on(&Cpu, w, batch)?)).map(|m| m.get(0, 0))
 }
 
 /// One weight entry's gradient, from the backward pass and from central differences of the
@@ -310,7 +352,6 @@ pub fn gradient_check(w: &DecoderWeights, batch: &Batch, random_entries: usize, 
 mod tests {
     use super::*;
     use crate::decoder::model::{forward as decoder_forward, read_forward, KvCache};
-    use crate::executor::{block_on_ready, Cpu};
 
     fn small_config() -> DecoderConfig {
         DecoderConfig { vocab_size: 11, d_model: 8, n_heads: 2, n_layers: 2, d_ff: 32, context: 8, pe_theta: 10_000.0, ln_eps: 1e-5 }

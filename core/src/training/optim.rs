@@ -44,6 +44,12 @@ impl AdamWOptions {
         self.learning_rate * (0.1 + 0.9 * cosine)
     }
 
+    /// The scalars of step `step` (1-based) at rate `lr` for a tensor that is decayed or not.
+    pub fn step_for(&self, lr: f64, step: usize, decayed: bool) -> AdamWStep {
+        let weight_decay = if decayed { self.weight_decay } else { 0.0 };
+        AdamWStep { lr, beta1: self.beta1, beta2: self.beta2, eps: self.eps, weight_decay, step, clip: self.clip }
+    }
+
     pub fn validate(&self) -> Result<()> {
         let unit = |b: f64| (0.0..1.0).contains(&b);
         if !(unit(self.beta1) && unit(self.beta2) && self.eps > 0.0 && self.learning_rate >= 0.0 && self.weight_decay >= 0.0 && self.clip > 0.0) {
@@ -53,9 +59,16 @@ impl AdamWOptions {
     }
 }
 
-/// Σ g² over every gradient, in f64 (each tensor's sum in f32 first, as candle's `sum_all`).
-pub fn sum_squares(grads: &[&Matrix]) -> f64 {
-    grads.iter().map(|g| g.as_slice().iter().map(|v| v * v).sum::<f32>() as f64).sum()
+/// acc + Σ g² (both (1,1)): one gradient's share of the squared global norm, added to the
+/// running total. An op (`sum_squares`) so that the total stays on the backend: the GPU reads
+/// it inside the AdamW kernel and a step never waits for a readback. Each tensor's sum is in
+/// f32 (as candle's `sum_all`), the running total added in f64 then stored as f32.
+pub fn sum_squares(acc: &Matrix, g: &Matrix) -> Result<Matrix> {
+    if acc.shape() != (1, 1) {
+        return Err(ComputeError::Shape { op: "Σ g²: acumulado", left: acc.shape(), right: (1, 1) });
+    }
+    let sum = g.as_slice().iter().map(|v| v * v).sum::<f32>();
+    Matrix::from_vec(1, 1, vec![(acc.get(0, 0) as f64 + sum as f64) as f32])
 }
 
 /// The factor that brings the global norm √(Σ g²) down to `clip`; 1 when it is already below.
@@ -68,7 +81,8 @@ pub fn clip_scale(sum_squares: f64, clip: f64) -> f64 {
     }
 }
 
-/// The per-step scalars of one tensor's update.
+/// The per-step scalars of one tensor's update. The clipping factor is not among them: it
+/// comes from the squared global norm, a tensor on the backend (see `adamw`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AdamWStep {
     pub lr: f64,
@@ -79,32 +93,69 @@ pub struct AdamWStep {
     pub weight_decay: f64,
     /// Steps taken, this one included (≥ 1).
     pub step: usize,
-    /// The clipping factor of this step's gradients.
-    pub grad_scale: f64,
+    /// Largest global gradient norm.
+    pub clip: f64,
 }
 
-/// One AdamW update of θ in place, with its moments m, v (the future `adamw` kernel):
+/// The f32 constants of one update, computed once on the host from the f64 scalars (as
+/// candle's affine ops cast them), so the CPU and the GPU kernel multiply by the same bits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AdamWConstants {
+    pub b1: f32,
+    pub one_minus_b1: f32,
+    pub b2: f32,
+    pub one_minus_b2: f32,
+    /// 1/(1−β₁ᵗ), 1/(1−β₂ᵗ): the bias corrections.
+    pub inv_c1: f32,
+    pub inv_c2: f32,
+    pub eps: f32,
+    /// 1 − lr·λ: the decoupled decay.
+    pub keep: f32,
+    pub lr: f32,
+    pub clip: f32,
+}
+
+impl AdamWStep {
+    pub fn constants(&self) -> AdamWConstants {
+        let t = self.step as i32;
+        let (c1, c2) = (1.0 - self.beta1.powi(t), 1.0 - self.beta2.powi(t));
+        AdamWConstants {
+            b1: self.beta1 as f32,
+            one_minus_b1: (1.0 - self.beta1) as f32,
+            b2: self.beta2 as f32,
+            one_minus_b2: (1.0 - self.beta2) as f32,
+            inv_c1: (1.0 / c1) as f32,
+            inv_c2: (1.0 / c2) as f32,
+            eps: self.eps as f32,
+            keep: (1.0 - self.lr * self.weight_decay) as f32,
+            lr: self.lr as f32,
+            clip: self.clip as f32,
+        }
+    }
+}
+
+/// One AdamW update of θ in place, with its moments m, v (the `adamw` kernel's twin), the
+/// gradient scaled by s = `clip_scale`(norm2) where norm2 (1,1) is the squared global norm:
 /// g ← s·g; m ← β₁m + (1−β₁)g; v ← β₂v + (1−β₂)g²;
 /// θ ← θ(1 − lr·λ) − lr · (m/(1−β₁ᵗ)) / (√(v/(1−β₂ᵗ)) + ε).
-pub fn adamw(theta: &mut Matrix, grad: &Matrix, m: &mut Matrix, v: &mut Matrix, s: AdamWStep) -> Result<()> {
+pub fn adamw(theta: &mut Matrix, grad: &Matrix, m: &mut Matrix, v: &mut Matrix, norm2: &Matrix, s: AdamWStep) -> Result<()> {
     for other in [grad.shape(), m.shape(), v.shape()] {
         if other != theta.shape() {
             return Err(ComputeError::Shape { op: "AdamW", left: theta.shape(), right: other });
         }
     }
-    let t = s.step as i32;
-    let (c1, c2) = (1.0 - s.beta1.powi(t), 1.0 - s.beta2.powi(t));
-    // The f32 constants candle's affine ops use for these f64 scalars.
-    let (scale, b1, one_b1, b2, one_b2) = (s.grad_scale as f32, s.beta1 as f32, (1.0 - s.beta1) as f32, s.beta2 as f32, (1.0 - s.beta2) as f32);
-    let (inv_c1, inv_c2, eps) = ((1.0 / c1) as f32, (1.0 / c2) as f32, s.eps as f32);
-    let (keep, lr) = ((1.0 - s.lr * s.weight_decay) as f32, s.lr as f32);
+    if norm2.shape() != (1, 1) {
+        return Err(ComputeError::Shape { op: "AdamW: Σ g²", left: norm2.shape(), right: (1, 1) });
+    }
+    let k = s.constants();
+    let scale = clip_scale(norm2.get(0, 0) as f64, s.clip) as f32;
     let values = theta.as_mut_slice().iter_mut().zip(grad.as_slice()).zip(m.as_mut_slice().iter_mut().zip(v.as_mut_slice()));
     for ((th, &g), (mi, vi)) in values {
         let g = g * scale;
-        *mi = *mi * b1 + g * one_b1;
-        *vi = *vi * b2 + g * g * one_b2;
-        let update = (*mi * inv_c1) / ((*vi * inv_c2).sqrt() + eps);
-        *th = *th * keep - update * lr;
+        *mi = *mi * k.b1 + g * k.one_minus_b1;
+        *vi = *vi * k.b2 + g * g * k.one_minus_b2;
+        let update = (*mi * k.inv_c1) / ((*vi * k.inv_c2).sqrt() + k.eps);
+        *th = *th * k.keep - update * k.lr;
     }
     Ok(())
 }
@@ -137,14 +188,15 @@ impl AdamW {
         let o = self.options;
         let lr = o.learning_rate_at(self.step);
         self.step += 1;
-        let norm2 = sum_squares(grads);
-        let grad_scale = clip_scale(norm2, o.clip);
-        for (i, theta) in params.iter_mut().enumerate() {
-            let weight_decay = if decays[i] { o.weight_decay } else { 0.0 };
-            let s = AdamWStep { lr, beta1: o.beta1, beta2: o.beta2, eps: o.eps, weight_decay, step: self.step, grad_scale };
-            adamw(theta, grads[i], &mut self.m[i], &mut self.v[i], s)?;
+        let mut norm2 = Matrix::zeros(1, 1);
+        for g in grads {
+            norm2 = sum_squares(&norm2, g)?;
         }
-        Ok(norm2.sqrt())
+        for (i, theta) in params.iter_mut().enumerate() {
+            let s = o.step_for(lr, self.step, decays[i]);
+            adamw(theta, grads[i], &mut self.m[i], &mut self.v[i], &norm2, s)?;
+        }
+        Ok((norm2.get(0, 0) as f64).sqrt())
     }
 }
 
@@ -185,8 +237,9 @@ mod tests {
     fn clipping_scales_the_global_norm_down() {
         let g1 = Matrix::from_rows(&[[3.0f32]]).unwrap();
         let g2 = Matrix::from_rows(&[[4.0f32]]).unwrap();
-        let n2 = sum_squares(&[&g1, &g2]);
+        let n2 = sum_squares(&sum_squares(&Matrix::zeros(1, 1), &g1).unwrap(), &g2).unwrap().get(0, 0) as f64;
         assert_eq!(n2, 25.0);
+        assert!(sum_squares(&g1, &g2).is_ok() && sum_squares(&Matrix::zeros(1, 2), &g2).is_err());
         assert!((clip_scale(n2, 1.0) - 0.2).abs() < 1e-12);
         assert_eq!(clip_scale(n2, 10.0), 1.0);
         // With clipping, Adam's first step is unchanged (m̂/√v̂ is scale-free) but for ε.

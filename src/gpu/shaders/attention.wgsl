@@ -2,8 +2,11 @@
 //   w = softmax(q_i,h · K_hᵀ / √d_h  [causal: keys j ≤ i + offset]),  out_i,h = w · V_h
 // where head h owns columns [h·d_h, (h+1)·d_h) of Q (t_q,d), K and V (t_k,d).
 // One workgroup per (row, head). The weights are written out as well: the widgets and
-// the decoder playground draw them.
-// CPU twin: core::ops::attention.
+// the decoder playground draw them, and training's backward pass reads them.
+// With `sequences` = B > 1, Q, K, V hold B sequences stacked in the rows ((B·t_q, d) and
+// (B·t_k, d)), each attending only to its own keys, and the weights are (B·h·t_q, t_k),
+// sequence after sequence, head after head: the training forward over a batch.
+// CPU twin: core::ops::attention (B = 1); core::training::backward::attention_batch.
 
 struct Params {
     t_q: u32,
@@ -13,15 +16,15 @@ struct Params {
     causal: u32,
     causal_offset: u32,   // keys cached before the first query row
     scale: f32,           // 1/√d_h
-    _pad0: u32,
+    sequences: u32,       // B
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> q: array<f32>;             // (t_q, d)
-@group(0) @binding(2) var<storage, read> k: array<f32>;             // (t_k, d)
-@group(0) @binding(3) var<storage, read> v: array<f32>;             // (t_k, d)
-@group(0) @binding(4) var<storage, read_write> out: array<f32>;     // (t_q, d)
-@group(0) @binding(5) var<storage, read_write> weights: array<f32>; // (h·t_q, t_k)
+@group(0) @binding(1) var<storage, read> q: array<f32>;             // (B·t_q, d)
+@group(0) @binding(2) var<storage, read> k: array<f32>;             // (B·t_k, d)
+@group(0) @binding(3) var<storage, read> v: array<f32>;             // (B·t_k, d)
+@group(0) @binding(4) var<storage, read_write> out: array<f32>;     // (B·t_q, d)
+@group(0) @binding(5) var<storage, read_write> weights: array<f32>; // (B·h·t_q, t_k)
 
 const WG: u32 = 64u;
 // Marks a masked score: just above f32::MIN, which Chrome's WGSL compiler rejects as a literal.
@@ -64,15 +67,18 @@ fn main(
     @builtin(local_invocation_id) lid3: vec3<u32>,
 ) {
     let job = wg.x + wg.y * nwg.x;
-    if (job >= params.t_q * params.heads) {
+    if (job >= params.sequences * params.t_q * params.heads) {
         return;
     }
     let lid = lid3.x;
-    let i = job / params.heads;          // query row
-    let h = job % params.heads;          // head
+    let seq = job / (params.t_q * params.heads);     // sequence
+    let i = (job / params.heads) % params.t_q;      // query row within it
+    let h = job % params.heads;                     // head
     let d_h = params.width / params.heads;
     let col0 = h * d_h;
-    let w_base = (h * params.t_q + i) * params.t_k;
+    let w_base = ((seq * params.heads + h) * params.t_q + i) * params.t_k;
+    let q_row = (seq * params.t_q + i) * params.width;
+    let k0 = seq * params.t_k;                       // its first key row
 
     // 1. Scores (scaled dot products), masked ones stored as NONE; the row maximum.
     var local_max = NONE;
@@ -81,7 +87,7 @@ fn main(
         if (params.causal == 0u || j <= i + params.causal_offset) {
             var dot = 0.0;
             for (var c = 0u; c < d_h; c = c + 1u) {
-                dot = dot + q[i * params.width + col0 + c] * k[j * params.width + col0 + c];
+                dot = dot + q[q_row + col0 + c] * k[(k0 + j) * params.width + col0 + c];
             }
             s = dot * params.scale;
             local_max = max(local_max, s);
@@ -115,8 +121,8 @@ fn main(
     for (var c = lid; c < d_h; c = c + WG) {
         var acc = 0.0;
         for (var j = 0u; j < params.t_k; j = j + 1u) {
-            acc = acc + weights[w_base + j] * v[j * params.width + col0 + c];
+            acc = acc + weights[w_base + j] * v[(k0 + j) * params.width + col0 + c];
         }
-        out[i * params.width + col0 + c] = acc;
+        out[q_row + col0 + c] = acc;
     }
 }

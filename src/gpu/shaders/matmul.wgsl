@@ -1,6 +1,8 @@
-// Tiled matrix product: C (m,n) = alpha · A (m,k) @ op(B).
-// op(B) = B stored (k,n), or Bᵀ when trans_b = 1 and B is stored (n,k) (Q Kᵀ without a transpose pass).
-// CPU twin: core::ops::matmul / core::ops::matmul_bt.
+// Tiled matrix product: C (m,n) = alpha · op(A) @ op(B).
+// op(A) = A stored (m,k), or Aᵀ when trans_a = 1 and A is stored (k,m) (a weight's gradient
+// Xᵀ·dY without a transpose pass); op(B) = B stored (k,n), or Bᵀ when trans_b = 1 and B is
+// stored (n,k) (Q Kᵀ without a transpose pass).
+// CPU twin: core::ops::matmul / core::ops::matmul_bt / core::training::backward::matmul_at.
 //
 // Each 16×16 workgroup computes one 16×16 tile of C. It walks along k one 16-wide slab at a
 // time: every thread loads one element of A and one of B into workgroup memory, the group
@@ -13,7 +15,7 @@ struct Params {
     k: u32,
     trans_b: u32,
     alpha: f32,
-    _pad0: u32,
+    trans_a: u32,
     _pad1: u32,
     _pad2: u32,
 }
@@ -28,13 +30,16 @@ const TILE: u32 = 16u;
 var<workgroup> tile_a: array<array<f32, 16>, 16>;
 var<workgroup> tile_b: array<array<f32, 16>, 16>;
 
-// A[row, col], or 0 outside the matrix: edge tiles of sizes that are not multiples of 16
+// op(A)[row, col], or 0 outside the matrix: edge tiles of sizes that are not multiples of 16
 // pad with zeros, which add nothing to the sums.
 fn load_a(row: u32, col: u32) -> f32 {
-    if (row < params.m && col < params.k) {
-        return a[row * params.k + col];
+    if (row >= params.m || col >= params.k) {
+        return 0.0;
     }
-    return 0.0;
+    if (params.trans_a == 1u) {
+        return a[col * params.m + row];
+    }
+    return a[row * params.k + col];
 }
 
 // op(B)[row, col] with the same zero padding.

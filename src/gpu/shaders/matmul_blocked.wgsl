@@ -1,6 +1,8 @@
-// Register-blocked matrix product for large shapes: C (m,n) = alpha · A (m,k) @ op(B), with
-// op(B) = B stored (k,n), or Bᵀ when trans_b = 1 and B is stored (n,k).
-// CPU twin: core::ops::matmul / core::ops::matmul_bt (the same contract as matmul.wgsl).
+// Register-blocked matrix product for large shapes: C (m,n) = alpha · op(A) @ op(B), with
+// op(A) = A stored (m,k), or Aᵀ when trans_a = 1 and A is stored (k,m); op(B) = B stored
+// (k,n), or Bᵀ when trans_b = 1 and B is stored (n,k).
+// CPU twin: core::ops::matmul / core::ops::matmul_bt / core::training::backward::matmul_at
+// (the same contract as matmul.wgsl).
 //
 // matmul.wgsl gives each thread one output, so every multiply-add reads two values from
 // workgroup memory. Here a 16×16 workgroup computes a 64×64 tile of C and each thread a 4×4
@@ -21,7 +23,7 @@ struct Params {
     k: u32,
     trans_b: u32,
     alpha: f32,
-    _pad0: u32,
+    trans_a: u32,
     _pad1: u32,
     _pad2: u32,
 }
@@ -41,10 +43,13 @@ var<workgroup> tile_a: array<vec4<f32>, 272>;
 var<workgroup> tile_b: array<vec4<f32>, 272>;
 
 fn load_a(row: u32, col: u32) -> f32 {
-    if (row < params.m && col < params.k) {
-        return a[row * params.k + col];
+    if (row >= params.m || col >= params.k) {
+        return 0.0;
     }
-    return 0.0;
+    if (params.trans_a == 1u) {
+        return a[col * params.m + row];
+    }
+    return a[row * params.k + col];
 }
 
 fn load_b(row: u32, col: u32) -> f32 {
@@ -90,7 +95,14 @@ fn main(
             let index = thread + e * 256u;
             let row = index / SLAB;
             let kk = index % SLAB;
-            tile_a[kk * STRIDE + row / 4u][row % 4u] = load_a(row0 + row, k0 + kk);
+            if (params.trans_a == 1u) {
+                // Aᵀ is read along its stored rows: neighbouring threads take neighbouring rows of C.
+                let a_k = index / BLOCK;
+                let a_row = index % BLOCK;
+                tile_a[a_k * STRIDE + a_row / 4u][a_row % 4u] = load_a(row0 + a_row, k0 + a_k);
+            } else {
+                tile_a[kk * STRIDE + row / 4u][row % 4u] = load_a(row0 + row, k0 + kk);
+            }
             if (params.trans_b == 1u) {
                 tile_b[kk * STRIDE + row / 4u][row % 4u] = load_b(k0 + kk, col0 + row);
             } else {
