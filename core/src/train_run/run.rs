@@ -6,10 +6,11 @@
 //! steps are N + M steps (a test checks it).
 
 use crate::decoder::DecoderWeights;
-use crate::error::Result;
+use crate::error::{ComputeError, Result};
+use crate::executor::{block_on_ready, Cpu, Executor};
 use crate::rng::Rng;
 use crate::training::model::to_safetensors;
-use crate::training::{bigram_loss, uniform_loss, Batch, CharTokenizer, Trainer};
+use crate::training::{bigram_loss, uniform_loss, Batch, CharTokenizer, Trainer, TrainerOn};
 use crate::Matrix;
 
 use super::sample::{attention_map, generate};
@@ -19,41 +20,58 @@ use super::tokens::{token_unit, Tokens};
 use crate::decoder::tokenizer::{TokenCodec, Tokenizer};
 
 /// The backend that steps: one step = one batch's loss, gradients and AdamW update.
-pub enum Engine {
+pub enum Engine<T = Matrix> {
     /// `training::Trainer`, the reference.
     Cpu(Trainer),
+    /// Resident on a device (WebGPU): the run there, one submission per step, and its latest
+    /// copy on the host, taken at each evaluation or sample. The host copy is what the
+    /// evaluations, samples, attention map and downloads read, and what the CPU continues
+    /// from when the device is lost (a lost device can no longer be read).
+    Device { run: TrainerOn<T>, host: Trainer },
 }
 
-impl Engine {
+/// A host run's copy (weights, moments, steps): `Trainer` holds no device handle to share.
+fn copy(t: &Trainer) -> Result<Trainer> {
+    let (m, v) = t.moments();
+    Trainer::from_state(t.weights.clone(), m.clone(), v.clone(), t.steps_taken(), t.options)
+}
+
+impl<T> Engine<T> {
     /// The name the widget shows ("CPU", "WebGPU").
     pub fn label(&self) -> &'static str {
         match self {
             Engine::Cpu(_) => "CPU",
+            Engine::Device { .. } => "WebGPU",
         }
     }
 
-    pub fn step(&mut self, batch: &Batch) -> Result<f32> {
-        match self {
-            Engine::Cpu(t) => t.step(batch),
-        }
-    }
-
-    /// The current weights (on the GPU: read back first).
+    /// The weights on the host: the current ones on the CPU, the last copy from a device.
     pub fn weights(&self) -> &DecoderWeights {
         match self {
             Engine::Cpu(t) => &t.weights,
+            Engine::Device { host, .. } => &host.weights,
         }
     }
 
     pub fn steps_taken(&self) -> usize {
         match self {
             Engine::Cpu(t) => t.steps_taken(),
+            Engine::Device { run, .. } => run.steps_taken(),
         }
     }
 
     pub fn next_learning_rate(&self) -> f64 {
         match self {
             Engine::Cpu(t) => t.next_learning_rate(),
+            Engine::Device { run, .. } => run.next_learning_rate(),
+        }
+    }
+
+    /// Whether the host copy is behind the device (steps since the last copy).
+    pub fn steps_not_copied(&self) -> usize {
+        match self {
+            Engine::Cpu(_) => 0,
+            Engine::Device { run, host } => run.steps_taken() - host.steps_taken(),
         }
     }
 }
@@ -116,14 +134,14 @@ pub struct StepReport {
     pub sample: Option<SamplePoint>,
 }
 
-pub struct TrainRun {
+pub struct TrainRun<T = Matrix> {
     pub settings: TrainSettings,
     pub tokenizer: Tokenizer,
     /// The text's tokens: the training part and the held-out tail.
     pub tokens: Tokens,
     /// The validation tail as windows of T (at most `max_validation_windows`).
     validation: Vec<Batch>,
-    pub engine: Engine,
+    pub engine: Engine<T>,
     /// Draws the training batches, and nothing else.
     batches: Rng,
     /// ln V: the loss of guessing uniformly.
@@ -146,11 +164,11 @@ const BATCH_STREAM: u64 = 0x0BA7_C4E5;
 /// Additive smoothing of the bigram baseline.
 const BIGRAM_ALPHA: f64 = 0.1;
 
-impl TrainRun {
+impl<T> TrainRun<T> {
     /// A fresh run on `text` (already through `prepare_text`), cut into characters, or by
     /// `bpe` when given: vocabulary, held-out tail, baselines, weights from `settings.seed`,
     /// and the first evaluation and sample (step 0).
-    pub fn new(text: &PreparedText, bpe: Option<&crate::bpe::Bpe>, settings: TrainSettings) -> Result<TrainRun> {
+    pub fn new(text: &PreparedText, bpe: Option<&crate::bpe::Bpe>, settings: TrainSettings) -> Result<TrainRun<T>> {
         settings.validate()?;
         let tokenizer = match bpe {
             Some(bpe) => Tokenizer::Bpe(bpe.clone()),
@@ -199,15 +217,51 @@ impl TrainRun {
         self.history.last().map_or(f64::NAN, |p| p.validation)
     }
 
-    /// One training step; an evaluation and a sample when their turn comes.
-    pub fn step(&mut self) -> Result<StepReport> {
+    /// One training step on the run's engine (`device`: the executor a `Device` engine lives
+    /// on); an evaluation and a sample when their turn comes, read from a fresh host copy
+    /// when the run is on a device.
+    pub async fn step_on<E: Executor<Tensor = T>>(&mut self, device: Option<&E>) -> Result<StepReport> {
         let batch = self.tokens.sample_batch(&mut self.batches, self.settings.batch, self.settings.context)?;
-        let loss = self.engine.step(&batch)?;
+        let loss = match (&mut self.engine, device) {
+            (Engine::Cpu(t), _) => t.step(&batch)?,
+            (Engine::Device { run, .. }, Some(e)) => run.step_on(e, &batch).await?,
+            (Engine::Device { .. }, None) => return Err(ComputeError::Invalid("O treino está na GPU, mas a GPU não foi dada.".into())),
+        };
         self.pending.push(loss);
         let step = self.steps_taken();
-        let eval = if step % self.settings.eval_every == 0 { Some(self.evaluate()?) } else { None };
-        let sample = if step % self.settings.sample_every == 0 { Some(self.sample()?) } else { None };
+        let (due_eval, due_sample) = (step % self.settings.eval_every == 0, step % self.settings.sample_every == 0);
+        if due_eval || due_sample {
+            if let (Engine::Device { run, host }, Some(e)) = (&mut self.engine, device) {
+                *host = run.snapshot(e).await?;
+            }
+        }
+        let eval = if due_eval { Some(self.evaluate()?) } else { None };
+        let sample = if due_sample { Some(self.sample()?) } else { None };
         Ok(StepReport { step, loss, eval, sample })
+    }
+
+    /// Moves the run onto `e` (weights and AdamW's moments uploaded once); a no-op when it is
+    /// on a device already.
+    pub fn to_device<E: Executor<Tensor = T>>(&mut self, e: &E) -> Result<()> {
+        if let Engine::Cpu(t) = &self.engine {
+            self.engine = Engine::Device { run: TrainerOn::upload(e, t)?, host: copy(t)? };
+        }
+        Ok(())
+    }
+
+    /// Brings the run back to the CPU from its host copy: when the device is readable
+    /// (`device`), a fresh copy first, so no step is lost; when it is lost, the last copy, and
+    /// the steps since it are lost (returned). The batches' generator is not rewound: the
+    /// steps after the copy are redone on new batches.
+    pub async fn to_cpu<E: Executor<Tensor = T>>(&mut self, device: Option<&E>) -> Result<usize> {
+        let Engine::Device { run, host } = &self.engine else { return Ok(0) };
+        let (fresh, lost) = match device {
+            Some(e) => (run.snapshot(e).await?, 0),
+            None => (copy(host)?, run.steps_taken() - host.steps_taken()),
+        };
+        self.engine = Engine::Cpu(fresh);
+        self.pending.clear();
+        Ok(lost)
     }
 
     /// Scores the validation windows now, and closes the current stretch of training losses.
@@ -289,9 +343,19 @@ impl TrainRun {
     }
 }
 
+impl TrainRun<Matrix> {
+    /// One step on the CPU (see `step_on`): what native tests and the CPU engine run.
+    pub fn step(&mut self) -> Result<StepReport> {
+        block_on_ready(self.step_on(Some(&Cpu)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A run on host matrices.
+    type Run = TrainRun<Matrix>;
     use crate::train_run::text::prepare_text;
 
     /// A small text with structure a character model can learn quickly beyond a bigram:
@@ -309,7 +373,7 @@ mod tests {
     #[test]
     fn a_run_beats_the_bigram_on_held_out_text() {
         let text = prepare_text(&toy_text(), false, 10).unwrap();
-        let mut run = TrainRun::new(&text, None, small()).unwrap();
+        let mut run = Run::new(&text, None, small()).unwrap();
         let start = run.validation_loss();
         assert!((start - run.uniform).abs() < 0.3, "fresh weights guess about uniformly: {start} vs ln V = {}", run.uniform);
         assert!(run.bigram < run.uniform);
@@ -331,8 +395,8 @@ mod tests {
     #[test]
     fn pause_and_resume_is_the_same_run() {
         let text = prepare_text(&toy_text(), false, 10).unwrap();
-        let mut straight = TrainRun::new(&text, None, small()).unwrap();
-        let mut paused = TrainRun::new(&text, None, small()).unwrap();
+        let mut straight = Run::new(&text, None, small()).unwrap();
+        let mut paused = Run::new(&text, None, small()).unwrap();
         for _ in 0..30 {
             straight.step().unwrap();
         }
@@ -350,13 +414,45 @@ mod tests {
         assert_eq!(straight.samples, paused.samples);
     }
 
+    /// The device engine's bookkeeping, run natively with the CPU executor as the "device"
+    /// (the WGSL kernels' agreement with it is `tests/gpu_parity.rs`'s).
+    #[test]
+    fn a_run_on_a_device_is_the_same_run_and_a_lost_device_continues_from_the_last_copy() {
+        let text = prepare_text(&toy_text(), false, 10).unwrap();
+        let settings = TrainSettings { eval_every: 10, sample_every: 20, ..small() };
+        let mut on_cpu = Run::new(&text, None, settings.clone()).unwrap();
+        let mut on_device = Run::new(&text, None, settings).unwrap();
+        on_device.to_device(&Cpu).unwrap();
+        assert_eq!(on_device.engine.label(), "WebGPU");
+        for _ in 0..25 {
+            let (a, b) = (on_cpu.step().unwrap(), on_device.step().unwrap());
+            assert_eq!(a, b);
+        }
+        assert_eq!(on_device.history, on_cpu.history);
+        assert_eq!(on_device.samples, on_cpu.samples);
+        // Step 25: the last copy was taken at step 20 (a sample and an evaluation).
+        assert_eq!(on_device.engine.steps_not_copied(), 5);
+        let lost = block_on_ready(on_device.to_cpu::<Cpu>(None)).unwrap();
+        assert_eq!((lost, on_device.steps_taken(), on_device.engine.label()), (5, 20, "CPU"));
+        let report = on_device.step().unwrap();
+        assert_eq!(report.step, 21);
+        // A readable device gives the current weights back: nothing is lost.
+        let mut again = Run::new(&text, None, small()).unwrap();
+        again.to_device(&Cpu).unwrap();
+        for _ in 0..7 {
+            again.step().unwrap();
+        }
+        assert_eq!(block_on_ready(again.to_cpu(Some(&Cpu))).unwrap(), 0);
+        assert_eq!(again.steps_taken(), 7);
+    }
+
     #[test]
     fn bad_inputs_are_errors() {
         let short = prepare_text("abc abc abc", false, 1).unwrap();
-        assert!(TrainRun::new(&short, None, small()).is_err());
+        assert!(Run::new(&short, None, small()).is_err());
         let text = prepare_text(&toy_text(), false, 10).unwrap();
-        assert!(TrainRun::new(&text, None, TrainSettings { n_heads: 5, ..small() }).is_err());
-        let run = TrainRun::new(&text, None, small()).unwrap();
+        assert!(Run::new(&text, None, TrainSettings { n_heads: 5, ..small() }).is_err());
+        let run = Run::new(&text, None, small()).unwrap();
         assert!(run.attention(9, 0).is_err());
         let config: serde_json::Value = serde_json::from_str(&run.config_json()).unwrap();
         assert_eq!(config["config"]["vocab_size"], run.vocab_size());
@@ -374,6 +470,8 @@ mod tests {
 #[cfg(test)]
 mod preset {
     use super::*;
+
+    type Run = TrainRun<Matrix>;
     use crate::train_run::text::prepare_text;
 
     /// The widget's preset (the story the page ships) with the widget's default settings:
@@ -383,7 +481,7 @@ mod preset {
         let raw = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../static/train/missa-do-galo.txt"));
         let settings = TrainSettings::tiny();
         let text = prepare_text(raw, true, settings.min_chars()).unwrap();
-        let mut run = TrainRun::new(&text, None, settings).unwrap();
+        let mut run = Run::new(&text, None, settings).unwrap();
         let mut beaten_at = None;
         let started = std::time::Instant::now();
         while run.steps_taken() < 600 {
@@ -418,7 +516,7 @@ mod preset {
         let bpe = crate::bpe::Bpe::from_json(json).unwrap();
         let settings = TrainSettings { eval_every: 5, sample_every: 5, ..TrainSettings::tiny() };
         let text = prepare_text(raw, true, settings.min_chars()).unwrap();
-        let mut run = TrainRun::new(&text, Some(&bpe), settings).unwrap();
+        let mut run = Run::new(&text, Some(&bpe), settings).unwrap();
         assert_eq!(run.vocab_size(), 2048);
         assert_eq!(token_unit(&run.tokenizer), "token");
         let tokens = run.tokens.train.len() + run.tokens.validation.len();

@@ -11,6 +11,12 @@
 //! about `SLICE_MS` (one step when a step is longer), yielding to the browser between slices,
 //! and draws at most once per animation frame. A hidden tab pauses it; it resumes when the tab
 //! shows again if the reader had it running.
+//!
+//! "treinar em": automatically, the run goes to the GPU when the site computes on WebGPU and
+//! the adapter is real hardware (a software adapter trains far slower than the CPU: 3 s a
+//! step on llvmpipe against 50 ms); the reader can force either. On the GPU a step is one
+//! submission; the host copy the page reads (curve, samples, attention, downloads) is taken
+//! at each evaluation. A lost device moves the run to the CPU from that copy, and says so.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -19,9 +25,10 @@ use std::rc::{Rc, Weak};
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
-use crate::core::executor::BackendKind;
+use crate::core::executor::{block_on_ready, BackendKind};
 use crate::core::format::format_pt;
-use crate::core::train_run::{prepare_text, token_unit, TrainRun, TrainSettings, MAX_CHARS};
+use crate::core::train_run::{prepare_text, token_unit, StepReport, TrainRun, TrainSettings, MAX_CHARS};
+use crate::gpu::{GpuContext, GpuTensor};
 use crate::core::transformer::format_count;
 use crate::web::backend::now_ms;
 use crate::web::dom;
@@ -67,6 +74,8 @@ pub struct TrainWidget {
     /// Notes on the text: its size, what was cut or replaced.
     text_info: HtmlElement,
     tokenizer: HtmlSelectElement,
+    /// "treinar em": auto, cpu, webgpu.
+    placement: HtmlSelectElement,
     layers: HtmlInputElement,
     width: HtmlInputElement,
     heads: HtmlInputElement,
@@ -86,7 +95,10 @@ pub struct TrainWidget {
     attention: DenseHeatmap,
     probe: HtmlElement,
     preset: RefCell<Option<Rc<String>>>,
-    run: RefCell<Option<TrainRun>>,
+    /// The run (out of the cell while a GPU step is in flight).
+    run: RefCell<Option<TrainRun<GpuTensor>>>,
+    /// The GPU failed during this run: it stays on the CPU until it is rebuilt.
+    gpu_failed: Cell<bool>,
     built_from: RefCell<Option<Inputs>>,
     running: Cell<bool>,
     /// Paused because the tab was hidden while running: resume when it shows.
@@ -134,6 +146,12 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
         ("bpe".to_string(), "o BPE do decodificador".to_string()),
     ];
     let (tokenizer_label, tokenizer) = dom::select("tokens ", "tokenizer", &tokenizers, "chars");
+    let placements = [
+        ("auto".to_string(), "automático".to_string()),
+        ("cpu".to_string(), "CPU".to_string()),
+        ("webgpu".to_string(), "WebGPU".to_string()),
+    ];
+    let (placement_label, placement) = dom::select("treinar em ", "placement", &placements, "auto");
 
     // The sizes.
     let sizes = dom::el("div", "train-sizes");
@@ -144,7 +162,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     let (batch_label, batch) = labelled_count("sequências por passo", "batch", defaults.batch);
     dom::append_all(&sizes, &[&layers_label, &width_label, &heads_label, &context_label, &batch_label]);
     let model_info = live_note("train-model-info");
-    dom::append_all(&shell.inputs, &[&source_label, &text_label, &text_info, &tokenizer_label, &sizes, &model_info]);
+    dom::append_all(&shell.inputs, &[&source_label, &text_label, &text_info, &tokenizer_label, &placement_label, &sizes, &model_info]);
 
     // The controls.
     let train = dom::button("treinar", "train");
@@ -175,6 +193,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
         text,
         text_info,
         tokenizer,
+        placement,
         layers,
         width,
         heads,
@@ -193,6 +212,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
         probe,
         preset: RefCell::new(None),
         run: RefCell::new(None),
+        gpu_failed: Cell::new(false),
         built_from: RefCell::new(None),
         running: Cell::new(false),
         resume_on_visible: Cell::new(false),
@@ -204,6 +224,12 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     });
     let shell = &widget.shell;
     shell.on(&widget, &shell.inputs, &["input"], |w, e| {
+        if control_of(e) == "placement" {
+            // Where it trains is not what it trains: the run moves at its next slice.
+            w.gpu_failed.set(false);
+            w.draw_status();
+            return;
+        }
         if control_of(e) == "source" {
             w.text_label.set_hidden(w.source.value() != "own");
         }
@@ -291,7 +317,7 @@ impl TrainWidget {
             if !update.is_current() {
                 return Ok(());
             }
-            let run = TrainRun::new(&prepared, bpe.as_deref(), inputs.settings.clone()).map_err(|e| e.to_string())?;
+            let run = TrainRun::<GpuTensor>::new(&prepared, bpe.as_deref(), inputs.settings.clone()).map_err(|e| e.to_string())?;
             let unit = token_unit(&run.tokenizer);
             widget.model_info.set_text_content(Some(&format!(
                 "{} parâmetros, com um vocabulário de {} {unit}s; {} {unit}s para treinar, {} guardados para validação.",
@@ -321,6 +347,7 @@ impl TrainWidget {
     /// Forgets the run (bad inputs, or new ones): training stops, nothing stale is shown.
     fn discard(&self) {
         self.halt();
+        self.gpu_failed.set(false);
         *self.run.borrow_mut() = None;
         *self.built_from.borrow_mut() = None;
         self.model_info.set_text_content(None);
@@ -395,15 +422,65 @@ impl TrainWidget {
         }
     }
 
-    /// One slice of training: steps until `SLICE_MS` has passed (at least one).
-    fn slice(self: &Rc<Self>) -> Result<(), String> {
+    /// The GPU the run should be on now: "WebGPU" forced, or automatically one that is
+    /// hardware; none when the site computes on the CPU or the GPU failed in this run.
+    fn wanted_device(&self) -> Option<Rc<GpuContext>> {
+        if self.gpu_failed.get() {
+            return None;
+        }
+        let gpu = self.shell.ctx.backend.gpu()?;
+        match self.placement.value().as_str() {
+            "cpu" => None,
+            "webgpu" => Some(gpu),
+            _ => (!gpu.facts().software).then_some(gpu),
+        }
+    }
+
+    /// One slice of training: steps until `SLICE_MS` has passed (at least one). The run moves
+    /// first if it is not where it should be; a GPU failure moves it to the CPU.
+    async fn slice(self: &Rc<Self>) -> Result<(), String> {
         let start = now_ms();
+        let Some(mut run) = self.run.borrow_mut().take() else { return Ok(()) };
+        let outcome = self.steps_until(&mut run, start).await;
+        let outcome = match outcome {
+            Err(e) if e.is_gpu_failure() => {
+                self.shell.ctx.backend.gpu_failed(&e);
+                self.gpu_failed.set(true);
+                let at = run.steps_taken();
+                match run.to_cpu::<GpuContext>(None).await {
+                    Ok(lost) => {
+                        self.say(&format!(
+                            "A GPU falhou no passo {at} ({e}). O treino continua na CPU, com os mesmos pesos, a partir do passo {} (a última cópia vinda da GPU; {lost} passos refeitos).",
+                            run.steps_taken()
+                        ));
+                        Ok(())
+                    }
+                    Err(e) => Err(e.to_string()),
+                }
+            }
+            other => other.map_err(|e| e.to_string()),
+        };
+        self.shell.mark(if run.engine.label() == "CPU" { BackendKind::Cpu } else { BackendKind::WebGpu });
+        *self.run.borrow_mut() = Some(run);
+        outcome
+    }
+
+    async fn steps_until(self: &Rc<Self>, run: &mut TrainRun<GpuTensor>, start: f64) -> crate::core::error::Result<()> {
+        let device = self.wanted_device();
+        match (&device, run.engine.label()) {
+            (Some(gpu), "CPU") => run.to_device(&**gpu)?,
+            (None, "WebGPU") => {
+                let gpu = self.shell.ctx.backend.gpu();
+                run.to_cpu(gpu.as_deref()).await?;
+            }
+            _ => {}
+        }
         loop {
             let before = now_ms();
-            let report = {
-                let mut run = self.run.borrow_mut();
-                let Some(run) = run.as_mut() else { return Ok(()) };
-                run.step().map_err(|e| e.to_string())?
+            let report: StepReport = match &device {
+                Some(gpu) => run.step_on(Some(&**gpu)).await?,
+                // The CPU engine never waits: its step is ready at once.
+                None => block_on_ready(run.step_on::<GpuContext>(None))?,
             };
             let after = now_ms();
             let plain = report.eval.is_none() && report.sample.is_none();
@@ -568,7 +645,8 @@ impl TrainWidget {
                 training_ids: run.tokens.train.clone(),
                 label: format!(
                     "treinado nesta página ({} passos, perda de validação {})",
-                    run.steps_taken(),
+                    // On the GPU, the host copy's step (taken at the last evaluation).
+                    run.steps_taken() - run.engine.steps_not_copied(),
                     format_pt(run.validation_loss() as f32, 4)
                 ),
             },
@@ -611,7 +689,7 @@ async fn train_loop(weak: Weak<TrainWidget>, generation: u64) {
         if !w.running.get() || w.generation.get() != generation {
             return;
         }
-        if let Err(message) = w.slice() {
+        if let Err(message) = w.slice().await {
             w.halt();
             w.say(&format!("O treino parou: {message}"));
             w.draw_now();
