@@ -44,9 +44,10 @@ async function mountEvery(page) {
   }
 }
 
-/** Each heatmap: its legend, and the domain its meaning fixes. */
+/** Each heatmap shown (a part a widget hides, like the gradient checker's matrices in its
+ * whole-model part, is not drawn): its legend, and the domain its meaning fixes. */
 async function heatmaps(page) {
-  return page.$$eval('figure.mv[data-matrix]', (figs) => figs.map((f) => ({
+  return page.$$eval('figure.mv[data-matrix]', (figs) => figs.filter((f) => !f.closest('[hidden]')).map((f) => ({
     key: f.dataset.matrix,
     widget: f.closest('[data-widget]')?.dataset.widget,
     domain: f.dataset.domain,
