@@ -550,6 +550,18 @@ impl TrainWidget {
         (rate, mean)
     }
 
+    /// Where the run computes, and why not on the GPU when the reader might expect it.
+    fn placement_text(&self, on: &str) -> String {
+        let software = self.shell.ctx.backend.gpu().is_some_and(|g| g.facts().software);
+        if self.gpu_failed.get() {
+            format!("{on} (a GPU falhou)")
+        } else if on == "CPU" && software && self.placement.value() == "auto" {
+            format!("{on} (a WebGPU daqui é por software, mais lenta para treinar)")
+        } else {
+            on.to_string()
+        }
+    }
+
     fn draw_status(&self) {
         self.status_drawn_at.set(now_ms());
         let run = self.run.borrow();
@@ -561,7 +573,7 @@ impl TrainWidget {
             ("passos".to_string(), run.steps_taken().to_string()),
             ("passos por segundo".to_string(), or_dash(rate, 1)),
             ("ms por passo".to_string(), or_dash(step_ms, 1)),
-            ("calculado em".to_string(), run.engine.label().to_string()),
+            ("calculado em".to_string(), self.placement_text(run.engine.label())),
             ("perda de treino".to_string(), or_dash(last.and_then(|p| p.train), 4)),
             ("perda de validação".to_string(), or_dash(last.map(|p| p.validation), 4)),
             ("bigrama (validação)".to_string(), format_pt(run.bigram as f32, 4)),
