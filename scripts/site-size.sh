@@ -9,10 +9,10 @@ dist="${1:-dist}"
 # bytes, gzipped: wasm + JS + CSS of a page with widgets, model excluded (a page of text only
 # needs no wasm: about 20 000 since the pages are prerendered). 600 000 until 2026-11-24; raised
 # to 650 000 when the compute layer v2, the widget kit's ports and three new widgets (logit lens,
-# soft dictionary, gradient checker) took it to about 625 000; raised to 710 000 when training
+# soft dictionary, gradient checker) took it to about 625 000; raised to 720 000 when training
 # in the browser (issue 23: the backward ops, AdamW, their WGSL kernels, the train widget) added
-# 53 KB, its code in the one wasm every page with widgets loads (BENCHMARKS.md).
-budget=710000
+# 64 KB, its code in the one wasm every page with widgets loads (BENCHMARKS.md).
+budget=720000
 
 gz() { gzip -9 -c "$1" | wc -c; }
 total=0

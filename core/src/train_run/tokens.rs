@@ -50,16 +50,7 @@ impl Tokens {
 
     /// `sequences` random windows of `len` + 1 training tokens (`training::Corpus::sample_batch`'s draws).
     pub fn sample_batch(&self, rng: &mut Rng, sequences: usize, len: usize) -> Result<Batch> {
-        if self.train.len() < len + 1 || len == 0 || sequences == 0 {
-            return Err(ComputeError::Invalid(format!("O texto de treino tem {} tokens: pouco para janelas de {len}.", self.train.len())));
-        }
-        let mut batch = Batch { inputs: Vec::with_capacity(sequences * len), targets: Vec::with_capacity(sequences * len), sequences, len };
-        for _ in 0..sequences {
-            let start = rng.below((self.train.len() - len) as u64) as usize;
-            batch.inputs.extend_from_slice(&self.train[start..start + len]);
-            batch.targets.extend_from_slice(&self.train[start + 1..start + len + 1]);
-        }
-        Ok(batch)
+        crate::training::data::sample_windows(&self.train, rng, sequences, len, "tokens")
     }
 
     /// The validation tail as consecutive windows of `len`, at most `max` of them.

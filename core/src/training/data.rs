@@ -80,16 +80,7 @@ impl Corpus {
 
     /// `sequences` random windows of `len` + 1 training tokens.
     pub fn sample_batch(&self, rng: &mut Rng, sequences: usize, len: usize) -> Result<Batch> {
-        if self.train.len() < len + 1 || len == 0 || sequences == 0 {
-            return Err(ComputeError::Invalid(format!("O texto de treino tem {} caracteres: pouco para janelas de {len}.", self.train.len())));
-        }
-        let mut batch = Batch { inputs: Vec::with_capacity(sequences * len), targets: Vec::with_capacity(sequences * len), sequences, len };
-        for _ in 0..sequences {
-            let start = rng.below((self.train.len() - len) as u64) as usize;
-            batch.inputs.extend_from_slice(&self.train[start..start + len]);
-            batch.targets.extend_from_slice(&self.train[start + 1..start + len + 1]);
-        }
-        Ok(batch)
+        sample_windows(&self.train, rng, sequences, len, "caracteres")
     }
 
     /// The validation tail as consecutive windows of `len` (one sequence each), so every
@@ -110,6 +101,21 @@ impl Corpus {
             })
             .collect()
     }
+}
+
+/// `sequences` random windows of `len` + 1 tokens of `train` (`unit` names them in the
+/// message when the text is too short): the draws of every training batch.
+pub fn sample_windows(train: &[u32], rng: &mut Rng, sequences: usize, len: usize, unit: &str) -> Result<Batch> {
+    if train.len() < len + 1 || len == 0 || sequences == 0 {
+        return Err(ComputeError::Invalid(format!("O texto de treino tem {} {unit}: pouco para janelas de {len}.", train.len())));
+    }
+    let mut batch = Batch { inputs: Vec::with_capacity(sequences * len), targets: Vec::with_capacity(sequences * len), sequences, len };
+    for _ in 0..sequences {
+        let start = rng.below((train.len() - len) as u64) as usize;
+        batch.inputs.extend_from_slice(&train[start..start + len]);
+        batch.targets.extend_from_slice(&train[start + 1..start + len + 1]);
+    }
+    Ok(batch)
 }
 
 /// The loss of guessing uniformly over V tokens: ln V nats per token.

@@ -360,13 +360,7 @@ mod tests {
     /// Weights large enough that every gradient is well above f32 noise: uniform in ±0.5,
     /// γ around 1.
     fn lively_weights(config: &DecoderConfig, seed: u64) -> DecoderWeights {
-        let mut rng = Rng::new(seed);
-        let mut w = zeros_like(config);
-        for ((name, _), t) in config.tensor_shapes().into_iter().zip(tensors_mut(&mut w)) {
-            let around = if name.ends_with(".weight") { 1.0 } else { 0.0 };
-            t.as_mut_slice().iter_mut().for_each(|v| *v = around + rng.uniform(-0.5, 0.5));
-        }
-        w
+        crate::training::model_check::lively(config, seed)
     }
 
     #[test]

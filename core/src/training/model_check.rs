@@ -40,7 +40,7 @@ fn config(vocab: usize, positions: usize) -> DecoderConfig {
 
 /// Weights uniform in ±0,5 (γ around 1) from `seed`: larger than a fresh model's N(0; 0,02²),
 /// so that every gradient stands well above f32 rounding and the check measures the formulas.
-fn lively(config: &DecoderConfig, seed: u64) -> DecoderWeights {
+pub(crate) fn lively(config: &DecoderConfig, seed: u64) -> DecoderWeights {
     let mut rng = Rng::new(seed);
     let mut w = zeros_like(config);
     for ((name, _), t) in config.tensor_shapes().into_iter().zip(tensors_mut(&mut w)) {
