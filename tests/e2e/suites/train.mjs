@@ -210,7 +210,7 @@ export default async function train({ page, base, mode, browser }) {
         await page.waitForFunction((h) => Number(document.querySelector(h).dataset.steps) >= 26, HOST, { timeout: 180000, polling: 250 });
         await page.click(`${HOST} [data-action=pause]`);
         const status = await readResults(page, HOST, 'train-status');
-        const row = (await curve(page)).find((r) => r[0] === '25');
+        const row = (await curve(page)).find((r) => r[0] === 'passo 25');
         assert(row, JSON.stringify(await curve(page)));
         return { on: status['calculado em'], computed: await page.getAttribute(HOST, 'data-computed-on'), validation: parsePt(row[2]), rate: (await numbers(page)).rate };
       };
