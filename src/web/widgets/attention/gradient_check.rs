@@ -333,7 +333,9 @@ impl GradientCheckWidget {
         let h_text = power_of_ten(h.log10().round() as i32);
         let table = dom::el("table", "results model-probes");
         dom::set_attr(&table, "data-results", "model-probes");
-        dom::append(&table, &dom::text("caption", "", &format!("Cada tensor de pesos: a entrada de maior |gradiente|, pela retropropagação e por diferenças centrais (h = {h_text})")));
+        // The caption stays outside the scrolling box, so a phone sees it whole.
+        let caption = dom::text("p", "table-caption", &format!("Cada tensor de pesos: a entrada de maior |gradiente|, pela retropropagação e por diferenças centrais (h = {h_text})"));
+        dom::set_attr(&table, "aria-label", "Cada tensor de pesos: retropropagação contra diferenças centrais");
         let head = dom::el("tr", "");
         for title in ["tensor", "entrada", "retropropagação", "diferenças", "erro relativo"] {
             let th = dom::text("th", "", title);
@@ -372,7 +374,7 @@ impl GradientCheckWidget {
         self.results.set_text_content(None);
         let scroll = dom::el("div", "table-scroll");
         dom::append(&scroll, &table);
-        dom::append_all(&self.results, &[&summary, &dom::text("p", "step-line", verdict), &scroll]);
+        dom::append_all(&self.results, &[&summary, &dom::text("p", "step-line", verdict), &caption, &scroll]);
         let series = [Series { label: "diferenças em f32".into(), values: check.curve.clone(), dashed: false, dots: true }];
         let axes = Axes { x_label: "passo h".into(), y_label: "erro relativo".into(), log_x: true, log_y: true, y_range: None };
         self.curve.update(&STEPS, &series, &axes, |x| format!("h = {}", power_of_ten(x.log10().round() as i32)), |y| format_scientific(y, 2));
