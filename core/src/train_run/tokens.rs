@@ -55,18 +55,7 @@ impl Tokens {
 
     /// The validation tail as consecutive windows of `len`, at most `max` of them.
     pub fn validation_batches(&self, len: usize, max: usize) -> Vec<Batch> {
-        if len == 0 || self.validation.len() < 2 {
-            return Vec::new();
-        }
-        let windows = ((self.validation.len() - 1) / len).min(max);
-        (0..windows)
-            .map(|w| Batch {
-                inputs: self.validation[w * len..(w + 1) * len].to_vec(),
-                targets: self.validation[w * len + 1..(w + 1) * len + 1].to_vec(),
-                sequences: 1,
-                len,
-            })
-            .collect()
+        crate::training::data::validation_windows(&self.validation, len, max)
     }
 }
 

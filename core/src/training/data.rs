@@ -88,19 +88,24 @@ impl Corpus {
     /// is left out. Their targets are `validation[1..=windows·len]`, which `bigram_loss`
     /// scores too.
     pub fn validation_batches(&self, len: usize) -> Vec<Batch> {
-        if len == 0 || self.validation.len() < 2 {
-            return Vec::new();
-        }
-        let windows = (self.validation.len() - 1) / len;
-        (0..windows)
-            .map(|w| Batch {
-                inputs: self.validation[w * len..(w + 1) * len].to_vec(),
-                targets: self.validation[w * len + 1..(w + 1) * len + 1].to_vec(),
-                sequences: 1,
-                len,
-            })
-            .collect()
+        validation_windows(&self.validation, len, usize::MAX)
     }
+}
+
+/// `validation` as consecutive windows of `len` (one sequence each), at most `max` of them.
+pub fn validation_windows(validation: &[u32], len: usize, max: usize) -> Vec<Batch> {
+    if len == 0 || validation.len() < 2 {
+        return Vec::new();
+    }
+    let windows = ((validation.len() - 1) / len).min(max);
+    (0..windows)
+        .map(|w| Batch {
+            inputs: validation[w * len..(w + 1) * len].to_vec(),
+            targets: validation[w * len + 1..(w + 1) * len + 1].to_vec(),
+            sequences: 1,
+            len,
+        })
+        .collect()
 }
 
 /// `sequences` random windows of `len` + 1 tokens of `train` (`unit` names them in the
