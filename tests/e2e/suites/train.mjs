@@ -221,6 +221,43 @@ export default async function train({ page, base, mode, browser }) {
       assert(Math.abs(gpu.validation - cpu.validation) <= 1e-3, `validation at step 25: WebGPU ${gpu.validation}, CPU ${cpu.validation}`);
       console.log(`     small model, step 25: validation ${gpu.validation} (WebGPU) / ${cpu.validation} (CPU); ${gpu.rate.toFixed(2)} / ${cpu.rate.toFixed(1)} steps/s`);
     });
+
+    await check(`[${mode}] train: the GPU lost mid-training, the run goes on on the CPU from the last copy of the weights, and the widget says so`, async () => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      // Keeps the page's WebGPU device where the test can destroy it (nothing in the site changes).
+      await context.addInitScript(() => {
+        localStorage.setItem('atencao.backend', 'webgpu');
+        const request = GPUAdapter.prototype.requestDevice;
+        GPUAdapter.prototype.requestDevice = async function (...args) {
+          const device = await request.apply(this, args);
+          (window.__devices ??= []).push(device);
+          return device;
+        };
+      });
+      const fresh = await context.newPage();
+      await fresh.goto(`${base}/${PAGE}`);
+      await fresh.waitForFunction((h) => document.querySelector(h)?.dataset.state === 'ready', HOST, { timeout: 60000 });
+      for (const [control, value] of [['layers', '1'], ['width', '16'], ['heads', '2'], ['context', '16'], ['batch', '4']]) {
+        await edit(fresh, `${HOST} [data-control=${control}]`, value);
+      }
+      await edit(fresh, `${HOST} [data-control=placement]`, 'webgpu', 'change');
+      await fresh.waitForFunction((h) => document.querySelector(`${h} .train-model-info`)?.dataset.parameters < 20000, HOST, { timeout: 30000 });
+      await fresh.click(`${HOST} [data-action=train]`);
+      await fresh.waitForFunction((h) => Number(document.querySelector(h).dataset.steps) >= 30, HOST, { timeout: 120000, polling: 100 });
+      assert(await fresh.getAttribute(HOST, 'data-computed-on') === 'webgpu', 'training on WebGPU');
+      await fresh.evaluate(() => window.__devices.forEach((d) => d.destroy()));
+      await fresh.waitForFunction((h) => document.querySelector(`${h} .train-message`)?.textContent.includes('A GPU falhou'), HOST, { timeout: 60000 });
+      const message = await fresh.textContent(`${HOST} .train-message`);
+      const [, failedAt, resumedAt] = message.match(/passo (\d+).*a partir do passo (\d+)/s) ?? [];
+      assert(failedAt && resumedAt && Number(resumedAt) <= Number(failedAt) && Number(resumedAt) % 25 === 0, message);
+      // Training goes on, on the CPU, past the step it failed at.
+      await fresh.waitForFunction(([h, s]) => Number(document.querySelector(h).dataset.steps) > s + 20, [HOST, Number(failedAt)], { timeout: 60000 });
+      assert(await fresh.getAttribute(HOST, 'data-computed-on') === 'cpu', 'on the CPU after the loss');
+      const status = await readResults(fresh, HOST, 'train-status');
+      assert(status['calculado em'].startsWith('CPU') && status['calculado em'].includes('a GPU falhou'), status['calculado em']);
+      await fresh.click(`${HOST} [data-action=pause]`);
+      await context.close();
+    });
   }
 
   await check(`[${mode}] train: bad input gets a message (empty, one repeated character, NaN size, 5 MB paste)`, async () => {
