@@ -331,4 +331,6 @@ export default async function train({ page, base, mode, browser }) {
     }
     assert(problems.length === 0, problems.join('\n'));
   });
+  // The shared page leaves the training page (and any run or device on it) for the suites after this one.
+  await page.goto('about:blank');
 }
