@@ -7,7 +7,7 @@
 
 use crate::decoder::DecoderWeights;
 use crate::error::{ComputeError, Result};
-use crate::executor::{block_on_ready, Cpu, Executor};
+use crate::executor::{block_on_ready, BackendKind, Cpu, Executor};
 use crate::rng::Rng;
 use crate::training::model::to_safetensors;
 use crate::training::{bigram_loss, uniform_loss, Batch, CharTokenizer, Trainer, TrainerOn};
@@ -37,12 +37,17 @@ fn copy(t: &Trainer) -> Result<Trainer> {
 }
 
 impl<T> Engine<T> {
+    /// Where it computes (a device engine is the site's WebGPU).
+    pub fn kind(&self) -> BackendKind {
+        match self {
+            Engine::Cpu(_) => BackendKind::Cpu,
+            Engine::Device { .. } => BackendKind::WebGpu,
+        }
+    }
+
     /// The name the widget shows ("CPU", "WebGPU").
     pub fn label(&self) -> &'static str {
-        match self {
-            Engine::Cpu(_) => "CPU",
-            Engine::Device { .. } => "WebGPU",
-        }
+        self.kind().label()
     }
 
     /// The weights on the host: the current ones on the CPU, the last copy from a device.

@@ -299,7 +299,7 @@ impl TrainWidget {
                 }
             };
             if !force && widget.run.borrow().is_some() && widget.built_from.borrow().as_ref() == Some(&inputs) {
-                widget.draw_all();
+                widget.draw_now();
                 return Ok(());
             }
             widget.discard();
@@ -336,7 +336,7 @@ impl TrainWidget {
             widget.times.borrow_mut().clear();
             widget.shell.mark(BackendKind::Cpu);
             widget.drawn.set((usize::MAX, usize::MAX));
-            widget.draw_all();
+            widget.draw_now();
             if then_train {
                 widget.start();
             }
@@ -460,16 +460,16 @@ impl TrainWidget {
             }
             other => other.map_err(|e| e.to_string()),
         };
-        self.shell.mark(if run.engine.label() == "CPU" { BackendKind::Cpu } else { BackendKind::WebGpu });
+        self.shell.mark(run.engine.kind());
         *self.run.borrow_mut() = Some(run);
         outcome
     }
 
     async fn steps_until(self: &Rc<Self>, run: &mut TrainRun<GpuTensor>, start: f64) -> crate::core::error::Result<()> {
         let device = self.wanted_device();
-        match (&device, run.engine.label()) {
-            (Some(gpu), "CPU") => run.to_device(&**gpu)?,
-            (None, "WebGPU") => {
+        match (&device, run.engine.kind()) {
+            (Some(gpu), BackendKind::Cpu) => run.to_device(&**gpu)?,
+            (None, BackendKind::WebGpu) => {
                 let gpu = self.shell.ctx.backend.gpu();
                 run.to_cpu(gpu.as_deref()).await?;
             }
@@ -533,10 +533,6 @@ impl TrainWidget {
         self.draw();
     }
 
-    fn draw_all(&self) {
-        self.draw_now();
-    }
-
     /// Steps per second over the recent window (wall clock, drawing and yielding included)
     /// and the mean duration of a plain step (no evaluation or sample) in ms.
     fn rates(&self) -> (Option<f64>, Option<f64>) {
@@ -551,11 +547,12 @@ impl TrainWidget {
     }
 
     /// Where the run computes, and why not on the GPU when the reader might expect it.
-    fn placement_text(&self, on: &str) -> String {
+    fn placement_text(&self, kind: BackendKind) -> String {
         let software = self.shell.ctx.backend.gpu().is_some_and(|g| g.facts().software);
+        let on = kind.label();
         if self.gpu_failed.get() {
             format!("{on} (a GPU falhou)")
-        } else if on == "CPU" && software && self.placement.value() == "auto" {
+        } else if kind == BackendKind::Cpu && software && self.placement.value() == "auto" {
             format!("{on} (a WebGPU daqui é por software, mais lenta para treinar)")
         } else {
             on.to_string()
@@ -573,7 +570,7 @@ impl TrainWidget {
             ("passos".to_string(), run.steps_taken().to_string()),
             ("passos por segundo".to_string(), or_dash(rate, 1)),
             ("ms por passo".to_string(), or_dash(step_ms, 1)),
-            ("calculado em".to_string(), self.placement_text(run.engine.label())),
+            ("calculado em".to_string(), self.placement_text(run.engine.kind())),
             ("perda de treino".to_string(), or_dash(last.and_then(|p| p.train), 4)),
             ("perda de validação".to_string(), or_dash(last.map(|p| p.validation), 4)),
             ("bigrama (validação)".to_string(), format_pt(run.bigram as f32, 4)),
