@@ -3,7 +3,7 @@
 // tests/artifacts/bench-<mode>.json; then the start-up time: navigation to the first widget
 // `ready` on the attention page (queries-keys-values.html), median of 10 fresh loads (new context, no service worker,
 // nothing cached); then the decoder playground generating 100 tokens, its tokens/s against the
-// page's own next-token rate; then one article-sized edit of the attention widget, from the
+// model's own next-token rate (bench.html?medir=decodificador), five pairs taken in turns; then one article-sized edit of the attention widget, from the
 // edit to the frame after it is drawn (median of 5 after 2 warm-ups). The WebGPU run chooses
 // WebGPU (the site would leave SwiftShader aside on its own). Timings are reported, never
 // asserted.
@@ -72,6 +72,7 @@ async function contextFor(browser, mode, options = {}) {
   return context;
 }
 const LOADS = 10;
+const ROUNDS = 5;
 for (const [mode, browserArgs] of Object.entries(MODES).filter(([m]) => WANTED.includes(m))) {
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true, args: browserArgs });
   const page = await (await contextFor(browser, mode)).newPage();
@@ -92,24 +93,34 @@ for (const [mode, browserArgs] of Object.entries(MODES).filter(([m]) => WANTED.i
   }
   times.sort((a, b) => a - b);
   startup[mode] = { median: (times[LOADS / 2 - 1] + times[LOADS / 2]) / 2, min: times[0], max: times[LOADS - 1] };
-  // The playground: 100 tokens from a fixed seed, three times; the rate it shows.
+  // The playground against the model's own next-token rate, in turns under the same load:
+  // bench.html?medir=decodificador (the median of its 7 runs of 16 tokens), then the playground
+  // generating 100 tokens from a fixed seed (the rate it shows); ROUNDS pairs, each its own ratio.
   const host = '[data-widget=decoder]';
   await page.goto(`${base}/decodificador.html?preset=machado&seed=7`);
   await page.locator(host).scrollIntoViewIfNeeded();
   await page.waitForSelector(`${host}[data-state=ready]`, { timeout: 120000 });
-  const rates = [];
-  for (let i = 0; i < 3; i++) {
+  // Opened once the playground is idle: the two pages never compute at the same time.
+  const reference = await (await contextFor(browser, mode)).newPage();
+  await reference.goto(`${base}/bench.html?medir=decodificador`);
+  const pairs = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    await reference.bringToFront();
+    if (round > 0) await reference.click('[data-action=bench-run]');
+    await reference.waitForSelector('.bench[data-bench-state=done], .bench[data-bench-state=error]', { timeout: 600000 });
+    const own = JSON.parse(await reference.textContent('[data-bench-json]')).decoder.decode_tokens_per_s;
+    await page.bringToFront();
     await page.click(`${host} [data-action=restart]`);
     await page.waitForSelector(`${host}[data-state=ready]`, { timeout: 120000 });
     await page.fill(`${host} [data-control=tokens]`, '100');
     await page.click(`${host} [data-action=generate]`);
     await page.waitForSelector(`${host}[data-state=ready]`, { timeout: 600000 });
     const status = await page.textContent(`${host} .widget-backend`);
-    const rate = Number(/([\d.,]+) tokens\/s/.exec(status)[1].replace(/\./g, '').replace(',', '.'));
-    rates.push(rate);
+    const shown = Number(/([\d.,]+) tokens\/s/.exec(status)[1].replace(/\./g, '').replace(',', '.'));
+    pairs.push({ shown, own, ratio: shown / own });
   }
-  rates.sort((a, b) => a - b);
-  playground[mode] = rates[1];
+  await reference.close();
+  playground[mode] = pairs;
   attention[mode] = await attentionEdit(page, base);
   await browser.close();
 }
@@ -127,9 +138,9 @@ for (const [key, label] of (results.webgpu && results.cpu ? [['prompt_tokens_per
   const c = results.cpu.decoder[key];
   console.log(`${pad(label, 58)} ${pad(num(g), 21)} ${pad(num(c), 21)} ${num(g / c)}× (WebGPU/CPU)`);
 }
-for (const [mode, rate] of Object.entries(playground)) {
-  const page = results[mode].decoder.decode_tokens_per_s;
-  console.log(`playground (${mode}): ${num(rate, 1)} tokens/s, mediana de 3 × 100 tokens; bench.html: ${num(page, 1)} tokens/s; razão ${num(rate / page)}`);
+for (const [mode, pairs] of Object.entries(playground)) {
+  const list = (key, d) => pairs.map((p) => num(p[key], d)).join(' ');
+  console.log(`playground (${mode}), ${pairs.length} pares em turnos: mostra ${list('shown', 1)} tokens/s; bench.html?medir=decodificador ${list('own', 1)}; razões ${list('ratio')}; mediana ${num(median(pairs.map((p) => p.ratio)))}`);
 }
 for (const [mode, t] of Object.entries(startup)) {
   console.log(`primeiro widget pronto (${mode}), mediana de ${LOADS} cargas: ${num(t.median, 0)} ms (de ${num(t.min, 0)} a ${num(t.max, 0)})`);

@@ -1021,8 +1021,9 @@ impl DecoderWidget {
         let Some(h) = engine.as_ref().map(Engine::history) else { return };
         let dark = dom::prefers_dark();
         let heads = model.weights.config.n_heads;
+        let side = model.weights.config.context as u32;
         for (i, canvas) in self.thumbs.borrow().iter().enumerate() {
-            paint_thumbnail(canvas, &h.attention[i], dark);
+            paint_thumbnail(canvas, &h.attention[i], side, dark);
             if let Some(button) = canvas.parent_element() {
                 dom::set_attr(&button, "aria-pressed", if self.selected.get() == (i / heads, i % heads) { "true" } else { "false" });
             }
@@ -1084,22 +1085,36 @@ fn user_message(e: ComputeError) -> String {
 
 /// One pixel per (query, key), scaled up by CSS; upper triangle (the future) left blank.
 /// Weights on the fixed 0–1 scale: a weight of 0,3 is as light here as anywhere on the site.
-fn paint_thumbnail(canvas: &HtmlCanvasElement, rows: &[Vec<f32>], dark: bool) {
-    let n = rows.len().max(1) as u32;
-    if canvas.width() != n {
-        canvas.set_width(n);
-        canvas.set_height(n);
+/// Paints a head's causal attention (row i over positions 0..=i) into `canvas`, whose backing
+/// store is `side` pixels square for the whole generation (the model's context): each of the
+/// n × n cells covers side / n pixels. Resizing the canvas as the context grows cost more than
+/// the painting (a new backing store and a layout per thumbnail, 24 per draw).
+fn paint_thumbnail(canvas: &HtmlCanvasElement, rows: &[Vec<f32>], side: u32, dark: bool) {
+    let side = side.max(1);
+    if canvas.width() != side {
+        canvas.set_width(side);
+        canvas.set_height(side);
     }
     let Some(ctx) = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok()) else { return };
-    let mut pixels = vec![0u8; (n * n * 4) as usize];
-    for (r, row) in rows.iter().enumerate() {
-        for (c, &v) in row.iter().enumerate().take(r + 1) {
-            let i = (r * n as usize + c) * 4;
-            pixels[i..i + 3].copy_from_slice(&rgb(false, v, dark));
-            pixels[i + 3] = 255;
+    let (n, side) = (rows.len().max(1), side as usize);
+    let cell_of = |pixel: usize| pixel * n / side;
+    let mut pixels = vec![0u8; side * side * 4];
+    let mut colours: Vec<[u8; 3]> = Vec::new();
+    for (y, line) in pixels.chunks_exact_mut(side * 4).enumerate() {
+        let r = cell_of(y);
+        let Some(row) = rows.get(r) else { continue };
+        // One colour per cell of this row, computed when the row changes.
+        if y == 0 || cell_of(y - 1) != r {
+            colours = row.iter().take(r + 1).map(|&v| rgb(false, v, dark)).collect();
+        }
+        for (x, pixel) in line.chunks_exact_mut(4).enumerate() {
+            if let Some(colour) = colours.get(cell_of(x)) {
+                pixel[..3].copy_from_slice(colour);
+                pixel[3] = 255;
+            }
         }
     }
-    if let Ok(image) = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&pixels), n, n) {
+    if let Ok(image) = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&pixels), side as u32, side as u32) {
         let _ = ctx.put_image_data(&image, 0.0, 0.0);
     }
 }
