@@ -3,7 +3,7 @@
 // tests/artifacts/bench-<mode>.json; then the start-up time: navigation to the first widget
 // `ready` on the attention page (queries-keys-values.html), median of 10 fresh loads (new context, no service worker,
 // nothing cached); then the decoder playground generating 100 tokens, its tokens/s against the
-// model's own next-token rate (bench.html?medir=decodificador), five pairs taken in turns; then one article-sized edit of the attention widget, from the
+// model's own next-token rate (bench.html?medir=decodificador), pairs taken in turns; then one article-sized edit of the attention widget, from the
 // edit to the frame after it is drawn (median of 5 after 2 warm-ups). The WebGPU run chooses
 // WebGPU (the site would leave SwiftShader aside on its own). Timings are reported, never
 // asserted.
@@ -72,7 +72,9 @@ async function contextFor(browser, mode, options = {}) {
   return context;
 }
 const LOADS = 10;
-const ROUNDS = 5;
+// Pairs of the playground and its reference per mode, and the tokens each "Gerar" makes: through
+// SwiftShader a token takes most of a second, so fewer and shorter there.
+const PAIRS = { cpu: { rounds: 5, tokens: 100 }, webgpu: { rounds: 2, tokens: 20 } };
 for (const [mode, browserArgs] of Object.entries(MODES).filter(([m]) => WANTED.includes(m))) {
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true, args: browserArgs });
   const page = await (await contextFor(browser, mode)).newPage();
@@ -95,7 +97,7 @@ for (const [mode, browserArgs] of Object.entries(MODES).filter(([m]) => WANTED.i
   startup[mode] = { median: (times[LOADS / 2 - 1] + times[LOADS / 2]) / 2, min: times[0], max: times[LOADS - 1] };
   // The playground against the model's own next-token rate, in turns under the same load:
   // bench.html?medir=decodificador (the median of its 7 runs of 16 tokens), then the playground
-  // generating 100 tokens from a fixed seed (the rate it shows); ROUNDS pairs, each its own ratio.
+  // generating tokens from a fixed seed (the rate it shows); PAIRS[mode] pairs, each its own ratio.
   const host = '[data-widget=decoder]';
   await page.goto(`${base}/decodificador.html?preset=machado&seed=7`);
   await page.locator(host).scrollIntoViewIfNeeded();
@@ -104,7 +106,7 @@ for (const [mode, browserArgs] of Object.entries(MODES).filter(([m]) => WANTED.i
   const reference = await (await contextFor(browser, mode)).newPage();
   await reference.goto(`${base}/bench.html?medir=decodificador`);
   const pairs = [];
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < PAIRS[mode].rounds; round++) {
     await reference.bringToFront();
     if (round > 0) await reference.click('[data-action=bench-run]');
     await reference.waitForSelector('.bench[data-bench-state=done], .bench[data-bench-state=error]', { timeout: 600000 });
@@ -112,7 +114,7 @@ for (const [mode, browserArgs] of Object.entries(MODES).filter(([m]) => WANTED.i
     await page.bringToFront();
     await page.click(`${host} [data-action=restart]`);
     await page.waitForSelector(`${host}[data-state=ready]`, { timeout: 120000 });
-    await page.fill(`${host} [data-control=tokens]`, '100');
+    await page.fill(`${host} [data-control=tokens]`, String(PAIRS[mode].tokens));
     await page.click(`${host} [data-action=generate]`);
     await page.waitForSelector(`${host}[data-state=ready]`, { timeout: 600000 });
     const status = await page.textContent(`${host} .widget-backend`);
