@@ -3,7 +3,7 @@
 //!
 //! - `context`: `Ctx`, what the widgets of a page share;
 //! - `update`: the update lifecycle (a job on the backend, a newer edit wins, ready or error);
-//! - `hood`: the "por dentro" panel;
+//! - `hood`: the "por dentro" panel; `chain`: linked highlighting along Q·Kᵀ → softmax → ·V;
 //! - `attributes`: data attributes read with warnings; `state`: inputs kept in the address;
 //! - `ui`: inputs (the matrix editor, text and number fields, corpora);
 //! - `draw`: heatmaps, bars, plots, graphs and their table twins.
@@ -15,6 +15,7 @@
 //! same numbers ("ver números").
 
 pub mod attributes;
+pub mod chain;
 pub mod context;
 pub mod draw;
 pub mod hood;

@@ -18,6 +18,7 @@ use crate::core::sequence::presets::three_word_attention;
 
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
+use crate::web::kit::chain::{self, Chain, Queries, Step};
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::MatrixEditor;
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
@@ -42,17 +43,6 @@ fn preset_inputs(id: &str) -> AttentionInputs {
 
 fn weight_row_label(i: usize) -> String {
     format!("linha {}", i + 1)
-}
-
-/// Which matrix a cell is in, for linked highlighting.
-#[derive(Clone, Copy)]
-enum Which {
-    Q,
-    K,
-    V,
-    S,
-    A,
-    O,
 }
 
 struct Views {
@@ -175,10 +165,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         _ => {}
     });
     // Hovering or focusing a result's cell outlines where it came from.
-    let v = &widget.views;
-    for (view, which) in [(&v.q, Which::Q), (&v.k, Which::K), (&v.v, Which::V), (&v.scores, Which::S), (&v.weights, Which::A), (&v.output, Which::O)] {
-        crate::web::kit::on_hover(&widget, view, move |w, cell| w.link(which, cell));
-    }
+    chain::on_hover(&widget, widget.views.all().map(|v| &**v), AttentionWidget::link);
     // The query menu has its options from the start, so the value the state keeper records
     // as the mount's (to tell edits apart) is the example's query, on either backend.
     let tokens: Vec<String> = (0..widget.example.x.rows()).map(token_label).collect();
@@ -187,46 +174,11 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
 }
 
 impl AttentionWidget {
-    /// Outlines, in the matrices a cell was computed from, the rows and columns that made it:
-    /// Q = X·W^Q (row i of X, column j of W^Q), S = Q·Kᵀ (row i of Q, row j of K),
-    /// A = softmax(S) (row i of S), O = A·V (row i of A, column j of V).
-    fn link(&self, which: Which, cell: Option<(usize, usize)>) {
-        let v = &self.views;
-        for view in v.all() {
-            view.highlight(&[], &[]);
-        }
-        for editor in [&self.x, &self.w_q, &self.w_k, &self.w_v] {
-            editor.borrow().highlight(None, None);
-        }
-        let Some((i, j)) = cell else {
-            // At rest, the step-through's query: its row of S, A and the output.
-            if let Ok(q) = self.query.value().parse::<usize>() {
-                for view in [&v.scores, &v.weights, &v.output] {
-                    view.highlight(&[q], &[]);
-                }
-            }
-            return;
-        };
-        match which {
-            Which::Q | Which::K | Which::V => {
-                self.x.borrow().highlight(Some(i), None);
-                let weights = match which {
-                    Which::Q => &self.w_q,
-                    Which::K => &self.w_k,
-                    _ => &self.w_v,
-                };
-                weights.borrow().highlight(None, Some(j));
-            }
-            Which::S => {
-                v.q.highlight(&[i], &[]);
-                v.k.highlight(&[j], &[]);
-            }
-            Which::A => v.scores.highlight(&[i], &[]),
-            Which::O => {
-                v.weights.highlight(&[i], &[]);
-                v.v.highlight(&[], &[j]);
-            }
-        }
+    /// Outlines where a cell came from (`kit::chain`); at rest, the step-through's query.
+    fn link(&self, step: Step, cell: Option<(usize, usize)>) {
+        let chosen = self.query.value().parse::<usize>().ok();
+        let views = self.views.all().map(|v| &**v);
+        Chain { x: &self.x, w: [&self.w_q, &self.w_k, &self.w_v], views, identity: false, queries: Queries::All { chosen } }.link(step, cell);
     }
 
     /// The previous or next query of the step-through.
@@ -261,7 +213,7 @@ impl AttentionWidget {
             dom::append_all(&line, &[&dom::text("strong", "", &label), &dom::text("span", "", &format!(": {text}"))]);
             dom::append(&self.step, &line);
         }
-        self.link(Which::S, None);
+        self.link(Step::Scores, None);
     }
 
     fn resize_tokens(self: &Rc<Self>, grow: bool) {

@@ -19,10 +19,11 @@ use crate::core::Matrix;
 
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
+use crate::web::kit::chain::{self, Chain, Queries, Step};
 use crate::web::kit::ui::live_note;
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{on_hover, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "mask-embeddings", title: "Máscara na atenção: somar −∞ ou multiplicar por 0", mount };
 
@@ -48,17 +49,6 @@ fn mode_of(id: &str) -> MaskMode {
 
 /// The row of the scores view that holds the scores after the mask.
 const MASKED_ROW: usize = 2;
-
-/// Which result a cell is in, for linked highlighting.
-#[derive(Clone, Copy)]
-enum Which {
-    Q,
-    K,
-    V,
-    Scores,
-    Weights,
-    Context,
-}
 
 pub struct MaskEmbeddingsWidget {
     shell: Shell,
@@ -131,48 +121,22 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     shell.recompute_on(&widget, &["change"]);
     shell.on_action(&widget, |w, action| if action == "reset" { w.reset() });
     // Hovering or focusing a result's cell outlines where it came from.
-    for (view, which) in [(&widget.q, Which::Q), (&widget.k, Which::K), (&widget.v, Which::V), (&widget.scores, Which::Scores), (&widget.weights, Which::Weights), (&widget.context, Which::Context)] {
-        on_hover(&widget, view, move |w, cell| w.link(which, cell));
-    }
+    let views = [&widget.q, &widget.k, &widget.v, &widget.scores, &widget.weights, &widget.context].map(|v| &**v);
+    chain::on_hover(&widget, views, MaskEmbeddingsWidget::link);
     Ok(widget)
 }
 
 impl MaskEmbeddingsWidget {
-    /// Outlines, in what a cell was computed from, the rows and columns that made it:
-    /// q_t = e_t·W^Q (row t of E, column j of W^Q), K and V alike (row i of E); a score of
-    /// key i (q_t and row i of K, and M's weight i once masked); α_t (the masked scores);
-    /// c_t = α_t·V (α_t and column j of V).
-    fn link(&self, which: Which, cell: Option<(usize, usize)>) {
-        for view in [&self.q, &self.k, &self.v, &self.scores, &self.weights] {
-            view.highlight(&[], &[]);
-        }
-        for editor in [&self.e, &self.w_q, &self.w_k, &self.w_v, &self.mask] {
-            editor.borrow().highlight(None, None);
-        }
-        let Some((r, c)) = cell else { return };
-        match which {
-            Which::Q | Which::K | Which::V => {
-                let token = if matches!(which, Which::Q) { self.query.value().parse().unwrap_or(0) } else { r };
-                self.e.borrow().highlight(Some(token), None);
-                let weights = match which {
-                    Which::Q => &self.w_q,
-                    Which::K => &self.w_k,
-                    _ => &self.w_v,
-                };
-                weights.borrow().highlight(None, Some(c));
-            }
-            Which::Scores => {
-                self.q.highlight(&[0], &[]);
-                self.k.highlight(&[c], &[]);
-                if r == MASKED_ROW {
-                    self.mask.borrow().highlight(None, Some(c));
-                }
-            }
-            Which::Weights => self.scores.highlight(&[MASKED_ROW], &[]),
-            Which::Context => {
-                self.weights.highlight(&[0], &[]);
-                self.v.highlight(&[], &[c]);
-            }
+    /// Outlines where a cell came from (`kit::chain`, for query t alone: q_t = e_t·W^Q, the
+    /// weights α_t from the masked scores, c_t = α_t·V), and M's weight i for a masked score.
+    fn link(&self, step: Step, cell: Option<(usize, usize)>) {
+        let views = [&self.q, &self.k, &self.v, &self.scores, &self.weights, &self.context].map(|v| &**v);
+        let queries = Queries::One { token: self.query.value().parse().unwrap_or(0), scores_row: MASKED_ROW };
+        Chain { x: &self.e, w: [&self.w_q, &self.w_k, &self.w_v], views, identity: false, queries }.link(step, cell);
+        let mask = self.mask.borrow();
+        mask.highlight(None, None);
+        if let (Step::Scores, Some((MASKED_ROW, c))) = (step, cell) {
+            mask.highlight(None, Some(c));
         }
     }
 

@@ -22,7 +22,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::MatrixEditor;
 use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
-use crate::web::kit::on_hover;
+use crate::web::kit::chain::{self, Chain, Queries, Step};
 use crate::web::kit::ui::live_note;
 use super::numbered;
 
@@ -60,17 +60,6 @@ fn preset(id: &str) -> (StepInputs, Printed) {
         "exemplo-2" => (StepInputs::example_2(), Printed { weights: "0,30; 0,23; 0,47", output: "[0,22; 0,48; 0,77]" }),
         _ => (StepInputs::example_1(), Printed { weights: "0,14; 0,43; 0,43", output: "[0,57; 0,86; 0]" }),
     }
-}
-
-/// Which heatmap a cell is in, for linked highlighting.
-#[derive(Clone, Copy)]
-enum Which {
-    Q,
-    K,
-    V,
-    Scores,
-    Weights,
-    Output,
 }
 
 pub struct StepsWidget {
@@ -166,16 +155,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         "remove-token" => w.resize(false),
         _ => {}
     });
-    for (view, which) in [
-        (&widget.q, Which::Q),
-        (&widget.k, Which::K),
-        (&widget.v, Which::V),
-        (&widget.scores, Which::Scores),
-        (&widget.weights, Which::Weights),
-        (&widget.output, Which::Output),
-    ] {
-        on_hover(&widget, view, move |w, cell| w.link(which, cell));
-    }
+    chain::on_hover(&widget, widget.views().map(|v| &**v), StepsWidget::link);
     Ok(widget)
 }
 
@@ -234,51 +214,12 @@ impl StepsWidget {
         Ok(StepInputs { attention: AttentionInputs { x, w_q, w_k, w_v, causal: self.causal.checked() }, scaled: self.scaled.checked() })
     }
 
-    /// Outlines, in what a cell was computed from, the rows and columns that made it:
-    /// Q = X·W^Q (row i of X, column j of W^Q; likewise K and V), scores = Q·Kᵀ (row i of Q,
-    /// row j of K), α = softmax(scores) (row i of the scores), a = α·V (row i of α, column j of
-    /// V). In Example 1, Q = K = V = X. At rest: the chosen query's row.
-    fn link(&self, which: Which, cell: Option<(usize, usize)>) {
-        for view in self.views() {
-            view.highlight(&[], &[]);
-        }
-        for editor in [&self.x, &self.w_q, &self.w_k, &self.w_v] {
-            editor.borrow().highlight(None, None);
-        }
-        let example_1 = self.is_example_1();
-        let Some((i, j)) = cell else {
-            if let Ok(q) = self.query.value().parse::<usize>() {
-                for view in [&self.scores, &self.weights, &self.output] {
-                    view.highlight(&[q], &[]);
-                }
-            }
-            return;
-        };
-        // Where the keys' and values' rows are drawn: K and V, or X's single picture in Example 1.
-        let (keys, values) = if example_1 { (&self.q, &self.q) } else { (&self.k, &self.v) };
-        match which {
-            Which::Q | Which::K | Which::V => {
-                self.x.borrow().highlight(Some(i), None);
-                if !example_1 {
-                    let w = match which {
-                        Which::Q => &self.w_q,
-                        Which::K => &self.w_k,
-                        _ => &self.w_v,
-                    };
-                    w.borrow().highlight(None, Some(j));
-                }
-            }
-            Which::Scores if example_1 => self.q.highlight(&[i, j], &[]),
-            Which::Scores => {
-                self.q.highlight(&[i], &[]);
-                keys.highlight(&[j], &[]);
-            }
-            Which::Weights => self.scores.highlight(&[i], &[]),
-            Which::Output => {
-                self.weights.highlight(&[i], &[]);
-                values.highlight(&[], &[j]);
-            }
-        }
+    /// Outlines where a cell came from (`kit::chain`; in Example 1, Q = K = V = X); at rest,
+    /// the chosen query's row.
+    fn link(&self, step: Step, cell: Option<(usize, usize)>) {
+        let chosen = self.query.value().parse::<usize>().ok();
+        let (views, identity) = (self.views().map(|v| &**v), self.is_example_1());
+        Chain { x: &self.x, w: [&self.w_q, &self.w_k, &self.w_v], views, identity, queries: Queries::All { chosen } }.link(step, cell);
     }
 
     /// Keeps one query option per token, preserving the choice (x₂ by default, as the chapter).
@@ -378,7 +319,7 @@ impl StepsWidget {
         self.scores.set_title(if inputs.scaled { "Scores QKᵀ/√d_k" } else { "Scores X·Xᵀ (produtos escalares)" });
         self.output.set_title(if example_1 { "Saídas a = α · X" } else { "Saídas a = α · V" });
         self.correction.set_text_content(Some(&self.correction_text(inputs, &step, i)));
-        self.link(Which::Scores, None);
+        self.link(Step::Scores, None);
     }
 
     /// Compares with the chapter when the inputs are its own; otherwise explains the mask.
