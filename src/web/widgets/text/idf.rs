@@ -19,7 +19,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
 use crate::web::kit::{Ctx, Widget, WidgetKind};
 
-use super::corpus::{self, base_select, log_base, CorpusFrame, IdfControls, TextWidget};
+use super::corpus::{base_select, log_base, CorpusFrame, IdfControls, TextWidget};
 
 pub const KIND: WidgetKind = WidgetKind { name: "idf", title: "IDF: cinco variantes e a curva por df", mount };
 
@@ -100,11 +100,5 @@ impl TextWidget for IdfWidget {
             v => format_pt(v as f32, 4),
         };
         self.curve.update(&xs, &series, &axes, |x| format!("{}", x as usize), value);
-    }
-}
-
-impl Widget for IdfWidget {
-    fn recompute(self: Rc<Self>) {
-        corpus::update(self);
     }
 }
