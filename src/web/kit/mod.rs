@@ -97,11 +97,6 @@ pub fn action_of(event: &web_sys::Event) -> String {
     event_element(event).and_then(|e| e.get_attribute("data-action")).unwrap_or_default()
 }
 
-/// Whether an event came from a cell of a matrix editor.
-pub fn from_editor_cell(event: &web_sys::Event) -> bool {
-    event_element(event).is_some_and(|e| e.class_list().contains("editor-cell"))
-}
-
 /// Puts `host` in the error state with a visible message (as text, never HTML).
 pub fn show_error(host: &HtmlElement, message: &str) {
     dom::set_attr(host, "data-state", "error");
