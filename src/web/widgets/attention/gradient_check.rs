@@ -336,13 +336,7 @@ impl GradientCheckWidget {
         // The caption stays outside the scrolling box, so a phone sees it whole.
         let caption = dom::text("p", "table-caption", &format!("Cada tensor de pesos: a entrada de maior |gradiente|, pela retropropagação e por diferenças centrais (h = {h_text})"));
         dom::set_attr(&table, "aria-label", "Cada tensor de pesos: retropropagação contra diferenças centrais");
-        let head = dom::el("tr", "");
-        for title in ["tensor", "entrada", "retropropagação", "diferenças", "erro relativo"] {
-            let th = dom::text("th", "", title);
-            dom::set_attr(&th, "scope", "col");
-            dom::append(&head, &th);
-        }
-        dom::append(&table, &head);
+        dom::append(&table, &dom::header_row(&["tensor", "entrada", "retropropagação", "diferenças", "erro relativo"]));
         for probe in &check.probes {
             let tr = dom::el("tr", "");
             let name = dom::text("th", "tensor-name", &probe.tensor);

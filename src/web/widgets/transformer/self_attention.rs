@@ -247,18 +247,10 @@ impl StepsWidget {
         let score_head = if scaled { format!("÷√d_k = ÷{}", format_pt(trace.divisor, 4)) } else { "score".to_string() };
         let dot_head = format!("{}{}·{key_name}ⱼ", if example_1 { "x" } else { "q" }, dom::subscript(i + 1));
         dom::append(&table, &dom::text("caption", "", &format!("Consulta {}: cada passo para cada chave j", token(i))));
-        let head = dom::el("tr", "");
-        for h in ["j", &format!("{key_name}ⱼ"), &dot_head, &score_head, "exp", "α", &format!("α·{value_name}ⱼ")] {
-            let th = dom::notation("th", "", h);
-            dom::set_attr(&th, "scope", "col");
-            dom::append(&head, &th);
-        }
-        dom::append(&table, &head);
+        dom::append(&table, &dom::header_row(&["j", &format!("{key_name}ⱼ"), &dot_head, &score_head, "exp", "α", &format!("α·{value_name}ⱼ")]));
         let row = |class: &str, label: &str, cells: [(&str, String); 6]| {
             let tr = dom::el("tr", class);
-            let th = dom::text("th", "", label);
-            dom::set_attr(&th, "scope", "row");
-            dom::append(&tr, &th);
+            dom::append(&tr, &dom::th(label, "row"));
             for (col, text) in cells {
                 let td = dom::text("td", "", &text);
                 dom::set_attr(&td, "data-col", col);
