@@ -35,13 +35,35 @@ pub enum Queries {
     One { token: usize, scores_row: usize },
 }
 
+/// The chain's six heatmaps.
+pub struct Views {
+    pub q: Rc<MatrixView>,
+    pub k: Rc<MatrixView>,
+    pub v: Rc<MatrixView>,
+    pub scores: Rc<MatrixView>,
+    pub weights: Rc<MatrixView>,
+    pub output: Rc<MatrixView>,
+}
+
+impl Views {
+    /// The six heatmaps, in `Step` order, each from its (key, title, subtitle).
+    pub fn new(made: [(&str, &str, &str); 6]) -> Views {
+        let [q, k, v, scores, weights, output] = made.map(|(key, title, subtitle)| MatrixView::new(key, title, subtitle));
+        Views { q, k, v, scores, weights, output }
+    }
+
+    /// The six, in `Step` order.
+    pub fn all(&self) -> [&MatrixView; 6] {
+        [&self.q, &self.k, &self.v, &self.scores, &self.weights, &self.output]
+    }
+}
+
 /// Where a widget draws the chain.
 pub struct Chain<'a> {
     pub x: &'a RefCell<MatrixEditor>,
     /// W^Q, W^K, W^V.
     pub w: [&'a RefCell<MatrixEditor>; 3],
-    /// Q, K, V, scores, weights, output (in `Step` order).
-    pub views: [&'a MatrixView; 6],
+    pub views: &'a Views,
     /// Q = K = V = X, drawn once in Q's view: no projection to outline.
     pub identity: bool,
     pub queries: Queries,
@@ -50,13 +72,13 @@ pub struct Chain<'a> {
 impl Chain<'_> {
     /// Clears every outline, then outlines what `cell` of `step` was computed from.
     pub fn link(&self, step: Step, cell: Option<(usize, usize)>) {
-        for view in self.views {
+        for view in self.views.all() {
             view.highlight(&[], &[]);
         }
         for editor in [self.x].iter().chain(&self.w) {
             editor.borrow().highlight(None, None);
         }
-        let [q, k, v, scores, weights, output] = self.views;
+        let [q, k, v, scores, weights, output] = self.views.all();
         let Some((i, j)) = cell else {
             if let Queries::All { chosen: Some(t) } = self.queries {
                 for view in [scores, weights, output] {
@@ -93,10 +115,10 @@ impl Chain<'_> {
     }
 }
 
-/// Hovering or focusing a cell of any of the six views (in `Step` order) hands its step and the
-/// cell (or `None`) to `link`. Holds the widget weakly.
-pub fn on_hover<W: 'static>(widget: &Rc<W>, views: [&MatrixView; 6], link: fn(&W, Step, Option<(usize, usize)>)) {
-    for (view, step) in views.into_iter().zip(STEPS) {
+/// Hovering or focusing a cell of any of the six views hands its step and the cell (or `None`)
+/// to `link`. Holds the widget weakly.
+pub fn on_hover<W: 'static>(widget: &Rc<W>, views: &Views, link: fn(&W, Step, Option<(usize, usize)>)) {
+    for (view, step) in views.all().into_iter().zip(STEPS) {
         super::on_hover(widget, view, move |w, cell| link(w, step, cell));
     }
 }

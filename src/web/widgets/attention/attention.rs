@@ -18,7 +18,7 @@ use crate::core::sequence::presets::three_word_attention;
 
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::chain::{self, Chain, Queries, Step};
+use crate::web::kit::chain::{self, Chain, Queries, Step, Views};
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::MatrixEditor;
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
@@ -43,21 +43,6 @@ fn preset_inputs(id: &str) -> AttentionInputs {
 
 fn weight_row_label(i: usize) -> String {
     format!("linha {}", i + 1)
-}
-
-struct Views {
-    q: Rc<MatrixView>,
-    k: Rc<MatrixView>,
-    v: Rc<MatrixView>,
-    scores: Rc<MatrixView>,
-    weights: Rc<MatrixView>,
-    output: Rc<MatrixView>,
-}
-
-impl Views {
-    fn all(&self) -> [&Rc<MatrixView>; 6] {
-        [&self.q, &self.k, &self.v, &self.scores, &self.weights, &self.output]
-    }
 }
 
 pub struct AttentionWidget {
@@ -121,14 +106,14 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let reset = dom::button("restaurar exemplo", "reset");
     shell.control(&[&causal_label, &stepper, &add, &remove, &reset]);
 
-    let views = Views {
-        q: MatrixView::new("q", "Q = X·W^Q", ""),
-        k: MatrixView::new("k", "K = X·W^K", ""),
-        v: MatrixView::new("v", "V = X·W^V", ""),
-        scores: MatrixView::new("scores", "S = Q·Kᵀ/√d_k", ""),
-        weights: MatrixView::new("weights", "A = softmax(S)", " cada linha soma 1"),
-        output: MatrixView::new("output", "Saída = A·V", ""),
-    };
+    let views = Views::new([
+        ("q", "Q = X·W^Q", ""),
+        ("k", "K = X·W^K", ""),
+        ("v", "V = X·W^V", ""),
+        ("scores", "S = Q·Kᵀ/√d_k", ""),
+        ("weights", "A = softmax(S)", " cada linha soma 1"),
+        ("output", "Saída = A·V", ""),
+    ]);
     for view in views.all() {
         dom::append(&shell.outputs, &view.root);
     }
@@ -165,7 +150,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         _ => {}
     });
     // Hovering or focusing a result's cell outlines where it came from.
-    chain::on_hover(&widget, widget.views.all().map(|v| &**v), AttentionWidget::link);
+    chain::on_hover(&widget, &widget.views, AttentionWidget::link);
     // The query menu has its options from the start, so the value the state keeper records
     // as the mount's (to tell edits apart) is the example's query, on either backend.
     let tokens: Vec<String> = (0..widget.example.x.rows()).map(token_label).collect();
@@ -177,8 +162,7 @@ impl AttentionWidget {
     /// Outlines where a cell came from (`kit::chain`); at rest, the step-through's query.
     fn link(&self, step: Step, cell: Option<(usize, usize)>) {
         let chosen = self.query.value().parse::<usize>().ok();
-        let views = self.views.all().map(|v| &**v);
-        Chain { x: &self.x, w: [&self.w_q, &self.w_k, &self.w_v], views, identity: false, queries: Queries::All { chosen } }.link(step, cell);
+        Chain { x: &self.x, w: [&self.w_q, &self.w_k, &self.w_v], views: &self.views, identity: false, queries: Queries::All { chosen } }.link(step, cell);
     }
 
     /// The previous or next query of the step-through.

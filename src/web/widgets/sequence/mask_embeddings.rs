@@ -19,7 +19,7 @@ use crate::core::Matrix;
 
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::chain::{self, Chain, Queries, Step};
+use crate::web::kit::chain::{self, Chain, Queries, Step, Views};
 use crate::web::kit::ui::live_note;
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::MatrixEditor;
@@ -60,13 +60,9 @@ pub struct MaskEmbeddingsWidget {
     query: HtmlSelectElement,
     mode: HtmlSelectElement,
     notice: HtmlElement,
-    q: Rc<MatrixView>,
-    k: Rc<MatrixView>,
-    v: Rc<MatrixView>,
-    scores: Rc<MatrixView>,
-    weights: Rc<MatrixView>,
+    /// Q, K, V, the scores, the weights and the context c_t (the chain's output).
+    views: Views,
     bars: BarView,
-    context: Rc<MatrixView>,
 }
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
@@ -91,13 +87,16 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let reset = dom::button("restaurar exemplo", "reset");
     shell.control(&[&query_label, &mode_label, &reset]);
     let notice = live_note("note wide");
-    let q = MatrixView::new("q", "q_t = e_t · W^Q", "");
-    let k = MatrixView::new("k", "K = E · W^K", "");
-    let v = MatrixView::new("v", "V = E · W^V", "");
-    let scores = MatrixView::new("scores", "Scores de q_t", " produto, ÷ √dₖ, depois da máscara");
-    let weights = MatrixView::new("weights", "α_t = softmax", " soma 1");
+    let views = Views::new([
+        ("q", "q_t = e_t · W^Q", ""),
+        ("k", "K = E · W^K", ""),
+        ("v", "V = E · W^V", ""),
+        ("scores", "Scores de q_t", " produto, ÷ √dₖ, depois da máscara"),
+        ("weights", "α_t = softmax", " soma 1"),
+        ("context", "c_t = Σ_i α_{ti} v_i", ""),
+    ]);
     let bars = BarView::new("alpha", "").probabilities();
-    let context = MatrixView::new("context", "c_t = Σ_i α_{ti} v_i", "");
+    let [q, k, v, scores, weights, context] = views.all();
     dom::append_all(&shell.outputs, &[&notice, &q.root, &k.root, &v.root, &scores.root, &weights.root, &bars.root, &context.root]);
     let widget = Rc::new(MaskEmbeddingsWidget {
         shell,
@@ -109,20 +108,14 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         query,
         mode,
         notice,
-        q,
-        k,
-        v,
-        scores,
-        weights,
+        views,
         bars,
-        context,
     });
     let shell = &widget.shell;
     shell.recompute_on(&widget, &["change"]);
     shell.on_action(&widget, |w, action| if action == "reset" { w.reset() });
     // Hovering or focusing a result's cell outlines where it came from.
-    let views = [&widget.q, &widget.k, &widget.v, &widget.scores, &widget.weights, &widget.context].map(|v| &**v);
-    chain::on_hover(&widget, views, MaskEmbeddingsWidget::link);
+    chain::on_hover(&widget, &widget.views, MaskEmbeddingsWidget::link);
     Ok(widget)
 }
 
@@ -130,9 +123,8 @@ impl MaskEmbeddingsWidget {
     /// Outlines where a cell came from (`kit::chain`, for query t alone: q_t = e_t·W^Q, the
     /// weights α_t from the masked scores, c_t = α_t·V), and M's weight i for a masked score.
     fn link(&self, step: Step, cell: Option<(usize, usize)>) {
-        let views = [&self.q, &self.k, &self.v, &self.scores, &self.weights, &self.context].map(|v| &**v);
         let queries = Queries::One { token: self.query.value().parse().unwrap_or(0), scores_row: MASKED_ROW };
-        Chain { x: &self.e, w: [&self.w_q, &self.w_k, &self.w_v], views, identity: false, queries }.link(step, cell);
+        Chain { x: &self.e, w: [&self.w_q, &self.w_k, &self.w_v], views: &self.views, identity: false, queries }.link(step, cell);
         let mask = self.mask.borrow();
         mask.highlight(None, None);
         if let (Step::Scores, Some((MASKED_ROW, c))) = (step, cell) {
@@ -181,11 +173,11 @@ impl MaskEmbeddingsWidget {
         let show = |view: &MatrixView, m: Matrix, rows: Vec<String>, cols: Vec<String>, scale| {
             view.update(HeatmapData { matrix: m, row_labels: rows, col_labels: cols, scale, masked: None });
         };
-        show(&self.q, row(&out.q), vec![format!("q{}", dom::subscript(t))], dims(out.q.len()), Scale::Signed);
+        show(&self.views.q, row(&out.q), vec![format!("q{}", dom::subscript(t))], dims(out.q.len()), Scale::Signed);
         let keys: Vec<String> = (0..n).map(|i| format!("k{}", dom::subscript(i))).collect();
         let values: Vec<String> = (0..n).map(|i| format!("v{}", dom::subscript(i))).collect();
-        show(&self.k, out.k.clone(), keys, dims(out.k.cols()), Scale::Signed);
-        show(&self.v, out.v.clone(), values, dims(out.v.cols()), Scale::Signed);
+        show(&self.views.k, out.k.clone(), keys, dims(out.k.cols()), Scale::Signed);
+        show(&self.views.v, out.v.clone(), values, dims(out.v.cols()), Scale::Signed);
         let mut scores = Matrix::zeros(MASKED_ROW + 1, n);
         for i in 0..n {
             scores.set(0, i, out.dot[i]);
@@ -193,17 +185,17 @@ impl MaskEmbeddingsWidget {
             scores.set(MASKED_ROW, i, out.masked_scores[i]);
         }
         let d_k = out.q.len();
-        self.scores.update(HeatmapData {
+        self.views.scores.update(HeatmapData {
             matrix: scores,
             row_labels: vec!["q·k".into(), format!("÷ √{d_k}"), "com máscara".into()],
             col_labels: tokens.clone(),
             scale: Scale::Signed,
             masked: None,
         });
-        show(&self.weights, row(&out.weights), vec![format!("α{}", dom::subscript(t))], tokens.clone(), Scale::Probability);
+        show(&self.views.weights, row(&out.weights), vec![format!("α{}", dom::subscript(t))], tokens.clone(), Scale::Probability);
         let bar_labels: Vec<String> = (0..n).map(|i| format!("posição {i} (m = {})", format_pt(job.mask[i], 2))).collect();
         self.bars.update(&format!("Pesos de atenção da posição {t}"), &bar_labels, &out.weights);
-        show(&self.context, row(&out.context), vec![format!("c{}", dom::subscript(t))], dims(out.context.len()), Scale::Signed);
+        show(&self.views.output, row(&out.context), vec![format!("c{}", dom::subscript(t))], dims(out.context.len()), Scale::Signed);
         let leaked: f32 = job.mask.iter().zip(&out.weights).filter(|(m, _)| **m == 0.0).map(|(_, a)| *a).sum();
         let note = match job.mode {
             MaskMode::Multiplicative if leaked > 0.0 => format!(

@@ -19,10 +19,10 @@ use crate::core::transformer::self_attention::{identity, QueryStep, StepInputs, 
 
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
+use crate::web::kit::draw::{BarView, HeatmapData, Scale};
 use crate::web::kit::ui::MatrixEditor;
 use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
-use crate::web::kit::chain::{self, Chain, Queries, Step};
+use crate::web::kit::chain::{self, Chain, Queries, Step, Views};
 use crate::web::kit::ui::live_note;
 use super::numbered;
 
@@ -75,12 +75,7 @@ pub struct StepsWidget {
     steps: HtmlElement,
     correction: HtmlElement,
     bars: BarView,
-    q: Rc<MatrixView>,
-    k: Rc<MatrixView>,
-    v: Rc<MatrixView>,
-    scores: Rc<MatrixView>,
-    weights: Rc<MatrixView>,
-    output: Rc<MatrixView>,
+    views: Views,
 }
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
@@ -113,13 +108,18 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let steps = dom::el("div", "steps wide");
     let correction = live_note("correction wide");
     let bars = BarView::new("weights", "").probabilities();
-    let q = MatrixView::new("q", "Q = X·W^Q", "");
-    let k = MatrixView::new("k", "K = X·W^K", "");
-    let v = MatrixView::new("v", "V = X·W^V", "");
-    let scores = MatrixView::new("scores", "Scores", "");
-    let weights = MatrixView::new("weights", "Pesos α = softmax(scores)", " cada linha soma 1");
-    let output = MatrixView::new("output", "Saídas a = α · V", "");
-    dom::append_all(&shell.outputs, &[&steps, &correction, &bars.root, &q.root, &k.root, &v.root, &scores.root, &weights.root, &output.root]);
+    let views = Views::new([
+        ("q", "Q = X·W^Q", ""),
+        ("k", "K = X·W^K", ""),
+        ("v", "V = X·W^V", ""),
+        ("scores", "Scores", ""),
+        ("weights", "Pesos α = softmax(scores)", " cada linha soma 1"),
+        ("output", "Saídas a = α · V", ""),
+    ]);
+    dom::append_all(&shell.outputs, &[&steps, &correction, &bars.root]);
+    for view in views.all() {
+        dom::append(&shell.outputs, &view.root);
+    }
 
     let widget = Rc::new(StepsWidget {
         shell,
@@ -134,12 +134,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         steps,
         correction,
         bars,
-        q,
-        k,
-        v,
-        scores,
-        weights,
-        output,
+        views,
     });
     widget.show_projections();
     let shell = &widget.shell;
@@ -155,17 +150,13 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         "remove-token" => w.resize(false),
         _ => {}
     });
-    chain::on_hover(&widget, widget.views().map(|v| &**v), StepsWidget::link);
+    chain::on_hover(&widget, &widget.views, StepsWidget::link);
     Ok(widget)
 }
 
 impl StepsWidget {
     fn is_example_1(&self) -> bool {
         self.preset.value() != "exemplo-2"
-    }
-
-    fn views(&self) -> [&Rc<MatrixView>; 6] {
-        [&self.q, &self.k, &self.v, &self.scores, &self.weights, &self.output]
     }
 
     /// Example 1 has no projections: the identity matrices are hidden, and Q, K and V are X
@@ -175,9 +166,9 @@ impl StepsWidget {
         for e in [&self.w_q, &self.w_k, &self.w_v] {
             e.borrow().root.set_hidden(example_1);
         }
-        self.k.root.set_hidden(example_1);
-        self.v.root.set_hidden(example_1);
-        self.q.set_title(if example_1 { "Q = K = V = X" } else { "Q = X·W^Q" });
+        self.views.k.root.set_hidden(example_1);
+        self.views.v.root.set_hidden(example_1);
+        self.views.q.set_title(if example_1 { "Q = K = V = X" } else { "Q = X·W^Q" });
     }
 
     fn load_preset(&self) {
@@ -218,8 +209,8 @@ impl StepsWidget {
     /// the chosen query's row.
     fn link(&self, step: Step, cell: Option<(usize, usize)>) {
         let chosen = self.query.value().parse::<usize>().ok();
-        let (views, identity) = (self.views().map(|v| &**v), self.is_example_1());
-        Chain { x: &self.x, w: [&self.w_q, &self.w_k, &self.w_v], views, identity, queries: Queries::All { chosen } }.link(step, cell);
+        let identity = self.is_example_1();
+        Chain { x: &self.x, w: [&self.w_q, &self.w_k, &self.w_v], views: &self.views, identity, queries: Queries::All { chosen } }.link(step, cell);
     }
 
     /// Keeps one query option per token, preserving the choice (x₂ by default, as the chapter).
@@ -300,16 +291,16 @@ impl StepsWidget {
 
         let tokens: Vec<String> = (0..t).map(token).collect();
         self.bars.update(&format!("Pesos da consulta {}", token(i)), &tokens, &step.weights);
-        for (view, m) in [(&self.q, &trace.q), (&self.k, &trace.k), (&self.v, &trace.v)] {
+        for (view, m) in [(&self.views.q, &trace.q), (&self.views.k, &trace.k), (&self.views.v, &trace.v)] {
             view.show(m, tokens.clone(), numbered(m.cols()), Scale::Signed);
         }
         let mask = trace.causal.then(|| Box::new(|r: usize, c: usize| c > r) as Box<dyn Fn(usize, usize) -> bool>);
-        self.scores.update(HeatmapData { matrix: trace.scores.clone(), row_labels: tokens.clone(), col_labels: tokens.clone(), scale: Scale::Signed, masked: mask });
-        self.weights.show(&trace.weights, tokens.clone(), tokens.clone(), Scale::Probability);
-        self.output.show(&trace.output, tokens, numbered(trace.output.cols()), Scale::Signed);
+        self.views.scores.update(HeatmapData { matrix: trace.scores.clone(), row_labels: tokens.clone(), col_labels: tokens.clone(), scale: Scale::Signed, masked: mask });
+        self.views.weights.show(&trace.weights, tokens.clone(), tokens.clone(), Scale::Probability);
+        self.views.output.show(&trace.output, tokens, numbered(trace.output.cols()), Scale::Signed);
         let example_1 = self.is_example_1();
-        self.scores.set_title(if inputs.scaled { "Scores QKᵀ/√d_k" } else { "Scores X·Xᵀ (produtos escalares)" });
-        self.output.set_title(if example_1 { "Saídas a = α · X" } else { "Saídas a = α · V" });
+        self.views.scores.set_title(if inputs.scaled { "Scores QKᵀ/√d_k" } else { "Scores X·Xᵀ (produtos escalares)" });
+        self.views.output.set_title(if example_1 { "Saídas a = α · X" } else { "Saídas a = α · V" });
         self.correction.set_text_content(Some(&self.correction_text(inputs, &step, i)));
         self.link(Step::Scores, None);
     }
