@@ -20,7 +20,7 @@ use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::chain::{self, Chain, Queries, Step, Views};
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
-use crate::web::kit::ui::MatrixEditor;
+use crate::web::kit::ui::{numbered_row, MatrixEditor};
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "attention", title: "Atenção com Q, K e V", mount };
@@ -32,17 +32,12 @@ fn token_label(i: usize) -> String {
     format!("x{}", dom::subscript(i + 1))
 }
 
-
 /// The example named by `data-preset`.
 fn preset_inputs(id: &str) -> AttentionInputs {
     match id {
         "prestando-e5" => three_word_attention(),
         _ => textbook_example_2(),
     }
-}
-
-fn weight_row_label(i: usize) -> String {
-    format!("linha {}", i + 1)
 }
 
 pub struct AttentionWidget {
@@ -83,9 +78,9 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let shell = Shell::new(ctx, host, &KIND);
     let x = MatrixEditor::new("x", "X (tokens)", &example.x, token_label);
     x.resized_by("add-token", "remove-token");
-    let w_q = MatrixEditor::new("w_q", "W^Q", &example.w_q, weight_row_label);
-    let w_k = MatrixEditor::new("w_k", "W^K", &example.w_k, weight_row_label);
-    let w_v = MatrixEditor::new("w_v", "W^V", &example.w_v, weight_row_label);
+    let w_q = MatrixEditor::new("w_q", "W^Q", &example.w_q, numbered_row);
+    let w_k = MatrixEditor::new("w_k", "W^K", &example.w_k, numbered_row);
+    let w_v = MatrixEditor::new("w_v", "W^V", &example.w_v, numbered_row);
     dom::append_all(&shell.inputs, &[&x.root, &w_q.root, &w_k.root, &w_v.root]);
 
     let (causal_label, causal) = dom::checkbox(" máscara causal (cada token só vê os anteriores)", "causal", causal_default);
@@ -225,7 +220,6 @@ impl AttentionWidget {
         self.causal.set_checked(self.causal_default);
         self.clone().recompute();
     }
-
 
     /// Keeps one option per token, preserving the choice (default x₂, the textbook's query).
     fn sync_query_options(&self, tokens: &[String]) -> usize {

@@ -22,17 +22,13 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::chain::{self, Chain, Queries, Step, Views};
 use crate::web::kit::ui::live_note;
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
-use crate::web::kit::ui::MatrixEditor;
+use crate::web::kit::ui::{numbered_row, MatrixEditor};
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "mask-embeddings", title: "Máscara na atenção: somar −∞ ou multiplicar por 0", mount };
 
 fn token_label(i: usize) -> String {
     format!("e{}", dom::subscript(i))
-}
-
-fn weight_row(i: usize) -> String {
-    format!("linha {}", i + 1)
 }
 
 fn mask_row(_: usize) -> String {
@@ -70,9 +66,9 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let mode0 = attrs.choice("data-mode");
     let shell = Shell::new(ctx, host, &KIND);
     let e = MatrixEditor::new("e", "E (embeddings, uma linha por token)", &example.x, token_label);
-    let w_q = MatrixEditor::new("w_q", "W^Q", &example.w_q, weight_row);
-    let w_k = MatrixEditor::new("w_k", "W^K", &example.w_k, weight_row);
-    let w_v = MatrixEditor::new("w_v", "W^V", &example.w_v, weight_row);
+    let w_q = MatrixEditor::new("w_q", "W^Q", &example.w_q, numbered_row);
+    let w_k = MatrixEditor::new("w_k", "W^K", &example.w_k, numbered_row);
+    let w_v = MatrixEditor::new("w_v", "W^V", &example.w_v, numbered_row);
     let mask_m = Matrix::from_vec(1, example.mask.len(), example.mask.clone()).map_err(|e| e.to_string())?;
     let mask = MatrixEditor::new("mask", "máscara M (um peso de 0 a 1 por token)", &mask_m, mask_row);
     dom::append_all(&shell.inputs, &[&e.root, &w_q.root, &w_k.root, &w_v.root, &mask.root]);

@@ -20,7 +20,7 @@ use crate::core::transformer::self_attention::{identity, QueryStep, StepInputs, 
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{BarView, HeatmapData, Scale};
-use crate::web::kit::ui::MatrixEditor;
+use crate::web::kit::ui::{numbered_row, MatrixEditor};
 use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
 use crate::web::kit::chain::{self, Chain, Queries, Step, Views};
 use crate::web::kit::ui::live_note;
@@ -32,10 +32,6 @@ const MAX_TOKENS: usize = 8;
 
 fn token(i: usize) -> String {
     format!("x{}", dom::subscript(i + 1))
-}
-
-fn weight_row(i: usize) -> String {
-    format!("linha {}", i + 1)
 }
 
 fn vector(values: &[f32]) -> String {
@@ -86,9 +82,9 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let a = &inputs.attention;
     let x = MatrixEditor::new("x", "X (um token por linha)", &a.x, token);
     x.resized_by("add-token", "remove-token");
-    let w_q = MatrixEditor::new("w_q", "W^Q", &a.w_q, weight_row);
-    let w_k = MatrixEditor::new("w_k", "W^K", &a.w_k, weight_row);
-    let w_v = MatrixEditor::new("w_v", "W^V", &a.w_v, weight_row);
+    let w_q = MatrixEditor::new("w_q", "W^Q", &a.w_q, numbered_row);
+    let w_k = MatrixEditor::new("w_k", "W^K", &a.w_k, numbered_row);
+    let w_v = MatrixEditor::new("w_v", "W^V", &a.w_v, numbered_row);
     dom::append_all(&shell.inputs, &[&x.root, &w_q.root, &w_k.root, &w_v.root]);
 
     let options = [
