@@ -107,18 +107,11 @@ fn attribute_table(doc: &WidgetDoc) -> HtmlElement {
     }
     let table = dom::el("table", "catalogue-attributes");
     dom::append(&table, &dom::text("caption", "", "Atributos"));
-    let head = dom::el("tr", "");
-    for label in ["atributo", "o que define", "valores"] {
-        let th = dom::text("th", "", label);
-        dom::set_attr(&th, "scope", "col");
-        dom::append(&head, &th);
-    }
-    dom::append(&table, &head);
+    dom::append(&table, &dom::header_row(&["atributo", "o que define", "valores"]));
     for attribute in doc.attributes {
         let tr = dom::el("tr", "");
         dom::set_attr(&tr, "data-attribute", attribute.name);
-        let th = dom::el("th", "");
-        dom::set_attr(&th, "scope", "row");
+        let th = dom::th("", "row");
         dom::append(&th, &dom::text("code", "", attribute.name));
         dom::append_all(&tr, &[&th, &dom::text("td", "", attribute.meaning), &dom::text("td", "", attribute.values)]);
         dom::append(&table, &tr);

@@ -30,6 +30,24 @@ pub fn text(tag: &str, class: &str, content: &str) -> HtmlElement {
     element
 }
 
+/// A header cell `<th scope="col|row">` with `content` as its text.
+pub fn th(content: &str, scope: &str) -> HtmlElement {
+    let th = text("th", "", content);
+    set_attr(&th, "scope", scope);
+    th
+}
+
+/// A table's header row: one column header (`scope="col"`) per label, notation typeset.
+pub fn header_row(labels: &[&str]) -> HtmlElement {
+    let head = el("tr", "");
+    for label in labels {
+        let th = notation("th", "", label);
+        set_attr(&th, "scope", "col");
+        append(&head, &th);
+    }
+    head
+}
+
 pub fn append(parent: &Element, child: &Element) {
     parent.append_child(child).expect("append to a live element");
 }
@@ -172,9 +190,7 @@ pub fn results_table(key: &str, caption: &str, rows: &[(String, String)]) -> Htm
     append(&table, &text("caption", "", caption));
     for (label, value) in rows {
         let tr = el("tr", "");
-        let th = text("th", "", label);
-        set_attr(&th, "scope", "row");
-        append_all(&tr, &[&th, &text("td", "", value)]);
+        append_all(&tr, &[&th(label, "row"), &text("td", "", value)]);
         append(&table, &tr);
     }
     table

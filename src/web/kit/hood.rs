@@ -450,16 +450,12 @@ impl Panel {
         for m in [first, second] {
             let tr = dom::el("tr", "");
             dom::set_attrs(&tr, &[("data-backend", m.trace.backend.attr()), ("data-ms", &m.per_run_ms.to_string())]);
-            let th = dom::text("th", "", m.trace.backend.label());
-            dom::set_attr(&th, "scope", "row");
-            dom::append_all(&tr, &[&th, &dom::text("td", "", &avg_ms(m.per_run_ms))]);
+            dom::append_all(&tr, &[&dom::th(m.trace.backend.label(), "row"), &dom::text("td", "", &avg_ms(m.per_run_ms))]);
             dom::append(&table, &tr);
         }
         let tr = dom::el("tr", "");
         dom::set_attr(&tr, "data-row", "max-diff");
-        let th = dom::text("th", "", "maior diferença |Δ|");
-        dom::set_attr(&th, "scope", "row");
-        dom::append_all(&tr, &[&th, &dom::text("td", "", &format_scientific(diff.max_abs))]);
+        dom::append_all(&tr, &[&dom::th("maior diferença |Δ|", "row"), &dom::text("td", "", &format_scientific(diff.max_abs))]);
         dom::append(&table, &tr);
         dom::append(out, &table);
 
@@ -570,14 +566,8 @@ pub fn ms_value(ms: f64) -> String {
 fn ops_table(records: &[(usize, &OpRecord)], kind: BackendKind) -> HtmlElement {
     let table = dom::el("table", "hood-ops");
     dom::set_attr(&table, "data-hood", "ops");
-    let head = dom::el("tr", "");
     let time_header = format!("tempo ({})", kind.label());
-    for h in ["#", "operação", "kernel (GPU)", "função (CPU)", "entradas → saída", "parâmetros", time_header.as_str()] {
-        let th = dom::text("th", "", h);
-        dom::set_attr(&th, "scope", "col");
-        dom::append(&head, &th);
-    }
-    dom::append(&table, &head);
+    dom::append(&table, &dom::header_row(&["#", "operação", "kernel (GPU)", "função (CPU)", "entradas → saída", "parâmetros", &time_header]));
     for (i, record) in records {
         let kernel = kernel_of(record);
         let tr = dom::el("tr", "");

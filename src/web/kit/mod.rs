@@ -3,7 +3,7 @@
 //!
 //! - `context`: `Ctx`, what the widgets of a page share;
 //! - `update`: the update lifecycle (a job on the backend, a newer edit wins, ready or error);
-//! - `hood`: the "por dentro" panel;
+//! - `hood`: the "por dentro" panel; `chain`: linked highlighting along Q·Kᵀ → softmax → ·V;
 //! - `attributes`: data attributes read with warnings; `state`: inputs kept in the address;
 //! - `ui`: inputs (the matrix editor, text and number fields, corpora);
 //! - `draw`: heatmaps, bars, plots, graphs and their table twins.
@@ -15,6 +15,7 @@
 //! same numbers ("ver números").
 
 pub mod attributes;
+pub mod chain;
 pub mod context;
 pub mod draw;
 pub mod hood;
@@ -94,11 +95,6 @@ pub fn control_of(event: &web_sys::Event) -> String {
 /// The `data-action` of the element an event came from ("" if none): which button was clicked.
 pub fn action_of(event: &web_sys::Event) -> String {
     event_element(event).and_then(|e| e.get_attribute("data-action")).unwrap_or_default()
-}
-
-/// Whether an event came from a cell of a matrix editor.
-pub fn from_editor_cell(event: &web_sys::Event) -> bool {
-    event_element(event).is_some_and(|e| e.class_list().contains("editor-cell"))
 }
 
 /// Puts `host` in the error state with a visible message (as text, never HTML).

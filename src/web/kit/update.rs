@@ -56,17 +56,7 @@ impl Update {
 
 /// Runs `job` for the widget at `host` as a new update (its panel shows this job's ops).
 pub async fn run<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, job: J) -> Result<(J::Output, BackendKind)> {
-    run_part(ctx, host, job, true).await
-}
-
-/// Runs another job of the same update (widgets that run several jobs per update): its ops
-/// are appended to the panel's list.
-pub async fn run_more<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, job: J) -> Result<(J::Output, BackendKind)> {
-    run_part(ctx, host, job, false).await
-}
-
-async fn run_part<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, job: J, new_update: bool) -> Result<(J::Output, BackendKind)> {
-    let panel = hood::begin(host, &ctx.backend, new_update);
+    let panel = hood::begin(host, &ctx.backend, true);
     let job = Rc::new(job);
     match ctx.backend.run_traced(&*job).await {
         Ok((out, trace)) => {

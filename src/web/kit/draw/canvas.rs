@@ -1,8 +1,10 @@
-//! Canvases sized to their box and crisp on HiDPI screens, and the hatching of masked cells.
+//! Canvases sized to their box and crisp on HiDPI screens, labels with their notation typeset
+//! (`h_{meus}`: h with a smaller, lower "meus"), and the hatching of masked cells.
 
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement};
 
+use crate::site::notation::{pieces, Piece};
 use crate::web::dom;
 
 /// Width (CSS px) of the box a figure sits in, so drawings fit a phone; 360 before layout.
@@ -30,10 +32,57 @@ pub fn prepare_canvas(canvas: &HtmlCanvasElement, css_w: f64, css_h: f64) -> Opt
             let _ = style.set_property(name, &value);
         }
     }
-    let ctx = canvas.get_context("2d").ok().flatten()?.dyn_into::<CanvasRenderingContext2d>().ok()?;
+    let ctx = context(canvas)?;
     let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
     ctx.clear_rect(0.0, 0.0, css_w, css_h);
     Some(ctx)
+}
+
+/// The canvas's 2D context (to measure text before sizing the canvas).
+pub fn context(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
+    canvas.get_context("2d").ok().flatten()?.dyn_into::<CanvasRenderingContext2d>().ok()
+}
+
+/// The runs of `text` (`site::notation::pieces`), each with its font size and its shift down
+/// from the baseline: superscripts and subscripts are three quarters of `px`, raised or lowered.
+fn runs(text: &str, px: f64) -> impl Iterator<Item = (&str, f64, f64)> {
+    pieces(text).into_iter().map(move |piece| match piece {
+        Piece::Text(t) => (t, px, 0.0),
+        Piece::Sup(t) => (t, px * 0.75, -px * 0.35),
+        Piece::Sub(t) => (t, px * 0.75, px * 0.3),
+    })
+}
+
+/// The width (CSS px) of `text` drawn by `fill_notation` at `px` pixels.
+pub fn notation_width(ctx: &CanvasRenderingContext2d, text: &str, px: f64) -> f64 {
+    runs(text, px).map(|(t, size, _)| {
+        ctx.set_font(&label_font(size));
+        ctx.measure_text(t).map_or(0.0, |m| m.width())
+    }).sum()
+}
+
+/// Draws the label `text` at (x, y) with its notation typeset, aligned as `align` ("left",
+/// "center" or "right") over its whole width; leaves the font at `px` and the alignment as is.
+pub fn fill_notation(ctx: &CanvasRenderingContext2d, text: &str, x: f64, y: f64, align: &str, px: f64) {
+    let width = notation_width(ctx, text, px);
+    let mut left = match align {
+        "center" => x - width / 2.0,
+        "right" => x - width,
+        _ => x,
+    };
+    ctx.set_text_align("left");
+    for (t, size, shift) in runs(text, px) {
+        ctx.set_font(&label_font(size));
+        let _ = ctx.fill_text(t, left, y + shift);
+        left += ctx.measure_text(t).map_or(0.0, |m| m.width());
+    }
+    ctx.set_font(&label_font(px));
+    ctx.set_text_align(align);
+}
+
+/// The font of canvas labels at `px` pixels.
+pub fn label_font(px: f64) -> String {
+    format!("{px}px system-ui, sans-serif")
 }
 
 /// Diagonal hatching for masked cells.

@@ -15,12 +15,16 @@ use web_sys::{HtmlCanvasElement, HtmlElement, KeyboardEvent, MouseEvent};
 
 use crate::core::format::{format_pt, format_pt_short};
 use crate::core::Matrix;
+use crate::site::notation::spoken;
 use crate::site::palette::{gradient, rgb, css, text_on, Domain, Scale};
 use crate::web::dom::{self, Listener};
 
-use super::canvas::{available_width, hatch, prepare_canvas};
+use super::canvas::{available_width, context, fill_notation, hatch, notation_width, prepare_canvas};
 use super::twin;
 use crate::web::kit::listen;
+
+/// Size (CSS px) of the row and column labels.
+const LABEL_PX: f64 = 12.0;
 
 /// What one draw shows.
 pub struct HeatmapData {
@@ -263,41 +267,39 @@ impl MatrixView {
         let Some(data) = data.as_ref() else { return };
         let (rows, cols) = data.matrix.shape();
         let dark = dom::dark_at(&self.root);
-        let label_w = data.row_labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64 * 8.0 + 12.0;
+        // Labels are measured as drawn (notation typeset: `h_{meus}`), before the canvas is sized.
+        let widest = |labels: &[String]| context(&self.canvas).map_or(0.0, |ctx| labels.iter().map(|l| notation_width(&ctx, l, LABEL_PX)).fold(0.0, f64::max));
+        let label_w = widest(&data.row_labels) + 12.0;
         // Cells shrink to fit the panel down to 28 px; wider matrices scroll inside the frame.
         let cell = ((available_width(&self.root) - label_w - 8.0) / cols.max(1) as f64).clamp(28.0, 56.0);
         // Column labels wider than a cell are drawn at 45°, which needs more room on top
         // (and a little on the right, where the last label leans).
-        let col_chars = data.col_labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64;
-        let rotate = col_chars * 7.0 > cell - 4.0;
-        let top = if rotate { (col_chars * 7.0 * 0.72 + 12.0).min(110.0) } else { 22.0 };
+        let col_w = widest(&data.col_labels);
+        let rotate = col_w > cell - 4.0;
+        let top = if rotate { (col_w * 0.72 + 12.0).min(110.0) } else { 22.0 };
         let layout = Layout { cell, left: label_w, top };
-        let right_room = if rotate { (col_chars * 7.0 * 0.72).min(90.0) } else { 4.0 };
+        let right_room = if rotate { (col_w * 0.72).min(90.0) } else { 4.0 };
         let (css_w, css_h) = (layout.left + cell * cols as f64 + right_room, layout.top + cell * rows as f64 + 4.0);
         let Some(ctx) = prepare_canvas(&self.canvas, css_w, css_h) else { return };
 
         let domain = data.scale.domain(data.matrix.as_slice());
         let label_color = if dark { "#c9d1d9" } else { "#444c56" };
-        ctx.set_font("12px system-ui, sans-serif");
         ctx.set_text_baseline("middle");
         ctx.set_fill_style_str(label_color);
-        ctx.set_text_align("center");
         for (c, label) in data.col_labels.iter().enumerate() {
             let x = layout.left + cell * (c as f64 + 0.5);
             if rotate {
                 ctx.save();
                 let _ = ctx.translate(x, layout.top - 6.0);
                 let _ = ctx.rotate(-std::f64::consts::FRAC_PI_4);
-                ctx.set_text_align("left");
-                let _ = ctx.fill_text(label, 0.0, 0.0);
+                fill_notation(&ctx, label, 0.0, 0.0, "left", LABEL_PX);
                 ctx.restore();
             } else {
-                let _ = ctx.fill_text(label, x, layout.top / 2.0);
+                fill_notation(&ctx, label, x, layout.top / 2.0, "center", LABEL_PX);
             }
         }
-        ctx.set_text_align("right");
         for (r, label) in data.row_labels.iter().enumerate() {
-            let _ = ctx.fill_text(label, layout.left - 6.0, layout.top + cell * (r as f64 + 0.5));
+            fill_notation(&ctx, label, layout.left - 6.0, layout.top + cell * (r as f64 + 0.5), "right", LABEL_PX);
         }
         let show_values = cell >= 34.0;
         let digits = if cell >= 50.0 { 3 } else { 2 };
@@ -397,8 +399,8 @@ impl MatrixView {
         let text = {
             let data = self.data.borrow();
             let Some(d) = data.as_ref() else { return };
-            let row = d.row_labels.get(r).cloned().unwrap_or_else(|| (r + 1).to_string());
-            let col = d.col_labels.get(c).cloned().unwrap_or_else(|| (c + 1).to_string());
+            let row = d.row_labels.get(r).map_or_else(|| (r + 1).to_string(), |l| spoken(l));
+            let col = d.col_labels.get(c).map_or_else(|| (c + 1).to_string(), |l| spoken(l));
             format!("{} [{row}, {col}] = {}", self.name, d.cell_text(r, c))
         };
         self.focus.set((r, c));

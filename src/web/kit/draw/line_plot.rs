@@ -1,7 +1,7 @@
 //! The kit's line plot: several series over the same x values, linear or log axes (or the
-//! fixed 0–1 axis of probabilities), gridlines with their values, a legend under the plot, a
-//! typeset title, colours from the page's theme, and its table twin: one row per x, one
-//! column per series, the very numbers drawn.
+//! fixed 0–1 axis of probabilities), gridlines with their values (whole numbers on an x axis
+//! that counts), a legend under the plot, a typeset title, colours from the page's theme, and
+//! its table twin: one row per x, one column per series, the very numbers drawn.
 //!
 //! ```ignore
 //! let plot = LinePlot::new("convergence", "P(sol no dia k)");
@@ -126,6 +126,16 @@ fn ticks(lo: f64, hi: f64, log: bool) -> Vec<f64> {
     (0..=4).map(|k| lo + (hi - lo) * k as f64 / 4.0).collect()
 }
 
+/// Ticks of an axis that counts (steps, days, tokens): whole numbers 1, 2 or 5 × 10ⁿ apart,
+/// about 4 intervals between `lo` and `hi`, so none reads "31,25".
+fn whole_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let raw = ((hi - lo) / 4.0).max(1.0);
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * magnitude).find(|&s| s >= raw).unwrap_or(10.0 * magnitude);
+    let first = (lo / step).ceil() as i64;
+    (first..).map(|k| k as f64 * step).take_while(|&v| v <= hi + 1e-9).collect()
+}
+
 impl LinePlot {
     /// `key` names the figure (`data-plot`) and its twin (`data-matrix`); `title` is shown with
     /// its notation typeset (`W^Q`, `d_k`).
@@ -228,7 +238,9 @@ impl LinePlot {
         }
         ctx.stroke_rect(left, top, plot_w, plot_h);
         ctx.set_text_align("center");
-        for v in ticks(x0, x1, axes.log_x) {
+        // An x axis of whole numbers only (steps, days, tokens) gets whole ticks.
+        let counts = !axes.log_x && !xs.is_empty() && xs.iter().all(|x| x.fract() == 0.0);
+        for v in if counts { whole_ticks(x0, x1) } else { ticks(x0, x1, axes.log_x) } {
             let x = left + plot_w * (v - x0) / (x1 - x0);
             let _ = ctx.fill_text(&tick_text(v, axes.log_x), x, top + plot_h + 10.0);
         }

@@ -29,22 +29,29 @@ where
         let corner_cell = dom::text("th", "", corner);
         dom::append(&head, &corner_cell);
         for c in cols {
-            let th = dom::text("th", "", c);
-            dom::set_attr(&th, "scope", "col");
-            dom::append(&head, &th);
+            dom::append(&head, &header(c, "col"));
         }
         dom::append(table, &head);
     }
     for (label, cells) in rows {
         let tr = dom::el("tr", "");
-        let th = dom::text("th", "", &label);
-        dom::set_attr(&th, "scope", "row");
-        dom::append(&tr, &th);
+        dom::append(&tr, &header(&label, "row"));
         for cell in cells {
             dom::append(&tr, &dom::text("td", "", &cell));
         }
         dom::append(table, &tr);
     }
+}
+
+/// A header cell with its label's notation typeset (`h_{meus}`), named as spoken ("h meus").
+fn header(label: &str, scope: &str) -> HtmlElement {
+    let th = dom::notation("th", "", label);
+    dom::set_attr(&th, "scope", scope);
+    let spoken = crate::site::notation::spoken(label);
+    if spoken != label {
+        dom::set_attr(&th, "aria-label", &spoken);
+    }
+    th
 }
 
 /// The rows of a matrix for `fill`: each row's label and its values written by `cell`.

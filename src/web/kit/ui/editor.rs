@@ -248,3 +248,8 @@ impl MatrixEditor {
         Matrix::from_vec(self.cells.len(), self.cols, values).map_err(|e| CellError { message: e.to_string() })
     }
 }
+
+/// The row label of a matrix whose rows are only numbered (weights): «linha 1», «linha 2», …
+pub fn numbered_row(i: usize) -> String {
+    format!("linha {}", i + 1)
+}

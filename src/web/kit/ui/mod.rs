@@ -4,7 +4,7 @@
 pub mod editor;
 pub mod inputs;
 
-pub use editor::MatrixEditor;
+pub use editor::{numbered_row, MatrixEditor};
 pub use inputs::{number_field, read_count, read_number, text_field};
 
 use web_sys::HtmlElement;

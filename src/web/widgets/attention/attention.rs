@@ -18,8 +18,9 @@ use crate::core::sequence::presets::three_word_attention;
 
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
+use crate::web::kit::chain::{self, Chain, Queries, Step, Views};
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
-use crate::web::kit::ui::MatrixEditor;
+use crate::web::kit::ui::{numbered_row, MatrixEditor};
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "attention", title: "Atenção com Q, K e V", mount };
@@ -31,42 +32,11 @@ fn token_label(i: usize) -> String {
     format!("x{}", dom::subscript(i + 1))
 }
 
-
 /// The example named by `data-preset`.
 fn preset_inputs(id: &str) -> AttentionInputs {
     match id {
         "prestando-e5" => three_word_attention(),
         _ => textbook_example_2(),
-    }
-}
-
-fn weight_row_label(i: usize) -> String {
-    format!("linha {}", i + 1)
-}
-
-/// Which matrix a cell is in, for linked highlighting.
-#[derive(Clone, Copy)]
-enum Which {
-    Q,
-    K,
-    V,
-    S,
-    A,
-    O,
-}
-
-struct Views {
-    q: Rc<MatrixView>,
-    k: Rc<MatrixView>,
-    v: Rc<MatrixView>,
-    scores: Rc<MatrixView>,
-    weights: Rc<MatrixView>,
-    output: Rc<MatrixView>,
-}
-
-impl Views {
-    fn all(&self) -> [&Rc<MatrixView>; 6] {
-        [&self.q, &self.k, &self.v, &self.scores, &self.weights, &self.output]
     }
 }
 
@@ -108,9 +78,9 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let shell = Shell::new(ctx, host, &KIND);
     let x = MatrixEditor::new("x", "X (tokens)", &example.x, token_label);
     x.resized_by("add-token", "remove-token");
-    let w_q = MatrixEditor::new("w_q", "W^Q", &example.w_q, weight_row_label);
-    let w_k = MatrixEditor::new("w_k", "W^K", &example.w_k, weight_row_label);
-    let w_v = MatrixEditor::new("w_v", "W^V", &example.w_v, weight_row_label);
+    let w_q = MatrixEditor::new("w_q", "W^Q", &example.w_q, numbered_row);
+    let w_k = MatrixEditor::new("w_k", "W^K", &example.w_k, numbered_row);
+    let w_v = MatrixEditor::new("w_v", "W^V", &example.w_v, numbered_row);
     dom::append_all(&shell.inputs, &[&x.root, &w_q.root, &w_k.root, &w_v.root]);
 
     let (causal_label, causal) = dom::checkbox(" máscara causal (cada token só vê os anteriores)", "causal", causal_default);
@@ -131,14 +101,14 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let reset = dom::button("restaurar exemplo", "reset");
     shell.control(&[&causal_label, &stepper, &add, &remove, &reset]);
 
-    let views = Views {
-        q: MatrixView::new("q", "Q = X·W^Q", ""),
-        k: MatrixView::new("k", "K = X·W^K", ""),
-        v: MatrixView::new("v", "V = X·W^V", ""),
-        scores: MatrixView::new("scores", "S = Q·Kᵀ/√d_k", ""),
-        weights: MatrixView::new("weights", "A = softmax(S)", " cada linha soma 1"),
-        output: MatrixView::new("output", "Saída = A·V", ""),
-    };
+    let views = Views::new([
+        ("q", "Q = X·W^Q", ""),
+        ("k", "K = X·W^K", ""),
+        ("v", "V = X·W^V", ""),
+        ("scores", "S = Q·Kᵀ/√d_k", ""),
+        ("weights", "A = softmax(S)", " cada linha soma 1"),
+        ("output", "Saída = A·V", ""),
+    ]);
     for view in views.all() {
         dom::append(&shell.outputs, &view.root);
     }
@@ -175,10 +145,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         _ => {}
     });
     // Hovering or focusing a result's cell outlines where it came from.
-    let v = &widget.views;
-    for (view, which) in [(&v.q, Which::Q), (&v.k, Which::K), (&v.v, Which::V), (&v.scores, Which::S), (&v.weights, Which::A), (&v.output, Which::O)] {
-        crate::web::kit::on_hover(&widget, view, move |w, cell| w.link(which, cell));
-    }
+    chain::on_hover(&widget, &widget.views, AttentionWidget::link);
     // The query menu has its options from the start, so the value the state keeper records
     // as the mount's (to tell edits apart) is the example's query, on either backend.
     let tokens: Vec<String> = (0..widget.example.x.rows()).map(token_label).collect();
@@ -187,46 +154,10 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
 }
 
 impl AttentionWidget {
-    /// Outlines, in the matrices a cell was computed from, the rows and columns that made it:
-    /// Q = X·W^Q (row i of X, column j of W^Q), S = Q·Kᵀ (row i of Q, row j of K),
-    /// A = softmax(S) (row i of S), O = A·V (row i of A, column j of V).
-    fn link(&self, which: Which, cell: Option<(usize, usize)>) {
-        let v = &self.views;
-        for view in v.all() {
-            view.highlight(&[], &[]);
-        }
-        for editor in [&self.x, &self.w_q, &self.w_k, &self.w_v] {
-            editor.borrow().highlight(None, None);
-        }
-        let Some((i, j)) = cell else {
-            // At rest, the step-through's query: its row of S, A and the output.
-            if let Ok(q) = self.query.value().parse::<usize>() {
-                for view in [&v.scores, &v.weights, &v.output] {
-                    view.highlight(&[q], &[]);
-                }
-            }
-            return;
-        };
-        match which {
-            Which::Q | Which::K | Which::V => {
-                self.x.borrow().highlight(Some(i), None);
-                let weights = match which {
-                    Which::Q => &self.w_q,
-                    Which::K => &self.w_k,
-                    _ => &self.w_v,
-                };
-                weights.borrow().highlight(None, Some(j));
-            }
-            Which::S => {
-                v.q.highlight(&[i], &[]);
-                v.k.highlight(&[j], &[]);
-            }
-            Which::A => v.scores.highlight(&[i], &[]),
-            Which::O => {
-                v.weights.highlight(&[i], &[]);
-                v.v.highlight(&[], &[j]);
-            }
-        }
+    /// Outlines where a cell came from (`kit::chain`); at rest, the step-through's query.
+    fn link(&self, step: Step, cell: Option<(usize, usize)>) {
+        let chosen = self.query.value().parse::<usize>().ok();
+        Chain { x: &self.x, w: [&self.w_q, &self.w_k, &self.w_v], views: &self.views, identity: false, queries: Queries::All { chosen } }.link(step, cell);
     }
 
     /// The previous or next query of the step-through.
@@ -261,7 +192,7 @@ impl AttentionWidget {
             dom::append_all(&line, &[&dom::text("strong", "", &label), &dom::text("span", "", &format!(": {text}"))]);
             dom::append(&self.step, &line);
         }
-        self.link(Which::S, None);
+        self.link(Step::Scores, None);
     }
 
     fn resize_tokens(self: &Rc<Self>, grow: bool) {
@@ -289,7 +220,6 @@ impl AttentionWidget {
         self.causal.set_checked(self.causal_default);
         self.clone().recompute();
     }
-
 
     /// Keeps one option per token, preserving the choice (default x₂, the textbook's query).
     fn sync_query_options(&self, tokens: &[String]) -> usize {

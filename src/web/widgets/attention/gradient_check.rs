@@ -29,7 +29,7 @@ use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
 use crate::web::kit::draw::{HeatmapData, MatrixView, Scale};
-use crate::web::kit::ui::{text_field, MatrixEditor};
+use crate::web::kit::ui::{numbered_row, text_field, MatrixEditor};
 use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "gradient-check", title: "Verificador de gradientes: fórmula contra diferenças finitas", mount };
@@ -42,10 +42,6 @@ const MODEL_STEP: usize = 2;
 const MODEL_TEXT: &str = "Uma noite destas, vindo da cidade";
 /// Seed of the model part's weights.
 const MODEL_SEED: u64 = 3;
-
-fn row_label(i: usize) -> String {
-    format!("linha {}", i + 1)
-}
 
 fn z_label(_: usize) -> String {
     "z".into()
@@ -112,10 +108,10 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let part_default = attrs.choice("data-part");
     let shell = Shell::new(ctx, host, &KIND);
     let example = example_step();
-    let q = MatrixEditor::new("q", "Q", &to_matrix(&example.q), row_label);
-    let k = MatrixEditor::new("k", "K", &to_matrix(&example.k), row_label);
-    let v = MatrixEditor::new("v", "V", &to_matrix(&example.v), row_label);
-    let g = MatrixEditor::new("g", "G (L = Σ O ⊙ G)", &to_matrix(&example.g), row_label);
+    let q = MatrixEditor::new("q", "Q", &to_matrix(&example.q), numbered_row);
+    let k = MatrixEditor::new("k", "K", &to_matrix(&example.k), numbered_row);
+    let v = MatrixEditor::new("v", "V", &to_matrix(&example.v), numbered_row);
+    let g = MatrixEditor::new("g", "G (L = Σ O ⊙ G)", &to_matrix(&example.g), numbered_row);
     let z = MatrixEditor::new("z", "scores z", &default_z(), z_label);
     let (text_label, text) = text_field("texto ", "model-text", MODEL_TEXT);
     dom::append_all(&shell.inputs, &[&q.root, &k.root, &v.root, &g.root, &z.root, &text_label]);
@@ -283,7 +279,7 @@ impl GradientCheckWidget {
             let n = check.analytic.nrows();
             ((0..n).map(|i| format!("s{}", dom::subscript(i + 1))).collect(), (0..n).map(|j| format!("z{}", dom::subscript(j + 1))).collect())
         } else {
-            ((0..check.analytic.nrows()).map(row_label).collect(), (0..check.analytic.ncols()).map(|c| (c + 1).to_string()).collect())
+            ((0..check.analytic.nrows()).map(numbered_row).collect(), (0..check.analytic.ncols()).map(|c| (c + 1).to_string()).collect())
         };
         let h = self.h();
         let h_text = power_of_ten(h.log10().round() as i32);
@@ -336,13 +332,7 @@ impl GradientCheckWidget {
         // The caption stays outside the scrolling box, so a phone sees it whole.
         let caption = dom::text("p", "table-caption", &format!("Cada tensor de pesos: a entrada de maior |gradiente|, pela retropropagação e por diferenças centrais (h = {h_text})"));
         dom::set_attr(&table, "aria-label", "Cada tensor de pesos: retropropagação contra diferenças centrais");
-        let head = dom::el("tr", "");
-        for title in ["tensor", "entrada", "retropropagação", "diferenças", "erro relativo"] {
-            let th = dom::text("th", "", title);
-            dom::set_attr(&th, "scope", "col");
-            dom::append(&head, &th);
-        }
-        dom::append(&table, &head);
+        dom::append(&table, &dom::header_row(&["tensor", "entrada", "retropropagação", "diferenças", "erro relativo"]));
         for probe in &check.probes {
             let tr = dom::el("tr", "");
             let name = dom::text("th", "tensor-name", &probe.tensor);

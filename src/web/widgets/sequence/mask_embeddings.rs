@@ -19,19 +19,16 @@ use crate::core::Matrix;
 
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
+use crate::web::kit::chain::{self, Chain, Queries, Step, Views};
 use crate::web::kit::ui::live_note;
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
-use crate::web::kit::ui::MatrixEditor;
-use crate::web::kit::{on_hover, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::ui::{numbered_row, MatrixEditor};
+use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "mask-embeddings", title: "Máscara na atenção: somar −∞ ou multiplicar por 0", mount };
 
 fn token_label(i: usize) -> String {
     format!("e{}", dom::subscript(i))
-}
-
-fn weight_row(i: usize) -> String {
-    format!("linha {}", i + 1)
 }
 
 fn mask_row(_: usize) -> String {
@@ -49,17 +46,6 @@ fn mode_of(id: &str) -> MaskMode {
 /// The row of the scores view that holds the scores after the mask.
 const MASKED_ROW: usize = 2;
 
-/// Which result a cell is in, for linked highlighting.
-#[derive(Clone, Copy)]
-enum Which {
-    Q,
-    K,
-    V,
-    Scores,
-    Weights,
-    Context,
-}
-
 pub struct MaskEmbeddingsWidget {
     shell: Shell,
     e: RefCell<MatrixEditor>,
@@ -70,13 +56,9 @@ pub struct MaskEmbeddingsWidget {
     query: HtmlSelectElement,
     mode: HtmlSelectElement,
     notice: HtmlElement,
-    q: Rc<MatrixView>,
-    k: Rc<MatrixView>,
-    v: Rc<MatrixView>,
-    scores: Rc<MatrixView>,
-    weights: Rc<MatrixView>,
+    /// Q, K, V, the scores, the weights and the context c_t (the chain's output).
+    views: Views,
     bars: BarView,
-    context: Rc<MatrixView>,
 }
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
@@ -84,9 +66,9 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let mode0 = attrs.choice("data-mode");
     let shell = Shell::new(ctx, host, &KIND);
     let e = MatrixEditor::new("e", "E (embeddings, uma linha por token)", &example.x, token_label);
-    let w_q = MatrixEditor::new("w_q", "W^Q", &example.w_q, weight_row);
-    let w_k = MatrixEditor::new("w_k", "W^K", &example.w_k, weight_row);
-    let w_v = MatrixEditor::new("w_v", "W^V", &example.w_v, weight_row);
+    let w_q = MatrixEditor::new("w_q", "W^Q", &example.w_q, numbered_row);
+    let w_k = MatrixEditor::new("w_k", "W^K", &example.w_k, numbered_row);
+    let w_v = MatrixEditor::new("w_v", "W^V", &example.w_v, numbered_row);
     let mask_m = Matrix::from_vec(1, example.mask.len(), example.mask.clone()).map_err(|e| e.to_string())?;
     let mask = MatrixEditor::new("mask", "máscara M (um peso de 0 a 1 por token)", &mask_m, mask_row);
     dom::append_all(&shell.inputs, &[&e.root, &w_q.root, &w_k.root, &w_v.root, &mask.root]);
@@ -101,13 +83,16 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let reset = dom::button("restaurar exemplo", "reset");
     shell.control(&[&query_label, &mode_label, &reset]);
     let notice = live_note("note wide");
-    let q = MatrixView::new("q", "q_t = e_t · W^Q", "");
-    let k = MatrixView::new("k", "K = E · W^K", "");
-    let v = MatrixView::new("v", "V = E · W^V", "");
-    let scores = MatrixView::new("scores", "Scores de q_t", " produto, ÷ √dₖ, depois da máscara");
-    let weights = MatrixView::new("weights", "α_t = softmax", " soma 1");
+    let views = Views::new([
+        ("q", "q_t = e_t · W^Q", ""),
+        ("k", "K = E · W^K", ""),
+        ("v", "V = E · W^V", ""),
+        ("scores", "Scores de q_t", " produto, ÷ √dₖ, depois da máscara"),
+        ("weights", "α_t = softmax", " soma 1"),
+        ("context", "c_t = Σ_i α_{ti} v_i", ""),
+    ]);
     let bars = BarView::new("alpha", "").probabilities();
-    let context = MatrixView::new("context", "c_t = Σ_i α_{ti} v_i", "");
+    let [q, k, v, scores, weights, context] = views.all();
     dom::append_all(&shell.outputs, &[&notice, &q.root, &k.root, &v.root, &scores.root, &weights.root, &bars.root, &context.root]);
     let widget = Rc::new(MaskEmbeddingsWidget {
         shell,
@@ -119,60 +104,27 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         query,
         mode,
         notice,
-        q,
-        k,
-        v,
-        scores,
-        weights,
+        views,
         bars,
-        context,
     });
     let shell = &widget.shell;
     shell.recompute_on(&widget, &["change"]);
     shell.on_action(&widget, |w, action| if action == "reset" { w.reset() });
     // Hovering or focusing a result's cell outlines where it came from.
-    for (view, which) in [(&widget.q, Which::Q), (&widget.k, Which::K), (&widget.v, Which::V), (&widget.scores, Which::Scores), (&widget.weights, Which::Weights), (&widget.context, Which::Context)] {
-        on_hover(&widget, view, move |w, cell| w.link(which, cell));
-    }
+    chain::on_hover(&widget, &widget.views, MaskEmbeddingsWidget::link);
     Ok(widget)
 }
 
 impl MaskEmbeddingsWidget {
-    /// Outlines, in what a cell was computed from, the rows and columns that made it:
-    /// q_t = e_t·W^Q (row t of E, column j of W^Q), K and V alike (row i of E); a score of
-    /// key i (q_t and row i of K, and M's weight i once masked); α_t (the masked scores);
-    /// c_t = α_t·V (α_t and column j of V).
-    fn link(&self, which: Which, cell: Option<(usize, usize)>) {
-        for view in [&self.q, &self.k, &self.v, &self.scores, &self.weights] {
-            view.highlight(&[], &[]);
-        }
-        for editor in [&self.e, &self.w_q, &self.w_k, &self.w_v, &self.mask] {
-            editor.borrow().highlight(None, None);
-        }
-        let Some((r, c)) = cell else { return };
-        match which {
-            Which::Q | Which::K | Which::V => {
-                let token = if matches!(which, Which::Q) { self.query.value().parse().unwrap_or(0) } else { r };
-                self.e.borrow().highlight(Some(token), None);
-                let weights = match which {
-                    Which::Q => &self.w_q,
-                    Which::K => &self.w_k,
-                    _ => &self.w_v,
-                };
-                weights.borrow().highlight(None, Some(c));
-            }
-            Which::Scores => {
-                self.q.highlight(&[0], &[]);
-                self.k.highlight(&[c], &[]);
-                if r == MASKED_ROW {
-                    self.mask.borrow().highlight(None, Some(c));
-                }
-            }
-            Which::Weights => self.scores.highlight(&[MASKED_ROW], &[]),
-            Which::Context => {
-                self.weights.highlight(&[0], &[]);
-                self.v.highlight(&[], &[c]);
-            }
+    /// Outlines where a cell came from (`kit::chain`, for query t alone: q_t = e_t·W^Q, the
+    /// weights α_t from the masked scores, c_t = α_t·V), and M's weight i for a masked score.
+    fn link(&self, step: Step, cell: Option<(usize, usize)>) {
+        let queries = Queries::One { token: self.query.value().parse().unwrap_or(0), scores_row: MASKED_ROW };
+        Chain { x: &self.e, w: [&self.w_q, &self.w_k, &self.w_v], views: &self.views, identity: false, queries }.link(step, cell);
+        let mask = self.mask.borrow();
+        mask.highlight(None, None);
+        if let (Step::Scores, Some((MASKED_ROW, c))) = (step, cell) {
+            mask.highlight(None, Some(c));
         }
     }
 
@@ -217,11 +169,11 @@ impl MaskEmbeddingsWidget {
         let show = |view: &MatrixView, m: Matrix, rows: Vec<String>, cols: Vec<String>, scale| {
             view.update(HeatmapData { matrix: m, row_labels: rows, col_labels: cols, scale, masked: None });
         };
-        show(&self.q, row(&out.q), vec![format!("q{}", dom::subscript(t))], dims(out.q.len()), Scale::Signed);
+        show(&self.views.q, row(&out.q), vec![format!("q{}", dom::subscript(t))], dims(out.q.len()), Scale::Signed);
         let keys: Vec<String> = (0..n).map(|i| format!("k{}", dom::subscript(i))).collect();
         let values: Vec<String> = (0..n).map(|i| format!("v{}", dom::subscript(i))).collect();
-        show(&self.k, out.k.clone(), keys, dims(out.k.cols()), Scale::Signed);
-        show(&self.v, out.v.clone(), values, dims(out.v.cols()), Scale::Signed);
+        show(&self.views.k, out.k.clone(), keys, dims(out.k.cols()), Scale::Signed);
+        show(&self.views.v, out.v.clone(), values, dims(out.v.cols()), Scale::Signed);
         let mut scores = Matrix::zeros(MASKED_ROW + 1, n);
         for i in 0..n {
             scores.set(0, i, out.dot[i]);
@@ -229,17 +181,17 @@ impl MaskEmbeddingsWidget {
             scores.set(MASKED_ROW, i, out.masked_scores[i]);
         }
         let d_k = out.q.len();
-        self.scores.update(HeatmapData {
+        self.views.scores.update(HeatmapData {
             matrix: scores,
             row_labels: vec!["q·k".into(), format!("÷ √{d_k}"), "com máscara".into()],
             col_labels: tokens.clone(),
             scale: Scale::Signed,
             masked: None,
         });
-        show(&self.weights, row(&out.weights), vec![format!("α{}", dom::subscript(t))], tokens.clone(), Scale::Probability);
+        show(&self.views.weights, row(&out.weights), vec![format!("α{}", dom::subscript(t))], tokens.clone(), Scale::Probability);
         let bar_labels: Vec<String> = (0..n).map(|i| format!("posição {i} (m = {})", format_pt(job.mask[i], 2))).collect();
         self.bars.update(&format!("Pesos de atenção da posição {t}"), &bar_labels, &out.weights);
-        show(&self.context, row(&out.context), vec![format!("c{}", dom::subscript(t))], dims(out.context.len()), Scale::Signed);
+        show(&self.views.output, row(&out.context), vec![format!("c{}", dom::subscript(t))], dims(out.context.len()), Scale::Signed);
         let leaked: f32 = job.mask.iter().zip(&out.weights).filter(|(m, _)| **m == 0.0).map(|(_, a)| *a).sum();
         let note = match job.mode {
             MaskMode::Multiplicative if leaked > 0.0 => format!(

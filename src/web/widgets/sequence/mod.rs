@@ -36,17 +36,14 @@ use crate::core::text::tokenizer::TokenizerOptions;
 use crate::web::dom;
 use crate::web::kit::control_of;
 
+pub use super::text::corpus::doc_label;
+
 /// Pasted text beyond this is refused with a message (the textarea keeps it).
 pub const MAX_TEXT_BYTES: usize = 5_000_000;
 /// Above this size, recomputation waits for a pause in typing.
 pub const DEBOUNCE_BYTES: usize = 20_000;
 /// Words a heatmap or a graph shows before it shows only the most frequent ones.
 pub const MAX_WORDS_SHOWN: usize = 30;
-
-/// "D1", "D2", …
-pub fn doc_label(i: usize) -> String {
-    format!("D{}", i + 1)
-}
 
 /// Keeps one option per document ("D1", …) in `select`, preserving the choice (or the
 /// `data-wanted` one the widget was mounted with); returns the chosen index.

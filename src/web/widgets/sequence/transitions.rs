@@ -318,7 +318,7 @@ impl TransitionsWidget {
         let mut h = Matrix::zeros(1, labels.len());
         h.set(0, c.chosen, 1.0);
         let word = &labels[c.chosen];
-        let row_label = vec![format!("h_{word}")];
+        let row_label = vec![format!("h_{{{word}}}")];
         self.one_hot.update(HeatmapData { matrix: h, row_labels: row_label, col_labels: labels.clone(), scale: Scale::Probability, masked: None });
         self.lookup.update(HeatmapData { matrix: lookup.clone(), row_labels: vec!["R".into()], col_labels: labels.clone(), scale: Scale::Probability, masked: None });
         dom::set_notation(&self.step, &format!(

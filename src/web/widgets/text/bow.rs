@@ -15,7 +15,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{MatrixView, Scale};
 use crate::web::kit::{Ctx, Widget, WidgetKind};
 
-use super::corpus::{self, CorpusFrame, TextWidget};
+use super::corpus::{CorpusFrame, TextWidget};
 
 pub const KIND: WidgetKind = WidgetKind { name: "bow", title: "Do texto à matriz de contagens (Bag of Words)", mount };
 
@@ -43,11 +43,5 @@ impl TextWidget for BowWidget {
         let shown = self.frame.shown(corpus);
         shown.draw(&self.counts, &corpus.counts, Scale::Count);
         shown.draw_docs(&self.cosine, cosine_matrix(&corpus.counts.first_rows(shown.docs)));
-    }
-}
-
-impl Widget for BowWidget {
-    fn recompute(self: Rc<Self>) {
-        corpus::update(self);
     }
 }

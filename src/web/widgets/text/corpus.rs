@@ -148,8 +148,9 @@ impl CorpusPanel {
     }
 }
 
-/// A text widget: the frame it is built in, and how it draws a corpus.
-pub trait TextWidget: Widget + 'static {
+/// A text widget: the frame it is built in, and how it draws a corpus. Recomputing is the same
+/// for all of them (`update`).
+pub trait TextWidget: 'static {
     fn frame(&self) -> &CorpusFrame;
     /// Draws the widget's results for `corpus`, read with `options`.
     fn render(&self, corpus: &Corpus, options: &TokenizerOptions);
@@ -238,9 +239,15 @@ impl CorpusFrame {
     }
 }
 
+impl<W: TextWidget> Widget for W {
+    fn recompute(self: Rc<Self>) {
+        update(self);
+    }
+}
+
 /// Reads the corpus (in slices, after a pause in typing when it is large) and lets the widget
 /// draw it; a newer edit overtakes it.
-pub fn update<W: TextWidget>(widget: Rc<W>) {
+fn update<W: TextWidget>(widget: Rc<W>) {
     let frame = widget.frame();
     let debounce = frame.panel.text.value().len() > DEBOUNCE_BYTES;
     let w = widget.clone();

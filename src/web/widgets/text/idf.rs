@@ -19,7 +19,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
 use crate::web::kit::{Ctx, Widget, WidgetKind};
 
-use super::corpus::{self, base_select, log_base, CorpusFrame, IdfControls, TextWidget};
+use super::corpus::{base_select, log_base, CorpusFrame, IdfControls, TextWidget};
 
 pub const KIND: WidgetKind = WidgetKind { name: "idf", title: "IDF: cinco variantes e a curva por df", mount };
 
@@ -60,19 +60,11 @@ impl TextWidget for IdfWidget {
         let table = dom::el("table", "results idf-table");
         dom::set_attr(&table, "data-results", "idf");
         dom::append(&table, &dom::text("caption", "", &format!("IDF por termo (N = {}, {})", corpus.n_docs(), base.label())));
-        let head = dom::el("tr", "");
-        for h in ["termo", "df", "IDF"] {
-            let th = dom::text("th", "", h);
-            dom::set_attr(&th, "scope", "col");
-            dom::append(&head, &th);
-        }
-        dom::append(&table, &head);
+        dom::append(&table, &dom::header_row(&["termo", "df", "IDF"]));
         for (j, term) in corpus.vocabulary.iter().enumerate().take(MAX_TERMS_LISTED) {
             let tr = dom::el("tr", "");
             dom::set_attr(&tr, "data-term", term);
-            let th = dom::text("th", "", term);
-            dom::set_attr(&th, "scope", "row");
-            dom::append_all(&tr, &[&th, &dom::text("td", "", &df[j].to_string())]);
+            dom::append_all(&tr, &[&dom::th(term, "row"), &dom::text("td", "", &df[j].to_string())]);
             let cell = dom::text("td", "", &values[j].label());
             if !values[j].is_finite() || values[j].to_f32() < 0.0 {
                 cell.set_class_name("warn");
@@ -100,11 +92,5 @@ impl TextWidget for IdfWidget {
             v => format_pt(v as f32, 4),
         };
         self.curve.update(&xs, &series, &axes, |x| format!("{}", x as usize), value);
-    }
-}
-
-impl Widget for IdfWidget {
-    fn recompute(self: Rc<Self>) {
-        corpus::update(self);
     }
 }

@@ -22,7 +22,7 @@ use crate::web::kit::draw::{BarView, MatrixView, Scale};
 use crate::web::kit::ui::text_field;
 use crate::web::kit::{Ctx, Widget, WidgetKind};
 
-use super::corpus::{self, base_select, doc_label, log_base, CorpusFrame, TextWidget};
+use super::corpus::{base_select, doc_label, log_base, CorpusFrame, TextWidget};
 
 pub const KIND: WidgetKind = WidgetKind { name: "search", title: "Busca por similaridade de cosseno", mount };
 
@@ -78,11 +78,5 @@ impl TextWidget for SearchWidget {
             format!("Documentos ordenados pelo cosseno com «{}»", query.chars().take(60).collect::<String>())
         };
         self.ranking.update(&title, &labels, &values);
-    }
-}
-
-impl Widget for SearchWidget {
-    fn recompute(self: Rc<Self>) {
-        corpus::update(self);
     }
 }

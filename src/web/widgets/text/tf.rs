@@ -18,7 +18,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{MatrixView, Scale};
 use crate::web::kit::{Ctx, Widget, WidgetKind};
 
-use super::corpus::{self, base_select, log_base, show_only_if, tf_select, tf_variant, CorpusFrame, TextWidget};
+use super::corpus::{base_select, log_base, show_only_if, tf_select, tf_variant, CorpusFrame, TextWidget};
 
 pub const KIND: WidgetKind = WidgetKind { name: "tf", title: "Frequência de termos: as oito variantes", mount };
 
@@ -56,11 +56,5 @@ impl TextWidget for TfWidget {
         let shown = self.frame.shown(corpus);
         shown.draw(&self.counts, &corpus.counts, Scale::Count);
         shown.draw(&self.tf, &tf_matrix(&corpus.counts, variant, log_base(&self.base)), Scale::Count);
-    }
-}
-
-impl Widget for TfWidget {
-    fn recompute(self: Rc<Self>) {
-        corpus::update(self);
     }
 }

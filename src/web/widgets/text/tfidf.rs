@@ -18,7 +18,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{MatrixView, Scale};
 use crate::web::kit::{Ctx, Widget, WidgetKind};
 
-use super::corpus::{self, base_select, log_base, tf_select, tf_variant, CorpusFrame, IdfControls, TextWidget};
+use super::corpus::{base_select, log_base, tf_select, tf_variant, CorpusFrame, IdfControls, TextWidget};
 
 pub const KIND: WidgetKind = WidgetKind { name: "tfidf", title: "TF × IDF = TF-IDF", mount };
 
@@ -66,11 +66,5 @@ impl TextWidget for TfIdfWidget {
         self.idf.show(&idf, vec!["IDF".into()], shown.term_labels.clone(), Scale::Signed);
         shown.draw(&self.tfidf, &result.tfidf, Scale::Signed);
         shown.draw_docs(&self.cosine, cosine_matrix(&result.tfidf.first_rows(shown.docs)));
-    }
-}
-
-impl Widget for TfIdfWidget {
-    fn recompute(self: Rc<Self>) {
-        corpus::update(self);
     }
 }

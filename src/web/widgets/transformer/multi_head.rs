@@ -27,7 +27,7 @@ use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{available_width, prepare_canvas, MatrixView, Scale};
 use crate::web::kit::ui::{number_field, read_count};
-use crate::web::kit::ui::MatrixEditor;
+use crate::web::kit::ui::{numbered_row, MatrixEditor};
 use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
 use crate::web::kit::on_hover;
 use crate::web::kit::ui::live_note;
@@ -82,15 +82,11 @@ fn position_label(_: usize) -> String {
     "x₂".into()
 }
 
-fn row_label(i: usize) -> String {
-    format!("linha {}", i + 1)
-}
-
 fn mount_example(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
     let shell = Shell::new(ctx, host, &WidgetKind { title: "Exemplo 3: duas cabeças, concatenação e W^O", ..KIND });
     let head_1 = MatrixEditor::new("head-1", "cabeça 1", &example_3_head_1_as_printed(), position_label);
     let head_2 = MatrixEditor::new("head-2", "cabeça 2", &example_3_head_2(), position_label);
-    let w_o = MatrixEditor::new("w_o", "W^O (6 × 3)", &example_3_w_o(), row_label);
+    let w_o = MatrixEditor::new("w_o", "W^O (6 × 3)", &example_3_w_o(), numbered_row);
     dom::append_all(&shell.inputs, &[&head_1.root, &head_2.root, &w_o.root]);
     let options = [
         ("corrigida".to_string(), "cabeça 1 = a₂ do Exemplo 2 (calculada)".to_string()),

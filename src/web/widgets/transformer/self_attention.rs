@@ -19,10 +19,10 @@ use crate::core::transformer::self_attention::{identity, QueryStep, StepInputs, 
 
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
-use crate::web::kit::ui::MatrixEditor;
+use crate::web::kit::draw::{BarView, HeatmapData, Scale};
+use crate::web::kit::ui::{numbered_row, MatrixEditor};
 use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
-use crate::web::kit::on_hover;
+use crate::web::kit::chain::{self, Chain, Queries, Step, Views};
 use crate::web::kit::ui::live_note;
 use super::numbered;
 
@@ -32,10 +32,6 @@ const MAX_TOKENS: usize = 8;
 
 fn token(i: usize) -> String {
     format!("x{}", dom::subscript(i + 1))
-}
-
-fn weight_row(i: usize) -> String {
-    format!("linha {}", i + 1)
 }
 
 fn vector(values: &[f32]) -> String {
@@ -62,17 +58,6 @@ fn preset(id: &str) -> (StepInputs, Printed) {
     }
 }
 
-/// Which heatmap a cell is in, for linked highlighting.
-#[derive(Clone, Copy)]
-enum Which {
-    Q,
-    K,
-    V,
-    Scores,
-    Weights,
-    Output,
-}
-
 pub struct StepsWidget {
     shell: Shell,
     preset: HtmlSelectElement,
@@ -86,12 +71,7 @@ pub struct StepsWidget {
     steps: HtmlElement,
     correction: HtmlElement,
     bars: BarView,
-    q: Rc<MatrixView>,
-    k: Rc<MatrixView>,
-    v: Rc<MatrixView>,
-    scores: Rc<MatrixView>,
-    weights: Rc<MatrixView>,
-    output: Rc<MatrixView>,
+    views: Views,
 }
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
@@ -102,9 +82,9 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let a = &inputs.attention;
     let x = MatrixEditor::new("x", "X (um token por linha)", &a.x, token);
     x.resized_by("add-token", "remove-token");
-    let w_q = MatrixEditor::new("w_q", "W^Q", &a.w_q, weight_row);
-    let w_k = MatrixEditor::new("w_k", "W^K", &a.w_k, weight_row);
-    let w_v = MatrixEditor::new("w_v", "W^V", &a.w_v, weight_row);
+    let w_q = MatrixEditor::new("w_q", "W^Q", &a.w_q, numbered_row);
+    let w_k = MatrixEditor::new("w_k", "W^K", &a.w_k, numbered_row);
+    let w_v = MatrixEditor::new("w_v", "W^V", &a.w_v, numbered_row);
     dom::append_all(&shell.inputs, &[&x.root, &w_q.root, &w_k.root, &w_v.root]);
 
     let options = [
@@ -124,13 +104,18 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let steps = dom::el("div", "steps wide");
     let correction = live_note("correction wide");
     let bars = BarView::new("weights", "").probabilities();
-    let q = MatrixView::new("q", "Q = X·W^Q", "");
-    let k = MatrixView::new("k", "K = X·W^K", "");
-    let v = MatrixView::new("v", "V = X·W^V", "");
-    let scores = MatrixView::new("scores", "Scores", "");
-    let weights = MatrixView::new("weights", "Pesos α = softmax(scores)", " cada linha soma 1");
-    let output = MatrixView::new("output", "Saídas a = α · V", "");
-    dom::append_all(&shell.outputs, &[&steps, &correction, &bars.root, &q.root, &k.root, &v.root, &scores.root, &weights.root, &output.root]);
+    let views = Views::new([
+        ("q", "Q = X·W^Q", ""),
+        ("k", "K = X·W^K", ""),
+        ("v", "V = X·W^V", ""),
+        ("scores", "Scores", ""),
+        ("weights", "Pesos α = softmax(scores)", " cada linha soma 1"),
+        ("output", "Saídas a = α · V", ""),
+    ]);
+    dom::append_all(&shell.outputs, &[&steps, &correction, &bars.root]);
+    for view in views.all() {
+        dom::append(&shell.outputs, &view.root);
+    }
 
     let widget = Rc::new(StepsWidget {
         shell,
@@ -145,12 +130,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         steps,
         correction,
         bars,
-        q,
-        k,
-        v,
-        scores,
-        weights,
-        output,
+        views,
     });
     widget.show_projections();
     let shell = &widget.shell;
@@ -166,26 +146,13 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         "remove-token" => w.resize(false),
         _ => {}
     });
-    for (view, which) in [
-        (&widget.q, Which::Q),
-        (&widget.k, Which::K),
-        (&widget.v, Which::V),
-        (&widget.scores, Which::Scores),
-        (&widget.weights, Which::Weights),
-        (&widget.output, Which::Output),
-    ] {
-        on_hover(&widget, view, move |w, cell| w.link(which, cell));
-    }
+    chain::on_hover(&widget, &widget.views, StepsWidget::link);
     Ok(widget)
 }
 
 impl StepsWidget {
     fn is_example_1(&self) -> bool {
         self.preset.value() != "exemplo-2"
-    }
-
-    fn views(&self) -> [&Rc<MatrixView>; 6] {
-        [&self.q, &self.k, &self.v, &self.scores, &self.weights, &self.output]
     }
 
     /// Example 1 has no projections: the identity matrices are hidden, and Q, K and V are X
@@ -195,9 +162,9 @@ impl StepsWidget {
         for e in [&self.w_q, &self.w_k, &self.w_v] {
             e.borrow().root.set_hidden(example_1);
         }
-        self.k.root.set_hidden(example_1);
-        self.v.root.set_hidden(example_1);
-        self.q.set_title(if example_1 { "Q = K = V = X" } else { "Q = X·W^Q" });
+        self.views.k.root.set_hidden(example_1);
+        self.views.v.root.set_hidden(example_1);
+        self.views.q.set_title(if example_1 { "Q = K = V = X" } else { "Q = X·W^Q" });
     }
 
     fn load_preset(&self) {
@@ -234,51 +201,12 @@ impl StepsWidget {
         Ok(StepInputs { attention: AttentionInputs { x, w_q, w_k, w_v, causal: self.causal.checked() }, scaled: self.scaled.checked() })
     }
 
-    /// Outlines, in what a cell was computed from, the rows and columns that made it:
-    /// Q = X·W^Q (row i of X, column j of W^Q; likewise K and V), scores = Q·Kᵀ (row i of Q,
-    /// row j of K), α = softmax(scores) (row i of the scores), a = α·V (row i of α, column j of
-    /// V). In Example 1, Q = K = V = X. At rest: the chosen query's row.
-    fn link(&self, which: Which, cell: Option<(usize, usize)>) {
-        for view in self.views() {
-            view.highlight(&[], &[]);
-        }
-        for editor in [&self.x, &self.w_q, &self.w_k, &self.w_v] {
-            editor.borrow().highlight(None, None);
-        }
-        let example_1 = self.is_example_1();
-        let Some((i, j)) = cell else {
-            if let Ok(q) = self.query.value().parse::<usize>() {
-                for view in [&self.scores, &self.weights, &self.output] {
-                    view.highlight(&[q], &[]);
-                }
-            }
-            return;
-        };
-        // Where the keys' and values' rows are drawn: K and V, or X's single picture in Example 1.
-        let (keys, values) = if example_1 { (&self.q, &self.q) } else { (&self.k, &self.v) };
-        match which {
-            Which::Q | Which::K | Which::V => {
-                self.x.borrow().highlight(Some(i), None);
-                if !example_1 {
-                    let w = match which {
-                        Which::Q => &self.w_q,
-                        Which::K => &self.w_k,
-                        _ => &self.w_v,
-                    };
-                    w.borrow().highlight(None, Some(j));
-                }
-            }
-            Which::Scores if example_1 => self.q.highlight(&[i, j], &[]),
-            Which::Scores => {
-                self.q.highlight(&[i], &[]);
-                keys.highlight(&[j], &[]);
-            }
-            Which::Weights => self.scores.highlight(&[i], &[]),
-            Which::Output => {
-                self.weights.highlight(&[i], &[]);
-                values.highlight(&[], &[j]);
-            }
-        }
+    /// Outlines where a cell came from (`kit::chain`; in Example 1, Q = K = V = X); at rest,
+    /// the chosen query's row.
+    fn link(&self, step: Step, cell: Option<(usize, usize)>) {
+        let chosen = self.query.value().parse::<usize>().ok();
+        let identity = self.is_example_1();
+        Chain { x: &self.x, w: [&self.w_q, &self.w_k, &self.w_v], views: &self.views, identity, queries: Queries::All { chosen } }.link(step, cell);
     }
 
     /// Keeps one query option per token, preserving the choice (x₂ by default, as the chapter).
@@ -306,18 +234,10 @@ impl StepsWidget {
         let score_head = if scaled { format!("÷√d_k = ÷{}", format_pt(trace.divisor, 4)) } else { "score".to_string() };
         let dot_head = format!("{}{}·{key_name}ⱼ", if example_1 { "x" } else { "q" }, dom::subscript(i + 1));
         dom::append(&table, &dom::text("caption", "", &format!("Consulta {}: cada passo para cada chave j", token(i))));
-        let head = dom::el("tr", "");
-        for h in ["j", &format!("{key_name}ⱼ"), &dot_head, &score_head, "exp", "α", &format!("α·{value_name}ⱼ")] {
-            let th = dom::notation("th", "", h);
-            dom::set_attr(&th, "scope", "col");
-            dom::append(&head, &th);
-        }
-        dom::append(&table, &head);
+        dom::append(&table, &dom::header_row(&["j", &format!("{key_name}ⱼ"), &dot_head, &score_head, "exp", "α", &format!("α·{value_name}ⱼ")]));
         let row = |class: &str, label: &str, cells: [(&str, String); 6]| {
             let tr = dom::el("tr", class);
-            let th = dom::text("th", "", label);
-            dom::set_attr(&th, "scope", "row");
-            dom::append(&tr, &th);
+            dom::append(&tr, &dom::th(label, "row"));
             for (col, text) in cells {
                 let td = dom::text("td", "", &text);
                 dom::set_attr(&td, "data-col", col);
@@ -367,18 +287,18 @@ impl StepsWidget {
 
         let tokens: Vec<String> = (0..t).map(token).collect();
         self.bars.update(&format!("Pesos da consulta {}", token(i)), &tokens, &step.weights);
-        for (view, m) in [(&self.q, &trace.q), (&self.k, &trace.k), (&self.v, &trace.v)] {
+        for (view, m) in [(&self.views.q, &trace.q), (&self.views.k, &trace.k), (&self.views.v, &trace.v)] {
             view.show(m, tokens.clone(), numbered(m.cols()), Scale::Signed);
         }
         let mask = trace.causal.then(|| Box::new(|r: usize, c: usize| c > r) as Box<dyn Fn(usize, usize) -> bool>);
-        self.scores.update(HeatmapData { matrix: trace.scores.clone(), row_labels: tokens.clone(), col_labels: tokens.clone(), scale: Scale::Signed, masked: mask });
-        self.weights.show(&trace.weights, tokens.clone(), tokens.clone(), Scale::Probability);
-        self.output.show(&trace.output, tokens, numbered(trace.output.cols()), Scale::Signed);
+        self.views.scores.update(HeatmapData { matrix: trace.scores.clone(), row_labels: tokens.clone(), col_labels: tokens.clone(), scale: Scale::Signed, masked: mask });
+        self.views.weights.show(&trace.weights, tokens.clone(), tokens.clone(), Scale::Probability);
+        self.views.output.show(&trace.output, tokens, numbered(trace.output.cols()), Scale::Signed);
         let example_1 = self.is_example_1();
-        self.scores.set_title(if inputs.scaled { "Scores QKᵀ/√d_k" } else { "Scores X·Xᵀ (produtos escalares)" });
-        self.output.set_title(if example_1 { "Saídas a = α · X" } else { "Saídas a = α · V" });
+        self.views.scores.set_title(if inputs.scaled { "Scores QKᵀ/√d_k" } else { "Scores X·Xᵀ (produtos escalares)" });
+        self.views.output.set_title(if example_1 { "Saídas a = α · X" } else { "Saídas a = α · V" });
         self.correction.set_text_content(Some(&self.correction_text(inputs, &step, i)));
-        self.link(Which::Scores, None);
+        self.link(Step::Scores, None);
     }
 
     /// Compares with the chapter when the inputs are its own; otherwise explains the mask.

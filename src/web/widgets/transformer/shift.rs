@@ -81,21 +81,13 @@ impl ShiftWidget {
         self.table.set_text_content(None);
         let width = trace.windows[0].len();
         dom::append(&self.table, &dom::text("caption", "", &format!("Janela de {width} posições, passo a passo")));
-        let head = dom::el("tr", "");
-        for label in ["passo", "janela"] {
-            let th = dom::text("th", "", label);
-            dom::set_attr(&th, "scope", "col");
-            dom::append(&head, &th);
-        }
-        dom::append(&self.table, &head);
+        dom::append(&self.table, &dom::header_row(&["passo", "janela"]));
         for (s, window) in trace.windows.iter().enumerate().take(step + 1) {
             let tr = dom::el("tr", if s == step { "current" } else { "" });
             dom::set_attr(&tr, "data-step", &s.to_string());
             let text: String = window.iter().map(|&id| chip_label(id)).map(|l| if l == "␣" { " ".into() } else { l }).collect();
             dom::set_attr(&tr, "data-text", &text);
-            let th = dom::text("th", "", &s.to_string());
-            dom::set_attr(&th, "scope", "row");
-            dom::append(&tr, &th);
+            dom::append(&tr, &dom::th(&s.to_string(), "row"));
             let td = dom::el("td", "");
             let row = chips(window, None);
             if let Some(last) = row.last_element_child().filter(|_| s > 0) {

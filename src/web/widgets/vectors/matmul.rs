@@ -19,16 +19,12 @@ use crate::core::Matrix;
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{HeatmapData, MatrixView, Scale};
-use crate::web::kit::ui::MatrixEditor;
+use crate::web::kit::ui::{numbered_row, MatrixEditor};
 use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "matmul", title: "Multiplicação de matrizes, célula a célula", mount };
 
 const MAX_SIDE: usize = 6;
-
-fn row_label(i: usize) -> String {
-    format!("linha {}", i + 1)
-}
 
 fn number_labels(n: usize) -> Vec<String> {
     (1..=n).map(|i| i.to_string()).collect()
@@ -66,8 +62,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let (p_label, p) = dom::select(" B: colunas ", "cols-b", &sizes, &b0.cols().to_string());
     dom::append_all(&shape_row, &[&preset_label, &m_label, &k_label, &p_label]);
     dom::append(&shell.inputs, &shape_row);
-    let a = MatrixEditor::new("a", "A", &a0, row_label);
-    let b = MatrixEditor::new("b", "B", &b0, row_label);
+    let a = MatrixEditor::new("a", "A", &a0, numbered_row);
+    let b = MatrixEditor::new("b", "B", &b0, numbered_row);
     dom::append_all(&shell.inputs, &[&a.root, &b.root]);
     shell.control(&[&dom::button("próxima célula →", "next-cell")]);
 
