@@ -172,6 +172,9 @@ export default async function sequence({ page, base, mode }) {
     assert(Object.values(t.favor).every((v) => v === '0,0000'), 'favor row is not all zero');
     assertMatrix('h_meus × T', await readTable(page, 'lookup', host), [[0, 0, 0, 0, 0.5, 0.5, 0, 0, 0]]);
     assertMatrix('h_meus', await readTable(page, 'h', host), [[0, 0, 1, 0, 0, 0, 0, 0, 0]]);
+    // The widget's own label is typeset (h with a subscript), and read as spoken.
+    const hRow = await page.$eval(`${host} table.twin[data-matrix="h"] tr:nth-of-type(2) th`, (th) => [th.innerHTML, th.getAttribute('aria-label')]);
+    assert(hRow[0] === 'h<sub>meus</sub>' && hRow[1] === 'h meus', `h row header: ${hRow}`);
     assertBars('after meus', await readBars(page, host, 'next'), { 'diretórios': 0.5, arquivos: 0.5 });
     const p = await readResults(page, host, 'sentence');
     assertNear('P(frase 1)', p['P(frase)'], 1 / 3);
@@ -213,6 +216,11 @@ export default async function sequence({ page, base, mode }) {
     await paste(page, `${host} [data-control=corpus]`, '!!! ???');
     await page.waitForSelector(`${host}[data-state=error]`);
     assert((await page.textContent(`${host} .widget-error`)).includes('não tem palavras'), 'punctuation-only corpus message');
+    // A reader's words are text: `_` and `^` in them are not notation.
+    await paste(page, `${host} [data-control=corpus]`, 'x^2 snake_case x^2');
+    await waitWidget(page, host);
+    const typeset = await page.$$eval(`${host} table.twin[data-matrix="transitions"] :is(sub, sup)`, (els) => els.length);
+    assert(typeset === 0, `${typeset} sub/sup elements in the reader's words`);
     await paste(page, `${host} [data-control=corpus]`, 'oi\ntchau');
     await waitWidget(page, host);
     await page.click(`${host} [data-action=sample]`);

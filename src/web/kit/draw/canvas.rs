@@ -45,8 +45,10 @@ pub fn context(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
 
 /// The runs of `text` (`site::notation::pieces`), each with its font size and its shift down
 /// from the baseline: superscripts and subscripts are three quarters of `px`, raised or lowered.
-fn runs(text: &str, px: f64) -> impl Iterator<Item = (&str, f64, f64)> {
-    pieces(text).into_iter().map(move |piece| match piece {
+/// Plain text (`typeset` false: a reader's word is text, whatever `_` or `^` it holds) is one run.
+fn runs(text: &str, px: f64, typeset: bool) -> impl Iterator<Item = (&str, f64, f64)> {
+    let pieces = if typeset { pieces(text) } else { vec![Piece::Text(text)] };
+    pieces.into_iter().map(move |piece| match piece {
         Piece::Text(t) => (t, px, 0.0),
         Piece::Sup(t) => (t, px * 0.75, -px * 0.35),
         Piece::Sub(t) => (t, px * 0.75, px * 0.3),
@@ -54,8 +56,8 @@ fn runs(text: &str, px: f64) -> impl Iterator<Item = (&str, f64, f64)> {
 }
 
 /// The width (CSS px) of `text` drawn by `fill_notation` at `px` pixels.
-pub fn notation_width(ctx: &CanvasRenderingContext2d, text: &str, px: f64) -> f64 {
-    runs(text, px).map(|(t, size, _)| {
+pub fn notation_width(ctx: &CanvasRenderingContext2d, text: &str, px: f64, typeset: bool) -> f64 {
+    runs(text, px, typeset).map(|(t, size, _)| {
         ctx.set_font(&label_font(size));
         ctx.measure_text(t).map_or(0.0, |m| m.width())
     }).sum()
@@ -63,15 +65,15 @@ pub fn notation_width(ctx: &CanvasRenderingContext2d, text: &str, px: f64) -> f6
 
 /// Draws the label `text` at (x, y) with its notation typeset, aligned as `align` ("left",
 /// "center" or "right") over its whole width; leaves the font at `px` and the alignment as is.
-pub fn fill_notation(ctx: &CanvasRenderingContext2d, text: &str, x: f64, y: f64, align: &str, px: f64) {
-    let width = notation_width(ctx, text, px);
+pub fn fill_notation(ctx: &CanvasRenderingContext2d, text: &str, x: f64, y: f64, align: &str, px: f64, typeset: bool) {
+    let width = notation_width(ctx, text, px, typeset);
     let mut left = match align {
         "center" => x - width / 2.0,
         "right" => x - width,
         _ => x,
     };
     ctx.set_text_align("left");
-    for (t, size, shift) in runs(text, px) {
+    for (t, size, shift) in runs(text, px, typeset) {
         ctx.set_font(&label_font(size));
         let _ = ctx.fill_text(t, left, y + shift);
         left += ctx.measure_text(t).map_or(0.0, |m| m.width());

@@ -104,10 +104,20 @@ pub struct MatrixView {
     on_select: RefCell<Option<SelectHandler>>,
     on_hover: RefCell<Option<HoverHandler>>,
     layout: RefCell<Layout>,
+    /// Row labels are notation the widget wrote (`h_{meus}`), typeset; off by default, since
+    /// labels are mostly the reader's words. Column labels are always plain text.
+    typeset_rows: Cell<bool>,
     _listeners: RefCell<Vec<Listener>>,
 }
 
 impl MatrixView {
+    /// Typesets the row labels' notation (`h_{meus}`: h with a subscript), for labels the
+    /// widget writes; a reader's words stay plain text.
+    pub fn typeset_row_labels(&self) -> &Self {
+        self.typeset_rows.set(true);
+        self
+    }
+
     /// `key` names the matrix in `data-matrix` (tests and embedders read it); `title` is shown
     /// with its notation typeset (`W^Q`, `d_k`).
     pub fn new(key: &str, title: &str, caption: &str) -> Rc<MatrixView> {
@@ -151,6 +161,7 @@ impl MatrixView {
             on_select: RefCell::new(None),
             on_hover: RefCell::new(None),
             layout: RefCell::new(Layout { cell: 40.0, left: 0.0, top: 0.0 }),
+            typeset_rows: Cell::new(false),
             _listeners: RefCell::new(Vec::new()),
         });
         let canvas = &view.canvas;
@@ -259,7 +270,7 @@ impl MatrixView {
     }
 
     fn fill_table(&self, data: &HeatmapData) {
-        twin::fill(&self.table, &self.name, "", &data.col_labels, twin::matrix_rows(&data.matrix, &data.row_labels, |r, c| data.cell_text(r, c)));
+        twin::fill_typeset(&self.table, &self.name, "", &data.col_labels, twin::matrix_rows(&data.matrix, &data.row_labels, |r, c| data.cell_text(r, c)), self.typeset_rows.get());
     }
 
     fn redraw(&self) {
@@ -268,13 +279,14 @@ impl MatrixView {
         let (rows, cols) = data.matrix.shape();
         let dark = dom::dark_at(&self.root);
         // Labels are measured as drawn (notation typeset: `h_{meus}`), before the canvas is sized.
-        let widest = |labels: &[String]| context(&self.canvas).map_or(0.0, |ctx| labels.iter().map(|l| notation_width(&ctx, l, LABEL_PX)).fold(0.0, f64::max));
-        let label_w = widest(&data.row_labels) + 12.0;
+        let typeset = self.typeset_rows.get();
+        let widest = |labels: &[String], typeset| context(&self.canvas).map_or(0.0, |ctx| labels.iter().map(|l| notation_width(&ctx, l, LABEL_PX, typeset)).fold(0.0, f64::max));
+        let label_w = widest(&data.row_labels, typeset) + 12.0;
         // Cells shrink to fit the panel down to 28 px; wider matrices scroll inside the frame.
         let cell = ((available_width(&self.root) - label_w - 8.0) / cols.max(1) as f64).clamp(28.0, 56.0);
         // Column labels wider than a cell are drawn at 45°, which needs more room on top
         // (and a little on the right, where the last label leans).
-        let col_w = widest(&data.col_labels);
+        let col_w = widest(&data.col_labels, false);
         let rotate = col_w > cell - 4.0;
         let top = if rotate { (col_w * 0.72 + 12.0).min(110.0) } else { 22.0 };
         let layout = Layout { cell, left: label_w, top };
@@ -292,14 +304,14 @@ impl MatrixView {
                 ctx.save();
                 let _ = ctx.translate(x, layout.top - 6.0);
                 let _ = ctx.rotate(-std::f64::consts::FRAC_PI_4);
-                fill_notation(&ctx, label, 0.0, 0.0, "left", LABEL_PX);
+                fill_notation(&ctx, label, 0.0, 0.0, "left", LABEL_PX, false);
                 ctx.restore();
             } else {
-                fill_notation(&ctx, label, x, layout.top / 2.0, "center", LABEL_PX);
+                fill_notation(&ctx, label, x, layout.top / 2.0, "center", LABEL_PX, false);
             }
         }
         for (r, label) in data.row_labels.iter().enumerate() {
-            fill_notation(&ctx, label, layout.left - 6.0, layout.top + cell * (r as f64 + 0.5), "right", LABEL_PX);
+            fill_notation(&ctx, label, layout.left - 6.0, layout.top + cell * (r as f64 + 0.5), "right", LABEL_PX, typeset);
         }
         let show_values = cell >= 34.0;
         let digits = if cell >= 50.0 { 3 } else { 2 };
@@ -399,8 +411,8 @@ impl MatrixView {
         let text = {
             let data = self.data.borrow();
             let Some(d) = data.as_ref() else { return };
-            let row = d.row_labels.get(r).map_or_else(|| (r + 1).to_string(), |l| spoken(l));
-            let col = d.col_labels.get(c).map_or_else(|| (c + 1).to_string(), |l| spoken(l));
+            let row = d.row_labels.get(r).map_or_else(|| (r + 1).to_string(), |l| if self.typeset_rows.get() { spoken(l) } else { l.clone() });
+            let col = d.col_labels.get(c).cloned().unwrap_or_else(|| (c + 1).to_string());
             format!("{} [{row}, {col}] = {}", self.name, d.cell_text(r, c))
         };
         self.focus.set((r, c));

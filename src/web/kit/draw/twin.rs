@@ -17,8 +17,17 @@ pub fn table(attr: &str, key: &str) -> HtmlElement {
 }
 
 /// Replaces `table`'s content: `caption`, a header row (`corner` above the row labels, then
-/// `cols`), and each (row label, cells).
+/// `cols`), and each (row label, cells). Labels are plain text (see `fill_typeset`).
 pub fn fill<I>(table: &HtmlElement, caption: &str, corner: &str, cols: &[String], rows: I)
+where
+    I: IntoIterator<Item = (String, Vec<String>)>,
+{
+    fill_typeset(table, caption, corner, cols, rows, false);
+}
+
+/// `fill`, with the row labels' notation typeset when `typeset` (labels the widget wrote, such
+/// as `h_{meus}`; never a reader's words, where `_` and `^` are just characters).
+pub fn fill_typeset<I>(table: &HtmlElement, caption: &str, corner: &str, cols: &[String], rows: I, typeset: bool)
 where
     I: IntoIterator<Item = (String, Vec<String>)>,
 {
@@ -29,13 +38,13 @@ where
         let corner_cell = dom::text("th", "", corner);
         dom::append(&head, &corner_cell);
         for c in cols {
-            dom::append(&head, &header(c, "col"));
+            dom::append(&head, &header(c, "col", false));
         }
         dom::append(table, &head);
     }
     for (label, cells) in rows {
         let tr = dom::el("tr", "");
-        dom::append(&tr, &header(&label, "row"));
+        dom::append(&tr, &header(&label, "row", typeset));
         for cell in cells {
             dom::append(&tr, &dom::text("td", "", &cell));
         }
@@ -43,8 +52,14 @@ where
     }
 }
 
-/// A header cell with its label's notation typeset (`h_{meus}`), named as spoken ("h meus").
-fn header(label: &str, scope: &str) -> HtmlElement {
+/// A header cell; when `typeset`, with its label's notation typeset (`h_{meus}`) and named as
+/// spoken ("h meus").
+fn header(label: &str, scope: &str, typeset: bool) -> HtmlElement {
+    if !typeset {
+        let th = dom::text("th", "", label);
+        dom::set_attr(&th, "scope", scope);
+        return th;
+    }
     let th = dom::notation("th", "", label);
     dom::set_attr(&th, "scope", scope);
     let spoken = crate::site::notation::spoken(label);

@@ -107,6 +107,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> std::result::
     let matrix = MatrixView::new("transitions", "T", " linha = palavra atual, coluna = próxima");
     let graph = StateGraph::new("graph", "Grafo de estados");
     let one_hot = MatrixView::new("h", "h (one-hot)", "");
+    one_hot.typeset_row_labels();
     let lookup = MatrixView::new("lookup", "R = h × T", " = a linha escolhida de T");
     let step = dom::el("p", "matmul-step lookup-step");
     dom::set_attr(&step, "aria-live", "polite");
