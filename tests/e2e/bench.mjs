@@ -7,7 +7,7 @@
 // edit to the frame after it is drawn (median of 5 after 2 warm-ups). The WebGPU run chooses
 // WebGPU (the site would leave SwiftShader aside on its own). Timings are reported, never
 // asserted.
-// Usage: node tests/e2e/bench.mjs [dist] [--modes cpu,webgpu]
+// Usage: node tests/e2e/bench.mjs [dist] [--modes cpu,webgpu] [--attention-pairs N]
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,7 +17,7 @@ import { ARTIFACTS, serve } from './lib.mjs';
 const args = process.argv.slice(2);
 const modesAt = args.indexOf('--modes');
 const WANTED = modesAt >= 0 ? args[modesAt + 1].split(',') : ['webgpu', 'cpu'];
-const DIST = path.resolve(args.find((a, i) => !a.startsWith('--') && i !== modesAt + 1) ?? 'dist');
+const DIST = path.resolve(args.find((a, i) => !a.startsWith('--') && i !== modesAt + 1 && args[i - 1] !== '--attention-pairs') ?? 'dist');
 const BASE_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'];
 const MODES = {
@@ -126,6 +126,23 @@ for (const [mode, browserArgs] of Object.entries(MODES).filter(([m]) => WANTED.i
   attention[mode] = await attentionEdit(page, base);
   await browser.close();
 }
+// --attention-pairs N: the attention edit again, N times in each mode, in turns (two browsers
+// open at once), so each WebGPU/CPU ratio compares runs taken under the same load.
+const pairsAt = args.indexOf('--attention-pairs');
+const attentionPairs = [];
+if (pairsAt >= 0 && WANTED.includes('webgpu') && WANTED.includes('cpu')) {
+  const pages = {};
+  for (const mode of ['webgpu', 'cpu']) {
+    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true, args: MODES[mode] });
+    pages[mode] = await (await contextFor(browser, mode)).newPage();
+  }
+  for (let i = 0; i < Number(args[pairsAt + 1]); i++) {
+    const webgpu = await attentionEdit(pages.webgpu, base);
+    const cpu = await attentionEdit(pages.cpu, base);
+    attentionPairs.push({ webgpu, cpu, ratio: webgpu / cpu });
+  }
+  for (const page of Object.values(pages)) await page.context().browser().close();
+}
 server.close();
 
 const pad = (s, n) => String(s).padEnd(n);
@@ -151,4 +168,8 @@ for (const [mode, ms] of Object.entries(attention)) {
   console.log(`atenção, uma edição do exemplo do artigo até o quadro desenhado (${mode}): ${num(ms, 1)} ms`);
 }
 if (attention.webgpu && attention.cpu) console.log(`atenção: WebGPU forçada / CPU = ${num(attention.webgpu / attention.cpu)}×`);
+if (attentionPairs.length) {
+  const list = (key, d) => attentionPairs.map((p) => num(p[key], d)).join(' ');
+  console.log(`atenção em turnos, ${attentionPairs.length} pares: WebGPU ${list('webgpu', 1)} ms; CPU ${list('cpu', 1)} ms; razões ${list('ratio')}; mediana ${num(median(attentionPairs.map((p) => p.ratio)))}×`);
+}
 console.log(`\nbrowser: ${Object.values(results)[0].user_agent}`);
