@@ -54,9 +54,10 @@ pub const KIND: WidgetKind = WidgetKind { name: "decoder", title: "O decodificad
 const MAX_NEW_TOKENS: usize = 200;
 /// Positions shown in the enlarged attention heatmap (the most recent ones).
 const ENLARGED_POSITIONS: usize = 24;
-/// Longest stretch of generation between two yields to the browser, in ms: long enough that
-/// yielding costs nothing measurable, short enough that clicks and frames are not delayed.
-const SLICE_MS: f64 = 12.0;
+/// Longest stretch of generation between two yields to the browser, in ms: under half the
+/// 50 ms of a "long task", so a click waits at most that (and one token); each yield lets the
+/// browser run a frame, and at 12 ms those took a measurable share from the model.
+const SLICE_MS: f64 = 24.0;
 /// While generating, the page is redrawn at most this often (chips, text, bars, the 24
 /// attention maps): drawing everything every frame would take most of the time from the model.
 const DRAW_EVERY_MS: f64 = 200.0;
