@@ -9,8 +9,36 @@ use crate::web::dom;
 
 /// Width (CSS px) of the box a figure sits in, so drawings fit a phone; 360 before layout.
 pub fn available_width(figure: &HtmlElement) -> f64 {
-    let width = figure.parent_element().map_or(0.0, |p| p.client_width() as f64);
+    let width = figure.parent_element().map_or(0.0, |p| panel_width(&p));
     if width > 0.0 { width.min(640.0) } else { 360.0 }
+}
+
+thread_local! {
+    /// Panel widths read during the current task, forgotten at its end (a microtask).
+    static WIDTHS: std::cell::RefCell<Vec<(web_sys::Element, f64)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `panel.clientWidth`, read once per task. A widget redraws its heatmaps one after another,
+/// each changing the page (canvas sizes, its table twin); reading the next panel's width then
+/// forced a layout of the whole page, six in a row for the attention widget. A panel's width
+/// comes from the page around it, not from the drawings in it, so one read per task serves
+/// them all. A panel not laid out yet (width 0, hidden) is read again each time.
+fn panel_width(panel: &web_sys::Element) -> f64 {
+    if let Some(width) = WIDTHS.with(|w| w.borrow().iter().find(|(p, _)| p == panel).map(|(_, width)| *width)) {
+        return width;
+    }
+    let width = panel.client_width() as f64;
+    if width > 0.0 {
+        let first = WIDTHS.with(|w| {
+            let mut widths = w.borrow_mut();
+            widths.push((panel.clone(), width));
+            widths.len() == 1
+        });
+        if first {
+            wasm_bindgen_futures::spawn_local(async { WIDTHS.with(|w| w.borrow_mut().clear()) });
+        }
+    }
+    width
 }
 
 /// Sizes `canvas` to `css_w × css_h` CSS pixels with a backing store of device pixels (crisp
@@ -55,16 +83,16 @@ fn runs(text: &str, px: f64, typeset: bool) -> impl Iterator<Item = (&str, f64, 
     })
 }
 
-/// The width (CSS px) of `text` drawn by `fill_notation` at `px` pixels.
+/// The width (CSS px) of `text` drawn by `fill_notation` at `px` pixels. Expects the font at
+/// `label_font(px)` and leaves it there: only a smaller run changes it (setting a font is
+/// parsed anew each time, and a heatmap measures and draws dozens of labels).
 pub fn notation_width(ctx: &CanvasRenderingContext2d, text: &str, px: f64, typeset: bool) -> f64 {
-    runs(text, px, typeset).map(|(t, size, _)| {
-        ctx.set_font(&label_font(size));
-        ctx.measure_text(t).map_or(0.0, |m| m.width())
-    }).sum()
+    runs(text, px, typeset).map(|(t, size, _)| in_font(ctx, size, px, || ctx.measure_text(t).map_or(0.0, |m| m.width()))).sum()
 }
 
 /// Draws the label `text` at (x, y) with its notation typeset, aligned as `align` ("left",
-/// "center" or "right") over its whole width; leaves the font at `px` and the alignment as is.
+/// "center" or "right") over its whole width. Expects the font at `label_font(px)` and the
+/// alignment "left", and leaves both so.
 pub fn fill_notation(ctx: &CanvasRenderingContext2d, text: &str, x: f64, y: f64, align: &str, px: f64, typeset: bool) {
     let width = notation_width(ctx, text, px, typeset);
     let mut left = match align {
@@ -72,14 +100,23 @@ pub fn fill_notation(ctx: &CanvasRenderingContext2d, text: &str, x: f64, y: f64,
         "right" => x - width,
         _ => x,
     };
-    ctx.set_text_align("left");
     for (t, size, shift) in runs(text, px, typeset) {
-        ctx.set_font(&label_font(size));
-        let _ = ctx.fill_text(t, left, y + shift);
-        left += ctx.measure_text(t).map_or(0.0, |m| m.width());
+        left += in_font(ctx, size, px, || {
+            let _ = ctx.fill_text(t, left, y + shift);
+            ctx.measure_text(t).map_or(0.0, |m| m.width())
+        });
     }
+}
+
+/// Runs `f` with the font at `size` px, the context's font being `label_font(px)` before and after.
+fn in_font<R>(ctx: &CanvasRenderingContext2d, size: f64, px: f64, f: impl FnOnce() -> R) -> R {
+    if size == px {
+        return f();
+    }
+    ctx.set_font(&label_font(size));
+    let out = f();
     ctx.set_font(&label_font(px));
-    ctx.set_text_align(align);
+    out
 }
 
 /// The font of canvas labels at `px` pixels.

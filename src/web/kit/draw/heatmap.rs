@@ -19,7 +19,7 @@ use crate::site::notation::spoken;
 use crate::site::palette::{gradient, rgb, css, text_on, Domain, Scale};
 use crate::web::dom::{self, Listener};
 
-use super::canvas::{available_width, context, fill_notation, hatch, notation_width, prepare_canvas};
+use super::canvas::{available_width, context, fill_notation, hatch, label_font, notation_width, prepare_canvas};
 use super::twin;
 use crate::web::kit::listen;
 
@@ -280,7 +280,11 @@ impl MatrixView {
         let dark = dom::dark_at(&self.root);
         // Labels are measured as drawn (notation typeset: `h_{meus}`), before the canvas is sized.
         let typeset = self.typeset_rows.get();
-        let widest = |labels: &[String], typeset| context(&self.canvas).map_or(0.0, |ctx| labels.iter().map(|l| notation_width(&ctx, l, LABEL_PX, typeset)).fold(0.0, f64::max));
+        let measure = context(&self.canvas);
+        if let Some(ctx) = &measure {
+            ctx.set_font(&label_font(LABEL_PX));
+        }
+        let widest = |labels: &[String], typeset| measure.as_ref().map_or(0.0, |ctx| labels.iter().map(|l| notation_width(ctx, l, LABEL_PX, typeset)).fold(0.0, f64::max));
         let label_w = widest(&data.row_labels, typeset) + 12.0;
         // Cells shrink to fit the panel down to 28 px; wider matrices scroll inside the frame.
         let cell = ((available_width(&self.root) - label_w - 8.0) / cols.max(1) as f64).clamp(28.0, 56.0);
@@ -298,6 +302,9 @@ impl MatrixView {
         let label_color = if dark { "#c9d1d9" } else { "#444c56" };
         ctx.set_text_baseline("middle");
         ctx.set_fill_style_str(label_color);
+        // What fill_notation expects (a canvas kept at its size keeps the last draw's font).
+        ctx.set_font(&label_font(LABEL_PX));
+        ctx.set_text_align("left");
         for (c, label) in data.col_labels.iter().enumerate() {
             let x = layout.left + cell * (c as f64 + 0.5);
             if rotate {
