@@ -12,6 +12,8 @@ use crate::core::op::OpKind;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum KernelId {
     Matmul,
+    /// The same product for outputs of one tile or less, without workgroup memory (see its .wgsl).
+    MatmulSmall,
     /// The same product for large shapes, register-blocked (see its .wgsl).
     MatmulBlocked,
     Softmax,
@@ -36,8 +38,9 @@ pub enum KernelId {
 }
 
 impl KernelId {
-    pub const ALL: [KernelId; 21] = [
+    pub const ALL: [KernelId; 22] = [
         KernelId::Matmul,
+        KernelId::MatmulSmall,
         KernelId::MatmulBlocked,
         KernelId::Softmax,
         KernelId::LayerNorm,
@@ -64,6 +67,7 @@ impl KernelId {
     pub fn name(self) -> &'static str {
         match self {
             KernelId::Matmul => "matmul",
+            KernelId::MatmulSmall => "matmul_small",
             KernelId::MatmulBlocked => "matmul_blocked",
             KernelId::Softmax => "softmax",
             KernelId::LayerNorm => "layer_norm",
@@ -131,11 +135,15 @@ impl KernelId {
     }
 
     /// The kernel for an (m × k) · (k × n) product and its grid: the register-blocked one once
-    /// both sides fill its 64 × 64 tiles, the simple tiled one (which the compute page quotes)
-    /// for the small products of the articles' examples. Same contract, same CPU twin.
+    /// both sides fill its 64 × 64 tiles; the barrier-free one when C fits one 16 × 16 tile
+    /// (the articles' examples), where tiling shares nothing and a software GPU's barriers cost
+    /// the most; the simple tiled one (which the compute page quotes) in between. Same
+    /// contract, same CPU twin.
     pub fn for_product(m: usize, n: usize) -> (KernelId, [u32; 3]) {
         if m >= BLOCKED_MIN && n >= BLOCKED_MIN {
             (KernelId::MatmulBlocked, [n.div_ceil(BLOCKED_MIN) as u32, m.div_ceil(BLOCKED_MIN) as u32, 1])
+        } else if m <= SMALL_MAX && n <= SMALL_MAX {
+            (KernelId::MatmulSmall, grid_tiles(m, n))
         } else {
             (KernelId::Matmul, grid_tiles(m, n))
         }
@@ -150,6 +158,7 @@ impl KernelId {
     pub fn source(self) -> &'static str {
         match self {
             KernelId::Matmul => include_str!("shaders/matmul.wgsl"),
+            KernelId::MatmulSmall => include_str!("shaders/matmul_small.wgsl"),
             KernelId::MatmulBlocked => include_str!("shaders/matmul_blocked.wgsl"),
             KernelId::Softmax => include_str!("shaders/softmax.wgsl"),
             KernelId::LayerNorm => include_str!("shaders/layer_norm.wgsl"),
@@ -177,6 +186,7 @@ impl KernelId {
     pub fn bindings(self) -> (usize, usize) {
         match self {
             KernelId::Matmul
+            | KernelId::MatmulSmall
             | KernelId::MatmulBlocked
             | KernelId::Add
             | KernelId::Embedding
@@ -203,7 +213,7 @@ impl KernelId {
     /// must say the same, in the same order: checked by a test).
     pub fn params_fields(self) -> &'static [(&'static str, &'static str)] {
         match self {
-            KernelId::Matmul | KernelId::MatmulBlocked => MatmulParams::FIELDS,
+            KernelId::Matmul | KernelId::MatmulSmall | KernelId::MatmulBlocked => MatmulParams::FIELDS,
             KernelId::Softmax => SoftmaxParams::FIELDS,
             KernelId::LayerNorm => LayerNormParams::FIELDS,
             KernelId::Relu | KernelId::Gelu => ElementwiseParams::FIELDS,
@@ -247,7 +257,7 @@ macro_rules! kernel_params {
 }
 
 kernel_params! {
-    /// matmul.wgsl and matmul_blocked.wgsl: C (m,n) = α · op(A) · op(B): A (m,k), or Aᵀ with A
+    /// matmul.wgsl, matmul_small.wgsl and matmul_blocked.wgsl: C (m,n) = α · op(A) · op(B): A (m,k), or Aᵀ with A
     /// (k,m) when `trans_a`; B (k,n), or Bᵀ with B (n,k) when `trans_b`.
     MatmulParams { m: u32, n: u32, k: u32, trans_b: u32, alpha: f32, trans_a: u32, _pad1: u32, _pad2: u32 }
 }
@@ -313,6 +323,10 @@ kernel_params! {
         _pad0: u32,
     }
 }
+
+/// Rows and columns of C up to which `for_product` picks the barrier-free kernel: one tile of
+/// matmul.wgsl (its TILE), so that kernel would run a single workgroup.
+pub const SMALL_MAX: usize = 16;
 
 /// Rows and columns of C from which `for_product` picks the register-blocked kernel: the side
 /// of its tile (BLOCK in matmul_blocked.wgsl).
@@ -427,7 +441,9 @@ mod tests {
 
     #[test]
     fn products_name_the_kernel_their_size_runs() {
-        assert_eq!(KernelId::for_op(OpKind::Matmul, Some((3, 3))), Some(KernelId::Matmul));
+        assert_eq!(KernelId::for_op(OpKind::Matmul, Some((3, 3))), Some(KernelId::MatmulSmall));
+        assert_eq!(KernelId::for_op(OpKind::MatmulAt, Some((SMALL_MAX, SMALL_MAX))), Some(KernelId::MatmulSmall));
+        assert_eq!(KernelId::for_op(OpKind::Matmul, Some((SMALL_MAX + 1, 3))), Some(KernelId::Matmul));
         assert_eq!(KernelId::for_op(OpKind::MatmulBt, Some((BLOCKED_MIN, BLOCKED_MIN))), Some(KernelId::MatmulBlocked));
         assert_eq!(KernelId::for_op(OpKind::Matmul, Some((1, 2048))), Some(KernelId::Matmul));
         assert_eq!(KernelId::for_op(OpKind::SoftmaxRows, Some((512, 512))), Some(KernelId::Softmax));
@@ -439,7 +455,8 @@ mod tests {
         for id in KernelId::ALL {
             let runs_an_op =
                 OpKind::ALL.iter().any(|&op| KernelId::for_op(op, Some((1, 1))) == Some(id) || KernelId::then_for(op).contains(&id));
-            assert!(runs_an_op || KernelId::for_product(BLOCKED_MIN, BLOCKED_MIN).0 == id, "{} runs no op", id.name());
+            let a_product_size = [SMALL_MAX + 1, BLOCKED_MIN].iter().any(|&side| KernelId::for_product(side, side).0 == id);
+            assert!(runs_an_op || a_product_size, "{} runs no op", id.name());
         }
     }
 }

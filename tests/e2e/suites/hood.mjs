@@ -75,7 +75,7 @@ export default async function hood({ page, base, mode }) {
     }
     const rows = await opsRows(page, PANEL);
     assert(JSON.stringify(rows.map((r) => r.op)) === JSON.stringify(['matmul', 'matmul', 'matmul', 'matmul_bt', 'softmax_rows', 'matmul']), JSON.stringify(rows));
-    assert(JSON.stringify(rows.map((r) => r.kernel)) === JSON.stringify(['matmul', 'matmul', 'matmul', 'matmul', 'softmax', 'matmul']), JSON.stringify(rows));
+    assert(JSON.stringify(rows.map((r) => r.kernel)) === JSON.stringify(['matmul_small', 'matmul_small', 'matmul_small', 'matmul_small', 'softmax', 'matmul_small']), JSON.stringify(rows));
     const shapes = rows.map((r) => r.shapes);
     assert(JSON.stringify(shapes) === JSON.stringify([...Array(4).fill('3×3 · 3×3 → 3×3'), '3×3 → 3×3', '3×3 · 3×3 → 3×3']), JSON.stringify(shapes));
     assert(rows[3].params === 'α = 0,5774', rows[3].params);
@@ -100,14 +100,14 @@ export default async function hood({ page, base, mode }) {
 
   await check(`[${mode}] the WGSL shown is the repository's file, highlighted`, async () => {
     const kernels = await page.$$eval(`${PANEL} details.hood-kernel`, (ds) => ds.map((d) => d.dataset.kernel));
-    assert(JSON.stringify(kernels) === JSON.stringify(['matmul', 'softmax']), JSON.stringify(kernels));
+    assert(JSON.stringify(kernels) === JSON.stringify(['matmul_small', 'softmax']), JSON.stringify(kernels));
     for (const kernel of kernels) {
       const shown = await page.$eval(`${PANEL} pre.wgsl[data-kernel=${kernel}]`, (pre) => pre.textContent);
       assert(shown === shader(kernel), `${kernel}.wgsl differs from the repository file`);
       const classes = await page.$$eval(`${PANEL} pre.wgsl[data-kernel=${kernel}] span`, (ss) => [...new Set(ss.map((s) => s.className))]);
       for (const c of ['wgsl-comment', 'wgsl-keyword', 'wgsl-type', 'wgsl-attribute', 'wgsl-number']) assert(classes.includes(c), `${kernel}: no ${c}`);
     }
-    await page.click(`${PANEL} details.hood-kernel[data-kernel=matmul] > summary`);
+    await page.click(`${PANEL} details.hood-kernel[data-kernel=matmul_small] > summary`);
     await page.$eval(PANEL, (d) => d.scrollIntoView());
     await page.screenshot({ path: path.join(ARTIFACTS, `hood-attention-${mode}.png`) });
   });

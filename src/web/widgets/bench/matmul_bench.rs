@@ -1,8 +1,9 @@
 //! `matmul-bench`: times C = A·B for n×n matrices on the CPU (Rust → WebAssembly) and on
-//! WebGPU (the tiled `matmul.wgsl`), on the reader's own machine, and plots the time per
-//! product against n for both (log–log, with the table twin). The size slider measures one
-//! more size; "medir até 512" sweeps every size. Each time is the median of a few samples
-//! after a warm-up (`core::trace::time_matmul`); both products are compared (largest |Δ|).
+//! WebGPU (`matmul_small.wgsl` up to n = 16, the tiled `matmul.wgsl`, `matmul_blocked.wgsl`
+//! from 64), on the reader's own machine, and plots the time per product against n for both
+//! (log–log, with the table twin). The size slider measures one more size; "medir até 512"
+//! sweeps every size. Each time is the median of a few samples after a warm-up
+//! (`core::trace::time_matmul`); both products are compared (largest |Δ|).
 //!
 //! The WebGPU series uses the site's device, or one opened just for this while the reader
 //! forces the CPU; where the browser has none, the plot shows the CPU alone and says why.
@@ -77,10 +78,11 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     let last = dom::el("div", "bench-last");
     dom::append(&shell.outputs, &last);
 
-    // Which kernel a size runs is KernelId::for_product's choice: both are shown.
-    let blocked_from = crate::gpu::kernels::BLOCKED_MIN;
+    // Which kernel a size runs is KernelId::for_product's choice: all three are shown.
+    let (small_to, blocked_from) = (crate::gpu::kernels::SMALL_MAX, crate::gpu::kernels::BLOCKED_MIN);
     for (id, when) in [
-        (KernelId::Matmul, format!("n < {blocked_from}")),
+        (KernelId::MatmulSmall, format!("n ≤ {small_to}")),
+        (KernelId::Matmul, format!("{small_to} < n < {blocked_from}")),
         (KernelId::MatmulBlocked, format!("n ≥ {blocked_from}")),
     ] {
         let kernel = dom::el("details", "hood-kernel");
