@@ -50,6 +50,11 @@ pub fn probabilities(logits: &[f32], temperature: f32) -> Vec<f32> {
 
 /// The distribution the sampler actually draws from: temperature, then top-k, then top-p,
 /// renormalised; tokens cut off get 0. Greedy gives all the mass to the argmax.
+///
+/// With top-k, only the k kept logits are exponentiated: the kept probabilities, renormalised,
+/// are a softmax over those k alone, so the rest of the vocabulary (2 048 tokens) needs no
+/// exponential at every generated token. Tokens are ranked by logit, which is the order of
+/// their probabilities.
 pub fn sampling_distribution(logits: &[f32], opts: &SamplingOptions) -> Vec<f32> {
     if logits.is_empty() {
         return Vec::new();
@@ -59,28 +64,34 @@ pub fn sampling_distribution(logits: &[f32], opts: &SamplingOptions) -> Vec<f32>
         out[argmax(logits)] = 1.0;
         return out;
     }
-    let mut probs = probabilities(logits, opts.temperature);
-    let mut keep = if opts.top_k == 0 { probs.len() } else { opts.top_k.min(probs.len()) };
-    let order = most_likely_first(&probs, keep);
+    // A non-finite logit has weight 0 (as in `probabilities`): ranked last.
+    let ranks: Vec<f32> = logits.iter().map(|&v| if v.is_finite() { v } else { f32::NEG_INFINITY }).collect();
+    let keep = if opts.top_k == 0 { ranks.len() } else { opts.top_k.min(ranks.len()) };
+    let order = most_likely_first(&ranks, keep);
+    let max = order.first().map_or(f32::NEG_INFINITY, |&i| ranks[i]);
+    if !max.is_finite() {
+        // No finite logit: every token is equally likely, as `probabilities` says.
+        return vec![1.0 / logits.len() as f32; logits.len()];
+    }
+    let t = opts.temperature as f64;
+    let weights: Vec<f64> = order.iter().map(|&i| if ranks[i].is_finite() { ((ranks[i] as f64 - max as f64) / t).exp() } else { 0.0 }).collect();
+    let sum: f64 = weights.iter().sum();
+    let mut kept: Vec<f32> = weights.iter().map(|&w| (w / sum) as f32).collect();
     if opts.top_p < 1.0 {
-        let kept: f32 = order[..keep].iter().map(|&i| probs[i]).sum();
         let mut acc = 0.0;
-        for (n, &i) in order[..keep].iter().enumerate() {
-            acc += probs[i] / kept;
-            if acc >= opts.top_p {
-                keep = n + 1;
-                break;
-            }
+        if let Some(n) = kept.iter().position(|&p| {
+            acc += p;
+            acc >= opts.top_p
+        }) {
+            kept.truncate(n + 1);
         }
     }
-    let mut kept = vec![false; probs.len()];
-    for &i in &order[..keep] {
-        kept[i] = true;
+    let total: f32 = kept.iter().sum();
+    let mut out = vec![0.0; logits.len()];
+    for (&i, &p) in order.iter().zip(&kept) {
+        out[i] = p / total;
     }
-    probs.iter_mut().zip(&kept).filter(|(_, &k)| !k).for_each(|(p, _)| *p = 0.0);
-    let total: f32 = probs.iter().sum();
-    probs.iter_mut().for_each(|p| *p /= total);
-    probs
+    out
 }
 
 /// Index of the largest logit (the first one on ties).
@@ -146,6 +157,50 @@ mod tests {
         for n in [0, 1, 2, 40, 299, 300, 301] {
             assert_eq!(most_likely_first(&probs, n), full[..n.min(300)].to_vec(), "n = {n}");
         }
+    }
+
+    /// The definition, written out: softmax over the whole vocabulary, keep the top k, then
+    /// the smallest head reaching top-p, renormalise.
+    fn by_definition(logits: &[f32], opts: &SamplingOptions) -> Vec<f32> {
+        let probs = probabilities(logits, opts.temperature);
+        let k = if opts.top_k == 0 { probs.len() } else { opts.top_k.min(probs.len()) };
+        let order = most_likely_first(&probs, k);
+        let kept_mass: f32 = order.iter().map(|&i| probs[i]).sum();
+        let (mut acc, mut keep) = (0.0, k);
+        for (n, &i) in order.iter().enumerate() {
+            acc += probs[i] / kept_mass;
+            if opts.top_p < 1.0 && acc >= opts.top_p {
+                keep = n + 1;
+                break;
+            }
+        }
+        let mut out = vec![0.0; probs.len()];
+        let total: f32 = order[..keep].iter().map(|&i| probs[i]).sum();
+        for &i in &order[..keep] {
+            out[i] = probs[i] / total;
+        }
+        out
+    }
+
+    #[test]
+    fn exponentiating_only_the_top_k_gives_the_definition() {
+        let mut rng = Rng::new(17);
+        for case in 0..200 {
+            let logits: Vec<f32> = (0..2048).map(|_| rng.next_f32() * 24.0 - 12.0).collect();
+            let opts = SamplingOptions {
+                temperature: [0.3, 0.8, 1.0, 2.0][case % 4],
+                top_k: [0, 1, 40, 500][case / 4 % 4],
+                top_p: [1.0, 0.95, 0.5][case % 3],
+            };
+            let (fast, slow) = (sampling_distribution(&logits, &opts), by_definition(&logits, &opts));
+            let diff = fast.iter().zip(&slow).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+            assert!(diff < 1e-6, "{opts:?}: {diff}");
+            assert_eq!(fast.iter().filter(|&&p| p > 0.0).count(), slow.iter().filter(|&&p| p > 0.0).count(), "{opts:?}");
+        }
+        // Non-finite logits weigh nothing; with none finite, every token is equally likely.
+        let odd = [f32::NAN, 1.0, f32::INFINITY, f32::NEG_INFINITY];
+        assert_eq!(sampling_distribution(&odd, &SamplingOptions { temperature: 1.0, top_k: 2, top_p: 1.0 }), vec![0.0, 1.0, 0.0, 0.0]);
+        assert_eq!(sampling_distribution(&[f32::NAN; 4], &SamplingOptions::default()), vec![0.25; 4]);
     }
 
     #[test]
