@@ -4,7 +4,7 @@
 
 use crate::core::error::Result;
 use crate::core::executor::{BackendKind, Executor};
-use crate::core::op::{Dims, Op};
+use crate::core::op::{Dims, Op, OpKind};
 use crate::core::Matrix;
 
 use crate::core::error::ComputeError;
@@ -100,7 +100,10 @@ impl Executor for GpuContext {
                     inv_temperature: 1.0 / opts.temperature,
                     ..Default::default()
                 };
-                self.dispatch(KernelId::Softmax, &params, &bound, grid_1d(a.0))?;
+                match KernelId::for_op(OpKind::SoftmaxRows, Some(a)) {
+                    Some(KernelId::SoftmaxSmall) => self.dispatch(KernelId::SoftmaxSmall, &params, &bound, grid_1d(a.0.div_ceil(64)))?,
+                    _ => self.dispatch(KernelId::Softmax, &params, &bound, grid_1d(a.0))?,
+                }
             }
             Op::LayerNorm { eps } => {
                 let params = LayerNormParams { rows: a.0 as u32, cols: a.1 as u32, eps, ..Default::default() };

@@ -17,6 +17,8 @@ pub enum KernelId {
     /// The same product for large shapes, register-blocked (see its .wgsl).
     MatmulBlocked,
     Softmax,
+    /// The same softmax for rows of at most `SOFTMAX_SMALL_MAX` columns, one invocation a row.
+    SoftmaxSmall,
     LayerNorm,
     Relu,
     Gelu,
@@ -38,11 +40,12 @@ pub enum KernelId {
 }
 
 impl KernelId {
-    pub const ALL: [KernelId; 22] = [
+    pub const ALL: [KernelId; 23] = [
         KernelId::Matmul,
         KernelId::MatmulSmall,
         KernelId::MatmulBlocked,
         KernelId::Softmax,
+        KernelId::SoftmaxSmall,
         KernelId::LayerNorm,
         KernelId::Relu,
         KernelId::Gelu,
@@ -70,6 +73,7 @@ impl KernelId {
             KernelId::MatmulSmall => "matmul_small",
             KernelId::MatmulBlocked => "matmul_blocked",
             KernelId::Softmax => "softmax",
+            KernelId::SoftmaxSmall => "softmax_small",
             KernelId::LayerNorm => "layer_norm",
             KernelId::Relu => "relu",
             KernelId::Gelu => "gelu",
@@ -103,7 +107,10 @@ impl KernelId {
             OpKind::Transpose => KernelId::Transpose,
             OpKind::Add => KernelId::Add,
             OpKind::Scale => KernelId::Scale,
-            OpKind::SoftmaxRows => KernelId::Softmax,
+            OpKind::SoftmaxRows => match out {
+                Some((_, cols)) if cols <= SOFTMAX_SMALL_MAX => KernelId::SoftmaxSmall,
+                _ => KernelId::Softmax,
+            },
             OpKind::LayerNorm => KernelId::LayerNorm,
             OpKind::Relu => KernelId::Relu,
             OpKind::Gelu => KernelId::Gelu,
@@ -161,6 +168,7 @@ impl KernelId {
             KernelId::MatmulSmall => include_str!("shaders/matmul_small.wgsl"),
             KernelId::MatmulBlocked => include_str!("shaders/matmul_blocked.wgsl"),
             KernelId::Softmax => include_str!("shaders/softmax.wgsl"),
+            KernelId::SoftmaxSmall => include_str!("shaders/softmax_small.wgsl"),
             KernelId::LayerNorm => include_str!("shaders/layer_norm.wgsl"),
             KernelId::Relu => include_str!("shaders/relu.wgsl"),
             KernelId::Gelu => include_str!("shaders/gelu.wgsl"),
@@ -202,6 +210,7 @@ impl KernelId {
             KernelId::AdamW => (2, 3),
             KernelId::SumRows => (1, 1),
             KernelId::Softmax
+            | KernelId::SoftmaxSmall
             | KernelId::Relu
             | KernelId::Gelu
             | KernelId::Scale
@@ -214,7 +223,7 @@ impl KernelId {
     pub fn params_fields(self) -> &'static [(&'static str, &'static str)] {
         match self {
             KernelId::Matmul | KernelId::MatmulSmall | KernelId::MatmulBlocked => MatmulParams::FIELDS,
-            KernelId::Softmax => SoftmaxParams::FIELDS,
+            KernelId::Softmax | KernelId::SoftmaxSmall => SoftmaxParams::FIELDS,
             KernelId::LayerNorm => LayerNormParams::FIELDS,
             KernelId::Relu | KernelId::Gelu => ElementwiseParams::FIELDS,
             KernelId::Scale => ScaleParams::FIELDS,
@@ -262,7 +271,7 @@ kernel_params! {
     MatmulParams { m: u32, n: u32, k: u32, trans_b: u32, alpha: f32, trans_a: u32, _pad1: u32, _pad2: u32 }
 }
 kernel_params! {
-    /// softmax.wgsl: one workgroup per row.
+    /// softmax.wgsl (one workgroup per row) and softmax_small.wgsl (one invocation per row).
     SoftmaxParams { rows: u32, cols: u32, causal: u32, causal_offset: u32, inv_temperature: f32, _pad0: u32, _pad1: u32, _pad2: u32 }
 }
 kernel_params! {
@@ -327,6 +336,10 @@ kernel_params! {
 /// Rows and columns of C up to which `for_product` picks the barrier-free kernel: one tile of
 /// matmul.wgsl (its TILE), so that kernel would run a single workgroup.
 pub const SMALL_MAX: usize = 16;
+
+/// Columns up to which a row softmax runs softmax_small.wgsl: one value per invocation of
+/// softmax.wgsl's workgroup (its WG), where its barriers buy nothing.
+pub const SOFTMAX_SMALL_MAX: usize = 64;
 
 /// Rows and columns of C from which `for_product` picks the register-blocked kernel: the side
 /// of its tile (BLOCK in matmul_blocked.wgsl).
@@ -447,16 +460,19 @@ mod tests {
         assert_eq!(KernelId::for_op(OpKind::MatmulBt, Some((BLOCKED_MIN, BLOCKED_MIN))), Some(KernelId::MatmulBlocked));
         assert_eq!(KernelId::for_op(OpKind::Matmul, Some((1, 2048))), Some(KernelId::Matmul));
         assert_eq!(KernelId::for_op(OpKind::SoftmaxRows, Some((512, 512))), Some(KernelId::Softmax));
+        assert_eq!(KernelId::for_op(OpKind::SoftmaxRows, Some((512, SOFTMAX_SMALL_MAX))), Some(KernelId::SoftmaxSmall));
         assert_eq!(KernelId::for_op(OpKind::WriteRows, None), None);
     }
 
     #[test]
     fn every_kernel_runs_some_op() {
+        // Outputs small and large enough for each size-dependent choice.
+        let sizes = [(1, 1), (SMALL_MAX + 1, SOFTMAX_SMALL_MAX + 1), (BLOCKED_MIN, BLOCKED_MIN)];
         for id in KernelId::ALL {
-            let runs_an_op =
-                OpKind::ALL.iter().any(|&op| KernelId::for_op(op, Some((1, 1))) == Some(id) || KernelId::then_for(op).contains(&id));
-            let a_product_size = [SMALL_MAX + 1, BLOCKED_MIN].iter().any(|&side| KernelId::for_product(side, side).0 == id);
-            assert!(runs_an_op || a_product_size, "{} runs no op", id.name());
+            let runs_an_op = OpKind::ALL
+                .iter()
+                .any(|&op| sizes.iter().any(|&out| KernelId::for_op(op, Some(out)) == Some(id)) || KernelId::then_for(op).contains(&id));
+            assert!(runs_an_op, "{} runs no op", id.name());
         }
     }
 }

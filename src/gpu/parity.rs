@@ -71,7 +71,8 @@ pub async fn run_suite(gpu: &GpuContext, rng: &mut Rng, large: bool) -> Result<V
     // Up to (16, _, 16) products run the barrier-free kernel (a long k included); from (64, _, 64)
     // on, the register-blocked one: full tiles, ragged edges, k not a multiple of 16.
     let mut matmul_shapes = vec![(1, 1, 1), (3, 3, 3), (16, 70, 16), (2, 9, 11), (17, 5, 33), (31, 47, 15), (64, 64, 64), (100, 1, 7), (65, 17, 130), (130, 200, 97), (64, 3, 200)];
-    let mut square_shapes = vec![(1, 1), (3, 3), (7, 13), (33, 65)];
+    // Rows of up to 64 columns run softmax_small.wgsl (70 rows: two of its workgroups), wider ones softmax.wgsl.
+    let mut square_shapes = vec![(1, 1), (3, 3), (7, 13), (70, 64), (33, 65)];
     if large {
         matmul_shapes.push((512, 512, 512));
         square_shapes.push((512, 512));
