@@ -126,6 +126,26 @@ export default async function a11y({ page, base, mode, browser }) {
     assert(problems.length === 0, problems.join('\n'));
   });
 
+  await check(`[${mode}] heatmaps follow their panel when the window changes width (a phone turned)`, async () => {
+    // The size of every heatmap canvas, as drawn for the current window.
+    const sizes = () => page.$$eval('figure[data-matrix] canvas.mv-canvas', (cs) => cs.map((c) => `${c.closest('figure').dataset.matrix} ${c.style.width}`));
+    const route = 'encoder-e-decoder.html';
+    const fresh = {};
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(`${base}/${route}`);
+      await settled(page, route);
+      fresh[width] = await sizes();
+    }
+    assert(fresh[390].length > 0 && JSON.stringify(fresh[390]) !== JSON.stringify(fresh[1280]), `the sizes do not depend on the width: ${fresh[390]}`);
+    // Loaded at 1280 (above), then turned to 390 and back: each time the same sizes as a fresh load.
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.waitForFunction((want) => JSON.stringify([...document.querySelectorAll('figure[data-matrix] canvas.mv-canvas')].map((c) => `${c.closest('figure').dataset.matrix} ${c.style.width}`)) === want, JSON.stringify(fresh[width]), { timeout: 5000 })
+        .catch(async () => assert(false, `after turning to ${width}px: ${await sizes()} instead of ${fresh[width]}`));
+    }
+  });
+
   await check(`[${mode}] a matrix editor is one Tab stop, arrow keys move between its cells`, async () => {
     await page.goto(`${base}/queries-keys-values.html`);
     await waitWidget(page, '[data-widget=attention]');

@@ -41,6 +41,28 @@ fn panel_width(panel: &web_sys::Element) -> f64 {
     width
 }
 
+/// Calls `redraw` on `view` at the next animation frame after the window changes size (a phone
+/// turned, a window dragged narrower), at most once per frame however many resize events come.
+/// The view decides whether its panel's width really changed. Holds the view weakly.
+pub fn on_window_resize<V: 'static>(view: &std::rc::Rc<V>, redraw: impl Fn(&V) + 'static) -> Option<dom::Listener> {
+    let window = dom::window()?;
+    let weak = std::rc::Rc::downgrade(view);
+    let redraw = std::rc::Rc::new(redraw);
+    let booked = std::rc::Rc::new(std::cell::Cell::new(false));
+    Some(dom::Listener::new(&window, "resize", move |_| {
+        if booked.replace(true) {
+            return;
+        }
+        let (weak, redraw, booked) = (weak.clone(), redraw.clone(), booked.clone());
+        dom::on_next_frame(move || {
+            booked.set(false);
+            if let Some(view) = weak.upgrade() {
+                redraw(&view);
+            }
+        });
+    }))
+}
+
 /// Sizes `canvas` to `css_w × css_h` CSS pixels with a backing store of device pixels (crisp
 /// on HiDPI screens), clears it, and returns a context that draws in CSS pixels.
 pub fn prepare_canvas(canvas: &HtmlCanvasElement, css_w: f64, css_h: f64) -> Option<CanvasRenderingContext2d> {

@@ -19,7 +19,7 @@ use crate::site::notation::spoken;
 use crate::site::palette::{gradient, rgb, css, text_on, Domain, Scale};
 use crate::web::dom::{self, Listener};
 
-use super::canvas::{available_width, context, fill_notation, hatch, label_font, notation_width, prepare_canvas};
+use super::canvas::{available_width, context, fill_notation, hatch, label_font, notation_width, on_window_resize, prepare_canvas};
 use super::twin;
 use crate::web::kit::listen;
 
@@ -107,6 +107,9 @@ pub struct MatrixView {
     /// Row labels are notation the widget wrote (`h_{meus}`), typeset; off by default, since
     /// labels are mostly the reader's words. Column labels are always plain text.
     typeset_rows: Cell<bool>,
+    /// The panel width the last drawing was sized for: after a resize, only a panel that
+    /// really changed width is drawn again.
+    drawn_for: Cell<f64>,
     _listeners: RefCell<Vec<Listener>>,
 }
 
@@ -162,6 +165,7 @@ impl MatrixView {
             on_hover: RefCell::new(None),
             layout: RefCell::new(Layout { cell: 40.0, left: 0.0, top: 0.0 }),
             typeset_rows: Cell::new(false),
+            drawn_for: Cell::new(0.0),
             _listeners: RefCell::new(Vec::new()),
         });
         let canvas = &view.canvas;
@@ -189,6 +193,13 @@ impl MatrixView {
             })
         });
         view._listeners.borrow_mut().extend([hover, leave, keys, blur, click]);
+        // Cells are sized to the panel: a panel that changes width (a phone turned) redraws.
+        let resized = on_window_resize(&view, |v: &MatrixView| {
+            if v.data.borrow().is_some() && available_width(&v.root) != v.drawn_for.get() {
+                v.redraw();
+            }
+        });
+        view._listeners.borrow_mut().extend(resized);
         view
     }
 
@@ -287,7 +298,9 @@ impl MatrixView {
         let widest = |labels: &[String], typeset| measure.as_ref().map_or(0.0, |ctx| labels.iter().map(|l| notation_width(ctx, l, LABEL_PX, typeset)).fold(0.0, f64::max));
         let label_w = widest(&data.row_labels, typeset) + 12.0;
         // Cells shrink to fit the panel down to 28 px; wider matrices scroll inside the frame.
-        let cell = ((available_width(&self.root) - label_w - 8.0) / cols.max(1) as f64).clamp(28.0, 56.0);
+        let panel = available_width(&self.root);
+        self.drawn_for.set(panel);
+        let cell = ((panel - label_w - 8.0) / cols.max(1) as f64).clamp(28.0, 56.0);
         // Column labels wider than a cell are drawn at 45°, which needs more room on top
         // (and a little on the right, where the last label leans).
         let col_w = widest(&data.col_labels, false);
