@@ -20,6 +20,9 @@ use std::rc::Rc;
 use std::time::Instant;
 
 use atencao::core::decoder::load::Model;
+use atencao::core::decoder::model::{forward, read_forward, KvCache};
+use atencao::core::decoder::weights::DecoderWeights;
+use atencao::core::executor::Executor;
 use atencao::core::decoder::manifest::Manifest;
 use atencao::core::ops;
 use atencao::core::rng::Rng;
@@ -45,6 +48,8 @@ fn open_device() -> (wgpu::Device, wgpu::Queue, AdapterFacts) {
     let info = adapter.get_info();
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("gpu_bench"),
+        // The decoder's per-op device times (the "por dentro" panel's timestamps).
+        required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
         required_limits: adapter.limits(),
         ..Default::default()
     }))
@@ -270,6 +275,65 @@ fn decoder(gpu: &GpuContext, model_dir: &str) {
         median(per_token.clone()) * 1e3,
         median(last) * 1e3
     );
+    token_phases(gpu, &weights, &model.weights, &prompt_ids, context);
+}
+
+/// Where one token's time goes at context ~128: recording the pass on the host (the
+/// executor's dispatches), then submission to readback; and, with timestamps, the device's
+/// own time summed over the pass's ops.
+/// The last step's logits are checked against the CPU's pass over the same tokens.
+fn token_phases(gpu: &GpuContext, weights: &DecoderWeights<atencao::gpu::GpuTensor>, cpu_weights: &DecoderWeights, prompt_ids: &[u32], context: usize) {
+    let mut cache = KvCache::new(gpu, &weights.config).expect("cache");
+    let pass = forward(gpu, weights, prompt_ids, &mut cache).expect("prefill");
+    pollster::block_on(read_forward(gpu, &pass)).expect("prefill read");
+    let (mut record, mut total, mut busy) = (Vec::new(), Vec::new(), Vec::new());
+    // Per op (its index in the pass's order), its device times.
+    let mut per_op: Vec<Vec<f64>> = Vec::new();
+    let mut id = prompt_ids[prompt_ids.len() - 1];
+    let mut ids = prompt_ids.to_vec();
+    let mut last_logits = Vec::new();
+    while cache.len() < context {
+        let timed = gpu.can_time_ops() && cache.len() % 2 == 1;
+        gpu.set_op_timing(timed);
+        let t0 = Instant::now();
+        let pass = forward(gpu, weights, &[id], &mut cache).expect("step");
+        let t1 = Instant::now();
+        let out = pollster::block_on(read_forward(gpu, &pass)).expect("step read");
+        let t2 = Instant::now();
+        ids.push(id);
+        last_logits = out.logits.row(0);
+        id = last_logits.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, _)| i as u32).unwrap_or(0);
+        if timed {
+            let times = gpu.take_op_times().unwrap_or_default();
+            busy.push(times.iter().filter(|t| t.is_finite()).sum::<f64>() / 1e3);
+            per_op.resize(per_op.len().max(times.len()), Vec::new());
+            for (i, t) in times.iter().enumerate().filter(|(_, t)| t.is_finite()) {
+                per_op[i].push(*t);
+            }
+        } else {
+            record.push((t1 - t0).as_secs_f64());
+            total.push((t2 - t0).as_secs_f64());
+        }
+    }
+    gpu.set_op_timing(false);
+    let cpu = &atencao::core::executor::Cpu;
+    let mut cpu_cache = KvCache::new(cpu, &cpu_weights.config).expect("cache");
+    forward(cpu, cpu_weights, &ids[..ids.len() - 1], &mut cpu_cache).expect("cpu pass");
+    let pass = forward(cpu, cpu_weights, &ids[ids.len() - 1..], &mut cpu_cache).expect("cpu step");
+    let reference = atencao::core::executor::block_on_ready(read_forward(cpu, &pass)).expect("cpu read").logits.row(0);
+    let diff = max_diff(&last_logits, &reference);
+    println!("decoder token at position {}: max |gpu - cpu| over its {} logits = {diff:.2e}", ids.len(), reference.len());
+    let ms = |xs: &[f64]| if xs.is_empty() { f64::NAN } else { median(xs.to_vec()) * 1e3 };
+    println!(
+        "decoder token phases (greedy, no sampling), context ..{context}: recording {:.3} ms, recording to readback {:.3} ms, device time of its ops {:.3} ms (medians)",
+        ms(&record),
+        ms(&total),
+        ms(&busy)
+    );
+    let mut slowest: Vec<(usize, f64)> = per_op.iter().enumerate().filter(|(_, ts)| !ts.is_empty()).map(|(i, ts)| (i, median(ts.clone()))).collect();
+    slowest.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let listed: Vec<String> = slowest.iter().take(8).map(|(i, t)| format!("op {i}: {:.1} µs", t * 1e3)).collect();
+    println!("decoder token, slowest ops by device time (index in the pass): {}", listed.join(", "));
 }
 
 fn main() {
@@ -280,7 +344,8 @@ fn main() {
     let sizes: Vec<usize> = std::env::var("ATENCAO_BENCH_SIZES")
         .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
         .unwrap_or_else(|_| vec![1024, 2048, 4096]);
-    let mut contenders = contenders(&device);
+    // No sizes (ATENCAO_BENCH_SIZES=""): the decoder alone.
+    let mut contenders = if sizes.is_empty() { Vec::new() } else { contenders(&device) };
     // A kernel that gets a product wrong is not timed.
     contenders.retain(|who| {
         let diff = check_ragged(&device, &queue, who);

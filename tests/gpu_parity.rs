@@ -143,6 +143,39 @@ fn an_update_is_one_submission_timed_per_kernel() {
     }
 }
 
+/// A batch's dispatches share uniform buffers of 256 parameter slots each (at WebGPU's
+/// default alignment): 600 dispatches in one submission, each with its own factor, cross two
+/// chunk boundaries, and each must have read its own parameters. One compute pass holds the
+/// untimed dispatches until a copy ends it: copies in the middle reopen it.
+#[test]
+fn six_hundred_dispatches_in_one_submission_read_their_own_parameters() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = rng("uniform chunks");
+    let start = rng.matrix(3, 5, -1.0, 1.0);
+    let factors: Vec<f32> = (0..600).map(|_| rng.uniform(0.98, 1.02) * if rng.below(2) == 0 { 1.0 } else { -1.0 }).collect();
+    let before = gpu.submissions();
+    let run = async {
+        let mut x = gpu.upload(&start)?;
+        let mut copy = gpu.upload(&Matrix::zeros(3, 5))?;
+        for (i, &f) in factors.iter().enumerate() {
+            x = gpu.scale(&x, f)?;
+            if i % 97 == 0 {
+                gpu.write_rows(&mut copy, 0, &x)?;
+                x = gpu.add(&copy, &gpu.upload(&Matrix::zeros(3, 5))?)?;
+            }
+        }
+        gpu.read_one(&x).await
+    };
+    let on_gpu = pollster::block_on(run).unwrap();
+    assert_eq!(gpu.submissions() - before, 1);
+    let mut want = start.clone();
+    for &f in &factors {
+        want = atencao::core::ops::scale(&want, f);
+    }
+    let diff = on_gpu.max_abs_diff(&want).unwrap();
+    assert!(diff < 1e-5, "600 chained scales: max |gpu - cpu| = {diff}");
+}
+
 /// Training on the GPU: 50 steps from the same initialisation give the CPU's losses within
 /// 1e-3, each step one submission. Then the device is lost: the run goes on on the CPU from
 /// the last snapshot (weights and AdamW moments) and gives the uninterrupted run's losses.

@@ -2,9 +2,13 @@
 //!
 //! The first op after a read opens a batch: an encoder and two error scopes (validation and
 //! out of memory) that catch everything the batch's commands and kernel compilations raise.
-//! Each dispatch gets its own compute pass, timed with timestamp queries when the device has
-//! them. `read` copies every requested tensor (and the timestamps) into one staging buffer,
-//! submits, pops the scopes and maps the staging buffer once.
+//! Untimed dispatches share one compute pass until a copy or the submission ends it (a pass
+//! per dispatch cost a real GPU more than its kernels: see BENCHMARKS.md, "On a real GPU");
+//! when ops are timed, each dispatch gets its own pass with timestamp queries, where the
+//! device has them. The dispatches' parameters are packed into shared uniform buffers
+//! (`Uniforms`): a batch writes one uniform buffer, not one per dispatch. `read` copies every
+//! requested tensor (and the timestamps) into one staging buffer, submits, pops the scopes and
+//! maps the staging buffer once.
 //!
 //! No `await` happens between opening a batch and submitting it (ops are synchronous), so
 //! two widgets computing at once never interleave their scopes.
@@ -22,12 +26,15 @@ use super::{GpuContext, MAX_QUERIES};
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::COPY_DST).union(wgpu::BufferUsages::COPY_SRC);
 
 pub(super) struct Batch {
+    /// The compute pass the untimed dispatches are recorded into, while it is open. It locks
+    /// `encoder` (declared first, so it also ends first when a batch is dropped).
+    pass: Option<wgpu::ComputePass<'static>>,
     encoder: wgpu::CommandEncoder,
     /// Pushed in this order: out of memory, then validation (popped in reverse).
     oom: wgpu::ErrorScopeGuard,
     validation: wgpu::ErrorScopeGuard,
-    /// Uniform buffers of this batch's dispatches, back to the pool once submitted.
-    uniforms: Vec<wgpu::Buffer>,
+    /// The parameters of this batch's dispatches.
+    uniforms: Uniforms,
     /// Per op applied (dispatch, copy or view), in order: the timestamp queries of its start
     /// and its end, if timed (an op of several dispatches spans from its first to its last).
     timed: Vec<Option<(u32, u32)>>,
@@ -43,10 +50,11 @@ impl GpuContext {
             let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
             let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
             Batch {
+                pass: None,
                 encoder: self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("atencao") }),
                 oom,
                 validation,
-                uniforms: Vec::new(),
+                uniforms: Uniforms::default(),
                 timed: Vec::new(),
                 queries: 0,
             }
@@ -82,15 +90,14 @@ impl GpuContext {
             return Err(ComputeError::Gpu("a grade de workgroups excede o limite desta GPU".into()));
         }
         let size = std::mem::size_of::<P>() as u64;
-        let uniform = self.buffers.borrow_mut().pool.take(&self.device, size, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST);
-        self.queue.write_buffer(&uniform, 0, bytemuck::bytes_of(params));
         self.with_batch(|batch| {
             // Compiled inside the batch's scopes: a shader the browser rejects is this batch's
             // error, not a lost device.
             let compiled = self.kernel(kernel);
+            let (chunk, offset) = batch.uniforms.push(&self.device, &self.buffers, self.uniform_alignment, bytemuck::bytes_of(params));
             let mut entries = vec![wgpu::BindGroupEntry {
                 binding: 0,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding { buffer: &uniform, offset: 0, size: NonZeroU64::new(size) }),
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding { buffer: &batch.uniforms.chunks[chunk].0, offset, size: NonZeroU64::new(size) }),
             }];
             for (i, t) in tensors.iter().enumerate() {
                 entries.push(wgpu::BindGroupEntry {
@@ -117,14 +124,22 @@ impl GpuContext {
                 beginning_of_pass_write_index: Some(first),
                 end_of_pass_write_index: Some(first + 1),
             });
-            {
+            if timestamp_writes.is_some() {
+                batch.pass = None;
                 let mut pass = batch.encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(kernel.name()), timestamp_writes });
+                pass.set_pipeline(&compiled.pipeline);
+                pass.set_bind_group(0, &group, &[]);
+                pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+            } else {
+                let encoder = &mut batch.encoder;
+                let pass = batch.pass.get_or_insert_with(|| {
+                    encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("atencao"), timestamp_writes: None }).forget_lifetime()
+                });
                 pass.set_pipeline(&compiled.pipeline);
                 pass.set_bind_group(0, &group, &[]);
                 pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
             }
             batch.timed.push(pair.map(|(_, first)| (first, first + 1)));
-            batch.uniforms.push(uniform);
         });
         Ok(())
     }
@@ -156,6 +171,8 @@ impl GpuContext {
         let row_bytes = (4 * src.cols) as u64;
         self.with_batch(|batch| {
             if rows > 0 && row_bytes > 0 {
+                // A copy is no compute command: the open pass ends first.
+                batch.pass = None;
                 batch.encoder.copy_buffer_to_buffer(src.buffer(), from as u64 * row_bytes, dst.buffer(), to as u64 * row_bytes, rows as u64 * row_bytes);
             }
             batch.timed.push(None);
@@ -169,6 +186,7 @@ impl GpuContext {
         // Open a batch even with nothing recorded: the copies below are commands too.
         self.with_batch(|_| ());
         let Some(mut batch) = self.batch.borrow_mut().take() else { unreachable!("opened above") };
+        batch.pass = None;
         let mut offsets = Vec::with_capacity(tensors.len());
         let mut total = 0u64;
         for t in tensors {
@@ -188,6 +206,10 @@ impl GpuContext {
             batch.encoder.resolve_query_set(&ts.queries, 0..batch.queries, &ts.resolve, 0);
             batch.encoder.copy_buffer_to_buffer(&ts.resolve, 0, &staging, stamps_at, timed_bytes);
         }
+        // The parameters go with this submission: the queue applies its writes before the commands.
+        for (chunk, bytes) in &batch.uniforms.chunks {
+            self.queue.write_buffer(chunk, 0, bytes);
+        }
         self.queue.submit([batch.encoder.finish()]);
         self.submissions.set(self.submissions.get() + 1);
         let validation = batch.validation.pop();
@@ -195,8 +217,8 @@ impl GpuContext {
         {
             // Submitted: this batch's uniforms and the buffers freed while recording can be reused.
             let mut buffers = self.buffers.borrow_mut();
-            for uniform in batch.uniforms.drain(..) {
-                buffers.pool.give(uniform);
+            for (chunk, _) in batch.uniforms.chunks.drain(..) {
+                buffers.pool.give(chunk);
             }
             buffers.release_quarantine();
         }
@@ -249,6 +271,37 @@ impl GpuContext {
         self.buffers.borrow_mut().pool.give(staging);
         *self.op_times.borrow_mut() = times;
         Ok(values)
+    }
+}
+
+/// Bytes of one uniform buffer shared by up to `UNIFORM_CHUNK / alignment` dispatches (256 at
+/// WebGPU's default alignment of 256 bytes): a decoder token's 60-odd dispatches share one.
+const UNIFORM_CHUNK: u64 = 64 * 1024;
+
+/// The parameters of a batch's dispatches, each at an offset aligned as uniform bindings need,
+/// in chunks of `UNIFORM_CHUNK` bytes written once each at submit (one `write_buffer` per
+/// chunk instead of one per dispatch, and no buffer per dispatch).
+#[derive(Default)]
+struct Uniforms {
+    /// Each chunk's buffer and the bytes to write into it.
+    chunks: Vec<(wgpu::Buffer, Vec<u8>)>,
+}
+
+impl Uniforms {
+    /// Appends `params` at the next aligned offset; returns its chunk and offset.
+    fn push(&mut self, device: &wgpu::Device, buffers: &std::cell::RefCell<super::tensor::Buffers>, alignment: u64, params: &[u8]) -> (usize, u64) {
+        let fits = |bytes: &Vec<u8>| (bytes.len() as u64).next_multiple_of(alignment) + params.len() as u64 <= UNIFORM_CHUNK;
+        if !self.chunks.last().is_some_and(|(_, bytes)| fits(bytes)) {
+            let usage = wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST;
+            let buffer = buffers.borrow_mut().pool.take(device, UNIFORM_CHUNK, usage);
+            self.chunks.push((buffer, Vec::with_capacity(UNIFORM_CHUNK as usize)));
+        }
+        let chunk = self.chunks.len() - 1;
+        let bytes = &mut self.chunks[chunk].1;
+        let offset = (bytes.len() as u64).next_multiple_of(alignment);
+        bytes.resize(offset as usize, 0);
+        bytes.extend_from_slice(params);
+        (chunk, offset)
     }
 }
 

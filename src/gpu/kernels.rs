@@ -14,6 +14,8 @@ pub enum KernelId {
     Matmul,
     /// The same product for outputs of one tile or less, without workgroup memory (see its .wgsl).
     MatmulSmall,
+    /// The same product for a few rows of C, k split across lanes (see its .wgsl).
+    MatmulRows,
     /// The same product for large shapes, register-blocked (see its .wgsl).
     MatmulBlocked,
     Softmax,
@@ -40,9 +42,10 @@ pub enum KernelId {
 }
 
 impl KernelId {
-    pub const ALL: [KernelId; 23] = [
+    pub const ALL: [KernelId; 24] = [
         KernelId::Matmul,
         KernelId::MatmulSmall,
+        KernelId::MatmulRows,
         KernelId::MatmulBlocked,
         KernelId::Softmax,
         KernelId::SoftmaxSmall,
@@ -71,6 +74,7 @@ impl KernelId {
         match self {
             KernelId::Matmul => "matmul",
             KernelId::MatmulSmall => "matmul_small",
+            KernelId::MatmulRows => "matmul_rows",
             KernelId::MatmulBlocked => "matmul_blocked",
             KernelId::Softmax => "softmax",
             KernelId::SoftmaxSmall => "softmax_small",
@@ -144,13 +148,16 @@ impl KernelId {
     /// The kernel for an (m × k) · (k × n) product and its grid: the register-blocked one once
     /// both sides fill its 64 × 64 tiles; the barrier-free one when C fits one 16 × 16 tile
     /// (the articles' examples), where tiling shares nothing and a software GPU's barriers cost
-    /// the most; the simple tiled one (which the compute page quotes) in between. Same
-    /// contract, same CPU twin.
+    /// the most; the k-splitting one for a few rows of C (a decoder's next token), where tiles
+    /// would be mostly empty rows; the simple tiled one (which the compute page quotes) in
+    /// between. Same contract, same CPU twin.
     pub fn for_product(m: usize, n: usize) -> (KernelId, [u32; 3]) {
         if m >= BLOCKED_MIN && n >= BLOCKED_MIN {
             (KernelId::MatmulBlocked, [n.div_ceil(BLOCKED_MIN) as u32, m.div_ceil(BLOCKED_MIN) as u32, 1])
         } else if m <= SMALL_MAX && n <= SMALL_MAX {
             (KernelId::MatmulSmall, grid_tiles(m, n))
+        } else if m <= ROWS_MAX {
+            (KernelId::MatmulRows, [n.div_ceil(16) as u32, m as u32, 1])
         } else {
             (KernelId::Matmul, grid_tiles(m, n))
         }
@@ -166,6 +173,7 @@ impl KernelId {
         match self {
             KernelId::Matmul => include_str!("shaders/matmul.wgsl"),
             KernelId::MatmulSmall => include_str!("shaders/matmul_small.wgsl"),
+            KernelId::MatmulRows => include_str!("shaders/matmul_rows.wgsl"),
             KernelId::MatmulBlocked => include_str!("shaders/matmul_blocked.wgsl"),
             KernelId::Softmax => include_str!("shaders/softmax.wgsl"),
             KernelId::SoftmaxSmall => include_str!("shaders/softmax_small.wgsl"),
@@ -195,6 +203,7 @@ impl KernelId {
         match self {
             KernelId::Matmul
             | KernelId::MatmulSmall
+            | KernelId::MatmulRows
             | KernelId::MatmulBlocked
             | KernelId::Add
             | KernelId::Embedding
@@ -222,7 +231,7 @@ impl KernelId {
     /// must say the same, in the same order: checked by a test).
     pub fn params_fields(self) -> &'static [(&'static str, &'static str)] {
         match self {
-            KernelId::Matmul | KernelId::MatmulSmall | KernelId::MatmulBlocked => MatmulParams::FIELDS,
+            KernelId::Matmul | KernelId::MatmulSmall | KernelId::MatmulRows | KernelId::MatmulBlocked => MatmulParams::FIELDS,
             KernelId::Softmax | KernelId::SoftmaxSmall => SoftmaxParams::FIELDS,
             KernelId::LayerNorm => LayerNormParams::FIELDS,
             KernelId::Relu | KernelId::Gelu => ElementwiseParams::FIELDS,
@@ -266,7 +275,7 @@ macro_rules! kernel_params {
 }
 
 kernel_params! {
-    /// matmul.wgsl, matmul_small.wgsl and matmul_blocked.wgsl: C (m,n) = α · op(A) · op(B): A (m,k), or Aᵀ with A
+    /// matmul.wgsl, matmul_small.wgsl, matmul_rows.wgsl and matmul_blocked.wgsl: C (m,n) = α · op(A) · op(B): A (m,k), or Aᵀ with A
     /// (k,m) when `trans_a`; B (k,n), or Bᵀ with B (n,k) when `trans_b`.
     MatmulParams { m: u32, n: u32, k: u32, trans_b: u32, alpha: f32, trans_a: u32, _pad1: u32, _pad2: u32 }
 }
@@ -340,6 +349,10 @@ pub const SMALL_MAX: usize = 16;
 /// Columns up to which a row softmax runs softmax_small.wgsl: one value per invocation of
 /// softmax.wgsl's workgroup (its WG), where its barriers buy nothing.
 pub const SOFTMAX_SMALL_MAX: usize = 64;
+
+/// Rows of C up to which `for_product` picks the k-splitting kernel (wider than one tile): it
+/// reads B once per row, so it suits a handful of rows.
+pub const ROWS_MAX: usize = 4;
 
 /// Rows and columns of C from which `for_product` picks the register-blocked kernel: the side
 /// of its tile (BLOCK in matmul_blocked.wgsl).
@@ -458,7 +471,9 @@ mod tests {
         assert_eq!(KernelId::for_op(OpKind::MatmulAt, Some((SMALL_MAX, SMALL_MAX))), Some(KernelId::MatmulSmall));
         assert_eq!(KernelId::for_op(OpKind::Matmul, Some((SMALL_MAX + 1, 3))), Some(KernelId::Matmul));
         assert_eq!(KernelId::for_op(OpKind::MatmulBt, Some((BLOCKED_MIN, BLOCKED_MIN))), Some(KernelId::MatmulBlocked));
-        assert_eq!(KernelId::for_op(OpKind::Matmul, Some((1, 2048))), Some(KernelId::Matmul));
+        assert_eq!(KernelId::for_op(OpKind::Matmul, Some((1, 2048))), Some(KernelId::MatmulRows));
+        assert_eq!(KernelId::for_op(OpKind::MatmulBt, Some((ROWS_MAX, SMALL_MAX + 1))), Some(KernelId::MatmulRows));
+        assert_eq!(KernelId::for_op(OpKind::Matmul, Some((ROWS_MAX + 1, 2048))), Some(KernelId::Matmul));
         assert_eq!(KernelId::for_op(OpKind::SoftmaxRows, Some((512, 512))), Some(KernelId::Softmax));
         assert_eq!(KernelId::for_op(OpKind::SoftmaxRows, Some((512, SOFTMAX_SMALL_MAX))), Some(KernelId::SoftmaxSmall));
         assert_eq!(KernelId::for_op(OpKind::WriteRows, None), None);
@@ -467,7 +482,7 @@ mod tests {
     #[test]
     fn every_kernel_runs_some_op() {
         // Outputs small and large enough for each size-dependent choice.
-        let sizes = [(1, 1), (SMALL_MAX + 1, SOFTMAX_SMALL_MAX + 1), (BLOCKED_MIN, BLOCKED_MIN)];
+        let sizes = [(1, 1), (1, SMALL_MAX + 1), (SMALL_MAX + 1, SOFTMAX_SMALL_MAX + 1), (BLOCKED_MIN, BLOCKED_MIN)];
         for id in KernelId::ALL {
             let runs_an_op = OpKind::ALL
                 .iter()

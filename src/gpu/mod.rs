@@ -89,6 +89,8 @@ pub struct GpuContext {
     op_times: RefCell<Option<Vec<f64>>>,
     /// Submissions made so far (tests check that an update is one).
     submissions: Cell<usize>,
+    /// The device's offset alignment for uniform bindings (dispatches share uniform buffers).
+    uniform_alignment: u64,
     /// Set by the device-lost callback (with the reason): from then on every op fails fast.
     lost: Arc<Mutex<Option<String>>>,
 }
@@ -165,7 +167,9 @@ impl GpuContext {
             }),
             period: queue.get_timestamp_period() as f64,
         });
+        let uniform_alignment = device.limits().min_uniform_buffer_offset_alignment.max(4) as u64;
         GpuContext {
+            uniform_alignment,
             device,
             queue,
             facts,

@@ -68,9 +68,14 @@ async fn on_gpu(gpu: &GpuContext, op: Op, inputs: &[&Matrix]) -> crate::core::er
 pub async fn run_suite(gpu: &GpuContext, rng: &mut Rng, large: bool) -> Result<Vec<Check>, Vec<String>> {
     let mut r = Report::default();
 
-    // Up to (16, _, 16) products run the barrier-free kernel (a long k included); from (64, _, 64)
-    // on, the register-blocked one: full tiles, ragged edges, k not a multiple of 16.
-    let mut matmul_shapes = vec![(1, 1, 1), (3, 3, 3), (16, 70, 16), (2, 9, 11), (17, 5, 33), (31, 47, 15), (64, 64, 64), (100, 1, 7), (65, 17, 130), (130, 200, 97), (64, 3, 200)];
+    // Up to (16, _, 16) products run the barrier-free kernel (a long k included); up to 4 rows of
+    // C wider than that, the k-splitting one (a decoder's token: k of 192 and 768, ragged
+    // columns, k shorter than its 16 lanes); from (64, _, 64) on, the register-blocked one:
+    // full tiles, ragged edges, k not a multiple of 16.
+    let mut matmul_shapes = vec![
+        (1, 1, 1), (3, 3, 3), (16, 70, 16), (2, 9, 11), (1, 192, 200), (1, 768, 192), (4, 5, 33), (3, 37, 17),
+        (17, 5, 33), (31, 47, 15), (64, 64, 64), (100, 1, 7), (65, 17, 130), (130, 200, 97), (64, 3, 200),
+    ];
     // Rows of up to 64 columns run softmax_small.wgsl (70 rows: two of its workgroups), wider ones softmax.wgsl.
     let mut square_shapes = vec![(1, 1), (3, 3), (7, 13), (70, 64), (33, 65)];
     if large {
@@ -181,7 +186,7 @@ pub async fn run_suite(gpu: &GpuContext, rng: &mut Rng, large: bool) -> Result<V
 async fn training_kernels(gpu: &GpuContext, rng: &mut Rng, r: &mut Report) {
     // Up to (_, 16, 16) the barrier-free kernel, from (_, 64, 64) on the register-blocked one, read A
     // transposed (ragged edges included).
-    for &(k, m, n) in &[(1, 1, 1), (5, 3, 7), (40, 16, 5), (33, 17, 65), (130, 64, 64), (257, 100, 31), (70, 65, 130), (1024, 256, 64)] {
+    for &(k, m, n) in &[(1, 1, 1), (5, 3, 7), (40, 16, 5), (70, 2, 33), (33, 17, 65), (130, 64, 64), (257, 100, 31), (70, 65, 130), (1024, 256, 64)] {
         let (a, b) = (rng.matrix(k, m, -1.0, 1.0), rng.matrix(k, n, -1.0, 1.0));
         r.compare(format!("matmul_at ({k}×{m})ᵀ·{k}×{n}"), on_gpu(gpu, Op::MatmulAt, &[&a, &b]).await, &backward::matmul_at(&a, &b).unwrap());
     }

@@ -117,12 +117,37 @@ fn main(
     storageBarrier();
     workgroupBarrier();
 
-    // 4. Weighted sum of the values, one output column per thread.
-    for (var c = lid; c < d_h; c = c + WG) {
+    // 4. Weighted sum of the values. A head at most WG wide is summed by WG / d_h groups of
+    //    d_h threads side by side, group g over the keys j ≡ g (mod groups), then the groups'
+    //    partial sums are added: with one query row (a decoder's next token) each thread walks
+    //    t_k / groups keys instead of all t_k, and no thread idles. Wider heads: one output
+    //    column per thread, over every key.
+    if (d_h <= WG) {
+        let groups = WG / d_h;
+        let group = lid / d_h;
+        let c = lid % d_h;
         var acc = 0.0;
-        for (var j = 0u; j < params.t_k; j = j + 1u) {
-            acc = acc + weights[w_base + j] * v[(k0 + j) * params.width + col0 + c];
+        if (group < groups) {
+            for (var j = group; j < params.t_k; j = j + groups) {
+                acc = acc + weights[w_base + j] * v[(k0 + j) * params.width + col0 + c];
+            }
         }
-        out[q_row + col0 + c] = acc;
+        scratch[lid] = acc;
+        workgroupBarrier();
+        if (lid < d_h) {
+            var sum = 0.0;
+            for (var g = 0u; g < groups; g = g + 1u) {
+                sum = sum + scratch[g * d_h + lid];
+            }
+            out[q_row + col0 + lid] = sum;
+        }
+    } else {
+        for (var c = lid; c < d_h; c = c + WG) {
+            var acc = 0.0;
+            for (var j = 0u; j < params.t_k; j = j + 1u) {
+                acc = acc + weights[w_base + j] * v[(k0 + j) * params.width + col0 + c];
+            }
+            out[q_row + col0 + c] = acc;
+        }
     }
 }
