@@ -1,5 +1,7 @@
 //! The site's WGSL kernels on a real GPU through native wgpu (Vulkan): the tiled matmuls at
-//! n = 1024, 2048, 4096 and the resident decoder's per-token latency at context 128. The
+//! n = 1024, 2048, 4096, a widget's update through the executor, and the resident decoder's
+//! per-token latency at context 128 with its phases (recording, submission to readback, the
+//! kernels' own time) and its logits checked against the CPU. The
 //! vendor reference (cuBLAS SGEMM, TF32 off) is timed in the same run by scripts/sgemm.py;
 //! scripts/gpu-bench.sh runs both. Prints one line per measurement; times are medians.
 //!
@@ -358,5 +360,36 @@ fn main() {
         }
     }
     let gpu = GpuContext::from_device(device, queue, name);
+    widget_update(&gpu);
     decoder(&gpu, &model_dir);
+}
+
+/// A widget's update on the GPU: the attention widget's article example (3 tokens, d = 4)
+/// through the executor, as the widget runs it: its inputs uploaded, six ops recorded, one
+/// submission, one readback of everything it draws. Median of 200, after 20 untimed.
+fn widget_update(gpu: &GpuContext) {
+    use atencao::core::attention::attention_trace;
+    use atencao::core::examples::textbook_example_2;
+    let inputs = textbook_example_2();
+    let mut times = Vec::new();
+    for i in 0..220 {
+        let t = Instant::now();
+        let trace = pollster::block_on(attention_trace(gpu, &inputs)).expect("attention");
+        if i >= 20 {
+            times.push(t.elapsed().as_secs_f64());
+        }
+        std::hint::black_box(trace);
+    }
+    let cpu = &atencao::core::executor::Cpu;
+    let mut cpu_times = Vec::new();
+    for _ in 0..220 {
+        let t = Instant::now();
+        std::hint::black_box(atencao::core::executor::block_on_ready(attention_trace(cpu, &inputs)).expect("attention"));
+        cpu_times.push(t.elapsed().as_secs_f64());
+    }
+    println!(
+        "attention widget update (article example, 6 ops, one submission): gpu median {:.1} µs, cpu median {:.1} µs",
+        median(times) * 1e6,
+        median(cpu_times) * 1e6
+    );
 }
