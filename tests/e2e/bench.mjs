@@ -7,7 +7,9 @@
 // edit to the frame after it is drawn (median of 5 after 2 warm-ups). The WebGPU run chooses
 // WebGPU (the site would leave SwiftShader aside on its own). Timings are reported, never
 // asserted.
-// Usage: node tests/e2e/bench.mjs [dist] [--modes cpu,webgpu] [--attention-pairs N]
+// Usage: node tests/e2e/bench.mjs [dist] [--modes cpu,webgpu] [--attention-pairs N] [--attention-only]
+// --attention-only skips everything but the attention pairs (a quick A/B of two builds: run it
+// on each build's dist in turns).
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,6 +19,7 @@ import { ARTIFACTS, serve } from './lib.mjs';
 const args = process.argv.slice(2);
 const modesAt = args.indexOf('--modes');
 const WANTED = modesAt >= 0 ? args[modesAt + 1].split(',') : ['webgpu', 'cpu'];
+const ATTENTION_ONLY = args.includes('--attention-only');
 const DIST = path.resolve(args.find((a, i) => !a.startsWith('--') && i !== modesAt + 1 && args[i - 1] !== '--attention-pairs') ?? 'dist');
 const BASE_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'];
@@ -75,7 +78,7 @@ const LOADS = 10;
 // Pairs of the playground and its reference per mode, and the tokens each "Gerar" makes: through
 // SwiftShader a token takes most of a second, so fewer and shorter there.
 const PAIRS = { cpu: { rounds: 5, tokens: 100 }, webgpu: { rounds: 2, tokens: 20 } };
-for (const [mode, browserArgs] of Object.entries(MODES).filter(([m]) => WANTED.includes(m))) {
+for (const [mode, browserArgs] of Object.entries(MODES).filter(([m]) => WANTED.includes(m) && !ATTENTION_ONLY)) {
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true, args: browserArgs });
   const page = await (await contextFor(browser, mode)).newPage();
   await page.goto(`${base}/bench.html`);
@@ -172,4 +175,4 @@ if (attentionPairs.length) {
   const list = (key, d) => attentionPairs.map((p) => num(p[key], d)).join(' ');
   console.log(`atenção em turnos, ${attentionPairs.length} pares: WebGPU ${list('webgpu', 1)} ms; CPU ${list('cpu', 1)} ms; razões ${list('ratio')}; mediana ${num(median(attentionPairs.map((p) => p.ratio)))}×`);
 }
-console.log(`\nbrowser: ${Object.values(results)[0].user_agent}`);
+if (Object.keys(results).length) console.log(`\nbrowser: ${Object.values(results)[0].user_agent}`);
