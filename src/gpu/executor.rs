@@ -263,6 +263,6 @@ impl GpuContext {
     /// Records out (1,n) = α · the column sums of `a` (rows, n).
     fn sum_rows_into(&self, a: &GpuTensor, out: &GpuTensor, alpha: f32) -> Result<()> {
         let params = SumRowsParams { rows: a.rows as u32, cols: a.cols as u32, alpha, ..Default::default() };
-        self.dispatch(KernelId::SumRows, &params, &[a, out], grid_1d(a.cols.div_ceil(64)))
+        self.dispatch(KernelId::SumRows, &params, &[a, out], grid_1d(a.cols.div_ceil(16)))
     }
 }

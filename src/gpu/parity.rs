@@ -190,7 +190,8 @@ async fn training_kernels(gpu: &GpuContext, rng: &mut Rng, r: &mut Report) {
         let (a, b) = (rng.matrix(k, m, -1.0, 1.0), rng.matrix(k, n, -1.0, 1.0));
         r.compare(format!("matmul_at ({k}×{m})ᵀ·{k}×{n}"), on_gpu(gpu, Op::MatmulAt, &[&a, &b]).await, &backward::matmul_at(&a, &b).unwrap());
     }
-    for &(m, n) in &[(1, 1), (3, 5), (70, 33), (300, 64)] {
+    // (1024, 192): a training batch's column sums (1 024 rows, the model's width).
+    for &(m, n) in &[(1, 1), (3, 5), (70, 33), (300, 64), (1024, 192)] {
         let shape = format!("{m}×{n}");
         let (x, dy) = (rng.matrix(m, n, -3.0, 3.0), rng.matrix(m, n, -1.0, 1.0));
         r.compare(format!("sum_rows {shape}"), on_gpu(gpu, Op::SumRows, &[&x]).await, &backward::sum_rows(&x));
