@@ -287,11 +287,13 @@ fn decoder(gpu: &GpuContext, model_dir: &str) {
 fn token_phases(gpu: &GpuContext, weights: &DecoderWeights<atencao::gpu::GpuTensor>, cpu_weights: &DecoderWeights, prompt_ids: &[u32], context: usize) {
     let mut cache = KvCache::new(gpu, &weights.config).expect("cache");
     let pass = forward(gpu, weights, prompt_ids, &mut cache).expect("prefill");
-    pollster::block_on(read_forward(gpu, &pass)).expect("prefill read");
+    let prefill = pollster::block_on(read_forward(gpu, &pass)).expect("prefill read");
+    // Greedy: each step feeds the most likely token after the one before.
+    let greedy = |logits: &[f32]| logits.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(i, _)| i as u32);
     let (mut record, mut total, mut busy) = (Vec::new(), Vec::new(), Vec::new());
     // Per op (its index in the pass's order), its device times.
     let mut per_op: Vec<Vec<f64>> = Vec::new();
-    let mut id = prompt_ids[prompt_ids.len() - 1];
+    let mut id = greedy(&prefill.logits.row(0));
     let mut ids = prompt_ids.to_vec();
     let mut last_logits = Vec::new();
     while cache.len() < context {
@@ -304,7 +306,7 @@ fn token_phases(gpu: &GpuContext, weights: &DecoderWeights<atencao::gpu::GpuTens
         let t2 = Instant::now();
         ids.push(id);
         last_logits = out.logits.row(0);
-        id = last_logits.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, _)| i as u32).unwrap_or(0);
+        id = greedy(&last_logits);
         if timed {
             let times = gpu.take_op_times().unwrap_or_default();
             busy.push(times.iter().filter(|t| t.is_finite()).sum::<f64>() / 1e3);

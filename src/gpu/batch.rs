@@ -124,20 +124,22 @@ impl GpuContext {
                 beginning_of_pass_write_index: Some(first),
                 end_of_pass_write_index: Some(first + 1),
             });
-            if timestamp_writes.is_some() {
+            // A timed dispatch gets a pass of its own (its stamps bracket it alone); untimed ones
+            // join the open pass.
+            let timed = timestamp_writes.is_some();
+            if timed {
                 batch.pass = None;
-                let mut pass = batch.encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(kernel.name()), timestamp_writes });
-                pass.set_pipeline(&compiled.pipeline);
-                pass.set_bind_group(0, &group, &[]);
-                pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
-            } else {
-                let encoder = &mut batch.encoder;
-                let pass = batch.pass.get_or_insert_with(|| {
-                    encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("atencao"), timestamp_writes: None }).forget_lifetime()
-                });
-                pass.set_pipeline(&compiled.pipeline);
-                pass.set_bind_group(0, &group, &[]);
-                pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+            }
+            let encoder = &mut batch.encoder;
+            let pass = batch.pass.get_or_insert_with(|| {
+                let label = Some(if timed { kernel.name() } else { "atencao" });
+                encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label, timestamp_writes }).forget_lifetime()
+            });
+            pass.set_pipeline(&compiled.pipeline);
+            pass.set_bind_group(0, &group, &[]);
+            pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+            if timed {
+                batch.pass = None;
             }
             batch.timed.push(pair.map(|(_, first)| (first, first + 1)));
         });

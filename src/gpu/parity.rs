@@ -184,8 +184,8 @@ pub async fn run_suite(gpu: &GpuContext, rng: &mut Rng, large: bool) -> Result<V
 
 /// The training kernels (gradients, loss, optimiser) against their CPU twins.
 async fn training_kernels(gpu: &GpuContext, rng: &mut Rng, r: &mut Report) {
-    // Up to (_, 16, 16) the barrier-free kernel, from (_, 64, 64) on the register-blocked one, read A
-    // transposed (ragged edges included).
+    // Up to (_, 16, 16) the barrier-free kernel, (_, 2, 33) the k-splitting one, from (_, 64, 64) on
+    // the register-blocked one, read A transposed (ragged edges included).
     for &(k, m, n) in &[(1, 1, 1), (5, 3, 7), (40, 16, 5), (70, 2, 33), (33, 17, 65), (130, 64, 64), (257, 100, 31), (70, 65, 130), (1024, 256, 64)] {
         let (a, b) = (rng.matrix(k, m, -1.0, 1.0), rng.matrix(k, n, -1.0, 1.0));
         r.compare(format!("matmul_at ({k}×{m})ᵀ·{k}×{n}"), on_gpu(gpu, Op::MatmulAt, &[&a, &b]).await, &backward::matmul_at(&a, &b).unwrap());
