@@ -13,6 +13,7 @@ pub mod error;
 pub mod examples;
 pub mod executor;
 pub mod format;
+pub mod lanes;
 pub mod matrix;
 pub mod op;
 pub mod ops;

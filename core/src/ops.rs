@@ -4,9 +4,10 @@
 //! `ndarray`'s `dot` (the `matrixmultiply` crate's blocked SIMD kernels), except products with
 //! at most `FEW_ROWS` rows on the left, which read B once in vectorisable loops instead.
 
-use ndarray::{Array2, Axis};
+use ndarray::Axis;
 
 use super::error::{ComputeError, Result};
+use super::lanes;
 use super::matrix::Matrix;
 use super::op::Dims;
 use super::small_matmul;
@@ -151,17 +152,14 @@ pub fn matmul(a: &Matrix, b: &Matrix) -> Result<Matrix> {
 const FEW_ROWS: usize = 4;
 
 /// A · B row by row: each output row accumulates a[i,k] · B[k,:] over k (contiguous rows of B,
-/// which the compiler vectorises).
+/// in `lanes::axpy`: simd128 lanes in the site's wasm).
 fn few_rows_matmul(a: &Matrix, b: &Matrix) -> Matrix {
     let (m, k, n) = (a.rows(), a.cols(), b.cols());
     let (a_values, b_values) = (a.as_slice(), b.as_slice());
     let mut out = vec![0.0f32; m * n];
     for (i, out_row) in out.chunks_exact_mut(n.max(1)).enumerate() {
         for (kk, b_row) in b_values.chunks_exact(n.max(1)).enumerate() {
-            let scale = a_values[i * k + kk];
-            for (o, &v) in out_row.iter_mut().zip(b_row) {
-                *o += scale * v;
-            }
+            lanes::axpy(out_row, a_values[i * k + kk], b_row);
         }
     }
     Matrix::from_vec(m, n, out).expect("m·n values")
@@ -174,24 +172,10 @@ fn few_rows_matmul_bt(a: &Matrix, b: &Matrix, alpha: f32) -> Matrix {
     for i in 0..m {
         let a_row = &a.as_slice()[i * k..(i + 1) * k];
         for j in 0..n {
-            out.push(alpha * dot_lanes(a_row, &b.as_slice()[j * k..(j + 1) * k]));
+            out.push(alpha * lanes::dot(a_row, &b.as_slice()[j * k..(j + 1) * k]));
         }
     }
     Matrix::from_vec(m, n, out).expect("m·n values")
-}
-
-/// Dot product in eight independent lanes, so the compiler can keep them in SIMD registers
-/// (a single running sum would force one addition after another).
-fn dot_lanes(x: &[f32], y: &[f32]) -> f32 {
-    let mut lanes = [0.0f32; 8];
-    let (xs, ys) = (x.chunks_exact(8), y.chunks_exact(8));
-    let tail: f32 = xs.remainder().iter().zip(ys.remainder()).map(|(a, b)| a * b).sum();
-    for (xc, yc) in xs.zip(ys) {
-        for l in 0..8 {
-            lanes[l] += xc[l] * yc[l];
-        }
-    }
-    lanes.iter().sum::<f32>() + tail
 }
 
 /// alpha · A (m,k) @ Bᵀ where B is (n,k) → (m,n). With alpha = 1/√d_k this is QKᵀ/√d_k.
@@ -386,19 +370,35 @@ pub fn attention(
 ) -> Result<AttentionOutput> {
     let d_h = check_attention(q, k, v, heads)?;
     let opts = SoftmaxOptions { causal, causal_offset, temperature: 1.0 };
-    let mut output = Array2::<f32>::zeros((q.rows(), q.cols()));
-    let mut weights = Array2::<f32>::zeros((heads * q.rows(), k.rows()));
+    let (t_q, t_k, d) = (q.rows(), k.rows(), q.cols());
+    let scale = 1.0 / (d_h as f32).sqrt();
+    let (q_values, k_values, v_values) = (q.as_slice(), k.as_slice(), v.as_slice());
+    // A head's part of a row of Q, K or V is contiguous: the scores and the weighted sum read
+    // it in place. (Copying each head's columns out first took half the attention's time on
+    // the decoder's next token, the whole cache's keys and values per head and token.)
+    let mut output = vec![0.0f32; t_q * d];
+    let mut weights = Vec::with_capacity(heads * t_q * t_k);
     for h in 0..heads {
-        let (qh, kh, vh) = (q.columns(h * d_h, d_h), k.columns(h * d_h, d_h), v.columns(h * d_h, d_h));
-        let scores = matmul_bt(&qh, &kh, 1.0 / (d_h as f32).sqrt())?;
-        let w = softmax_rows(&scores, opts)?;
-        let out_h = matmul(&w, &vh)?;
-        output.slice_mut(ndarray::s![.., h * d_h..(h + 1) * d_h]).assign(out_h.array());
-        weights
-            .slice_mut(ndarray::s![h * q.rows()..(h + 1) * q.rows(), ..])
-            .assign(w.array());
+        // Scores of the visible keys only: softmax never reads a masked one.
+        let mut scores = vec![0.0f32; t_q * t_k];
+        for (i, row) in scores.chunks_exact_mut(t_k.max(1)).enumerate() {
+            let seen = if causal { i.saturating_add(causal_offset).saturating_add(1).min(t_k) } else { t_k };
+            let q_row = &q_values[i * d + h * d_h..i * d + (h + 1) * d_h];
+            for (j, score) in row[..seen].iter_mut().enumerate() {
+                *score = scale * lanes::dot(q_row, &k_values[j * d + h * d_h..j * d + (h + 1) * d_h]);
+            }
+        }
+        let w = softmax_rows(&Matrix::from_vec(t_q, t_k, scores)?, opts)?;
+        // Output: Σ_j w_ij · V_j, accumulated in the order of `few_rows_matmul`.
+        for (i, w_row) in w.as_slice().chunks_exact(t_k.max(1)).enumerate() {
+            let out = &mut output[i * d + h * d_h..i * d + (h + 1) * d_h];
+            for (j, &w_ij) in w_row.iter().enumerate() {
+                lanes::axpy(out, w_ij, &v_values[j * d + h * d_h..j * d + (h + 1) * d_h]);
+            }
+        }
+        weights.extend_from_slice(w.as_slice());
     }
-    Ok(AttentionOutput { output: Matrix::from_array(output), weights: Matrix::from_array(weights) })
+    Ok(AttentionOutput { output: Matrix::from_vec(t_q, d, output)?, weights: Matrix::from_vec(heads * t_q, t_k, weights)? })
 }
 
 /// The terms behind one output cell of A·B: (a_ik, b_kj, a_ik·b_kj) for each k.

@@ -42,6 +42,10 @@ impl BarView {
 
     /// Draws one bar per (label, value); `title` replaces the caption.
     pub fn update(&self, title: &str, labels: &[String], values: &[f32]) {
+        // The width first, before this update changes the page: read after the writes below,
+        // it would force a layout of the whole page on every update (the playground draws
+        // these while it generates).
+        let width = available_width(&self.root);
         dom::set_notation(&self.title, title);
         dom::set_attr(&self.canvas, "aria-label", &crate::site::notation::plain(title));
         let caption = crate::site::notation::plain(title);
@@ -50,7 +54,7 @@ impl BarView {
         let dark = dom::dark_at(&self.root);
         let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64;
         let (bar_h, gap, label_w, value_w) = (22.0, 6.0, (longest * 7.0 + 12.0).max(40.0), 72.0);
-        let plot_w = (available_width(&self.root) - label_w - value_w).clamp(100.0, 240.0);
+        let plot_w = (width - label_w - value_w).clamp(100.0, 240.0);
         let css_w = label_w + plot_w + value_w;
         let css_h = (bar_h + gap) * values.len() as f64 + gap;
         let Some(ctx) = prepare_canvas(&self.canvas, css_w, css_h) else { return };

@@ -61,6 +61,12 @@ const SLICE_MS: f64 = 24.0;
 /// While generating, the page is redrawn at most this often (chips, text, bars, the 24
 /// attention maps): drawing everything every frame would take most of the time from the model.
 const DRAW_EVERY_MS: f64 = 200.0;
+/// And at most this share of the generation's time goes to drawing: a draw's whole cost (our
+/// code, then the browser's style, layout and paint of that frame) is measured, and the next
+/// draw waits long enough after it. On a slow machine the text streams less often instead of
+/// the model slowing down (a draw there took 30–35 ms: 15 % of the time at one per 200 ms;
+/// with this share, one per 600 ms or so).
+const DRAW_SHARE: f64 = 0.05;
 
 /// The session on the backend that runs it.
 enum Engine {
@@ -156,8 +162,10 @@ pub struct DecoderWidget {
     stop_requested: Cell<bool>,
     /// A frame is already booked to draw.
     draw_booked: Cell<bool>,
-    /// When the last draw happened (ms).
-    drawn_at: Cell<f64>,
+    /// While generating, no draw is booked before this time (`DRAW_EVERY_MS`, `DRAW_SHARE`).
+    next_draw_at: Cell<f64>,
+    /// The whole cost of the last draw measured while generating, in ms.
+    draw_cost: Cell<f64>,
     /// Tokens per second of the generation in flight or the last one.
     rate: Cell<Option<f64>>,
     /// A generation is in flight: draws leave out the enlarged map and the readout (drawn
@@ -345,7 +353,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         running: Cell::new(false),
         stop_requested: Cell::new(false),
         draw_booked: Cell::new(false),
-        drawn_at: Cell::new(0.0),
+        next_draw_at: Cell::new(0.0),
+        draw_cost: Cell::new(0.0),
         rate: Cell::new(None),
         generating: Cell::new(false),
         cpu_only: Cell::new(false),
@@ -547,9 +556,12 @@ impl DecoderWidget {
             }
             Action::Generate { .. } | Action::Lens => {}
         }
-        // Bring the session up to date (the prompt, or the window after a backend change).
-        self.run_engine(&model, None, true).await?;
-        self.draw_now();
+        // Bring the session up to date (the prompt, or the window after a backend change) and
+        // show it; a generation that follows the drawn state draws nothing new first.
+        let computed = self.run_engine(&model, None, true).await?;
+        if computed || !matches!(action, Action::Generate { .. }) {
+            self.draw_now();
+        }
         if let Action::Generate { n, reseed } = action {
             let opts = self.options()?;
             if reseed {
@@ -564,6 +576,8 @@ impl DecoderWidget {
             let started = now_ms();
             let mut slice = started;
             self.generating.set(true);
+            // The state before the first token is on the page already: the first draw waits.
+            self.next_draw_at.set(started + self.draw_interval());
             for made in 1..=n {
                 if self.stop_requested.get() {
                     break;
@@ -839,9 +853,10 @@ impl DecoderWidget {
 
     /// One step of the session (`Some(opts)`: sample and run a token; `None`: bring the cache
     /// up to date), traced for the "por dentro" panel. The session follows the site's backend;
-    /// a GPU failure moves it to the CPU, which redoes the step.
-    async fn run_engine(&self, model: &Rc<Playable>, opts: Option<&SamplingOptions>, traced: bool) -> Result<(), String> {
-        let Some(mut engine) = self.engine.borrow_mut().take() else { return Ok(()) };
+    /// a GPU failure moves it to the CPU, which redoes the step. Says whether the model ran
+    /// (a traced `None` on an up-to-date session runs nothing).
+    async fn run_engine(&self, model: &Rc<Playable>, opts: Option<&SamplingOptions>, traced: bool) -> Result<bool, String> {
+        let Some(mut engine) = self.engine.borrow_mut().take() else { return Ok(false) };
         if engine.kind() != self.wanted_kind() {
             engine = self.engine_for(model, engine.into_history())?;
         }
@@ -852,12 +867,13 @@ impl DecoderWidget {
         };
         match outcome {
             Ok(trace) => {
+                let ran = trace.as_ref().is_none_or(|t| !t.ops.is_empty());
                 if let Some(trace) = trace.filter(|t| !t.ops.is_empty()) {
                     let rerun = WindowPass { model: model.clone(), ids: engine.history().ids.clone() };
                     *self.last_trace.borrow_mut() = Some((trace, rerun));
                 }
                 *self.engine.borrow_mut() = Some(engine);
-                Ok(())
+                Ok(ran)
             }
             Err(e) if e.is_gpu_failure() => {
                 // A lost device moves the whole site to the CPU; any other GPU error moves this
@@ -879,22 +895,36 @@ impl DecoderWidget {
     }
 
     /// Books a draw for the next animation frame (at most one per frame, and while generating
-    /// at most one per `DRAW_EVERY_MS`; the end of an action always draws).
+    /// at most one per `DRAW_EVERY_MS` and within `DRAW_SHARE`; the end of an action always
+    /// draws).
     fn book_draw(self: &Rc<Self>) {
-        if now_ms() - self.drawn_at.get() < DRAW_EVERY_MS || self.draw_booked.replace(true) {
+        if now_ms() < self.next_draw_at.get() || self.draw_booked.replace(true) {
             return;
         }
         let weak = Rc::downgrade(self);
         dom::on_next_frame(move || {
-            if let Some(w) = weak.upgrade() {
-                w.draw_booked.set(false);
-                w.draw_now();
-            }
+            let Some(w) = weak.upgrade() else { return };
+            w.draw_booked.set(false);
+            let started = now_ms();
+            w.draw_now();
+            // The browser renders this frame right after its animation callbacks, in the same
+            // task: a task posted now runs once the frame is painted, so it sees the whole cost.
+            wasm_bindgen_futures::spawn_local(async move {
+                dom::yield_now().await;
+                w.draw_cost.set(now_ms() - started);
+                w.next_draw_at.set(now_ms() + w.draw_interval());
+            });
         });
     }
 
+    /// The time from a draw to the next while generating: `DRAW_EVERY_MS`, or longer if the
+    /// last draw cost more than `DRAW_SHARE` of that; still at least one draw a second.
+    fn draw_interval(&self) -> f64 {
+        (self.draw_cost.get() * (1.0 / DRAW_SHARE - 1.0)).clamp(DRAW_EVERY_MS, DRAW_EVERY_MS.max(1000.0))
+    }
+
     fn draw_now(&self) {
-        self.drawn_at.set(now_ms());
+        self.next_draw_at.set(now_ms() + self.draw_interval());
         let Some(model) = self.model.borrow().clone() else { return };
         let engine = self.engine.borrow();
         let Some(engine) = engine.as_ref() else { return };
