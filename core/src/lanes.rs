@@ -12,6 +12,7 @@
 
 /// x · y over eight independent running sums (lane l sums the products at i ≡ l mod 8), then
 /// the rest. `x` and `y` have the same length.
+#[inline]
 pub fn dot(x: &[f32], y: &[f32]) -> f32 {
     debug_assert_eq!(x.len(), y.len());
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
@@ -33,6 +34,7 @@ pub fn dot(x: &[f32], y: &[f32]) -> f32 {
 }
 
 /// out += scale · x, element by element. `out` and `x` have the same length.
+#[inline]
 pub fn axpy(out: &mut [f32], scale: f32, x: &[f32]) {
     debug_assert_eq!(out.len(), x.len());
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]

@@ -4,7 +4,7 @@
 //! `ndarray`'s `dot` (the `matrixmultiply` crate's blocked SIMD kernels), except products with
 //! at most `FEW_ROWS` rows on the left, which read B once in vectorisable loops instead.
 
-use ndarray::Axis;
+use ndarray::{Array2, Axis};
 
 use super::error::{ComputeError, Result};
 use super::lanes;
@@ -370,12 +370,17 @@ pub fn attention(
 ) -> Result<AttentionOutput> {
     let d_h = check_attention(q, k, v, heads)?;
     let opts = SoftmaxOptions { causal, causal_offset, temperature: 1.0 };
+    if q.rows() > FEW_ROWS {
+        return attention_by_products(q, k, v, heads, d_h, opts);
+    }
     let (t_q, t_k, d) = (q.rows(), k.rows(), q.cols());
     let scale = 1.0 / (d_h as f32).sqrt();
     let (q_values, k_values, v_values) = (q.as_slice(), k.as_slice(), v.as_slice());
-    // A head's part of a row of Q, K or V is contiguous: the scores and the weighted sum read
-    // it in place. (Copying each head's columns out first took half the attention's time on
-    // the decoder's next token, the whole cache's keys and values per head and token.)
+    // A few queries (the decoder's next token): a head's part of a row of Q, K or V is
+    // contiguous, and the scores and the weighted sum read it in place, in the loops of the
+    // few-row products (the same sums in the same order). Copying each head's columns out
+    // first, as `attention_by_products` does, took half the attention's time here: the whole
+    // cache's keys and values, per head and token.
     let mut output = vec![0.0f32; t_q * d];
     let mut weights = Vec::with_capacity(heads * t_q * t_k);
     for h in 0..heads {
@@ -389,7 +394,6 @@ pub fn attention(
             }
         }
         let w = softmax_rows(&Matrix::from_vec(t_q, t_k, scores)?, opts)?;
-        // Output: Σ_j w_ij · V_j, accumulated in the order of `few_rows_matmul`.
         for (i, w_row) in w.as_slice().chunks_exact(t_k.max(1)).enumerate() {
             let out = &mut output[i * d + h * d_h..i * d + (h + 1) * d_h];
             for (j, &w_ij) in w_row.iter().enumerate() {
@@ -399,6 +403,24 @@ pub fn attention(
         weights.extend_from_slice(w.as_slice());
     }
     Ok(AttentionOutput { output: Matrix::from_vec(t_q, d, output)?, weights: Matrix::from_vec(heads * t_q, t_k, weights)? })
+}
+
+/// Many queries (a prompt): each head's columns copied out once, then the products (blocked
+/// kernels, whose work grows with queries × keys while the copy grows with keys only).
+fn attention_by_products(q: &Matrix, k: &Matrix, v: &Matrix, heads: usize, d_h: usize, opts: SoftmaxOptions) -> Result<AttentionOutput> {
+    let mut output = Array2::<f32>::zeros((q.rows(), q.cols()));
+    let mut weights = Array2::<f32>::zeros((heads * q.rows(), k.rows()));
+    for h in 0..heads {
+        let (qh, kh, vh) = (q.columns(h * d_h, d_h), k.columns(h * d_h, d_h), v.columns(h * d_h, d_h));
+        let scores = matmul_bt(&qh, &kh, 1.0 / (d_h as f32).sqrt())?;
+        let w = softmax_rows(&scores, opts)?;
+        let out_h = matmul(&w, &vh)?;
+        output.slice_mut(ndarray::s![.., h * d_h..(h + 1) * d_h]).assign(out_h.array());
+        weights
+            .slice_mut(ndarray::s![h * q.rows()..(h + 1) * q.rows(), ..])
+            .assign(w.array());
+    }
+    Ok(AttentionOutput { output: Matrix::from_array(output), weights: Matrix::from_array(weights) })
 }
 
 /// The terms behind one output cell of A·B: (a_ik, b_kj, a_ik·b_kj) for each k.
@@ -492,6 +514,29 @@ mod tests {
                 let got = matmul_bt(&a, &bt, 0.5).unwrap();
                 assert_eq!(got.shape(), (m, n));
                 assert!(got.max_abs_diff(&want).unwrap_or(0.0) < 1e-4, "A·Bᵀ m={m} k={k} n={n}");
+            }
+        }
+    }
+
+    /// A few queries read the heads in place; they agree with the head-by-head products (the
+    /// prompt's path) with and without the mask, the cache's offset included, and give the
+    /// same bits as the products of one query that the decoder ran before (`few_rows_*`).
+    #[test]
+    fn attention_of_a_few_queries_agrees_with_the_products() {
+        let mut rng = Rng::new(13);
+        for (t_q, t_k, heads, d_h) in [(1, 1, 1, 4), (1, 9, 6, 32), (3, 40, 2, 8), (4, 4, 3, 5), (2, 17, 4, 7)] {
+            let d = heads * d_h;
+            let (q, k, v) = (rng.matrix(t_q, d, -2.0, 2.0), rng.matrix(t_k, d, -2.0, 2.0), rng.matrix(t_k, d, -2.0, 2.0));
+            for (causal, offset) in [(false, 0), (true, t_k - t_q)] {
+                let got = attention(&q, &k, &v, heads, causal, offset).unwrap();
+                let opts = SoftmaxOptions { causal, causal_offset: offset, temperature: 1.0 };
+                let want = attention_by_products(&q, &k, &v, heads, d_h, opts).unwrap();
+                let what = format!("t_q {t_q}, t_k {t_k}, {heads} × {d_h}, causal {causal}");
+                assert!(got.output.max_abs_diff(&want.output).unwrap() < 1e-5, "output, {what}");
+                assert!(got.weights.max_abs_diff(&want.weights).unwrap() < 1e-6, "weights, {what}");
+                if t_q == 1 {
+                    assert_eq!(got, want, "one query: the same bits, {what}");
+                }
             }
         }
     }
