@@ -299,11 +299,15 @@ function activateWaiting(registration) {
     worker.postMessage({ type: 'skip-waiting' });
     setTimeout(() => nudge(worker, times - 1), 5000);
   };
+  const watch = (worker) => worker?.addEventListener('statechange', () => nudge(worker));
   nudge(registration.waiting);
-  registration.addEventListener('updatefound', () => {
-    const worker = registration.installing;
-    worker?.addEventListener('statechange', () => nudge(worker));
-  });
+  // A worker already installing when this runs (the page registers once it is idle, and an
+  // update check may have begun before): its 'updatefound' has fired, so watch it directly.
+  // Missed, it was never nudged: only its own skipWaiting in `install` asked, while this page
+  // was still loading through the old worker (a likely cause of the 40-60 s waits seen in the
+  // offline suite, not proven).
+  watch(registration.installing);
+  registration.addEventListener('updatefound', () => watch(registration.installing));
 }
 
 /** Registers sw.js (scope: the site's folder) once the page has loaded and the browser is idle,
