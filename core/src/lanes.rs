@@ -21,15 +21,7 @@ pub fn dot(x: &[f32], y: &[f32]) -> f32 {
     }
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     {
-        let mut lanes = [0.0f32; 8];
-        let (xs, ys) = (x.chunks_exact(8), y.chunks_exact(8));
-        let tail: f32 = xs.remainder().iter().zip(ys.remainder()).map(|(a, b)| a * b).sum();
-        for (xc, yc) in xs.zip(ys) {
-            for l in 0..8 {
-                lanes[l] += xc[l] * yc[l];
-            }
-        }
-        add_lanes(lanes) + tail
+        plain::dot(x, y)
     }
 }
 
@@ -43,6 +35,29 @@ pub fn axpy(out: &mut [f32], scale: f32, x: &[f32]) {
     }
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     {
+        plain::axpy(out, scale, x)
+    }
+}
+
+/// The plain twin: what runs natively, and what the browser test holds the simd128 loops to.
+pub mod plain {
+    /// See `lanes::dot`.
+    #[inline]
+    pub fn dot(x: &[f32], y: &[f32]) -> f32 {
+        let mut lanes = [0.0f32; 8];
+        let (xs, ys) = (x.chunks_exact(8), y.chunks_exact(8));
+        let tail: f32 = xs.remainder().iter().zip(ys.remainder()).map(|(a, b)| a * b).sum();
+        for (xc, yc) in xs.zip(ys) {
+            for l in 0..8 {
+                lanes[l] += xc[l] * yc[l];
+            }
+        }
+        super::add_lanes(lanes) + tail
+    }
+
+    /// See `lanes::axpy`.
+    #[inline]
+    pub fn axpy(out: &mut [f32], scale: f32, x: &[f32]) {
         for (o, &v) in out.iter_mut().zip(x) {
             *o += scale * v;
         }
