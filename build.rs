@@ -34,6 +34,12 @@ use pulldown_latex::{RenderConfig, Storage};
 #[allow(dead_code)]
 mod wgsl_highlight;
 
+/// Notation in plain strings (`W^Q`, `d_k`), typeset in the catalogue's summaries as the web
+/// layer typesets them.
+#[path = "src/site/notation.rs"]
+#[allow(dead_code)]
+mod notation;
+
 /// The widgets' documentation (plain data), for the placeholders of the prerendered pages.
 #[path = "src/site/widgets.rs"]
 #[allow(dead_code)]
@@ -337,6 +343,7 @@ fn render_markdown(body: &str, file: &str, links: &mut Vec<(String, String)>) ->
             other => events.push(other),
         }
     }
+    glue_punctuation(&mut events);
     let corrections = fold_corrections(&mut events, file);
     let mut out = String::new();
     if corrections > 0 {
@@ -453,7 +460,25 @@ fn decimal_commas(tex: &str) -> String {
     out
 }
 
-/// LaTeX → MathML; a formula that does not parse fails the build with its file and source.
+/// `text` as HTML with its notation typeset (`W^Q` as W<sup>Q</sup>), each piece escaped.
+fn typeset(text: &str) -> String {
+    use notation::Piece;
+    notation::pieces(text)
+        .into_iter()
+        .map(|piece| match piece {
+            Piece::Text(t) => esc(t),
+            Piece::Sup(t) => format!("<sup>{}</sup>", esc(t)),
+            Piece::Sub(t) => format!("<sub>{}</sub>", esc(t)),
+        })
+        .collect()
+}
+
+/// The MathML of a decimal comma (`0{,}5` gives `<mn>0</mn><mrow><mo>,</mo></mrow><mn>5</mn>`):
+/// browsers space an operator even inside its own `<mrow>`, so "0,5" read like the list "0, 5".
+const SPLIT_DECIMAL: &str = "</mn><mrow><mo>,</mo></mrow><mn>";
+
+/// LaTeX → MathML; a formula that does not parse fails the build with its file and source. A
+/// decimal number comes out as one `<mn>` ("0,5119"), as MathML writes a number.
 fn render_math(tex: &str, display: bool, file: &str) -> String {
     let tex = &decimal_commas(tex);
     let storage = Storage::new();
@@ -468,7 +493,30 @@ fn render_math(tex: &str, display: bool, file: &str) -> String {
     };
     let mut mathml = String::new();
     pulldown_latex::push_mathml(&mut mathml, events.into_iter(), config).expect("writing to a String");
-    mathml
+    mathml.replace(SPLIT_DECIMAL, ",")
+}
+
+/// Punctuation that belongs to the formula before it: a line may not start with it.
+fn closes_formula(c: char) -> bool {
+    matches!(c, '.' | ',' | ';' | ':' | '!' | '?' | ')' | ']' | '»' | '”' | '…')
+}
+
+/// A formula and the punctuation right after it ("… = 0." or "$x$,") go in one
+/// `<span class="nw">` that does not wrap: browsers may break a line after an inline formula, so
+/// the full stop would otherwise start the next line.
+fn glue_punctuation(events: &mut Vec<Event>) {
+    let mut i = 0;
+    while i + 1 < events.len() {
+        if let (Event::InlineHtml(math), Event::Text(text)) = (&events[i], &events[i + 1]) {
+            let punctuation: String = text.chars().take_while(|&c| closes_formula(c)).collect();
+            if math.starts_with("<math") && !punctuation.is_empty() {
+                let rest = text[punctuation.len()..].to_string();
+                events[i] = Event::InlineHtml(CowStr::from(format!("<span class=\"nw\">{math}{}</span>", esc(&punctuation))));
+                events[i + 1] = Event::Text(CowStr::from(rest));
+            }
+        }
+        i += 1;
+    }
 }
 
 /// The relative address of page `slug` in the built site: `slug.html`, the home page `./`.
@@ -503,7 +551,7 @@ fn with_placeholders(html: &str, file: &str) -> String {
             write!(
                 out,
                 "<p class=\"widget-placeholder\"><strong class=\"widget-placeholder-label\">Exemplo interativo.</strong> {}</p>",
-                esc(doc.summary)
+                typeset(doc.summary)
             )
             .expect("writing to a String");
         }
@@ -789,7 +837,7 @@ fn catalogue_main() -> String {
     main.push_str(NEEDS_WASM);
     main.push_str("<ul class=\"catalogue-summary\">\n");
     for doc in widget_docs::WIDGETS {
-        writeln!(main, "<li><code>{}</code>: {}</li>", esc(doc.name), esc(doc.summary)).unwrap();
+        writeln!(main, "<li><code>{}</code>: {}</li>", esc(doc.name), typeset(doc.summary)).unwrap();
     }
     main.push_str("</ul>\n");
     main

@@ -160,3 +160,36 @@ fn the_home_page_has_its_widget_path_and_map() {
         assert!(card.matches("data-widget-kind=").count() >= 2, "{}: the card names its widgets", article.slug);
     }
 }
+
+/// A decimal number in a formula is one `<mn>` ("0,03995"): split into digits, a comma operator
+/// and digits, browsers space it like the list "0, 03995".
+#[test]
+fn decimal_numbers_in_formulas_are_one_number() {
+    for slug in slugs() {
+        let html = part(slug, "main");
+        assert!(!html.contains("</mn><mrow><mo>,</mo></mrow><mn>"), "{slug}: a decimal comma split into an operator");
+    }
+    let html = part("mascaramento-com-embeddings", "main");
+    assert!(html.contains("<mn>0,03995</mn>"), "the scores of the masking example are not single numbers");
+}
+
+/// Punctuation right after an inline formula stays on the formula's line: the two go in one
+/// `<span class="nw">`, since a browser may break a line after a formula.
+#[test]
+fn punctuation_after_an_inline_formula_does_not_start_a_line() {
+    let mut glued = 0;
+    for slug in slugs() {
+        let html = part(slug, "main");
+        let mut rest = html.as_str();
+        while let Some(start) = rest.find("<math display=\"inline\"") {
+            let end = start + rest[start..].find("</math>").expect("a closed formula") + "</math>".len();
+            let after = rest[end..].chars().next().unwrap_or(' ');
+            if matches!(after, '.' | ',' | ';' | ':' | '!' | '?' | ')') {
+                assert!(rest[..start].ends_with("<span class=\"nw\">"), "{slug}: «{after}» can start a line after {}", &rest[start..end.min(start + 120)]);
+                glued += 1;
+            }
+            rest = &rest[end..];
+        }
+    }
+    assert!(glued > 100, "only {glued} formulas followed by punctuation");
+}

@@ -276,7 +276,7 @@ pub const WIDGETS: &[WidgetDoc] = &[
     },
     WidgetDoc {
         name: "likelihood",
-        summary: "T_d ao lado de T_corpus e as barras das razões de verossimilhança v* (com a errata corrigida).",
+        summary: "T_d ao lado de T_{corpus} e as barras das razões de verossimilhança v* (com a errata corrigida).",
         attributes: &[
             ngram_preset("oito-documentos", "corpus", "oito-documentos (padrão), tres-comandos"),
             index("data-document", "qual documento (a partir de 1)", "1 (padrão), 2, …"),
@@ -369,7 +369,7 @@ pub const WIDGETS: &[WidgetDoc] = &[
     },
     WidgetDoc {
         name: "transformer-block",
-        summary: "Um bloco (d = 8, 2 cabeças, d_ff = 32) pós-LN ou pré-LN com diagrama, conexões residuais, histogramas da normalização, a camada 4× com ReLU e a contagem de parâmetros em d = 512.",
+        summary: "Um bloco (d = 8, 2 cabeças, d_{ff} = 32) pós-LN ou pré-LN com diagrama, conexões residuais, histogramas da normalização, a camada 4× com ReLU e a contagem de parâmetros em d = 512.",
         attributes: &[attr("data-text", "texto de entrada", "padrão: gato")],
         example: &[],
     },

@@ -88,7 +88,7 @@ fn entry(name: &str, title: &str, doc: Option<&WidgetDoc>, script: &str, ctx: &R
         dom::append(&section, &missing);
         return section;
     };
-    dom::append_all(&section, &[&dom::text("p", "", doc.summary), &attribute_table(doc)]);
+    dom::append_all(&section, &[&dom::notation("p", "", doc.summary), &attribute_table(doc)]);
     dom::append(&section, &snippet_block(&format!("{script}\n{}", docs::snippet(doc)), name));
 
     let live = dom::el("div", "");

@@ -98,6 +98,25 @@ export default async function prerender({ browser, page, base, mode }) {
     }
   });
 
+  // The prose is the same in both modes (no script runs): once is enough.
+  if (mode === 'cpu') await check(`[${mode}] the prose of every page fits a 390-px phone (a long formula is a display one, which scrolls)`, async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 800 } });
+    const phone = await context.newPage();
+    try {
+      await phone.goto(`${base}/`);
+      const hrefs = await phone.$$eval('#toc a', (as) => as.map((a) => a.getAttribute('href')));
+      const wide = [];
+      for (const href of [...hrefs, 'catalogo.html', 'bench.html']) {
+        await phone.goto(`${base}/${href}`);
+        const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        if (overflow > 0) wide.push(`${href} (+${overflow}px)`);
+      }
+      assert(hrefs.length >= 60 && wide.length === 0, `wider than a phone: ${wide.join(', ')}`);
+    } finally {
+      await context.close();
+    }
+  });
+
   await check(`[${mode}] widgets mount in place as they near the viewport; the wasm loads only then`, async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 800 } });
     const phone = await context.newPage();
