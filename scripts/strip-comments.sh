@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Drops the comment lines of the site's own page scripts in the built site (trunk's post_build
-# hook, before sw-precache.sh hashes them): the sources keep their explanations, readers do not
-# download them (static/site.js: 5 857 → 3 480 bytes gzipped). Only whole comment lines go: a
+# Drops the comment lines of the site's own page scripts and of wasm-bindgen's glue (atencao.js,
+# whose JSDoc repeats the Rust doc comments of the exported functions) in the built site (trunk's
+# post_build hook, before sw-precache.sh hashes them): the sources keep their explanations,
+# readers do not download them (static/site.js: 5 857 → 3 480 bytes gzipped). Only whole comment lines go: a
 # line whose first non-blank characters are `//`, and a `/* … */` block whose first line starts
 # with `/*` and whose last line ends with `*/`. Any other shape is left as it is. So no line
 # inside a string or template literal of these files may begin with `//` or `/*` (none does;
 # the e2e suites run the stripped files).
 set -euo pipefail
 stage="${TRUNK_STAGING_DIR:?run by trunk as a post_build hook (TRUNK_STAGING_DIR unset)}"
-for file in "$stage/static/site.js" "$stage/static/compat.js"; do
+for file in "$stage/static/site.js" "$stage/static/compat.js" "$stage/atencao.js"; do
   [ -f "$file" ] || continue
   awk '
     function flush() { for (i = 1; i <= held; i++) print block[i]; held = 0 }

@@ -329,6 +329,33 @@ function registerOffline() {
   else addEventListener('load', whenIdle, { once: true });
 }
 
+/** The boxes styles/main.css lets scroll sideways: a long formula or table on a phone, code, a
+ * wide matrix or result. */
+const SCROLLERS = 'math[display=block], pre, table, .widget, .editor, .steps, .table-scroll, .wiring, .hood-content, .hood-compare-out, .mv-frame';
+
+/** Such a box is a Tab stop while it scrolls, so the keyboard can scroll it too (WCAG 2.1.1),
+ * unless something focusable inside already lets it in. Checked when the page is idle after
+ * loading, after a resize, and after a widget draws, opens a panel or shows a tab. */
+function keyboardScrolling() {
+  let queued = false;
+  const check = () => {
+    queued = false;
+    for (const box of app.querySelectorAll(SCROLLERS)) {
+      const mine = box.hasAttribute('data-scrolls');
+      const scrolls = box.scrollWidth > box.clientWidth + 1 && /auto|scroll/.test(getComputedStyle(box).overflowX)
+        && (mine || !box.matches('[tabindex]') && !box.querySelector('a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"])'));
+      if (scrolls !== mine) {
+        box.toggleAttribute('data-scrolls', scrolls);
+        if (scrolls) box.tabIndex = 0; else box.removeAttribute('tabindex');
+      }
+    }
+  };
+  const queue = () => { if (!queued) { queued = true; (window.requestIdleCallback ?? setTimeout)(check); } };
+  queue();
+  addEventListener('resize', queue);
+  new MutationObserver(queue).observe(app, { subtree: true, attributeFilter: ['data-state', 'data-view', 'open'] });
+}
+
 if (app) {
   const target = oldLinkTarget();
   if (target) {
@@ -341,6 +368,7 @@ if (app) {
     });
     menu();
     readingProgress();
+    keyboardScrolling();
     // Back to a page kept in the back/forward cache: the pages read since then are marked too.
     addEventListener('pageshow', (event) => { if (event.persisted) readingProgress(); });
     registerOffline();

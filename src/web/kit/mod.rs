@@ -147,7 +147,8 @@ pub fn twins_button(host: &HtmlElement) -> (HtmlElement, Listener) {
 }
 
 /// The level of a widget's heading: `data-heading-level` (1–6) when the page says, else one
-/// below the heading the widget sits under in the page (h2 under an h1, …), else 3.
+/// below the heading the widget sits under in the page (h2 under an h1, …; the headings inside
+/// an earlier widget do not count), else 3.
 pub fn heading_level(host: &HtmlElement) -> u8 {
     if let Some(level) = host.get_attribute("data-heading-level").and_then(|v| v.trim().parse::<u8>().ok()) {
         return level.clamp(1, 6);
@@ -160,7 +161,9 @@ pub fn heading_level(host: &HtmlElement) -> u8 {
             if let Some(level) = heading_of(&s) {
                 return (level + 1).min(6);
             }
-            if let Ok(Some(inner)) = s.query_selector_all("h1, h2, h3, h4, h5, h6").map(|l| l.item(l.length().wrapping_sub(1))) {
+            // Another widget's headings are its own: two widgets in a row are siblings.
+            let inner = if s.has_attribute("data-widget") { Ok(None) } else { s.query_selector_all("h1, h2, h3, h4, h5, h6").map(|l| l.item(l.length().wrapping_sub(1))) };
+            if let Ok(Some(inner)) = inner {
                 if let Some(level) = inner.dyn_ref::<Element>().and_then(heading_of) {
                     return (level + 1).min(6);
                 }
@@ -179,10 +182,24 @@ fn heading_of(element: &Element) -> Option<u8> {
 }
 
 /// Gives the widget's title (`.widget-title`) the level that fits the page's outline, with its
-/// notation typeset (`W^Q` → W<sup>Q</sup>).
+/// notation typeset (`W^Q` → W<sup>Q</sup>). Widgets write their title as an h3 and their own
+/// sections' headings as h4: those move with the title, so none skips a level.
 pub fn fit_title(host: &HtmlElement) {
     let Ok(Some(old)) = host.query_selector(":scope > .widget-title") else { return };
     let text = old.text_content().unwrap_or_default();
-    let heading = dom::notation(&format!("h{}", heading_level(host)), "widget-title", &text);
+    let level = heading_level(host);
+    let heading = dom::notation(&format!("h{level}"), "widget-title", &text);
     let _ = old.replace_with_with_node_1(&heading);
+    if level == 3 {
+        return;
+    }
+    let Ok(inner) = host.query_selector_all("h4:not(.widget-title)") else { return };
+    for i in 0..inner.length() {
+        let Some(section) = inner.item(i).and_then(|n| n.dyn_into::<Element>().ok()) else { continue };
+        let moved = dom::el(&format!("h{}", (level + 1).min(6)), &section.class_name());
+        while let Some(child) = section.first_child() {
+            let _ = moved.append_child(&child);
+        }
+        let _ = section.replace_with_with_node_1(&moved);
+    }
 }
