@@ -335,7 +335,8 @@ const SCROLLERS = 'math[display=block], pre, table, .widget, .editor, .steps, .t
 
 /** Such a box is a Tab stop while it scrolls, so the keyboard can scroll it too (WCAG 2.1.1),
  * unless something focusable inside already lets it in. Checked when the page is idle after
- * loading, after a resize, and after a widget draws, opens a panel or shows a tab. */
+ * loading, after a resize, after a widget draws, opens a panel or shows a tab, and after the
+ * wasm writes a page. */
 function keyboardScrolling() {
   let queued = false;
   const check = () => {
@@ -354,6 +355,8 @@ function keyboardScrolling() {
   queue();
   addEventListener('resize', queue);
   new MutationObserver(queue).observe(app, { subtree: true, attributeFilter: ['data-state', 'data-view', 'open'] });
+  // A page the wasm writes (the catalogue) adds its sections to main itself.
+  new MutationObserver(queue).observe(app, { childList: true });
 }
 
 if (app) {
