@@ -88,6 +88,12 @@ fn main() {
     println!("cargo:rerun-if-changed=src/site/wgsl_highlight.rs");
     println!("cargo:rerun-if-changed=src/site/widgets.rs");
     println!("cargo:rerun-if-changed=src/web/widgets");
+    println!("cargo:rerun-if-changed=styles");
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    for sheet in ["main.css", "embed.css"] {
+        let css = std::fs::read_to_string(Path::new("styles").join(sheet)).unwrap_or_else(|e| panic!("styles/{sheet}: {e}"));
+        write_if_changed(&out.join(sheet), &without_css_comments(&css));
+    }
     let mut articles = Vec::new();
     let mut slugs = BTreeSet::new();
     let mut links = Vec::new();
@@ -145,6 +151,19 @@ fn main() {
 const SITE_DIR: &str = "target/site";
 
 /// Native and wasm builds write the same files, maybe at once: only rewrite what changed.
+/// `css` without its `/* … */` comments: the stylesheets compiled into the wasm for embedded
+/// widgets (src/web/embed.rs) need no explanations (no string in them holds `/*`).
+fn without_css_comments(css: &str) -> String {
+    let mut out = String::with_capacity(css.len());
+    let mut rest = css;
+    while let Some(start) = rest.find("/*") {
+        out.push_str(&rest[..start]);
+        rest = rest[start..].find("*/").map_or("", |end| &rest[start + end + 2..]);
+    }
+    out.push_str(rest);
+    out
+}
+
 fn write_if_changed(path: &Path, text: &str) {
     if fs::read_to_string(path).ok().as_deref() != Some(text) {
         fs::write(path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -34,10 +34,10 @@ use crate::web::dom::{self, Listener};
 use super::kit::{Ctx, Widget};
 use super::widgets;
 
-/// The site's stylesheet and the embedding rules, compiled in: no request, and always the
-/// version the widgets were built with.
-const SITE_CSS: &str = include_str!("../../styles/main.css");
-const EMBED_CSS: &str = include_str!("../../styles/embed.css");
+/// The site's stylesheet and the embedding rules, compiled in (without their comments, by
+/// build.rs): no request, and always the version the widgets were built with.
+const SITE_CSS: &str = include_str!(concat!(env!("OUT_DIR"), "/main.css"));
+const EMBED_CSS: &str = include_str!(concat!(env!("OUT_DIR"), "/embed.css"));
 
 /// How far outside the viewport a widget starts mounting (so it is ready when it arrives).
 const LAZY_MARGIN: &str = "300px 0px";

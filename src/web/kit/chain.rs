@@ -70,47 +70,56 @@ pub struct Chain<'a> {
 }
 
 impl Chain<'_> {
-    /// Clears every outline, then outlines what `cell` of `step` was computed from.
+    /// Outlines what `cell` of `step` was computed from, and nothing else. Each view and editor
+    /// is set once, to its final outline: a view redraws when its outline changes, and clearing
+    /// everything first redrew the chosen query's three views twice on every edit.
     pub fn link(&self, step: Step, cell: Option<(usize, usize)>) {
-        for view in self.views.all() {
-            view.highlight(&[], &[]);
-        }
-        for editor in [self.x].iter().chain(&self.w) {
-            editor.borrow().highlight(None, None);
-        }
-        let [q, k, v, scores, weights, output] = self.views.all();
-        let Some((i, j)) = cell else {
-            if let Queries::All { chosen: Some(t) } = self.queries {
-                for view in [scores, weights, output] {
-                    view.highlight(&[t], &[]);
+        // Rows and columns to outline, per view in `Step` order; X's row; each W's column.
+        let mut marks: [(Vec<usize>, Vec<usize>); 6] = Default::default();
+        let mut x_row = None;
+        let mut w_col = [None; 3];
+        match cell {
+            None => {
+                if let Queries::All { chosen: Some(t) } = self.queries {
+                    for s in [Step::Scores, Step::Weights, Step::Output] {
+                        marks[s as usize].0 = vec![t];
+                    }
                 }
             }
-            return;
-        };
-        // The cell's query: its token (a row of X), its row in Q and the weights, in the scores.
-        let (token, row, scores_row) = match self.queries {
-            Queries::All { .. } => (i, i, i),
-            Queries::One { token, scores_row } => (token, 0, scores_row),
-        };
-        // Where the keys' and values' rows are drawn: K and V, or X's single picture.
-        let (keys, values) = if self.identity { (q, q) } else { (k, v) };
-        match step {
-            Step::Q | Step::K | Step::V => {
-                self.x.borrow().highlight(Some(if step == Step::Q { token } else { i }), None);
-                if !self.identity {
-                    self.w[step as usize].borrow().highlight(None, Some(j));
+            Some((i, j)) => {
+                // The cell's query: its token (a row of X), its row in Q and the weights, in the scores.
+                let (token, row, scores_row) = match self.queries {
+                    Queries::All { .. } => (i, i, i),
+                    Queries::One { token, scores_row } => (token, 0, scores_row),
+                };
+                // Where the keys' and values' rows are drawn: K and V, or X's single picture.
+                let (keys, values) = if self.identity { (Step::Q, Step::Q) } else { (Step::K, Step::V) };
+                match step {
+                    Step::Q | Step::K | Step::V => {
+                        x_row = Some(if step == Step::Q { token } else { i });
+                        if !self.identity {
+                            w_col[step as usize] = Some(j);
+                        }
+                    }
+                    Step::Scores if self.identity => marks[Step::Q as usize].0 = vec![row, j],
+                    Step::Scores => {
+                        marks[Step::Q as usize].0 = vec![row];
+                        marks[keys as usize].0 = vec![j];
+                    }
+                    Step::Weights => marks[Step::Scores as usize].0 = vec![scores_row],
+                    Step::Output => {
+                        marks[Step::Weights as usize].0 = vec![row];
+                        marks[values as usize].1 = vec![j];
+                    }
                 }
             }
-            Step::Scores if self.identity => q.highlight(&[row, j], &[]),
-            Step::Scores => {
-                q.highlight(&[row], &[]);
-                keys.highlight(&[j], &[]);
-            }
-            Step::Weights => scores.highlight(&[scores_row], &[]),
-            Step::Output => {
-                weights.highlight(&[row], &[]);
-                values.highlight(&[], &[j]);
-            }
+        }
+        for (view, (rows, cols)) in self.views.all().into_iter().zip(&marks) {
+            view.highlight(rows, cols);
+        }
+        self.x.borrow().highlight(x_row, None);
+        for (editor, col) in self.w.iter().zip(w_col) {
+            editor.borrow().highlight(None, col);
         }
     }
 }
