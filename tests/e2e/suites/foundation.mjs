@@ -114,7 +114,9 @@ export default async function foundation({ page, base, mode }) {
       await pageSettled(page, route, 30000);
       const info = await page.evaluate(() => ({
         math: document.querySelectorAll('main math').length,
-        raw: /\$\$|\\frac|\\sqrt/.test(document.querySelector('main').innerText),
+        // The text, not innerText: the prose's blocks far from the screen are not rendered
+        // (content-visibility), and innerText leaves them out. MathML's TeX annotations are not shown.
+        raw: (() => { const m = document.querySelector('main').cloneNode(true); m.querySelectorAll('annotation').forEach((a) => a.remove()); return /\$\$|\\frac|\\sqrt/.test(m.textContent); })(),
         errors: document.querySelectorAll('[data-state=error]').length,
         merror: document.querySelectorAll('main merror').length,
       }));

@@ -29,7 +29,7 @@ export default async function prerender({ browser, page, base, mode }) {
         const info = await plain.evaluate(() => ({
           h1: document.querySelector('main h1')?.textContent,
           page: document.querySelector('main#app')?.dataset.page,
-          prose: document.querySelector('main .prose')?.innerText.trim().length ?? 0,
+          prose: document.querySelector('main .prose')?.textContent.trim().length ?? 0,
           math: document.querySelectorAll('main math').length,
           current: document.querySelector('#toc a[aria-current=page]')?.getAttribute('href') ?? null,
           description: document.querySelector('meta[name=description]')?.content ?? '',
@@ -37,7 +37,7 @@ export default async function prerender({ browser, page, base, mode }) {
           ogDescription: document.querySelector('meta[property="og:description"]')?.content ?? '',
           title: document.title,
           widgets: [...document.querySelectorAll('main [data-widget]')].map((w) => ({
-            kind: w.dataset.widget, state: w.dataset.state ?? null, placeholder: w.querySelector('.widget-placeholder')?.innerText ?? '',
+            kind: w.dataset.widget, state: w.dataset.state ?? null, placeholder: w.querySelector('.widget-placeholder')?.textContent.replace(/\s+/g, ' ').trim() ?? '',
           })),
           pager: [...document.querySelectorAll('main .pager a')].map((a) => a.getAttribute('href')),
           links: [...document.querySelectorAll('a[href]')].map((a) => a.getAttribute('href')).filter((h) => h.startsWith('/') || h.startsWith('#/')),

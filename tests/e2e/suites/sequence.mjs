@@ -58,7 +58,12 @@ async function errorText(page, host) {
 }
 
 async function noNaN(page, host) {
-  const text = await page.$eval(host, (el) => el.innerText + [...el.querySelectorAll('table')].map((t) => t.textContent).join(' '));
+  // What is shown (innerText), once on screen: a block far from it is not rendered (content-visibility).
+  const text = await page.$eval(host, async (el) => {
+    el.scrollIntoView({ block: 'nearest' });
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    return el.innerText + [...el.querySelectorAll('table')].map((t) => t.textContent).join(' ');
+  });
   assert(!/NaN|undefined|indefinido/.test(text), `${host} shows NaN/undefined`);
 }
 
