@@ -150,7 +150,6 @@ fn main() {
 /// `target/`, not OUT_DIR, because the hook cannot know which OUT_DIR a build used.
 const SITE_DIR: &str = "target/site";
 
-/// Native and wasm builds write the same files, maybe at once: only rewrite what changed.
 /// `css` without its `/* … */` comments: the stylesheets compiled into the wasm for embedded
 /// widgets (src/web/embed.rs) need no explanations (no string in them holds `/*`).
 fn without_css_comments(css: &str) -> String {
@@ -164,6 +163,7 @@ fn without_css_comments(css: &str) -> String {
     out
 }
 
+/// Native and wasm builds write the same files, maybe at once: only rewrite what changed.
 fn write_if_changed(path: &Path, text: &str) {
     if fs::read_to_string(path).ok().as_deref() != Some(text) {
         fs::write(path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
