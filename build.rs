@@ -463,8 +463,10 @@ fn render_wgsl_excerpt(code: &str, file: &str) -> String {
     html
 }
 
-/// A comma between two digits is a decimal comma: `{,}` keeps LaTeX from spacing it like a
-/// list comma ("0, 5119"). Indices such as `A_{1,2}` come out tight too, which suits them.
+/// A comma between two digits is a decimal comma: written `{,}` here, the one place it still
+/// differs from a list comma (the parser drops the space of "1, 0"), so that `render_math` can
+/// write the number as one `<mn>` (`SPLIT_DECIMAL`). Indices such as `A_{1,2}` come out tight
+/// too, which suits them.
 fn decimal_commas(tex: &str) -> String {
     let chars: Vec<char> = tex.chars().collect();
     let mut out = String::with_capacity(tex.len());
