@@ -29,6 +29,28 @@ pub fn format_pt_short(value: f32, decimals: usize) -> String {
     full.trim_end_matches('0').trim_end_matches(',').to_string()
 }
 
+/// The places every label of one grid shows (a heatmap's cells), at most `decimals`: the
+/// fewest that write every value exactly (none for counts, masks and one-hot; one for 0,1 …
+/// 0,9), else all `decimals`, the same for every cell, so the labels line up ("0,420" beside
+/// "0,108", never "0,42" beside "0,108"); one place fewer per digit of the largest magnitude
+/// past the first, so "12,35" and "123,5" keep the width of "0,123". Non-finite values (drawn
+/// with their own label) are left out.
+pub fn shared_decimals(values: impl IntoIterator<Item = f32>, decimals: usize) -> usize {
+    let values: Vec<f32> = values.into_iter().filter(|v| v.is_finite()).collect();
+    let largest = values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+    let integer_digits = if largest < 10.0 { 1 } else { largest.log10().floor() as usize + 1 };
+    let most = decimals.saturating_sub(integer_digits - 1);
+    // Exact at `places`: within a thousandth of the last place (f32 writes 0,7 as 0,699999988).
+    let exact = |places: usize| {
+        let scale = 10f64.powi(places as i32);
+        values.iter().all(|&v| {
+            let scaled = v as f64 * scale;
+            (scaled - scaled.round()).abs() < 1e-3
+        })
+    };
+    (0..most).find(|&places| exact(places)).unwrap_or(most)
+}
+
 /// Parses a cell typed by a reader: "0,5", "0.5", "-1", "−1", "1e-3", surrounding spaces.
 /// Returns `None` for anything that is not a finite number.
 pub fn parse_pt(text: &str) -> Option<f32> {
@@ -65,6 +87,23 @@ mod tests {
         assert_eq!(format_pt_short(4.0, 2), "4");
         assert_eq!(format_pt_short(-1.25, 2), "−1,25");
         assert_eq!(format_pt_short(0.5, 2), "0,5");
+    }
+
+    #[test]
+    fn a_grid_shares_its_decimal_places() {
+        assert_eq!(shared_decimals([0.42, 0.108, 1.0], 3), 3);
+        assert_eq!(shared_decimals([0.0, 1.0, -2.0, 3.0], 3), 0);
+        assert_eq!(shared_decimals([0.1, 0.7, 1.5, -0.3], 3), 1);
+        assert_eq!(shared_decimals([0.25, 0.5], 3), 2);
+        assert_eq!(shared_decimals([0.5, 12.345], 3), 2);
+        assert_eq!(shared_decimals([0.5, -123.45], 3), 1);
+        assert_eq!(shared_decimals([0.5, 98765.0], 3), 0);
+        assert_eq!(shared_decimals([0.1234, f32::NEG_INFINITY, f32::NAN], 2), 2);
+        assert_eq!(shared_decimals([], 2), 0);
+        // Rounded the same way, the labels of one grid have one width.
+        let grid = [0.42f32, 0.108, 1.0];
+        let labels: Vec<String> = grid.iter().map(|&v| format_pt(v, shared_decimals(grid, 3))).collect();
+        assert_eq!(labels, ["0,420", "0,108", "1,000"]);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, HtmlElement, KeyboardEvent, MouseEvent};
 
-use crate::core::format::{format_pt, format_pt_short};
+use crate::core::format::{format_pt, format_pt_short, shared_decimals};
 use crate::core::Matrix;
 use crate::site::notation::spoken;
 use crate::site::palette::{gradient, rgb, css, text_on, Domain, Scale};
@@ -334,7 +334,9 @@ impl MatrixView {
             fill_notation(&ctx, label, layout.left - 6.0, layout.top + cell * (r as f64 + 0.5), "right", LABEL_PX, typeset);
         }
         let show_values = cell >= 34.0;
-        let digits = if cell >= 50.0 { 3 } else { 2 };
+        // One number of places for the whole grid, so the labels line up.
+        let unmasked = (0..rows * cols).filter(|&i| !data.is_masked(i / cols, i % cols)).map(|i| data.matrix.get(i / cols, i % cols));
+        let digits = shared_decimals(unmasked, if cell >= 50.0 { 3 } else { 2 });
         ctx.set_text_align("center");
         ctx.set_font(&format!("{}px ui-monospace, monospace", if cell >= 50.0 { 12 } else { 11 }));
         for r in 0..rows {
@@ -356,7 +358,7 @@ impl MatrixView {
                 ctx.fill_rect(x + 1.0, y + 1.0, cell - 2.0, cell - 2.0);
                 if show_values {
                     ctx.set_fill_style_str(text_on(fill));
-                    let _ = ctx.fill_text(&format_pt_short(v, digits), x + cell / 2.0, y + cell / 2.0);
+                    let _ = ctx.fill_text(&format_pt(v, digits), x + cell / 2.0, y + cell / 2.0);
                 }
             }
         }
