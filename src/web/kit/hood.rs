@@ -361,7 +361,7 @@ impl Panel {
                 }
             }
         }
-        dom::append(content, &dom::text("h4", "hood-heading", "Os kernels WGSL, exatamente como a GPU os recebe"));
+        dom::append(content, &dom::text(&super::section_heading_tag(&self.host), "hood-heading", "Os kernels WGSL, exatamente como a GPU os recebe"));
         for id in kernels {
             let details = dom::el("details", "hood-kernel");
             dom::set_attr(&details, "data-kernel", id.name());

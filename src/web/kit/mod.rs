@@ -181,6 +181,14 @@ fn heading_of(element: &Element) -> Option<u8> {
     (bytes.len() == 2 && matches!(bytes[0], b'H' | b'h') && (b'1'..=b'6').contains(&bytes[1])).then(|| bytes[1] - b'0')
 }
 
+/// The tag for a section heading of the widget at `host`: one level below its title (`h4`
+/// under the usual h3), for the headings built after mounting (`fit_title` has moved the rest).
+pub fn section_heading_tag(host: &HtmlElement) -> String {
+    let title = host.query_selector(":scope > .widget-title").ok().flatten();
+    let level = title.as_ref().and_then(heading_of).unwrap_or(3);
+    format!("h{}", (level + 1).min(6))
+}
+
 /// Gives the widget's title (`.widget-title`) the level that fits the page's outline, with its
 /// notation typeset (`W^Q` → W<sup>Q</sup>). Widgets write their title as an h3 and their own
 /// sections' headings as h4: those move with the title, so none skips a level.
