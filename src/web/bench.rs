@@ -34,16 +34,12 @@ const DECODER_RUNS: usize = 7;
 
 pub fn render(app: &Element, ctx: &Rc<Ctx>) -> String {
     let title = "Desempenho neste navegador";
-    dom::append(app, &dom::text("h1", "", title));
-    dom::append(
+    dom::page_heading(
         app,
-        &dom::text(
-            "p",
-            "lead",
-            "Cada kernel do núcleo de cálculo roda aqui, no backend ativo (veja o rodapé), em tamanhos que o site usa; \
-             depois, o decodificador pré-treinado lê um texto e gera tokens. Os tempos são medianas de várias \
-             execuções depois de uma de aquecimento. Para comparar, escolha outro backend no rodapé (\u{201c}calcular em\u{201d}) e rode de novo.",
-        ),
+        title,
+        "Cada kernel do núcleo de cálculo roda aqui, no backend ativo (veja o rodapé), em tamanhos que o site usa; \
+         depois, o decodificador pré-treinado lê um texto e gera tokens. Os tempos são medianas de várias \
+         execuções depois de uma de aquecimento. Para comparar, escolha outro backend no rodapé (\u{201c}calcular em\u{201d}) e rode de novo.",
     );
     let root = dom::el("div", "bench");
     dom::set_attr(&root, "data-bench-state", "running");

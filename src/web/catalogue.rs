@@ -36,16 +36,12 @@ fn script_line() -> String {
 /// Fills `app` with the catalogue; returns the page title.
 pub fn render(app: &Element, ctx: &Rc<Ctx>) -> String {
     let title = "Catálogo de widgets";
-    dom::append(app, &dom::text("h1", "", title));
-    dom::append(
+    dom::page_heading(
         app,
-        &dom::text(
-            "p",
-            "lead",
-            "Cada widget deste tutorial funciona em qualquer página, por exemplo num post de blog: carregue o script \
-             uma vez e ponha um elemento com data-widget onde quiser que o widget apareça. Os atributos data-… \
-             configuram cada um; sem eles, o widget mostra o exemplo do artigo.",
-        ),
+        title,
+        "Cada widget deste tutorial funciona em qualquer página, por exemplo num post de blog: carregue o script \
+         uma vez e ponha um elemento com data-widget onde quiser que o widget apareça. Os atributos data-… \
+         configuram cada um; sem eles, o widget mostra o exemplo do artigo.",
     );
     let script = script_line();
     dom::append(app, &dom::text("h2", "", "Como incorporar"));

@@ -147,7 +147,7 @@ pub fn checkbox(label: &str, control: &str, checked: bool) -> (HtmlElement, web_
 }
 
 /// A labelled `<select data-control=…>` with (value, label) options.
-pub fn select(label: &str, control: &str, options: &[(String, String)], selected: &str) -> (HtmlElement, web_sys::HtmlSelectElement) {
+pub fn select(label: &str, control: &str, options: &[(impl AsRef<str>, impl AsRef<str>)], selected: &str) -> (HtmlElement, web_sys::HtmlSelectElement) {
     let wrapper = el("label", "toggle");
     append(&wrapper, &text("span", "", label));
     let select = el("select", "").unchecked_into::<web_sys::HtmlSelectElement>();
@@ -157,12 +157,15 @@ pub fn select(label: &str, control: &str, options: &[(String, String)], selected
     (wrapper, select)
 }
 
+/// No (value, label) options yet: a select filled once there is something to choose.
+pub const NO_OPTIONS: &[(&str, &str)] = &[];
+
 /// Replaces a `<select>`'s (value, label) options and selects `selected`.
-pub fn set_options(select: &web_sys::HtmlSelectElement, options: &[(String, String)], selected: &str) {
+pub fn set_options(select: &web_sys::HtmlSelectElement, options: &[(impl AsRef<str>, impl AsRef<str>)], selected: &str) {
     select.set_text_content(None);
     for (value, text_label) in options {
-        let option = text("option", "", text_label);
-        set_attr(&option, "value", value);
+        let option = text("option", "", text_label.as_ref());
+        set_attr(&option, "value", value.as_ref());
         append(select, &option);
     }
     select.set_value(selected);
@@ -249,6 +252,12 @@ pub fn append_notation(parent: &Element, text: &str) {
             Piece::Sub(t) => append(parent, &self::text("sub", "", t)),
         }
     }
+}
+
+/// A page's `h1` and its lead paragraph, appended to `app`.
+pub fn page_heading(app: &Element, title: &str, lead: &str) {
+    append(app, &text("h1", "", title));
+    append(app, &text("p", "lead", lead));
 }
 
 /// An element whose content is `text` with its notation typeset.

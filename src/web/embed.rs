@@ -30,8 +30,9 @@ use web_sys::{
 };
 
 use crate::web::backend::Backend;
-use crate::web::dom::{self, Listener};
-use super::kit::{Ctx, Widget};
+use crate::web::dom;
+use super::kit::context::Holding;
+use super::kit::Ctx;
 use super::widgets;
 
 /// The site's stylesheet and the embedding rules, compiled in (without their comments, by
@@ -86,20 +87,13 @@ pub fn embed(assets: String) {
     wasm_bindgen_futures::spawn_local(async move {
         let backend = Backend::init_embedded().await;
         let ctx = Rc::new(Ctx::with_assets(backend, assets));
-        redraw_on_theme_change(&ctx);
+        ctx.redraw_on_theme_change();
         if let Some(document) = dom::document() {
             attach_under(&document.into(), &ctx);
         }
         let additions = watch_additions(&ctx);
         EMBEDDING.with(|e| *e.borrow_mut() = Some(Embedding { _ctx: ctx, _additions: additions }));
     });
-}
-
-/// Canvases take their colours from the theme: redraw when the reader's system switches it.
-fn redraw_on_theme_change(ctx: &Rc<Ctx>) {
-    let Some(query) = dom::window().and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten()) else { return };
-    let for_theme = ctx.clone();
-    ctx.keep_document_listener(Listener::new(&query, "change", move |_| for_theme.recompute_all()));
 }
 
 /// Attaches every `[data-widget]` element under `root` (itself included) not yet attached.
@@ -247,20 +241,8 @@ fn mount(p: Pending) {
     let (from, to) = (p.inner.clone(), p.outer.clone());
     let mirror = Observer::new(&p.inner, &options, move |_| copy_mirrored(&from, &to));
     match widgets::mount_one(&p.inner, &p.ctx, p.slot) {
-        Some(widget) => p.ctx.adopt(Rc::new(Embedded { widget, _mirror: mirror })),
+        Some(widget) => p.ctx.adopt(Rc::new(Holding { widget, _kept: mirror })),
         None => copy_mirrored(&p.inner, &p.outer),
-    }
-}
-
-/// A widget mounted in a shadow root, with the observer that mirrors its state outside.
-struct Embedded {
-    widget: Rc<dyn Widget>,
-    _mirror: Option<Observer>,
-}
-
-impl Widget for Embedded {
-    fn recompute(self: Rc<Self>) {
-        self.widget.clone().recompute();
     }
 }
 

@@ -153,31 +153,27 @@ async fn verified_file(base: &str, file: &str, sha256: &str, expected: f64, prog
     let url = format!("{base}{file}?sha256={}", &sha256[..sha256.len().min(16)]);
     let cache = open_cache().await;
     if let Some(cache) = &cache {
-        if let Ok(hit) = JsFuture::from(cache.match_with_str(&url)).await {
-            if let Ok(response) = hit.dyn_into::<Response>() {
-                if let Ok(promise) = response.array_buffer() {
-                    if let Ok(buffer) = JsFuture::from(promise).await {
-                        let bytes = Uint8Array::new(&buffer).to_vec();
-                        if load::verify(file, &bytes, sha256).is_ok() {
-                            progress(bytes.len() as f64, bytes.len() as f64);
-                            return Ok(bytes);
-                        }
-                        // A damaged cached copy: drop it and download again.
-                        let _ = JsFuture::from(cache.delete_with_str(&url)).await;
-                    }
-                }
+        if let Some(bytes) = cached_bytes(cache, &url).await {
+            if load::verify(file, &bytes, sha256).is_ok() {
+                progress(bytes.len() as f64, bytes.len() as f64);
+                return Ok(bytes);
             }
+            // A damaged cached copy: drop it and download again.
+            let _ = JsFuture::from(cache.delete_with_str(&url)).await;
         }
     }
     let bytes = fetch_bytes(&url, expected, progress).await?;
     load::verify(file, &bytes, sha256).map_err(|e| e.to_string())?;
-    if let Some(cache) = &cache {
-        let mut copy = bytes.clone();
-        if let Ok(response) = Response::new_with_opt_u8_array(Some(&mut copy)) {
-            let _ = JsFuture::from(cache.put_with_str(&url, &response)).await;
-        }
-    }
+    keep(cache.as_ref(), &url, &bytes).await;
     Ok(bytes)
+}
+
+/// Stores a copy of `bytes` as the body of `url` in the model's cache (when there is one).
+async fn keep(cache: Option<&Cache>, url: &str, bytes: &[u8]) {
+    let Some(cache) = cache else { return };
+    if let Ok(response) = Response::new_with_opt_u8_array(Some(&mut bytes.to_vec())) {
+        let _ = JsFuture::from(cache.put_with_str(url, &response)).await;
+    }
 }
 
 /// The body of `url` in the model's cache, if it holds one.
@@ -196,12 +192,7 @@ pub async fn manifest(base: &str) -> Result<Rc<Manifest>, String> {
         let cache = open_cache().await;
         let bytes = match fetch_bytes(&url, 0.0, &|_, _| {}).await {
             Ok(bytes) => {
-                if let Some(cache) = &cache {
-                    let mut copy = bytes.clone();
-                    if let Ok(response) = Response::new_with_opt_u8_array(Some(&mut copy)) {
-                        let _ = JsFuture::from(cache.put_with_str(&url, &response)).await;
-                    }
-                }
+                keep(cache.as_ref(), &url, &bytes).await;
                 bytes
             }
             Err(why) => match &cache {

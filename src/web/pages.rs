@@ -39,11 +39,7 @@ use super::widgets;
 pub fn start(ctx: Rc<Ctx>) {
     let Some(window) = dom::window() else { return };
     let Some(app) = dom::document().and_then(|d| d.get_element_by_id("app")) else { return };
-    // Canvases take their colours from the theme: redraw when the reader's system switches it.
-    if let Some(query) = window.match_media("(prefers-color-scheme: dark)").ok().flatten() {
-        let ctx_for_theme = ctx.clone();
-        ctx.keep_document_listener(Listener::new(&query, "change", move |_| ctx_for_theme.recompute_all()));
-    }
+    ctx.redraw_on_theme_change();
     // An old link typed or pasted into this page (`#/slug`): static/site.js opens the pages that
     // exist; one that does not gets the message here.
     let app_for_hash = app.clone();

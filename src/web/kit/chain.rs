@@ -1,15 +1,20 @@
-//! Linked highlighting along the attention chain X·W → Q, K, V → Q·Kᵀ → softmax → ·V: a cell of
-//! any step outlines the rows and columns it was computed from. Described once here for every
-//! widget that draws the chain (`attention`, `self-attention-steps`, `mask-embeddings`):
-//! Q = X·W^Q (row i of X, column j of W^Q; likewise K and V), scores = Q·Kᵀ (row i of Q, row j
-//! of K), weights = softmax(scores) (row i of the scores), output = weights·V (row i of the
-//! weights, column j of V).
+//! The attention chain X·W → Q, K, V → Q·Kᵀ → softmax → ·V, shared by the widgets that draw
+//! it (`attention`, `self-attention-steps`, `mask-embeddings`): its four editors (`Editors`),
+//! its six heatmaps (`Views`), and the linked highlighting (`Chain`), where a cell of any step
+//! outlines the rows and columns it was computed from: Q = X·W^Q (row i of X, column j of
+//! W^Q; likewise K and V), scores = Q·Kᵀ (row i of Q, row j of K), weights = softmax(scores)
+//! (row i of the scores), output = weights·V (row i of the weights, column j of V).
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::draw::MatrixView;
-use super::ui::MatrixEditor;
+use web_sys::HtmlElement;
+
+use crate::core::Matrix;
+use crate::web::dom;
+
+use super::draw::{numbered, HeatmapData, MatrixView, Scale};
+use super::ui::{numbered_row, MatrixEditor};
 
 /// A step of the chain: which heatmap a cell is in.
 #[derive(Clone, Copy, PartialEq)]
@@ -56,13 +61,71 @@ impl Views {
     pub fn all(&self) -> [&MatrixView; 6] {
         [&self.q, &self.k, &self.v, &self.scores, &self.weights, &self.output]
     }
+
+    /// Draws the chain of every token's query, `[q, k, v, scores, weights, output]`: a row
+    /// per token; Q, K, V and the output's columns numbered; the scores' future cells hatched
+    /// when `causal`.
+    pub fn show_all(&self, tokens: &[String], matrices: [&Matrix; 6], causal: bool) {
+        let [q, k, v, scores, weights, output] = matrices;
+        for (view, m) in [(&self.q, q), (&self.k, k), (&self.v, v), (&self.output, output)] {
+            view.show(m, tokens.to_vec(), numbered(m.cols()), Scale::Signed);
+        }
+        let masked = causal.then(|| Box::new(|r: usize, c: usize| c > r) as Box<dyn Fn(usize, usize) -> bool>);
+        self.scores.update(HeatmapData { matrix: scores.clone(), row_labels: tokens.to_vec(), col_labels: tokens.to_vec(), scale: Scale::Signed, masked });
+        self.weights.show(weights, tokens.to_vec(), tokens.to_vec(), Scale::Probability);
+    }
+}
+
+/// The chain's inputs, one editor each: X (a token per row) and W^Q, W^K, W^V.
+pub struct Editors {
+    pub x: RefCell<MatrixEditor>,
+    /// W^Q, W^K, W^V.
+    pub w: [RefCell<MatrixEditor>; 3],
+}
+
+impl Editors {
+    /// X as editor `x_key` named `x_name` (its rows named by `token`), then `w_q`, `w_k` and
+    /// `w_v`, holding `[x, w_q, w_k, w_v]`, appended to `parent` in that order.
+    pub fn new(parent: &HtmlElement, (x_key, x_name): (&str, &str), token: fn(usize) -> String, values: [&Matrix; 4]) -> Editors {
+        let [x, w_q, w_k, w_v] = values;
+        let x = MatrixEditor::new(x_key, x_name, x, token);
+        let w = [("w_q", "W^Q", w_q), ("w_k", "W^K", w_k), ("w_v", "W^V", w_v)].map(|(key, name, m)| MatrixEditor::new(key, name, m, numbered_row));
+        dom::append(parent, &x.root);
+        for editor in &w {
+            dom::append(parent, &editor.root);
+        }
+        Editors { x: RefCell::new(x), w: w.map(RefCell::new) }
+    }
+
+    /// Shows `[x, w_q, w_k, w_v]` ("restaurar exemplo", another preset).
+    pub fn set(&self, values: [&Matrix; 4]) {
+        for (editor, m) in std::iter::once(&self.x).chain(&self.w).zip(values) {
+            editor.borrow_mut().set(m);
+        }
+    }
+
+    /// X as typed, or the message naming its first bad cell.
+    pub fn read_x(&self) -> Result<Matrix, String> {
+        self.x.borrow().read()
+    }
+
+    /// W^Q, W^K and W^V as typed, or the message naming the first bad cell.
+    pub fn read_w(&self) -> Result<[Matrix; 3], String> {
+        let [q, k, v] = self.w.each_ref().map(|e| e.borrow().read());
+        Ok([q?, k?, v?])
+    }
+
+    /// Hides or shows the three W's (a preset without projections).
+    pub fn hide_w(&self, hidden: bool) {
+        for editor in &self.w {
+            editor.borrow().root.set_hidden(hidden);
+        }
+    }
 }
 
 /// Where a widget draws the chain.
 pub struct Chain<'a> {
-    pub x: &'a RefCell<MatrixEditor>,
-    /// W^Q, W^K, W^V.
-    pub w: [&'a RefCell<MatrixEditor>; 3],
+    pub editors: &'a Editors,
     pub views: &'a Views,
     /// Q = K = V = X, drawn once in Q's view: no projection to outline.
     pub identity: bool,
@@ -117,8 +180,8 @@ impl Chain<'_> {
         for (view, (rows, cols)) in self.views.all().into_iter().zip(&marks) {
             view.highlight(rows, cols);
         }
-        self.x.borrow().highlight(x_row, None);
-        for (editor, col) in self.w.iter().zip(w_col) {
+        self.editors.x.borrow().highlight(x_row, None);
+        for (editor, col) in self.editors.w.iter().zip(w_col) {
             editor.borrow().highlight(None, col);
         }
     }

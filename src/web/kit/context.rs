@@ -9,6 +9,19 @@ use crate::web::dom::Listener;
 
 use super::Widget;
 
+/// A widget with what must live as long as it does (its state keeper, the observer that
+/// mirrors an embedded widget's state): it computes as the widget does.
+pub struct Holding<T> {
+    pub widget: Rc<dyn Widget>,
+    pub _kept: T,
+}
+
+impl<T> Widget for Holding<T> {
+    fn recompute(self: Rc<Self>) {
+        self.widget.clone().recompute();
+    }
+}
+
 /// What every widget shares: the backend, and the list of widgets alive on the page.
 pub struct Ctx {
     pub backend: Rc<Backend>,
@@ -68,6 +81,14 @@ impl Ctx {
         for widget in widgets {
             widget.recompute();
         }
+    }
+
+    /// Canvases take their colours from the theme: every widget redraws when the reader's
+    /// system switches it.
+    pub fn redraw_on_theme_change(self: &Rc<Self>) {
+        let Some(query) = crate::web::dom::window().and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten()) else { return };
+        let ctx = self.clone();
+        self.keep_document_listener(Listener::new(&query, "change", move |_| ctx.recompute_all()));
     }
 
     /// Keeps a listener that lives as long as the document (header, footer, theme).

@@ -171,18 +171,8 @@ impl Shell {
     /// waits for a pause in typing when `debounce` (large inputs), then runs `work`, which draws;
     /// ready, or its message.
     pub fn local(&self, debounce: bool, work: impl FnOnce() -> Result<(), String> + 'static) {
-        let update = self.begin();
-        dom::set_attr(&self.host, "data-state", "loading");
-        let host = self.host.clone();
-        wasm_bindgen_futures::spawn_local(async move {
-            if !update.settle(debounce).await {
-                return;
-            }
-            match work() {
-                Ok(()) => show_ready(&host),
-                Err(message) => show_error(&host, &message),
-            }
-        });
+        // An async block runs when first polled: after the pause, as `steps` promises.
+        self.steps(debounce, |_| async move { work() });
     }
 
     /// `local` for work that awaits (a corpus tokenised in slices, a tokenizer downloaded, a

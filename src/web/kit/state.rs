@@ -329,18 +329,6 @@ pub struct Keeper {
     listeners: RefCell<Vec<Listener>>,
 }
 
-/// A widget with its keeper (they live and go together).
-struct Persisted {
-    widget: Rc<dyn Widget>,
-    _keeper: Rc<Keeper>,
-}
-
-impl Widget for Persisted {
-    fn recompute(self: Rc<Self>) {
-        self.widget.clone().recompute();
-    }
-}
-
 /// Adds the state bar to a freshly mounted widget, restores its saved or linked state and
 /// keeps saving it. `slot` is the widget's index among the page's widgets.
 pub fn keep(host: &HtmlElement, kind: &str, slot: usize, widget: Rc<dyn Widget>) -> Rc<dyn Widget> {
@@ -391,7 +379,8 @@ pub fn keep(host: &HtmlElement, kind: &str, slot: usize, widget: Rc<dyn Widget>)
     listeners.push(listen(&keeper, &forget, "click", |k, _| k.forget()));
     *keeper.listeners.borrow_mut() = listeners;
     keeper.restore();
-    Rc::new(Persisted { widget, _keeper: keeper })
+    // The widget and its keeper live and go together.
+    Rc::new(super::context::Holding { widget, _kept: keeper })
 }
 
 impl Keeper {

@@ -1,6 +1,5 @@
 //! Horizontal bars with labels and values, and their table twin.
 
-use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, HtmlElement};
 
 use crate::core::format::format_pt;
@@ -22,13 +21,7 @@ pub struct BarView {
 
 impl BarView {
     pub fn new(key: &str, title: &str) -> BarView {
-        let root = dom::el("figure", "mv bars");
-        dom::set_attr(&root, "data-bars", key);
-        let heading = dom::notation("figcaption", "mv-title", title);
-        dom::append(&root, &heading);
-        let canvas = dom::el("canvas", "mv-canvas").unchecked_into::<HtmlCanvasElement>();
-        dom::set_attr(&canvas, "role", "img");
-        dom::append(&root, &canvas);
+        let (root, heading, canvas) = super::canvas::canvas_figure("mv bars", Some(("data-bars", key)), title);
         let table = super::twin::table("data-bars", key);
         dom::append(&root, &table);
         BarView { root, fixed_max: std::cell::Cell::new(None), title: heading, canvas, table }

@@ -7,6 +7,21 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement};
 use crate::site::notation::{pieces, Piece};
 use crate::web::dom;
 
+/// The frame of a canvas drawing: `<figure class>` (named `data.0 = data.1` if given), its
+/// caption (`title`, notation typeset) and a canvas (`role=img`). Returns (figure, caption,
+/// canvas); a drawing with numbers appends its table twin.
+pub fn canvas_figure(class: &str, data: Option<(&str, &str)>, title: &str) -> (HtmlElement, HtmlElement, HtmlCanvasElement) {
+    let root = dom::el("figure", class);
+    if let Some((attr, key)) = data {
+        dom::set_attr(&root, attr, key);
+    }
+    let caption = dom::notation("figcaption", "mv-title", title);
+    let canvas = dom::el("canvas", "mv-canvas").unchecked_into::<HtmlCanvasElement>();
+    dom::set_attr(&canvas, "role", "img");
+    dom::append_all(&root, &[&caption, &canvas]);
+    (root, caption, canvas)
+}
+
 /// Width (CSS px) of the box a figure sits in, so drawings fit a phone; 360 before layout.
 pub fn available_width(figure: &HtmlElement) -> f64 {
     let width = figure.parent_element().map_or(0.0, |p| panel_width(&p));

@@ -2,7 +2,6 @@
 //! plot, each with its table twin (hidden until "ver números"): a histogram, and a dense
 //! heatmap (one pixel block per cell, for tables too large to print numbers in).
 
-use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement};
 
 use crate::core::format::format_pt;
@@ -20,13 +19,7 @@ fn ink(element: &HtmlElement) -> (bool, &'static str) {
 
 /// A figure `attr=key` with a title, a canvas and its twin `<table attr=key>`.
 fn figure(attr: &str, key: &str) -> (HtmlElement, HtmlElement, HtmlCanvasElement, HtmlElement) {
-    let root = dom::el("figure", "mv plot");
-    dom::set_attr(&root, attr, key);
-    let title = dom::el("figcaption", "mv-title");
-    dom::append(&root, &title);
-    let canvas = dom::el("canvas", "mv-canvas").unchecked_into::<HtmlCanvasElement>();
-    dom::set_attr(&canvas, "role", "img");
-    dom::append(&root, &canvas);
+    let (root, title, canvas) = super::canvas::canvas_figure("mv plot", Some((attr, key)), "");
     let table = twin::table(attr, key);
     dom::append(&root, &table);
     (root, title, canvas, table)

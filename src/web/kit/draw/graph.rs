@@ -3,7 +3,6 @@
 //! theme. Its twin is a table of the drawn edges ("de → para: p"), since the graph shows a
 //! matrix.
 
-use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement};
 
 use crate::core::format::{format_pt, format_pt_short};
@@ -42,13 +41,9 @@ impl StateGraph {
     /// `key` names the twin (`data-results`) and the figure (`data-graph`); `title` is shown
     /// with its notation typeset.
     pub fn new(key: &str, title: &str) -> StateGraph {
-        let root = dom::el("figure", "mv graph");
-        dom::set_attr(&root, "data-graph", key);
-        dom::append(&root, &dom::notation("figcaption", "mv-title", title));
+        let (root, _, canvas) = super::canvas::canvas_figure("mv graph", Some(("data-graph", key)), title);
         let title = plain(title);
-        let canvas = dom::el("canvas", "mv-canvas").unchecked_into::<HtmlCanvasElement>();
-        dom::set_attrs(&canvas, &[("role", "img"), ("aria-label", &format!("{title}: cada seta é uma transição, mais grossa quanto mais provável"))]);
-        dom::append(&root, &canvas);
+        dom::set_attr(&canvas, "aria-label", &format!("{title}: cada seta é uma transição, mais grossa quanto mais provável"));
         let table = twin::table("data-results", key);
         dom::append(&root, &table);
         StateGraph { root, canvas, table, title }

@@ -11,7 +11,6 @@
 
 use std::cell::RefCell;
 
-use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement};
 
 use crate::core::format::format_pt_short;
@@ -140,13 +139,8 @@ impl LinePlot {
     /// `key` names the figure (`data-plot`) and its twin (`data-matrix`); `title` is shown with
     /// its notation typeset (`W^Q`, `d_k`).
     pub fn new(key: &str, title: &str) -> LinePlot {
-        let root = dom::el("figure", "mv plot");
-        dom::set_attr(&root, "data-plot", key);
-        let heading = dom::notation("figcaption", "mv-title", title);
-        dom::append(&root, &heading);
-        let canvas = dom::el("canvas", "mv-canvas").unchecked_into::<HtmlCanvasElement>();
-        dom::set_attrs(&canvas, &[("role", "img"), ("aria-label", &plain(title))]);
-        dom::append(&root, &canvas);
+        let (root, heading, canvas) = super::canvas::canvas_figure("mv plot", Some(("data-plot", key)), title);
+        dom::set_attr(&canvas, "aria-label", &plain(title));
         // Named both ways: as the numbers of a plot and as a matrix of x × series.
         let table = twin::table("data-matrix", key);
         dom::set_attr(&table, "data-plot", key);

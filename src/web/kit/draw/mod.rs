@@ -13,9 +13,14 @@ pub mod line_plot;
 pub mod twin;
 
 pub use bars::BarView;
-pub use canvas::{available_width, prepare_canvas};
+pub use canvas::{available_width, canvas_figure, prepare_canvas};
 pub use heatmap::{HeatmapData, MatrixView};
 pub use crate::site::palette::Scale;
+
+/// "1", "2", … "n": the labels of numbered rows or columns (a matrix's features).
+pub fn numbered(n: usize) -> Vec<String> {
+    (1..=n).map(|j| j.to_string()).collect()
+}
 
 /// The CSS colour at `t` (0 … 1, or −1 … 1 when `diverging`) in the current theme.
 pub fn fill(diverging: bool, t: f32, dark: bool) -> String {

@@ -24,11 +24,6 @@ pub struct MatrixEditor {
     _listeners: [Listener; 2],
 }
 
-/// A cell that is not a number: where, and what was typed.
-pub struct CellError {
-    pub message: String,
-}
-
 /// A value as the reader can read and type it: every digit f32 needs to round-trip, with a
 /// decimal comma ("0,00004", "-1,5", "10000").
 pub fn exact_text(v: f32) -> String {
@@ -211,8 +206,8 @@ impl MatrixEditor {
         }
     }
 
-    /// Parses every cell; marks the bad ones and reports the first.
-    pub fn read(&self) -> Result<Matrix, CellError> {
+    /// Parses every cell; marks the bad ones and reports the first (where, and what was typed).
+    pub fn read(&self) -> Result<Matrix, String> {
         let mut values = Vec::with_capacity(self.cells.len() * self.cols);
         let mut first_error = None;
         for (r, row) in self.cells.iter().enumerate() {
@@ -228,15 +223,7 @@ impl MatrixEditor {
                         values.push(0.0);
                         first_error.get_or_insert_with(|| {
                             let shown: String = text.chars().take(20).collect();
-                            CellError {
-                                message: format!(
-                                    "{}, linha {}, coluna {}: «{}» não é um número. Use, por exemplo, 0,5 ou -1.",
-                                    self.name,
-                                    r + 1,
-                                    c + 1,
-                                    shown
-                                ),
-                            }
+                            format!("{}, linha {}, coluna {}: «{shown}» não é um número. Use, por exemplo, 0,5 ou -1.", self.name, r + 1, c + 1)
                         });
                     }
                 }
@@ -245,7 +232,7 @@ impl MatrixEditor {
         if let Some(error) = first_error {
             return Err(error);
         }
-        Matrix::from_vec(self.cells.len(), self.cols, values).map_err(|e| CellError { message: e.to_string() })
+        Matrix::from_vec(self.cells.len(), self.cols, values).map_err(|e| e.to_string())
     }
 }
 

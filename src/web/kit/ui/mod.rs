@@ -25,6 +25,19 @@ pub fn corpus_textarea(panel: &HtmlElement, label: &str) -> web_sys::HtmlTextAre
     text
 }
 
+/// Gives `select` one option per label (values 0, 1, …) when their number changed, keeping
+/// the choice while it exists, else `default` (or the last); returns the index chosen.
+pub fn sync_choices(select: &web_sys::HtmlSelectElement, labels: &[String], default: usize) -> usize {
+    let previous = select.value().parse::<usize>().ok();
+    let chosen = previous.filter(|&i| i < labels.len()).unwrap_or(default.min(labels.len().saturating_sub(1)));
+    if select.length() as usize != labels.len() {
+        let options: Vec<(String, &String)> = labels.iter().enumerate().map(|(i, label)| (i.to_string(), label)).collect();
+        dom::set_options(select, &options, "");
+    }
+    select.set_value(&chosen.to_string());
+    chosen
+}
+
 /// A note among the outputs (a correction, what is clipped, why a sampler stopped), announced
 /// when it changes.
 pub fn live_note(class: &str) -> HtmlElement {

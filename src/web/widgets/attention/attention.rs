@@ -18,9 +18,9 @@ use crate::core::sequence::presets::three_word_attention;
 
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::chain::{self, Chain, Queries, Step, Views};
-use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
-use crate::web::kit::ui::{numbered_row, MatrixEditor};
+use crate::web::kit::chain::{self, Chain, Editors, Queries, Step, Views};
+use crate::web::kit::draw::BarView;
+use crate::web::kit::ui::sync_choices;
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "attention", title: "Atenção com Q, K e V", mount };
@@ -42,10 +42,7 @@ fn preset_inputs(id: &str) -> AttentionInputs {
 
 pub struct AttentionWidget {
     shell: Shell,
-    x: RefCell<MatrixEditor>,
-    w_q: RefCell<MatrixEditor>,
-    w_k: RefCell<MatrixEditor>,
-    w_v: RefCell<MatrixEditor>,
+    editors: Editors,
     causal: HtmlInputElement,
     /// Which token's weights the bar chart shows.
     query: HtmlSelectElement,
@@ -76,12 +73,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     }
     let causal_default = attrs.flag("data-causal");
     let shell = Shell::new(ctx, host, &KIND);
-    let x = MatrixEditor::new("x", "X (tokens)", &example.x, token_label);
-    x.resized_by("add-token", "remove-token");
-    let w_q = MatrixEditor::new("w_q", "W^Q", &example.w_q, numbered_row);
-    let w_k = MatrixEditor::new("w_k", "W^K", &example.w_k, numbered_row);
-    let w_v = MatrixEditor::new("w_v", "W^V", &example.w_v, numbered_row);
-    dom::append_all(&shell.inputs, &[&x.root, &w_q.root, &w_k.root, &w_v.root]);
+    let editors = Editors::new(&shell.inputs, ("x", "X (tokens)"), token_label, [&example.x, &example.w_q, &example.w_k, &example.w_v]);
+    editors.x.borrow().resized_by("add-token", "remove-token");
 
     let (causal_label, causal) = dom::checkbox(" máscara causal (cada token só vê os anteriores)", "causal", causal_default);
     // The step-through: one query at a time (its scores, weights and output below).
@@ -120,10 +113,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
 
     let widget = Rc::new(AttentionWidget {
         shell,
-        x: RefCell::new(x),
-        w_q: RefCell::new(w_q),
-        w_k: RefCell::new(w_k),
-        w_v: RefCell::new(w_v),
+        editors,
         causal,
         query,
         example,
@@ -149,7 +139,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     // The query menu has its options from the start, so the value the state keeper records
     // as the mount's (to tell edits apart) is the example's query, on either backend.
     let tokens: Vec<String> = (0..widget.example.x.rows()).map(token_label).collect();
-    widget.sync_query_options(&tokens);
+    sync_choices(&widget.query, &tokens, 1);
     Ok(widget)
 }
 
@@ -157,7 +147,7 @@ impl AttentionWidget {
     /// Outlines where a cell came from (`kit::chain`); at rest, the step-through's query.
     fn link(&self, step: Step, cell: Option<(usize, usize)>) {
         let chosen = self.query.value().parse::<usize>().ok();
-        Chain { x: &self.x, w: [&self.w_q, &self.w_k, &self.w_v], views: &self.views, identity: false, queries: Queries::All { chosen } }.link(step, cell);
+        Chain { editors: &self.editors, views: &self.views, identity: false, queries: Queries::All { chosen } }.link(step, cell);
     }
 
     /// The previous or next query of the step-through.
@@ -176,7 +166,8 @@ impl AttentionWidget {
     /// One query step by step: its scores, its weights, its output; and its row outlined.
     fn draw_query(&self, trace: &AttentionTrace) {
         let tokens: Vec<String> = (0..trace.q.rows()).map(token_label).collect();
-        let i = self.sync_query_options(&tokens);
+        // One option per token; x₂ by default, the textbook's query.
+        let i = sync_choices(&self.query, &tokens, 1);
         let title = format!("Pesos de atenção da consulta {} (linha {} de A)", tokens[i], i + 1);
         self.bars.update(&title, &tokens, &trace.weights.row(i));
         let list = |values: Vec<f32>| values.iter().map(|&v| crate::core::format::format_pt(v, 4)).collect::<Vec<_>>().join("; ");
@@ -197,7 +188,7 @@ impl AttentionWidget {
 
     fn resize_tokens(self: &Rc<Self>, grow: bool) {
         {
-            let mut x = self.x.borrow_mut();
+            let mut x = self.editors.x.borrow_mut();
             if grow {
                 if x.rows() >= MAX_TOKENS {
                     self.shell.fail(&format!("No máximo {MAX_TOKENS} tokens neste widget."));
@@ -213,59 +204,20 @@ impl AttentionWidget {
 
     fn reset(self: &Rc<Self>) {
         let example = &self.example;
-        self.x.borrow_mut().set(&example.x);
-        self.w_q.borrow_mut().set(&example.w_q);
-        self.w_k.borrow_mut().set(&example.w_k);
-        self.w_v.borrow_mut().set(&example.w_v);
+        self.editors.set([&example.x, &example.w_q, &example.w_k, &example.w_v]);
         self.causal.set_checked(self.causal_default);
         self.clone().recompute();
     }
 
-    /// Keeps one option per token, preserving the choice (default x₂, the textbook's query).
-    fn sync_query_options(&self, tokens: &[String]) -> usize {
-        let previous = self.query.value().parse::<usize>().ok();
-        if self.query.length() as usize != tokens.len() {
-            self.query.set_text_content(None);
-            for (i, label) in tokens.iter().enumerate() {
-                let option = dom::text("option", "", label);
-                dom::set_attr(&option, "value", &i.to_string());
-                dom::append(&self.query, &option);
-            }
-        }
-        let chosen = previous.filter(|&i| i < tokens.len()).unwrap_or(1.min(tokens.len().saturating_sub(1)));
-        self.query.set_value(&chosen.to_string());
-        chosen
-    }
-
     fn read_inputs(&self) -> Result<AttentionInputs, String> {
-        let read = |e: &RefCell<MatrixEditor>| e.borrow().read().map_err(|err| err.message);
-        Ok(AttentionInputs {
-            x: read(&self.x)?,
-            w_q: read(&self.w_q)?,
-            w_k: read(&self.w_k)?,
-            w_v: read(&self.w_v)?,
-            causal: self.causal.checked(),
-        })
+        let x = self.editors.read_x()?;
+        let [w_q, w_k, w_v] = self.editors.read_w()?;
+        Ok(AttentionInputs { x, w_q, w_k, w_v, causal: self.causal.checked() })
     }
 
     fn draw(&self, trace: &AttentionTrace, causal: bool) {
         let tokens: Vec<String> = (0..trace.q.rows()).map(token_label).collect();
-        let dims = |n: usize| (0..n).map(|j| format!("{}", j + 1)).collect::<Vec<_>>();
-        let show = |view: &MatrixView, m: &crate::core::Matrix, cols: Vec<String>, scale, masked: bool| {
-            view.update(HeatmapData {
-                matrix: m.clone(),
-                row_labels: tokens.clone(),
-                col_labels: cols,
-                scale,
-                masked: masked.then(|| Box::new(|r: usize, c: usize| c > r) as Box<dyn Fn(usize, usize) -> bool>),
-            });
-        };
-        show(&self.views.q, &trace.q, dims(trace.q.cols()), Scale::Signed, false);
-        show(&self.views.k, &trace.k, dims(trace.k.cols()), Scale::Signed, false);
-        show(&self.views.v, &trace.v, dims(trace.v.cols()), Scale::Signed, false);
-        show(&self.views.scores, &trace.scores, tokens.clone(), Scale::Signed, causal);
-        show(&self.views.weights, &trace.weights, tokens.clone(), Scale::Probability, false);
-        show(&self.views.output, &trace.output, dims(trace.output.cols()), Scale::Signed, false);
+        self.views.show_all(&tokens, [&trace.q, &trace.k, &trace.v, &trace.scores, &trace.weights, &trace.output], causal);
         self.draw_query(trace);
         *self.last.borrow_mut() = Some(trace.clone());
     }

@@ -28,7 +28,7 @@ use crate::core::Matrix;
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
-use crate::web::kit::draw::{HeatmapData, MatrixView, Scale};
+use crate::web::kit::draw::{MatrixView, Scale};
 use crate::web::kit::ui::{numbered_row, text_field, MatrixEditor};
 use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
 
@@ -124,7 +124,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         part_default,
     );
     let (wrt_label, wrt) = dom::select("derivada em ", "wrt", &options(&[("q", "Q"), ("k", "K"), ("v", "V")]), "q");
-    let steps: Vec<(String, String)> = STEPS.iter().enumerate().map(|(i, &h)| (i.to_string(), format!("h = {}", power_of_ten(h.log10().round() as i32)))).collect();
+    let steps: Vec<(String, String)> = STEPS.iter().enumerate().map(|(i, &h)| (i.to_string(), format!("h = {}", step_text(h)))).collect();
     let first_step = if Part::of(part_default) == Part::Model { MODEL_STEP } else { DEFAULT_STEP };
     let (step_label, step) = dom::select("passo ", "step", &steps, &first_step.to_string());
     let (precision_label, precision) = dom::select("diferenças em ", "precision", &options(&[("f64", "f64 (dupla)"), ("f32", "f32 (como na GPU)")]), "f64");
@@ -255,7 +255,7 @@ impl GradientCheckWidget {
 
     /// Reads the inputs of the chosen part and runs its check; the titles say what is shown.
     fn check(&self) -> Result<(Check, String), String> {
-        let read = |e: &RefCell<MatrixEditor>| e.borrow().read().map(|m| to_array(&m)).map_err(|err| err.message);
+        let read = |e: &RefCell<MatrixEditor>| e.borrow().read().map(|m| to_array(&m));
         let (h, precision) = (self.h(), self.precision());
         match self.part() {
             Part::Softmax => {
@@ -281,52 +281,57 @@ impl GradientCheckWidget {
         } else {
             ((0..check.analytic.nrows()).map(numbered_row).collect(), (0..check.analytic.ncols()).map(|c| (c + 1).to_string()).collect())
         };
-        let h = self.h();
-        let h_text = power_of_ten(h.log10().round() as i32);
+        let h_text = step_text(self.h());
         let formula = if softmax { "sᵢ(δᵢⱼ − sⱼ)" } else { "regra da cadeia" };
         self.analytic.set_title(&format!("{what} pela fórmula: {formula}"));
         self.numeric.set_title(&format!("{what} por diferenças centrais, h = {h_text}"));
         for (view, m) in [(&self.analytic, &check.analytic), (&self.numeric, &check.numeric)] {
-            view.update(HeatmapData { matrix: to_matrix(m), row_labels: rows.clone(), col_labels: cols.clone(), scale: Scale::Signed, masked: None });
+            view.show(&to_matrix(m), rows.clone(), cols.clone(), Scale::Signed);
         }
 
         let precision = self.precision.value();
-        let table = dom::results_table(
-            "gradient-error",
-            "A verificação",
-            &[
-                ("erro relativo máximo".to_string(), format_scientific(check.error, 2)),
-                ("passo h".to_string(), h_text.clone()),
-                ("diferenças em".to_string(), precision.clone()),
-                ("maior |derivada|".to_string(), format_pt(check.analytic.iter().fold(0.0f64, |m, v| m.max(v.abs())) as f32, 4)),
-            ],
-        );
-        // The error itself, unrounded, for tests and embedders.
-        dom::set_attr(&table, "data-max-rel-error", &format!("{:e}", check.error));
+        let rows = [
+            ("erro relativo máximo".to_string(), format_scientific(check.error, 2)),
+            ("passo h".to_string(), h_text),
+            ("diferenças em".to_string(), precision.clone()),
+            ("maior |derivada|".to_string(), format_pt(check.analytic.iter().fold(0.0f64, |m, v| m.max(v.abs())) as f32, 4)),
+        ];
         let verdict = if check.error < 1e-4 {
             "As duas concordam: a fórmula está certa (e h é razoável)."
         } else {
             "As duas discordam além de 10⁻⁴: com uma fórmula certa, isso é o passo h (grande ou pequeno demais) ou a precisão."
         };
-        self.results.set_text_content(None);
-        dom::append_all(&self.results, &[&table, &dom::text("p", "step-line", verdict)]);
-
         let (mine, others) = if precision == "f32" { ("f32", "f64") } else { ("f64", "f32") };
         let series = [
             Series { label: format!("diferenças em {mine}"), values: check.curve.clone(), dashed: false, dots: true },
             Series { label: format!("diferenças em {others}"), values: check.other_curve.clone(), dashed: true, dots: false },
         ];
-        let axes = Axes { x_label: "passo h".into(), y_label: "erro relativo".into(), log_x: true, log_y: true, y_range: None };
-        self.curve.update(&STEPS, &series, &axes, |x| format!("h = {}", power_of_ten(x.log10().round() as i32)), |y| format_scientific(y, 2));
+        self.show_verdict(check.error, &rows, verdict, &[], &series);
         Ok(())
     }
+
+    /// The verification's summary (its error, unrounded, in `data-max-rel-error` for tests and
+    /// embedders), the verdict, then `more`; and the error against h.
+    fn show_verdict(&self, error: f64, rows: &[(String, String)], verdict: &str, more: &[&web_sys::Element], series: &[Series]) {
+        let summary = dom::results_table("gradient-error", "A verificação", rows);
+        dom::set_attr(&summary, "data-max-rel-error", &format!("{error:e}"));
+        self.results.set_text_content(None);
+        dom::append_all(&self.results, &[&summary, &dom::text("p", "step-line", verdict)]);
+        dom::append_all(&self.results, more);
+        let axes = Axes { x_label: "passo h".into(), y_label: "erro relativo".into(), log_x: true, log_y: true, y_range: None };
+        self.curve.update(&STEPS, series, &axes, |x| format!("h = {}", step_text(x)), |y| format_scientific(y, 2));
+    }
+}
+
+/// A step h as a power of ten: 10⁻³.
+fn step_text(h: f64) -> String {
+    power_of_ten(h.log10().round() as i32)
 }
 
 impl GradientCheckWidget {
     /// The model part: a table of one probe per tensor, the verdict, and the error against h.
     fn draw_model(&self, check: &ModelCheck) {
-        let h = self.h();
-        let h_text = power_of_ten(h.log10().round() as i32);
+        let h_text = step_text(self.h());
         let table = dom::el("table", "results model-probes");
         dom::set_attr(&table, "data-results", "model-probes");
         // The caption stays outside the scrolling box, so a phone sees it whole.
@@ -345,29 +350,21 @@ impl GradientCheckWidget {
             dom::append(&table, &tr);
         }
         let error = check.max_error();
-        let summary = dom::results_table(
-            "gradient-error",
-            "A verificação",
-            &[
-                ("erro relativo máximo".to_string(), format_scientific(error as f64, 2)),
-                ("passo h".to_string(), h_text),
-                ("perda do texto".to_string(), format!("{} nats por caractere", format_pt(check.loss, 4))),
-                ("parâmetros".to_string(), check.parameters.to_string()),
-            ],
-        );
-        dom::set_attr(&summary, "data-max-rel-error", &format!("{error:e}"));
+        let rows = [
+            ("erro relativo máximo".to_string(), format_scientific(error as f64, 2)),
+            ("passo h".to_string(), h_text),
+            ("perda do texto".to_string(), format!("{} nats por caractere", format_pt(check.loss, 4))),
+            ("parâmetros".to_string(), check.parameters.to_string()),
+        ];
         let verdict = if error < 5e-2 {
             "Concordam até onde o f32 permite (cerca de 1 % do maior gradiente de cada tensor): a retropropagação está certa."
         } else {
             "Discordam além de 5 %: em f32, isso é o passo h (grande ou pequeno demais); experimente h = 10⁻³."
         };
-        self.results.set_text_content(None);
         let scroll = dom::el("div", "table-scroll");
         dom::append(&scroll, &table);
-        dom::append_all(&self.results, &[&summary, &dom::text("p", "step-line", verdict), &caption, &scroll]);
         let series = [Series { label: "diferenças em f32".into(), values: check.curve.clone(), dashed: false, dots: true }];
-        let axes = Axes { x_label: "passo h".into(), y_label: "erro relativo".into(), log_x: true, log_y: true, y_range: None };
-        self.curve.update(&STEPS, &series, &axes, |x| format!("h = {}", power_of_ten(x.log10().round() as i32)), |y| format_scientific(y, 2));
+        self.show_verdict(error as f64, &rows, verdict, &[&caption, &scroll], &series);
     }
 }
 

@@ -15,7 +15,7 @@ use crate::core::ops::{SoftmaxJob, SoftmaxOptions};
 
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::draw::{HeatmapData, MatrixView, Scale};
+use crate::web::kit::draw::{numbered, HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::MatrixEditor;
 use crate::web::kit::{on_hover, Ctx, Shell, Widget, WidgetKind};
 
@@ -87,8 +87,8 @@ impl Widget for MaskedSoftmaxWidget {
         let causal = self.causal.checked();
         let job = self.scores.borrow().read().map(|scores| SoftmaxJob { scores, options: SoftmaxOptions { causal, ..Default::default() } });
         let widget = self.clone();
-        self.shell.compute_or(job.map_err(|e| e.message), move |job, weights, _| {
-            let labels: Vec<String> = (1..=weights.rows()).map(|i| i.to_string()).collect();
+        self.shell.compute_or(job, move |job, weights, _| {
+            let labels = numbered(weights.rows());
             let mask = |on: bool| on.then(|| Box::new(|r: usize, c: usize| c > r) as Box<dyn Fn(usize, usize) -> bool>);
             widget.masked.update(HeatmapData { matrix: job.scores.clone(), row_labels: labels.clone(), col_labels: labels.clone(), scale: Scale::Signed, masked: mask(causal) });
             widget.weights.update(HeatmapData { matrix: weights, row_labels: labels.clone(), col_labels: labels, scale: Scale::Probability, masked: None });

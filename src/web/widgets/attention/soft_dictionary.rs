@@ -175,7 +175,7 @@ impl SoftDictionaryWidget {
     }
 
     fn read_inputs(&self) -> Result<SoftDictionary, String> {
-        let read = |e: &RefCell<MatrixEditor>| e.borrow().read().map_err(|err| err.message);
+        let read = |e: &RefCell<MatrixEditor>| e.borrow().read();
         Ok(SoftDictionary { query: read(&self.query)?, keys: read(&self.keys)?, values: read(&self.values)?, sharpness: self.beta() })
     }
 

@@ -37,7 +37,7 @@ use crate::web::backend::now_ms;
 
 use crate::web::dom;
 use crate::site::palette::rgb;
-use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
+use crate::web::kit::draw::{BarView, MatrixView, Scale};
 use crate::web::model_store;
 
 use super::trained::{self, Playable, TakesTrainedModel};
@@ -330,8 +330,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         ),
     );
     let lens_controls = dom::el("div", "widget-controls lens-controls");
-    let (position_label, lens_position) = dom::select("posição lida ", "lens-position", &[(String::new(), "a última".into())], "");
-    let (token_label, lens_token) = dom::select("token analisado ", "lens-token", &[], "");
+    let (position_label, lens_position) = dom::select("posição lida ", "lens-position", &[("", "a última")], "");
+    let (token_label, lens_token) = dom::select("token analisado ", "lens-token", dom::NO_OPTIONS, "");
     dom::append_all(&lens_controls, &[&position_label, &token_label]);
     dom::append(outputs, &lens_controls);
     let lens_outputs = dom::el("div", "lens");
@@ -618,16 +618,8 @@ impl DecoderWidget {
         self.fill_lens_positions(model, engine.history());
         let position = self.lens_position.value().parse::<usize>().ok().filter(|&p| p < n).unwrap_or(n.saturating_sub(1));
         let outcome = match &engine {
-            Engine::Cpu(session) => {
-                let traced = Traced::new(&Cpu, &now_ms);
-                let result = session.lens(&traced, position).await;
-                result.map(|r| (r, traced.finish()))
-            }
-            Engine::Gpu(gpu, session) => {
-                let traced = Traced::new(&**gpu, &now_ms);
-                let result = session.lens(&traced, position).await;
-                result.map(|r| (r, traced.finish()))
-            }
+            Engine::Cpu(session) => lens_traced(&Cpu, session, position).await,
+            Engine::Gpu(gpu, session) => lens_traced(&**gpu, session, position).await,
         };
         let ids = engine.history().ids[..=position.min(n.saturating_sub(1))].to_vec();
         match outcome {
@@ -644,17 +636,14 @@ impl DecoderWidget {
                 Ok(())
             }
             Err(e) if e.is_gpu_failure() => {
-                self.shell.ctx.backend.gpu_failed(&e);
-                self.gpu_weights.borrow_mut().take();
-                self.cpu_only.set(true);
-                *self.engine.borrow_mut() = Some(self.engine_for(model, engine.into_history())?);
+                self.move_to_cpu(model, &e, engine.into_history())?;
                 self.run_engine(model, None, true).await?;
                 self.show_last_trace();
                 Box::pin(self.read_lens(model)).await
             }
             Err(e) => {
                 *self.engine.borrow_mut() = Some(engine);
-                Err(user_message(e))
+                Err(e.to_string())
             }
         }
     }
@@ -694,13 +683,7 @@ impl DecoderWidget {
             }
         }
         let labels: Vec<String> = candidates.iter().map(|&t| bpe.label(t)).collect();
-        self.lens_view.update(HeatmapData {
-            matrix: m,
-            row_labels: (0..stages).map(stage_label).collect(),
-            col_labels: labels.clone(),
-            scale: Scale::Probability,
-            masked: None,
-        });
+        self.lens_view.show(&m, (0..stages).map(stage_label).collect(), labels.clone(), Scale::Probability);
         let after = bpe.label(h.ids[*position]);
         self.lens_view.set_title(&format!("Depois de «{after}» (posição {}): probabilidade de cada candidato, etapa por etapa", position + 1));
         let rows: Vec<(String, String)> = (0..stages)
@@ -752,13 +735,7 @@ impl DecoderWidget {
         }
         let mut cols: Vec<String> = (1..=heads).map(|h| format!("cabeça {h}")).collect();
         cols.push("FFN".into());
-        self.push_view.update(HeatmapData {
-            matrix: m,
-            row_labels: (1..=layers).map(|l| format!("camada {l}")).collect(),
-            col_labels: cols,
-            scale: Scale::Signed,
-            masked: None,
-        });
+        self.push_view.show(&m, (1..=layers).map(|l| format!("camada {l}")).collect(), cols, Scale::Signed);
         let label = model.tokenizer.label(token);
         self.push_view.set_title(&format!("Quanto cada cabeça (e cada FFN) empurra «{label}»: contribuição direta ao logit"));
         let f = |v: f32| format_pt(v, 2);
@@ -876,22 +853,28 @@ impl DecoderWidget {
                 Ok(ran)
             }
             Err(e) if e.is_gpu_failure() => {
-                // A lost device moves the whole site to the CPU; any other GPU error moves this
-                // session there until the reader or the site changes backend.
-                self.shell.ctx.backend.gpu_failed(&e);
-                self.gpu_weights.borrow_mut().take();
-                self.cpu_only.set(true);
                 let history = engine.into_history();
                 // If the token was sampled before the failure, only the pass is redone.
                 let sampled = (history.ids.clone(), history.dropped) != before;
-                *self.engine.borrow_mut() = Some(self.engine_for(model, history)?);
+                self.move_to_cpu(model, &e, history)?;
                 Box::pin(self.run_engine(model, if sampled { None } else { opts }, traced)).await
             }
             Err(e) => {
                 *self.engine.borrow_mut() = Some(engine);
-                Err(user_message(e))
+                Err(e.to_string())
             }
         }
+    }
+
+    /// After `error` on the GPU: a lost device moves the whole site to the CPU; any other GPU
+    /// error moves this session there (from `history`) until the reader or the site changes
+    /// backend.
+    fn move_to_cpu(&self, model: &Rc<Playable>, error: &ComputeError, history: History) -> Result<(), String> {
+        self.shell.ctx.backend.gpu_failed(error);
+        self.gpu_weights.borrow_mut().take();
+        self.cpu_only.set(true);
+        *self.engine.borrow_mut() = Some(self.engine_for(model, history)?);
+        Ok(())
     }
 
     /// Books a draw for the next animation frame (at most one per frame, and while generating
@@ -1074,14 +1057,8 @@ impl DecoderWidget {
             }
         }
         let labels: Vec<String> = h.ids[start..].iter().map(|&id| model.tokenizer.label(id)).collect();
-        self.enlarged.update(HeatmapData {
-            matrix: m,
-            row_labels: labels.clone(),
-            col_labels: labels,
-            scale: Scale::Probability,
-            // Weights, not scores: the future's weight is exactly 0 (its score was −∞).
-            masked: None,
-        });
+        // Weights, not scores, and nothing hatched: the future's weight is exactly 0 (its score was −∞).
+        self.enlarged.show(&m, labels.clone(), labels, Scale::Probability);
         if let Some(title) = self.enlarged.root.query_selector(".mv-title").ok().flatten() {
             let shown = if start > 0 { format!(" (últimas {size} posições)") } else { String::new() };
             title.set_text_content(Some(&format!("Atenção da camada {}, cabeça {}{shown}: linha = quem olha, coluna = para onde", layer + 1, head + 1)));
@@ -1109,9 +1086,14 @@ where
     result.map(|()| Some(tracer.finish()))
 }
 
-/// A compute error as the reader reads it.
-fn user_message(e: ComputeError) -> String {
-    e.to_string()
+/// The lens at `position`, traced for the "por dentro" panel.
+async fn lens_traced<E: Executor>(e: &E, session: &Session<E::Tensor>, position: usize) -> crate::core::error::Result<(LensReading, Trace)>
+where
+    E::Tensor: Clone,
+{
+    let tracer = Traced::new(e, &now_ms);
+    let reading = session.lens(&tracer, position).await?;
+    Ok((reading, tracer.finish()))
 }
 
 /// One pixel per (query, key), scaled up by CSS; upper triangle (the future) left blank.

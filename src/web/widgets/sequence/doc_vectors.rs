@@ -48,11 +48,11 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let shell = Shell::new(ctx, host, &KIND);
     let panel = NgramPanel::new(attrs.choice("data-preset"), true);
     dom::append(&shell.inputs, &panel.root);
-    let (doc_label_el, document) = dom::select("documento ", "document", &[], "");
-    let approaches = vec![("pairs".to_string(), "pares fixos (abordagem 2)".to_string()), ("triples".to_string(), "triplas (abordagem 1)".to_string())];
+    let (doc_label_el, document) = dom::select("documento ", "document", dom::NO_OPTIONS, "");
+    let approaches = vec![("pairs", "pares fixos (abordagem 2)"), ("triples", "triplas (abordagem 1)")];
     let (approach_label, approach) = dom::select("vetor ", "approach", &approaches, "pairs");
     let (normalize_label, normalize) = dom::checkbox(" normalizar (L2)", "normalize", true);
-    let modes = vec![("full".to_string(), "matriz inteira achatada".to_string()), ("nonzero".to_string(), "só não nulos (código do artigo)".to_string())];
+    let modes = vec![("full", "matriz inteira achatada"), ("nonzero", "só não nulos (código do artigo)")];
     let (flatten_label, flatten) = dom::select("comparar com ", "flatten", &modes, "full");
     shell.control(&[&doc_label_el, &approach_label, &normalize_label, &flatten_label]);
     let notice = live_note("note wide");

@@ -98,7 +98,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> std::result::
     dom::append(&shell.inputs, &toggles);
     let w1 = MatrixEditor::new("w1", "W_1: uma linha por neurônio (pesos de bateria, programa, executado, viés)", &example.neuron_rows(), neuron_label);
     dom::append(&shell.inputs, &w1.root);
-    let activations = vec![("relu".to_string(), "ReLU: max(0, x)".to_string()), ("gelu".to_string(), "GeLU: x·Φ(x)".to_string())];
+    let activations = vec![("relu", "ReLU: max(0, x)"), ("gelu", "GeLU: x·Φ(x)")];
     let (activation_label, activation) = dom::select("ativação ", "activation", &activations, activation0);
     let (truth_label, truth) = dom::checkbox(" tabela-verdade (todas as entradas)", "truth", truth0);
     let reset = dom::button("restaurar exemplo", "reset");
@@ -166,7 +166,7 @@ impl FfnWidget {
 
     /// The job of the current inputs, or a message.
     fn job(&self) -> std::result::Result<FfnJob, String> {
-        let rows = self.w1.borrow().read().map_err(|e| e.message)?;
+        let rows = self.w1.borrow().read()?;
         let example = FfnExample::article().with_neuron_rows(&rows).map_err(|e| e.to_string())?;
         let activation = self.activation();
         let input: Vec<f32> = self.inputs.iter().map(|i| if i.checked() { 1.0 } else { 0.0 }).collect();

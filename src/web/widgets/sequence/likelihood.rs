@@ -46,7 +46,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let shell = Shell::new(ctx, host, &KIND);
     let panel = NgramPanel::new(&preset_id, true);
     dom::append(&shell.inputs, &panel.root);
-    let (doc_el, document) = dom::select("documento ", "document", &[], "");
+    let (doc_el, document) = dom::select("documento ", "document", dom::NO_OPTIONS, "");
     dom::set_attr(&document, "data-wanted", &first_doc.to_string());
     shell.control(&[&doc_el]);
     let tokens = dom::el("p", "text-info wide");

@@ -218,7 +218,7 @@ impl Widget for MarkovWidget {
         self.days_readout.set_text_content(Some(&self.days.value()));
         let weights = match self.editor.borrow().read() {
             Ok(m) => m,
-            Err(e) => return self.shell.now(|| Err(e.message)),
+            Err(e) => return self.shell.now(|| Err(e)),
         };
         let names: Vec<String> = STATES.iter().map(|s| s.to_string()).collect();
         let (chain, repaired) = match MarkovChain::from_weights(names, &weights) {

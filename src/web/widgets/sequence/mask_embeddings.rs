@@ -19,10 +19,10 @@ use crate::core::Matrix;
 
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::chain::{self, Chain, Queries, Step, Views};
+use crate::web::kit::chain::{self, Chain, Editors, Queries, Step, Views};
 use crate::web::kit::ui::live_note;
-use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
-use crate::web::kit::ui::{numbered_row, MatrixEditor};
+use crate::web::kit::draw::{numbered, BarView, MatrixView, Scale};
+use crate::web::kit::ui::MatrixEditor;
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "mask-embeddings", title: "Máscara na atenção: somar −∞ ou multiplicar por 0", mount };
@@ -48,10 +48,8 @@ const MASKED_ROW: usize = 2;
 
 pub struct MaskEmbeddingsWidget {
     shell: Shell,
-    e: RefCell<MatrixEditor>,
-    w_q: RefCell<MatrixEditor>,
-    w_k: RefCell<MatrixEditor>,
-    w_v: RefCell<MatrixEditor>,
+    /// E (the chain's X), W^Q, W^K, W^V.
+    editors: Editors,
     mask: RefCell<MatrixEditor>,
     query: HtmlSelectElement,
     mode: HtmlSelectElement,
@@ -65,19 +63,16 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let example = masked_embeddings_example();
     let mode0 = attrs.choice("data-mode");
     let shell = Shell::new(ctx, host, &KIND);
-    let e = MatrixEditor::new("e", "E (embeddings, uma linha por token)", &example.x, token_label);
-    let w_q = MatrixEditor::new("w_q", "W^Q", &example.w_q, numbered_row);
-    let w_k = MatrixEditor::new("w_k", "W^K", &example.w_k, numbered_row);
-    let w_v = MatrixEditor::new("w_v", "W^V", &example.w_v, numbered_row);
+    let editors = Editors::new(&shell.inputs, ("e", "E (embeddings, uma linha por token)"), token_label, [&example.x, &example.w_q, &example.w_k, &example.w_v]);
     let mask_m = Matrix::from_vec(1, example.mask.len(), example.mask.clone()).map_err(|e| e.to_string())?;
     let mask = MatrixEditor::new("mask", "máscara M (um peso de 0 a 1 por token)", &mask_m, mask_row);
-    dom::append_all(&shell.inputs, &[&e.root, &w_q.root, &w_k.root, &w_v.root, &mask.root]);
+    dom::append(&shell.inputs, &mask.root);
     let positions: Vec<(String, String)> = (0..example.x.rows()).map(|i| (i.to_string(), format!("posição {i}"))).collect();
     let (query_label, query) = dom::select("consulta t = ", "query", &positions, &example.t.to_string());
     let modes = vec![
-        ("additive".to_string(), "aditiva: score + ln m (0 → −∞)".to_string()),
-        ("multiplicative".to_string(), "multiplicativa: score × m (como no artigo)".to_string()),
-        ("none".to_string(), "sem máscara".to_string()),
+        ("additive", "aditiva: score + ln m (0 → −∞)"),
+        ("multiplicative", "multiplicativa: score × m (como no artigo)"),
+        ("none", "sem máscara"),
     ];
     let (mode_label, mode) = dom::select("máscara ", "mode", &modes, mode0);
     let reset = dom::button("restaurar exemplo", "reset");
@@ -96,10 +91,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     dom::append_all(&shell.outputs, &[&notice, &q.root, &k.root, &v.root, &scores.root, &weights.root, &bars.root, &context.root]);
     let widget = Rc::new(MaskEmbeddingsWidget {
         shell,
-        e: RefCell::new(e),
-        w_q: RefCell::new(w_q),
-        w_k: RefCell::new(w_k),
-        w_v: RefCell::new(w_v),
+        editors,
         mask: RefCell::new(mask),
         query,
         mode,
@@ -120,7 +112,7 @@ impl MaskEmbeddingsWidget {
     /// weights α_t from the masked scores, c_t = α_t·V), and M's weight i for a masked score.
     fn link(&self, step: Step, cell: Option<(usize, usize)>) {
         let queries = Queries::One { token: self.query.value().parse().unwrap_or(0), scores_row: MASKED_ROW };
-        Chain { x: &self.e, w: [&self.w_q, &self.w_k, &self.w_v], views: &self.views, identity: false, queries }.link(step, cell);
+        Chain { editors: &self.editors, views: &self.views, identity: false, queries }.link(step, cell);
         let mask = self.mask.borrow();
         mask.highlight(None, None);
         if let (Step::Scores, Some((MASKED_ROW, c))) = (step, cell) {
@@ -130,10 +122,7 @@ impl MaskEmbeddingsWidget {
 
     fn reset(self: &Rc<Self>) {
         let example = masked_embeddings_example();
-        self.e.borrow_mut().set(&example.x);
-        self.w_q.borrow_mut().set(&example.w_q);
-        self.w_k.borrow_mut().set(&example.w_k);
-        self.w_v.borrow_mut().set(&example.w_v);
+        self.editors.set([&example.x, &example.w_q, &example.w_k, &example.w_v]);
         if let Ok(m) = Matrix::from_vec(1, example.mask.len(), example.mask) {
             self.mask.borrow_mut().set(&m);
         }
@@ -143,17 +132,17 @@ impl MaskEmbeddingsWidget {
     }
 
     fn job(&self) -> Result<MaskedQueryJob, String> {
-        let read = |e: &RefCell<MatrixEditor>| e.borrow().read().map_err(|err| err.message);
-        let x = read(&self.e)?;
-        let mask = read(&self.mask)?;
+        let x = self.editors.read_x()?;
+        let mask = self.mask.borrow().read()?;
         if mask.cols() != x.rows() {
             return Err(format!("A máscara tem {} pesos para {} tokens.", mask.cols(), x.rows()));
         }
+        let [w_q, w_k, w_v] = self.editors.read_w()?;
         Ok(MaskedQueryJob {
             x,
-            w_q: read(&self.w_q)?,
-            w_k: read(&self.w_k)?,
-            w_v: read(&self.w_v)?,
+            w_q,
+            w_k,
+            w_v,
             t: self.query.value().parse().unwrap_or(0),
             mask: mask.row(0),
             mode: mode_of(&self.mode.value()),
@@ -163,17 +152,14 @@ impl MaskEmbeddingsWidget {
     fn draw(&self, job: &MaskedQueryJob, out: &MaskedQuery) {
         let n = out.scores.len();
         let tokens: Vec<String> = (0..n).map(|i| i.to_string()).collect();
-        let dims = |k: usize| (1..=k).map(|j| j.to_string()).collect::<Vec<_>>();
         let row = |v: &[f32]| Matrix::from_vec(1, v.len(), v.to_vec()).unwrap_or_else(|_| Matrix::zeros(1, 0));
         let t = job.t;
-        let show = |view: &MatrixView, m: Matrix, rows: Vec<String>, cols: Vec<String>, scale| {
-            view.update(HeatmapData { matrix: m, row_labels: rows, col_labels: cols, scale, masked: None });
-        };
-        show(&self.views.q, row(&out.q), vec![format!("q{}", dom::subscript(t))], dims(out.q.len()), Scale::Signed);
+        let show = |view: &MatrixView, m: Matrix, rows: Vec<String>, cols: Vec<String>, scale| view.show(&m, rows, cols, scale);
+        show(&self.views.q, row(&out.q), vec![format!("q{}", dom::subscript(t))], numbered(out.q.len()), Scale::Signed);
         let keys: Vec<String> = (0..n).map(|i| format!("k{}", dom::subscript(i))).collect();
         let values: Vec<String> = (0..n).map(|i| format!("v{}", dom::subscript(i))).collect();
-        show(&self.views.k, out.k.clone(), keys, dims(out.k.cols()), Scale::Signed);
-        show(&self.views.v, out.v.clone(), values, dims(out.v.cols()), Scale::Signed);
+        show(&self.views.k, out.k.clone(), keys, numbered(out.k.cols()), Scale::Signed);
+        show(&self.views.v, out.v.clone(), values, numbered(out.v.cols()), Scale::Signed);
         let mut scores = Matrix::zeros(MASKED_ROW + 1, n);
         for i in 0..n {
             scores.set(0, i, out.dot[i]);
@@ -181,17 +167,11 @@ impl MaskEmbeddingsWidget {
             scores.set(MASKED_ROW, i, out.masked_scores[i]);
         }
         let d_k = out.q.len();
-        self.views.scores.update(HeatmapData {
-            matrix: scores,
-            row_labels: vec!["q·k".into(), format!("÷ √{d_k}"), "com máscara".into()],
-            col_labels: tokens.clone(),
-            scale: Scale::Signed,
-            masked: None,
-        });
+        self.views.scores.show(&scores, vec!["q·k".into(), format!("÷ √{d_k}"), "com máscara".into()], tokens.clone(), Scale::Signed);
         show(&self.views.weights, row(&out.weights), vec![format!("α{}", dom::subscript(t))], tokens.clone(), Scale::Probability);
         let bar_labels: Vec<String> = (0..n).map(|i| format!("posição {i} (m = {})", format_pt(job.mask[i], 2))).collect();
         self.bars.update(&format!("Pesos de atenção da posição {t}"), &bar_labels, &out.weights);
-        show(&self.views.output, row(&out.context), vec![format!("c{}", dom::subscript(t))], dims(out.context.len()), Scale::Signed);
+        show(&self.views.output, row(&out.context), vec![format!("c{}", dom::subscript(t))], numbered(out.context.len()), Scale::Signed);
         let leaked: f32 = job.mask.iter().zip(&out.weights).filter(|(m, _)| **m == 0.0).map(|(_, a)| *a).sum();
         let note = match job.mode {
             MaskMode::Multiplicative if leaked > 0.0 => format!(

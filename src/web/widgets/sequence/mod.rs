@@ -28,7 +28,6 @@ pub mod votes;
 
 use web_sys::{Event, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
-use crate::core::format::format_pt;
 use crate::core::sequence::ngram::{NgramModel, NgramOptions, VocabularyOrder};
 use crate::core::sequence::presets::{ngram_preset, NgramPreset, NGRAM_PRESETS};
 use crate::core::text::tokenizer::TokenizerOptions;
@@ -36,12 +35,8 @@ use crate::core::text::tokenizer::TokenizerOptions;
 use crate::web::dom;
 use crate::web::kit::control_of;
 
-pub use super::text::corpus::doc_label;
+pub use super::text::corpus::{doc_label, documents_of, DEBOUNCE_BYTES};
 
-/// Pasted text beyond this is refused with a message (the textarea keeps it).
-pub const MAX_TEXT_BYTES: usize = 5_000_000;
-/// Above this size, recomputation waits for a pause in typing.
-pub const DEBOUNCE_BYTES: usize = 20_000;
 /// Words a heatmap or a graph shows before it shows only the most frequent ones.
 pub const MAX_WORDS_SHOWN: usize = 30;
 
@@ -62,22 +57,6 @@ pub fn sync_documents(select: &HtmlSelectElement, n: usize) -> usize {
     select.set_value(&chosen.to_string());
     dom::set_attr(select, "data-wanted", &chosen.to_string());
     chosen
-}
-
-/// The lines of a corpus textarea that hold text (one document per line), or a message.
-pub fn documents_of(raw: &str) -> Result<Vec<&str>, String> {
-    if raw.len() > MAX_TEXT_BYTES {
-        return Err(format!(
-            "O texto tem {} MB; o limite deste widget é {} MB. O texto continua no campo.",
-            format_pt(raw.len() as f32 / 1e6, 1),
-            MAX_TEXT_BYTES / 1_000_000
-        ));
-    }
-    let docs: Vec<&str> = raw.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    if docs.is_empty() {
-        return Err("O corpus está vazio: escreva pelo menos um documento (um por linha).".into());
-    }
-    Ok(docs)
 }
 
 /// The corpus editor of the N-gram widgets: the articles' corpora as presets, one document per

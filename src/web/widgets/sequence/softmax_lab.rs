@@ -118,7 +118,7 @@ impl Widget for SoftmaxLabWidget {
     fn recompute(self: Rc<Self>) {
         let scores = match self.scores.borrow().read() {
             Ok(m) => m.row(0),
-            Err(e) => return self.shell.now(|| Err(e.message)),
+            Err(e) => return self.shell.now(|| Err(e)),
         };
         let shift = self.shift.value().parse::<f32>().unwrap_or(0.0);
         let scale = self.scale.value().parse::<f32>().unwrap_or(1.0);

@@ -92,9 +92,9 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> std::result::
     let panel = NgramPanel::new(&preset_id, true);
     dom::append(&shell.inputs, &panel.root);
 
-    let views = vec![("prob".to_string(), "probabilidades".to_string()), ("count".to_string(), "contagens".to_string())];
+    let views = vec![("prob", "probabilidades"), ("count", "contagens")];
     let (view_label, view) = dom::select("mostrar ", "view", &views, "prob");
-    let (word_label, word_select) = dom::select("vetor one-hot de ", "word", &[], "");
+    let (word_label, word_select) = dom::select("vetor one-hot de ", "word", dom::NO_OPTIONS, "");
     dom::set_attr(&word_select, "data-wanted", &word);
     let animate = dom::button("animar h × T", "animate");
     let sample = dom::button("sortear frase", "sample");

@@ -30,7 +30,7 @@ use crate::core::Matrix;
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::twin::{twin_table, twins_visible};
-use crate::web::kit::draw::{available_width, prepare_canvas, BarView, HeatmapData, MatrixView, Scale};
+use crate::web::kit::draw::{available_width, canvas_figure, prepare_canvas, BarView, HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::{corpus_textarea, text_field};
 use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
 use crate::web::kit::ui::show_results;
@@ -126,12 +126,7 @@ pub fn mount_mode(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes, mode: M
     let (mask_view, masked_view, stacked) = if mode == Mode::Mask {
         (Some(MatrixView::new("mask", "Máscara m", " um peso por par")), Some(MatrixView::new("masked", "V ∘ m", " cada linha vezes o seu peso")), None)
     } else {
-        let figure = dom::el("figure", "mv stacked");
-        dom::set_attr(&figure, "data-plot", "accumulated");
-        dom::append(&figure, &dom::text("figcaption", "mv-title", "Votos acumulados por candidata (um segmento por par)"));
-        let canvas = dom::el("canvas", "mv-canvas").unchecked_into::<HtmlCanvasElement>();
-        dom::set_attr(&canvas, "role", "img");
-        dom::append(&figure, &canvas);
+        let (figure, _, canvas) = canvas_figure("mv stacked", Some(("data-plot", "accumulated")), "Votos acumulados por candidata (um segmento por par)");
         (None, None, Some((figure, canvas)))
     };
     let scores = BarView::new("scores", "");

@@ -29,7 +29,7 @@ const MAX_DOCS_SHOWN: usize = 20;
 /// Pasted text beyond this is refused with a message (the textarea keeps it).
 const MAX_TEXT_BYTES: usize = 5_000_000;
 /// Above this size, recomputation waits for a pause in typing.
-const DEBOUNCE_BYTES: usize = 20_000;
+pub const DEBOUNCE_BYTES: usize = 20_000;
 /// Text tokenised between two yields to the browser (keeps each task well under a frame budget).
 const CHUNK_BYTES: usize = 64_000;
 
@@ -121,14 +121,7 @@ impl CorpusPanel {
     /// `CHUNK_BYTES`, yielding to the browser between slices so the page keeps painting.
     async fn corpus(&self) -> Result<(Corpus, TokenizerOptions), String> {
         let raw = self.text.value();
-        if raw.len() > MAX_TEXT_BYTES {
-            return Err(format!(
-                "O texto tem {} MB; o limite deste widget é {} MB. O texto continua no campo.",
-                format_pt(raw.len() as f32 / 1e6, 1),
-                MAX_TEXT_BYTES / 1_000_000
-            ));
-        }
-        let documents: Vec<&str> = raw.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        let documents = documents_of(&raw)?;
         let options = self.options();
         let mut tokens = Vec::with_capacity(documents.len());
         let mut since_yield = 0;
@@ -146,6 +139,22 @@ impl CorpusPanel {
         }
         Ok((corpus, options))
     }
+}
+
+/// The lines of a corpus textarea that hold text (one document per line), or a message.
+pub fn documents_of(raw: &str) -> Result<Vec<&str>, String> {
+    if raw.len() > MAX_TEXT_BYTES {
+        return Err(format!(
+            "O texto tem {} MB; o limite deste widget é {} MB. O texto continua no campo.",
+            format_pt(raw.len() as f32 / 1e6, 1),
+            MAX_TEXT_BYTES / 1_000_000
+        ));
+    }
+    let docs: Vec<&str> = raw.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    if docs.is_empty() {
+        return Err("O corpus está vazio: escreva pelo menos um documento (um por linha).".into());
+    }
+    Ok(docs)
 }
 
 /// A text widget: the frame it is built in, and how it draws a corpus. Recomputing is the same

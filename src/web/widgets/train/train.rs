@@ -132,7 +132,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     let defaults = TrainSettings::tiny();
 
     // The text.
-    let sources = [("preset".to_string(), "“Missa do galo”, de Machado".to_string()), ("own".to_string(), "o seu texto".to_string())];
+    let sources = [("preset", "“Missa do galo”, de Machado"), ("own", "o seu texto")];
     let (source_label, source) = dom::select("texto ", "source", &sources, "preset");
     let text_label = dom::el("label", "corpus-label");
     dom::append(&text_label, &dom::text("span", "", &format!("O seu texto (até {} caracteres)", format_count(MAX_CHARS as u64))));
@@ -142,14 +142,14 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     text_label.set_hidden(true);
     let text_info = live_note("train-text-info");
     let tokenizers = [
-        ("chars".to_string(), "um por caractere".to_string()),
-        ("bpe".to_string(), "o BPE do decodificador".to_string()),
+        ("chars", "um por caractere"),
+        ("bpe", "o BPE do decodificador"),
     ];
     let (tokenizer_label, tokenizer) = dom::select("tokens ", "tokenizer", &tokenizers, "chars");
     let placements = [
-        ("auto".to_string(), "automático".to_string()),
-        ("cpu".to_string(), "CPU".to_string()),
-        ("webgpu".to_string(), "WebGPU".to_string()),
+        ("auto", "automático"),
+        ("cpu", "CPU"),
+        ("webgpu", "WebGPU"),
     ];
     let (placement_label, placement) = dom::select("treinar em ", "placement", &placements, "auto");
 
@@ -245,8 +245,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
         "pause" => w.stop("Treino pausado. «treinar» continua do mesmo ponto."),
         "restart" => w.restart(),
         "use" => w.use_in_decoder(),
-        "download" => w.download_weights(),
-        "download-config" => w.download_config(),
+        "download" => w.download(true),
+        "download-config" => w.download(false),
         _ => {}
     });
     if let Some(document) = dom::document() {
@@ -668,24 +668,16 @@ impl TrainWidget {
         }
     }
 
-    fn download_weights(self: &Rc<Self>) {
-        let bytes = match self.run.borrow().as_ref() {
-            Some(run) => run.safetensors(),
-            None => return self.say("Ainda não há modelo para baixar."),
-        };
-        match save_file(&bytes, "treinado.safetensors", "application/octet-stream") {
-            Ok(()) => self.say(&format!("Pesos salvos: treinado.safetensors ({} bytes).", format_count(bytes.len() as u64))),
-            Err(e) => self.say(&e),
-        }
-    }
-
-    fn download_config(self: &Rc<Self>) {
-        let json = match self.run.borrow().as_ref() {
-            Some(run) => run.config_json(),
-            None => return self.say("Ainda não há modelo para baixar."),
-        };
-        match save_file(json.as_bytes(), "treinado-config.json", "application/json") {
-            Ok(()) => self.say("Configuração salva: treinado-config.json (tamanhos, vocabulário e perdas)."),
+    /// Offers the model's `weights`, or else its configuration, as a file.
+    fn download(self: &Rc<Self>, weights: bool) {
+        let file = self.run.borrow().as_ref().map(|run| match weights {
+            true => (run.safetensors(), "treinado.safetensors", "application/octet-stream"),
+            false => (run.config_json().into_bytes(), "treinado-config.json", "application/json"),
+        });
+        let Some((bytes, name, mime)) = file else { return self.say("Ainda não há modelo para baixar.") };
+        match save_file(&bytes, name, mime) {
+            Ok(()) if weights => self.say(&format!("Pesos salvos: {name} ({} bytes).", format_count(bytes.len() as u64))),
+            Ok(()) => self.say(&format!("Configuração salva: {name} (tamanhos, vocabulário e perdas).")),
             Err(e) => self.say(&e),
         }
     }

@@ -107,8 +107,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let (text_label, text) = text_field("texto ", "text", &text0);
     dom::append(&shell.inputs, &text_label);
     let options = [
-        ("post".to_string(), "post-LN (como no artigo)".to_string()),
-        ("pre".to_string(), "pre-LN (modelos atuais)".to_string()),
+        ("post", "post-LN (como no artigo)"),
+        ("pre", "pre-LN (modelos atuais)"),
     ];
     let (norm_label, norm) = dom::select("normalização ", "norm", &options, "post");
     let (causal_label, causal) = dom::checkbox(" máscara causal", "causal", false);

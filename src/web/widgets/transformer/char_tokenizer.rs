@@ -49,9 +49,9 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     texts.set_value(initial);
 
     let (specials_label, specials) = dom::checkbox(" <bos> e <eos>", "specials", true);
-    let side_options = [("direita".to_string(), "à direita".to_string()), ("esquerda".to_string(), "à esquerda".to_string())];
+    let side_options = [("direita", "à direita"), ("esquerda", "à esquerda")];
     let (side_label, side) = dom::select("padding ", "side", &side_options, "direita");
-    let length_options = [("maior".to_string(), "t = maior texto".to_string()), ("fixo".to_string(), "t fixo".to_string())];
+    let length_options = [("maior", "t = maior texto"), ("fixo", "t fixo")];
     let (length_label, length) = dom::select("comprimento ", "length", &length_options, "maior");
     let (width_label, width) = number_field("t = ", "width", "12", true);
     let (truncate_label, truncate) = dom::checkbox(" truncar em t", "truncate", false);

@@ -64,9 +64,9 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let (output_label, output) = text_field("saída esperada ", "output", &output0);
     dom::append_all(&shell.inputs, &[&input_label, &output_label]);
     let options = [
-        ("1".to_string(), "janela deslocada, 1ª iteração".to_string()),
-        ("2".to_string(), "janela deslocada, 2ª iteração".to_string()),
-        ("resposta".to_string(), "só a resposta: <bos>saída<eos>".to_string()),
+        ("1", "janela deslocada, 1ª iteração"),
+        ("2", "janela deslocada, 2ª iteração"),
+        ("resposta", "só a resposta: <bos>saída<eos>"),
     ];
     let (decoder_label, decoder) = dom::select("decodificador recebe ", "decoder", &options, "1");
     shell.control(&[&decoder_label]);

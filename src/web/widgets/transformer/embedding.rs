@@ -153,7 +153,7 @@ impl EmbeddingWidget {
             Ok(m) => m,
             Err(e) => {
                 self.shell.begin();
-                return self.shell.fail(&e.message);
+                return self.shell.fail(&e);
             }
         };
         {

@@ -48,10 +48,7 @@ fn chips(ids: &[u32], sources: Option<&[String]>) -> HtmlElement {
     list
 }
 
-/// "1", "2", … "n": the columns of a matrix of features.
-fn numbered(n: usize) -> Vec<String> {
-    (1..=n).map(|j| j.to_string()).collect()
-}
+pub use crate::web::kit::draw::numbered;
 
 /// Each token with its position: "1 <bos>", "2 g", …
 fn positions(ids: &[u32]) -> Vec<String> {

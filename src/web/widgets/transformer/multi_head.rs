@@ -12,7 +12,6 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 use crate::core::format::format_pt;
@@ -25,7 +24,7 @@ use crate::core::{Executor, Job, Matrix};
 
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::draw::{available_width, prepare_canvas, MatrixView, Scale};
+use crate::web::kit::draw::{available_width, canvas_figure, prepare_canvas, MatrixView, Scale};
 use crate::web::kit::ui::{number_field, read_count};
 use crate::web::kit::ui::{numbered_row, MatrixEditor};
 use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
@@ -89,8 +88,8 @@ fn mount_example(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, St
     let w_o = MatrixEditor::new("w_o", "W^O (6 × 3)", &example_3_w_o(), numbered_row);
     dom::append_all(&shell.inputs, &[&head_1.root, &head_2.root, &w_o.root]);
     let options = [
-        ("corrigida".to_string(), "cabeça 1 = a₂ do Exemplo 2 (calculada)".to_string()),
-        ("artigo".to_string(), "cabeça 1 como impressa: [0,22; 0,48; 0,77]".to_string()),
+        ("corrigida", "cabeça 1 = a₂ do Exemplo 2 (calculada)"),
+        ("artigo", "cabeça 1 como impressa: [0,22; 0,48; 0,77]"),
     ];
     let (source_label, source) = dom::select("cabeça 1 ", "source", &options, "corrigida");
     let reset = dom::button("restaurar exemplo", "reset");
@@ -163,7 +162,7 @@ impl ExampleWidget {
 
     /// The editors' values; head 1 is left out while it still has to be computed.
     fn job(&self) -> Result<ExampleJob, String> {
-        let read = |e: &RefCell<MatrixEditor>| e.borrow().read().map_err(|err| err.message);
+        let read = |e: &RefCell<MatrixEditor>| e.borrow().read();
         Ok(ExampleJob {
             head_1: if self.pending_head.get() { None } else { Some(read(&self.head_1)?) },
             head_2: read(&self.head_2)?,
@@ -233,12 +232,7 @@ fn mount_reshape(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, St
     let (slider_label, h_slider) = dom::slider("cabeças ", "h-slider", 1.0, 16.0, 1.0, 2.0);
     shell.control(&[&b_label, &t_label, &d_label, &h_label, &slider_label]);
     let results = results_slot();
-    let figure = dom::el("figure", "mv wide");
-    dom::set_attr(&figure, "data-plot", "reshape");
-    dom::append(&figure, &dom::text("figcaption", "mv-title", "Cada cor é uma cabeça: as colunas de cada posição se repartem entre elas"));
-    let canvas = dom::el("canvas", "mv-canvas").unchecked_into::<HtmlCanvasElement>();
-    dom::set_attr(&canvas, "role", "img");
-    dom::append(&figure, &canvas);
+    let (figure, _, canvas) = canvas_figure("mv wide", Some(("data-plot", "reshape")), "Cada cor é uma cabeça: as colunas de cada posição se repartem entre elas");
     let assignment = MatrixView::new("assignment", "De onde vem cada coluna das cabeças", " (coluna de X, contando de 0)");
     dom::append_all(&shell.outputs, &[&results, &figure, &assignment.root]);
     let widget = Rc::new(ReshapeWidget { shell, b, t, d, h, h_slider, canvas, figure, results, assignment });

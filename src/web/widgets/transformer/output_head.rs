@@ -144,7 +144,7 @@ impl OutputHeadWidget {
 impl Widget for OutputHeadWidget {
     fn recompute(self: Rc<Self>) {
         let temperature = self.temperature.value().parse::<f32>().unwrap_or(1.0).clamp(MIN_TEMPERATURE, MAX_TEMPERATURE);
-        let job = self.hidden.borrow().read().map_err(|e| e.message).map(|hidden| HeadJob {
+        let job = self.hidden.borrow().read().map(|hidden| HeadJob {
             hidden,
             w_out: self.w_out.clone(),
             bias: Matrix::zeros(1, VOCAB_SIZE),

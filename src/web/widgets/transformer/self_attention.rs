@@ -8,7 +8,6 @@
 //! Attributes: `data-preset` = exemplo-1 (default) | exemplo-2; `data-causal="sim"` starts with
 //! the mask on.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
@@ -19,12 +18,10 @@ use crate::core::transformer::self_attention::{identity, QueryStep, StepInputs, 
 
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::draw::{BarView, HeatmapData, Scale};
-use crate::web::kit::ui::{numbered_row, MatrixEditor};
+use crate::web::kit::draw::BarView;
 use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
-use crate::web::kit::chain::{self, Chain, Queries, Step, Views};
-use crate::web::kit::ui::live_note;
-use super::numbered;
+use crate::web::kit::chain::{self, Chain, Editors, Queries, Step, Views};
+use crate::web::kit::ui::{live_note, sync_choices};
 
 pub const KIND: WidgetKind = WidgetKind { name: "self-attention-steps", title: "Autoatenção passo a passo", mount };
 
@@ -61,10 +58,7 @@ fn preset(id: &str) -> (StepInputs, Printed) {
 pub struct StepsWidget {
     shell: Shell,
     preset: HtmlSelectElement,
-    x: RefCell<MatrixEditor>,
-    w_q: RefCell<MatrixEditor>,
-    w_k: RefCell<MatrixEditor>,
-    w_v: RefCell<MatrixEditor>,
+    editors: Editors,
     query: HtmlSelectElement,
     causal: HtmlInputElement,
     scaled: HtmlInputElement,
@@ -80,16 +74,12 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let (inputs, _) = preset(wanted);
     let shell = Shell::new(ctx, host, &KIND);
     let a = &inputs.attention;
-    let x = MatrixEditor::new("x", "X (um token por linha)", &a.x, token);
-    x.resized_by("add-token", "remove-token");
-    let w_q = MatrixEditor::new("w_q", "W^Q", &a.w_q, numbered_row);
-    let w_k = MatrixEditor::new("w_k", "W^K", &a.w_k, numbered_row);
-    let w_v = MatrixEditor::new("w_v", "W^V", &a.w_v, numbered_row);
-    dom::append_all(&shell.inputs, &[&x.root, &w_q.root, &w_k.root, &w_v.root]);
+    let editors = Editors::new(&shell.inputs, ("x", "X (um token por linha)"), token, [&a.x, &a.w_q, &a.w_k, &a.w_v]);
+    editors.x.borrow().resized_by("add-token", "remove-token");
 
     let options = [
-        ("exemplo-1".to_string(), "Exemplo 1: os próprios vetores".to_string()),
-        ("exemplo-2".to_string(), "Exemplo 2: com projeções para Q, K e V".to_string()),
+        ("exemplo-1", "Exemplo 1: os próprios vetores"),
+        ("exemplo-2", "Exemplo 2: com projeções para Q, K e V"),
     ];
     let (preset_label, preset_select) = dom::select("exemplo ", "preset", &options, wanted);
     let query_options: Vec<(String, String)> = (0..3).map(|i| (i.to_string(), token(i))).collect();
@@ -120,10 +110,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let widget = Rc::new(StepsWidget {
         shell,
         preset: preset_select,
-        x: RefCell::new(x),
-        w_q: RefCell::new(w_q),
-        w_k: RefCell::new(w_k),
-        w_v: RefCell::new(w_v),
+        editors,
         query,
         causal,
         scaled,
@@ -159,9 +146,7 @@ impl StepsWidget {
     /// itself, drawn once.
     fn show_projections(&self) {
         let example_1 = self.is_example_1();
-        for e in [&self.w_q, &self.w_k, &self.w_v] {
-            e.borrow().root.set_hidden(example_1);
-        }
+        self.editors.hide_w(example_1);
         self.views.k.root.set_hidden(example_1);
         self.views.v.root.set_hidden(example_1);
         self.views.q.set_title(if example_1 { "Q = K = V = X" } else { "Q = X·W^Q" });
@@ -170,34 +155,25 @@ impl StepsWidget {
     fn load_preset(&self) {
         let (inputs, _) = preset(&self.preset.value());
         let a = &inputs.attention;
-        self.x.borrow_mut().set(&a.x);
-        self.w_q.borrow_mut().set(&a.w_q);
-        self.w_k.borrow_mut().set(&a.w_k);
-        self.w_v.borrow_mut().set(&a.w_v);
+        self.editors.set([&a.x, &a.w_q, &a.w_k, &a.w_v]);
         self.scaled.set_checked(inputs.scaled);
         self.show_projections();
     }
 
     fn resize(self: &Rc<Self>, grow: bool) {
-        if grow && self.x.borrow().rows() >= MAX_TOKENS {
+        if grow && self.editors.x.borrow().rows() >= MAX_TOKENS {
             self.shell.begin();
             return self.shell.fail(&format!("No máximo {MAX_TOKENS} tokens neste passo a passo."));
         }
-        let mut x = self.x.borrow_mut();
+        let mut x = self.editors.x.borrow_mut();
         if grow { x.add_row() } else { x.remove_row() }
         drop(x);
         self.clone().recompute();
     }
 
     fn read(&self) -> Result<StepInputs, String> {
-        let read = |e: &RefCell<MatrixEditor>| e.borrow().read().map_err(|err| err.message);
-        let x = read(&self.x)?;
-        let (w_q, w_k, w_v) = if self.is_example_1() {
-            let id = identity(x.cols());
-            (id.clone(), id.clone(), id)
-        } else {
-            (read(&self.w_q)?, read(&self.w_k)?, read(&self.w_v)?)
-        };
+        let x = self.editors.read_x()?;
+        let [w_q, w_k, w_v] = if self.is_example_1() { [(); 3].map(|_| identity(x.cols())) } else { self.editors.read_w()? };
         Ok(StepInputs { attention: AttentionInputs { x, w_q, w_k, w_v, causal: self.causal.checked() }, scaled: self.scaled.checked() })
     }
 
@@ -206,23 +182,7 @@ impl StepsWidget {
     fn link(&self, step: Step, cell: Option<(usize, usize)>) {
         let chosen = self.query.value().parse::<usize>().ok();
         let identity = self.is_example_1();
-        Chain { x: &self.x, w: [&self.w_q, &self.w_k, &self.w_v], views: &self.views, identity, queries: Queries::All { chosen } }.link(step, cell);
-    }
-
-    /// Keeps one query option per token, preserving the choice (x₂ by default, as the chapter).
-    fn sync_query(&self, t: usize) -> usize {
-        let previous = self.query.value().parse::<usize>().ok();
-        if self.query.length() as usize != t {
-            self.query.set_text_content(None);
-            for i in 0..t {
-                let option = dom::text("option", "", &token(i));
-                dom::set_attr(&option, "value", &i.to_string());
-                dom::append(&self.query, &option);
-            }
-        }
-        let chosen = previous.filter(|&i| i < t).unwrap_or(1.min(t - 1));
-        self.query.set_value(&chosen.to_string());
-        chosen
+        Chain { editors: &self.editors, views: &self.views, identity, queries: Queries::All { chosen } }.link(step, cell);
     }
 
     /// The step table: one row per key j, then the sums.
@@ -279,21 +239,15 @@ impl StepsWidget {
     }
 
     fn draw(&self, inputs: &StepInputs, trace: &StepTrace) {
-        let t = trace.q.rows();
-        let i = self.sync_query(t);
+        let tokens: Vec<String> = (0..trace.q.rows()).map(token).collect();
+        // One query option per token; x₂ by default, as the chapter.
+        let i = sync_choices(&self.query, &tokens, 1);
         let step = trace.query(i);
         self.steps.set_text_content(None);
         dom::append(&self.steps, &self.step_table(trace, &step, i, inputs.scaled));
 
-        let tokens: Vec<String> = (0..t).map(token).collect();
         self.bars.update(&format!("Pesos da consulta {}", token(i)), &tokens, &step.weights);
-        for (view, m) in [(&self.views.q, &trace.q), (&self.views.k, &trace.k), (&self.views.v, &trace.v)] {
-            view.show(m, tokens.clone(), numbered(m.cols()), Scale::Signed);
-        }
-        let mask = trace.causal.then(|| Box::new(|r: usize, c: usize| c > r) as Box<dyn Fn(usize, usize) -> bool>);
-        self.views.scores.update(HeatmapData { matrix: trace.scores.clone(), row_labels: tokens.clone(), col_labels: tokens.clone(), scale: Scale::Signed, masked: mask });
-        self.views.weights.show(&trace.weights, tokens.clone(), tokens.clone(), Scale::Probability);
-        self.views.output.show(&trace.output, tokens, numbered(trace.output.cols()), Scale::Signed);
+        self.views.show_all(&tokens, [&trace.q, &trace.k, &trace.v, &trace.scores, &trace.weights, &trace.output], trace.causal);
         let example_1 = self.is_example_1();
         self.views.scores.set_title(if inputs.scaled { "Scores QKᵀ/√d_k" } else { "Scores X·Xᵀ (produtos escalares)" });
         self.views.output.set_title(if example_1 { "Saídas a = α · X" } else { "Saídas a = α · V" });

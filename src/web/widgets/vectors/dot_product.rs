@@ -8,7 +8,6 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 use crate::core::format::{format_pt, format_pt_short};
@@ -18,7 +17,7 @@ use crate::site::palette::{bar_color, css};
 
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::draw::{prepare_canvas, BarView};
+use crate::web::kit::draw::{canvas_figure, prepare_canvas, BarView};
 use crate::web::kit::ui::MatrixEditor;
 use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
 
@@ -76,11 +75,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
 
     let bars = BarView::new("products", "");
     dom::append(&shell.outputs, &bars.root);
-    let dial_box = dom::el("figure", "mv");
-    dom::append(&dial_box, &dom::text("figcaption", "mv-title", "Ângulo entre u e v"));
-    let dial = dom::el("canvas", "mv-canvas").unchecked_into::<HtmlCanvasElement>();
-    dom::set_attr(&dial, "role", "img");
-    dom::append(&dial_box, &dial);
+    let (dial_box, _, dial) = canvas_figure("mv", None, "Ângulo entre u e v");
     dom::append(&shell.outputs, &dial_box);
     let results = dom::el("div", "");
     dom::append(&shell.outputs, &results);
@@ -174,7 +169,7 @@ impl DotProductWidget {
     }
 
     fn draw(&self) -> Result<(), String> {
-        let m = self.editor.borrow().read().map_err(|e| e.message)?;
+        let m = self.editor.borrow().read()?;
         let (mut u, mut v) = (m.row(0), m.row(1));
         if self.normalize.checked() {
             match (vectors::normalize(&u), vectors::normalize(&v)) {

@@ -18,17 +18,13 @@ use crate::core::Matrix;
 
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::draw::{HeatmapData, MatrixView, Scale};
+use crate::web::kit::draw::{numbered, HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::{numbered_row, MatrixEditor};
 use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "matmul", title: "Multiplicação de matrizes, célula a célula", mount };
 
 const MAX_SIDE: usize = 6;
-
-fn number_labels(n: usize) -> Vec<String> {
-    (1..=n).map(|i| i.to_string()).collect()
-}
 
 pub struct MatmulWidget {
     shell: Shell,
@@ -56,7 +52,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let shape_row = dom::el("div", "widget-controls");
     let options: Vec<(String, String)> = presets.iter().map(|p| (p.0.to_string(), p.1.to_string())).collect();
     let (preset_label, preset) = dom::select("exemplo do artigo ", "preset", &options, wanted);
-    let sizes = number_labels(MAX_SIDE).into_iter().map(|n| (n.clone(), n)).collect::<Vec<_>>();
+    let sizes = numbered(MAX_SIDE).into_iter().map(|n| (n.clone(), n)).collect::<Vec<_>>();
     let (m_label, m) = dom::select("A: linhas ", "rows-a", &sizes, &a0.rows().to_string());
     let (k_label, k) = dom::select(" colunas (= linhas de B) ", "inner", &sizes, &a0.cols().to_string());
     let (p_label, p) = dom::select(" B: colunas ", "cols-b", &sizes, &b0.cols().to_string());
@@ -175,7 +171,7 @@ impl MatmulWidget {
 
     fn draw(&self, a: &Matrix, b: &Matrix, product: Matrix) {
         let (rows, cols) = product.shape();
-        self.result.update(HeatmapData { matrix: product.clone(), row_labels: number_labels(rows), col_labels: number_labels(cols), scale: Scale::Signed, masked: None });
+        self.result.update(HeatmapData { matrix: product.clone(), row_labels: numbered(rows), col_labels: numbered(cols), scale: Scale::Signed, masked: None });
         let note = match one_hot_rows(a) {
             Some(picks) => format!(
                 "Cada linha de A é one-hot, então C só copia linhas de B: {}.",
@@ -192,7 +188,7 @@ impl MatmulWidget {
 
 impl Widget for MatmulWidget {
     fn recompute(self: Rc<Self>) {
-        let job = (self.a.borrow().read().and_then(|a| Ok(MatmulJob { a, b: self.b.borrow().read()? }))).map_err(|e| e.message);
+        let job = self.a.borrow().read().and_then(|a| Ok(MatmulJob { a, b: self.b.borrow().read()? }));
         let widget = self.clone();
         self.shell.compute_or(job, move |job, product, _| widget.draw(&job.a, &job.b, product));
     }

@@ -15,7 +15,7 @@ use crate::core::text::tokenizer::{tokenize, TokenizerOptions};
 
 use crate::web::dom;
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::draw::{HeatmapData, MatrixView, Scale};
+use crate::web::kit::draw::{numbered, HeatmapData, MatrixView, Scale};
 use crate::web::kit::ui::text_field;
 use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
 
@@ -113,7 +113,7 @@ impl OneHotWidget {
         }
         self.ids.set_text_content(Some(&text));
         let token_labels: Vec<String> = tokens.iter().enumerate().map(|(t, w)| format!("{} {w}", t + 1)).collect();
-        let short: Vec<String> = (1..=tokens.len()).map(|t| t.to_string()).collect();
+        let short = numbered(tokens.len());
         // Both are indicators: a single 1 per row, and 1 where two tokens are the same word.
         self.rows.update(HeatmapData { matrix: rows, row_labels: token_labels.clone(), col_labels: vocabulary, scale: Scale::Probability, masked: None });
         self.gram.update(HeatmapData { matrix: gram, row_labels: token_labels, col_labels: short, scale: Scale::Probability, masked: None });

@@ -174,7 +174,7 @@ impl VectorsWidget {
     }
 
     fn draw(&self) -> Result<(), String> {
-        let m = self.editor.borrow().read().map_err(|e| e.message)?;
+        let m = self.editor.borrow().read()?;
         let k = self.k.value().parse::<f32>().unwrap_or(2.0);
         self.k_readout.set_text_content(Some(&format_pt_short(k, 1)));
         let (a, b) = (m.row(0), m.row(1));
