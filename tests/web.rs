@@ -289,13 +289,13 @@ async fn only_the_newest_update_draws() {
 /// inside one of its listeners (the retry button re-renders) is safe.
 #[wasm_bindgen_test]
 async fn route_listeners_go_with_the_page() {
-    use atencao::web::dom::{self, Listener};
-    use atencao::web::kit::Ctx;
+    use atencao::web::dom::Listener;
+    use atencao::web::kit::{ui, Ctx};
     use std::cell::Cell;
     use std::rc::Rc;
 
     let ctx = Rc::new(Ctx::new(Backend::init_embedded().await));
-    let (header, page, retry) = (dom::button("h", "h"), dom::button("p", "p"), dom::button("r", "r"));
+    let (header, page, retry) = (ui::button("h", "h"), ui::button("p", "p"), ui::button("r", "r"));
     let counts = Rc::new([Cell::new(0), Cell::new(0), Cell::new(0)]);
     let count = |i: usize| {
         let counts = counts.clone();

@@ -19,6 +19,7 @@ use crate::core::trace::median;
 
 use crate::web::backend::now_ms;
 use crate::web::dom;
+use crate::web::kit::ui;
 use crate::web::model_store::{self, DEFAULT_BASE};
 use super::kit::draw::twin;
 use super::kit::Ctx;
@@ -43,9 +44,8 @@ pub fn render(app: &Element, ctx: &Rc<Ctx>) -> String {
     );
     let root = dom::el("div", "bench");
     dom::set_attr(&root, "data-bench-state", "running");
-    let again = dom::button("rodar de novo", "bench-run");
-    let status = dom::el("p", "widget-backend");
-    dom::set_attr(&status, "aria-live", "polite");
+    let again = ui::button("rodar de novo", "bench-run");
+    let status = ui::live("p", "widget-backend");
     let table = dom::el("table", "results bench-table");
     dom::set_attr(&table, "data-results", "bench");
     let json = dom::el("pre", "bench-json");

@@ -16,6 +16,7 @@ use web_sys::{Element, HtmlElement};
 use crate::site::widgets::{self as docs, WidgetDoc};
 
 use crate::web::dom::{self, Listener};
+use crate::web::kit::ui;
 use super::embed;
 use super::kit::Ctx;
 use super::widgets;
@@ -123,7 +124,7 @@ fn snippet_block(code: &str, id: &str) -> HtmlElement {
     dom::set_attr(&code_el, "data-snippet", id);
     dom::append(&pre, &code_el);
     dom::append(&block, &pre);
-    let copy = dom::button("copiar", "copy");
+    let copy = ui::button("copiar", "copy");
     dom::set_attr(&copy, "aria-label", "copiar o código");
     dom::append(&block, &copy);
     let status = dom::el("span", "copy-status");

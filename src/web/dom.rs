@@ -127,65 +127,6 @@ pub fn log_warn(message: &str) {
     web_sys::console::warn_1(&message.into());
 }
 
-/// A `<button type=button data-action=…>`.
-pub fn button(label: &str, action: &str) -> HtmlElement {
-    let b = text("button", "btn", label);
-    set_attr(&b, "type", "button");
-    set_attr(&b, "data-action", action);
-    b
-}
-
-/// A labelled checkbox `data-control=…`; returns (label wrapper, input).
-pub fn checkbox(label: &str, control: &str, checked: bool) -> (HtmlElement, web_sys::HtmlInputElement) {
-    let wrapper = el("label", "toggle");
-    let input = el("input", "").unchecked_into::<web_sys::HtmlInputElement>();
-    input.set_type("checkbox");
-    input.set_checked(checked);
-    set_attr(&input, "data-control", control);
-    append_all(&wrapper, &[&input, &text("span", "", label)]);
-    (wrapper, input)
-}
-
-/// A labelled `<select data-control=…>` with (value, label) options.
-pub fn select(label: &str, control: &str, options: &[(impl AsRef<str>, impl AsRef<str>)], selected: &str) -> (HtmlElement, web_sys::HtmlSelectElement) {
-    let wrapper = el("label", "toggle");
-    append(&wrapper, &text("span", "", label));
-    let select = el("select", "").unchecked_into::<web_sys::HtmlSelectElement>();
-    set_attr(&select, "data-control", control);
-    set_options(&select, options, selected);
-    append(&wrapper, &select);
-    (wrapper, select)
-}
-
-/// No (value, label) options yet: a select filled once there is something to choose.
-pub const NO_OPTIONS: &[(&str, &str)] = &[];
-
-/// Replaces a `<select>`'s (value, label) options and selects `selected`.
-pub fn set_options(select: &web_sys::HtmlSelectElement, options: &[(impl AsRef<str>, impl AsRef<str>)], selected: &str) {
-    select.set_text_content(None);
-    for (value, text_label) in options {
-        let option = text("option", "", text_label.as_ref());
-        set_attr(&option, "value", value.as_ref());
-        append(select, &option);
-    }
-    select.set_value(selected);
-}
-
-/// A labelled range slider `data-control=…` with a live readout of its value.
-pub fn slider(label: &str, control: &str, min: f64, max: f64, step: f64, value: f64) -> (HtmlElement, web_sys::HtmlInputElement) {
-    let wrapper = el("label", "toggle slider");
-    append(&wrapper, &text("span", "", label));
-    let input = el("input", "").unchecked_into::<web_sys::HtmlInputElement>();
-    input.set_type("range");
-    set_attr(&input, "min", &min.to_string());
-    set_attr(&input, "max", &max.to_string());
-    set_attr(&input, "step", &step.to_string());
-    input.set_value(&value.to_string());
-    set_attr(&input, "data-control", control);
-    append(&wrapper, &input);
-    (wrapper, input)
-}
-
 /// A small results table (label, value) used as the twin of scalar readouts.
 pub fn results_table(key: &str, caption: &str, rows: &[(String, String)]) -> HtmlElement {
     let table = el("table", "results");

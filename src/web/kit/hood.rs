@@ -129,7 +129,7 @@ impl Panel {
         let content = dom::el("div", "hood-content");
         dom::append(&root, &content);
         let compare_box = dom::el("div", "hood-compare");
-        let compare_button = dom::button("comparar", "hood-compare").unchecked_into::<HtmlButtonElement>();
+        let compare_button = super::ui::button("comparar", "hood-compare").unchecked_into::<HtmlButtonElement>();
         dom::append(&compare_box, &compare_button);
         let compare_out = dom::el("div", "hood-compare-out");
         dom::set_attr(&compare_out, "aria-live", "polite");

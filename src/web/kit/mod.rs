@@ -5,7 +5,8 @@
 //! - `update`: the update lifecycle (a job on the backend, a newer edit wins, ready or error);
 //! - `hood`: the "por dentro" panel; `chain`: linked highlighting along Q·Kᵀ → softmax → ·V;
 //! - `attributes`: data attributes read with warnings; `state`: inputs kept in the address;
-//! - `ui`: inputs (the matrix editor, text and number fields, corpora);
+//! - `ui`: inputs (the matrix editor, buttons, checkboxes, selects, sliders, text and number
+//!   fields, corpora);
 //! - `draw`: heatmaps, bars, plots, graphs and their table twins.
 //!
 //! The widget contract: any element with `data-widget="KIND"` is mounted by the widget
@@ -128,7 +129,7 @@ pub fn show_ready(host: &HtmlElement) {
 /// The "ver números" button: shows or hides every table twin inside `host` (the numbers
 /// behind each canvas). Returns the button and the listener the widget must keep.
 pub fn twins_button(host: &HtmlElement) -> (HtmlElement, Listener) {
-    let button = dom::button("ver números", "twins");
+    let button = ui::button("ver números", "twins");
     dom::set_attr(&button, "aria-expanded", "false");
     let host = host.clone();
     let listener = Listener::new(&button, "click", move |event| {

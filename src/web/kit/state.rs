@@ -335,7 +335,7 @@ pub fn keep(host: &HtmlElement, kind: &str, slot: usize, widget: Rc<dyn Widget>)
     let site = on_site();
     let page = location_pathname();
     let bar = dom::el("div", "widget-share");
-    let share = dom::button("copiar link", "share");
+    let share = super::ui::button("copiar link", "share");
     dom::set_attr(&share, "title", "Um link que abre este widget com as suas entradas");
     let link = dom::el("input", "share-link").unchecked_into::<HtmlInputElement>();
     link.set_type("text");
@@ -344,7 +344,7 @@ pub fn keep(host: &HtmlElement, kind: &str, slot: usize, widget: Rc<dyn Widget>)
     dom::set_attr(&link, "aria-label", "Link para este widget com as suas entradas");
     let status = dom::el("span", "share-status");
     dom::set_attr(&status, "role", "status");
-    let forget = dom::button("descartar edições", "forget-state");
+    let forget = super::ui::button("descartar edições", "forget-state");
     forget.set_hidden(true);
     let note = dom::el("span", "state-note");
     dom::set_attr(&note, "role", "status");

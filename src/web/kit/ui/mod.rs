@@ -1,11 +1,11 @@
-//! The inputs of the widgets: the matrix editor, the one-line text and number fields, and the
-//! corpus text box.
+//! The inputs of the widgets: the matrix editor, the controls (buttons, checkboxes, selects,
+//! sliders, text and number fields), and the corpus text box.
 
 pub mod editor;
 pub mod inputs;
 
 pub use editor::{numbered_row, MatrixEditor};
-pub use inputs::{number_field, read_count, read_number, text_field};
+pub use inputs::{button, checkbox, number_field, read_count, read_number, readout, select, set_options, slider, text_field, NO_OPTIONS};
 
 use web_sys::HtmlElement;
 
@@ -32,7 +32,7 @@ pub fn sync_choices(select: &web_sys::HtmlSelectElement, labels: &[String], defa
     let chosen = previous.filter(|&i| i < labels.len()).unwrap_or(default.min(labels.len().saturating_sub(1)));
     if select.length() as usize != labels.len() {
         let options: Vec<(String, &String)> = labels.iter().enumerate().map(|(i, label)| (i.to_string(), label)).collect();
-        dom::set_options(select, &options, "");
+        set_options(select, &options, "");
     }
     select.set_value(&chosen.to_string());
     chosen
@@ -41,9 +41,15 @@ pub fn sync_choices(select: &web_sys::HtmlSelectElement, labels: &[String], defa
 /// A note among the outputs (a correction, what is clipped, why a sampler stopped), announced
 /// when it changes.
 pub fn live_note(class: &str) -> HtmlElement {
-    let p = dom::el("p", class);
-    dom::set_attr(&p, "aria-live", "polite");
-    p
+    live("p", class)
+}
+
+/// A `<tag class>` whose changes screen readers announce (`aria-live=polite`): a step
+/// explained in words, a sample, a status.
+pub fn live(tag: &str, class: &str) -> HtmlElement {
+    let element = dom::el(tag, class);
+    dom::set_attr(&element, "aria-live", "polite");
+    element
 }
 
 /// Replaces what `slot` shows with a results table (label, value) `data-results=key`, the

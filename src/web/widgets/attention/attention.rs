@@ -17,10 +17,10 @@ use crate::core::examples::textbook_example_2;
 use crate::core::sequence::presets::three_word_attention;
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, sync_choices};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::chain::{self, Chain, Editors, Queries, Step, Views};
 use crate::web::kit::draw::BarView;
-use crate::web::kit::ui::sync_choices;
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "attention", title: "Atenção com Q, K e V", mount };
@@ -76,12 +76,12 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let editors = Editors::new(&shell.inputs, ("x", "X (tokens)"), token_label, [&example.x, &example.w_q, &example.w_k, &example.w_v]);
     editors.x.borrow().resized_by("add-token", "remove-token");
 
-    let (causal_label, causal) = dom::checkbox(" máscara causal (cada token só vê os anteriores)", "causal", causal_default);
+    let (causal_label, causal) = ui::checkbox(" máscara causal (cada token só vê os anteriores)", "causal", causal_default);
     // The step-through: one query at a time (its scores, weights and output below).
     let stepper = dom::el("span", "query-step");
-    let previous = dom::button("◀", "previous-query");
+    let previous = ui::button("◀", "previous-query");
     dom::set_attr(&previous, "aria-label", "consulta anterior");
-    let next = dom::button("▶", "next-query");
+    let next = ui::button("▶", "next-query");
     dom::set_attr(&next, "aria-label", "próxima consulta");
     let query_label = dom::el("label", "toggle");
     dom::append(&query_label, &dom::text("span", "", "consulta "));
@@ -89,9 +89,9 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     dom::set_attr(&query, "data-control", "query");
     dom::append(&query_label, &query);
     dom::append_all(&stepper, &[&previous, &query_label, &next]);
-    let add = dom::button("+ token", "add-token");
-    let remove = dom::button("− token", "remove-token");
-    let reset = dom::button("restaurar exemplo", "reset");
+    let add = ui::button("+ token", "add-token");
+    let remove = ui::button("− token", "remove-token");
+    let reset = ui::button("restaurar exemplo", "reset");
     shell.control(&[&causal_label, &stepper, &add, &remove, &reset]);
 
     let views = Views::new([
@@ -107,8 +107,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     }
     let bars = BarView::new("query-weights", "").probabilities();
     dom::append(&shell.outputs, &bars.root);
-    let step = dom::el("div", "attention-step wide");
-    dom::set_attr(&step, "aria-live", "polite");
+    let step = ui::live("div", "attention-step wide");
     dom::append(&shell.outputs, &step);
 
     let widget = Rc::new(AttentionWidget {

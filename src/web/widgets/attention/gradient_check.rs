@@ -26,10 +26,10 @@ use crate::core::training::model_check::{check_model, ModelCheck};
 use crate::core::Matrix;
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, numbered_row, text_field, MatrixEditor};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
 use crate::web::kit::draw::{MatrixView, Scale};
-use crate::web::kit::ui::{numbered_row, text_field, MatrixEditor};
 use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "gradient-check", title: "Verificador de gradientes: fórmula contra diferenças finitas", mount };
@@ -117,18 +117,18 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     dom::append_all(&shell.inputs, &[&q.root, &k.root, &v.root, &g.root, &z.root, &text_label]);
 
     let options = |pairs: &[(&str, &str)]| pairs.iter().map(|(v, l)| (v.to_string(), l.to_string())).collect::<Vec<_>>();
-    let (part_label, part) = dom::select(
+    let (part_label, part) = ui::select(
         "função ",
         "part",
         &options(&[("atencao", "atenção: L = Σ O ⊙ G"), ("softmax", "softmax: a jacobiana"), ("modelo", "o decodificador inteiro")]),
         part_default,
     );
-    let (wrt_label, wrt) = dom::select("derivada em ", "wrt", &options(&[("q", "Q"), ("k", "K"), ("v", "V")]), "q");
+    let (wrt_label, wrt) = ui::select("derivada em ", "wrt", &options(&[("q", "Q"), ("k", "K"), ("v", "V")]), "q");
     let steps: Vec<(String, String)> = STEPS.iter().enumerate().map(|(i, &h)| (i.to_string(), format!("h = {}", step_text(h)))).collect();
     let first_step = if Part::of(part_default) == Part::Model { MODEL_STEP } else { DEFAULT_STEP };
-    let (step_label, step) = dom::select("passo ", "step", &steps, &first_step.to_string());
-    let (precision_label, precision) = dom::select("diferenças em ", "precision", &options(&[("f64", "f64 (dupla)"), ("f32", "f32 (como na GPU)")]), "f64");
-    let reset = dom::button("restaurar exemplo", "reset");
+    let (step_label, step) = ui::select("passo ", "step", &steps, &first_step.to_string());
+    let (precision_label, precision) = ui::select("diferenças em ", "precision", &options(&[("f64", "f64 (dupla)"), ("f32", "f32 (como na GPU)")]), "f64");
+    let reset = ui::button("restaurar exemplo", "reset");
     shell.control(&[&part_label, &wrt_label, &step_label, &precision_label, &reset]);
 
     let analytic = MatrixView::new("analytic", "Pela fórmula", "");

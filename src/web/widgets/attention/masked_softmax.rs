@@ -14,9 +14,9 @@ use crate::core::examples::explicando_mask_scores;
 use crate::core::ops::{SoftmaxJob, SoftmaxOptions};
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, MatrixEditor};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{numbered, HeatmapData, MatrixView, Scale};
-use crate::web::kit::ui::MatrixEditor;
 use crate::web::kit::{on_hover, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "masked-softmax", title: "Máscara causal e softmax", mount };
@@ -48,9 +48,9 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let scores = MatrixEditor::new("scores", "scores (linha = consulta, coluna = chave)", &initial, position);
     scores.resized_by("add-token", "remove-token");
     dom::append(&shell.inputs, &scores.root);
-    let (causal_label, causal) = dom::checkbox(" máscara causal", "causal", true);
-    let more = dom::button("+ posição", "add-token");
-    let fewer = dom::button("− posição", "remove-token");
+    let (causal_label, causal) = ui::checkbox(" máscara causal", "causal", true);
+    let more = ui::button("+ posição", "add-token");
+    let fewer = ui::button("− posição", "remove-token");
     shell.control(&[&causal_label, &more, &fewer]);
     let masked = MatrixView::new("masked", "S + M", " (−∞ acima da diagonal)");
     let weights = MatrixView::new("weights", "softmax(S + M)", " cada linha soma 1");

@@ -18,9 +18,9 @@ use crate::core::format::{format_pt, format_pt_short};
 use crate::core::Matrix;
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, MatrixEditor};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
-use crate::web::kit::ui::MatrixEditor;
 use crate::web::kit::{on_hover, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "soft-dictionary", title: "Dicionário suave: busca rígida e busca suave", mount };
@@ -82,20 +82,18 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     dom::append_all(&shell.inputs, &[&query.root, &keys.root, &values.root]);
 
     let (min, max, step) = LOG2_BETA;
-    let (slider_label, sharpness) = dom::slider("nitidez β ", "sharpness", min, max, step, 0.0);
+    let (slider_label, sharpness) = ui::slider("nitidez β ", "sharpness", min, max, step, 0.0);
     dom::set_attr(&sharpness, "aria-valuetext", "β = 1");
-    let sharpness_readout = dom::text("output", "readout", "β = 1");
-    dom::append(&slider_label, &sharpness_readout);
-    let add = dom::button("+ entrada", "add-entry");
-    let remove = dom::button("− entrada", "remove-entry");
-    let reset = dom::button("restaurar exemplo", "reset");
+    let sharpness_readout = ui::readout(&slider_label, "β = 1");
+    let add = ui::button("+ entrada", "add-entry");
+    let remove = ui::button("− entrada", "remove-entry");
+    let reset = ui::button("restaurar exemplo", "reset");
     shell.control(&[&slider_label, &add, &remove, &reset]);
 
     let scores = MatrixView::new("scores", "Scores da consulta", " q·kᵢ e o que o softmax recebe");
     let weights = MatrixView::new("weights", "Pesos w = softmax(β·q·kᵢ/√d)", " somam 1");
     let lookups = MatrixView::new("lookups", "Busca suave e busca rígida", " Σᵢ wᵢvᵢ contra o valor da melhor chave");
-    let explain = dom::el("div", "attention-step wide");
-    dom::set_attr(&explain, "aria-live", "polite");
+    let explain = ui::live("div", "attention-step wide");
     let ladder = MatrixView::new("ladder", "Pesos para cada β", " quanto maior β, mais perto de uma linha com um só 1");
     let distance = BarView::new("distance", "Distância entre a busca suave e a rígida");
     dom::append_all(&shell.outputs, &[&scores.root, &weights.root, &lookups.root, &explain, &ladder.root, &distance.root]);

@@ -21,6 +21,7 @@ use crate::gpu::KernelId;
 
 use crate::web::backend::now_ms;
 use crate::web::dom;
+use crate::web::kit::ui;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
 use crate::web::kit::hood::{avg_ms, ms_value, wgsl_block};
@@ -66,11 +67,11 @@ fn slider_size(slider: &HtmlInputElement) -> usize {
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     let shell = Shell::new(ctx, host, &KIND);
     let default_index = SIZES.iter().position(|&n| n == DEFAULT_SIZE).unwrap_or(0);
-    let (slider_label, slider) = dom::slider("tamanho n ", "size", 0.0, (SIZES.len() - 1) as f64, 1.0, default_index as f64);
+    let (slider_label, slider) = ui::slider("tamanho n ", "size", 0.0, (SIZES.len() - 1) as f64, 1.0, default_index as f64);
     dom::set_attr(&slider, "aria-valuetext", &format!("n = {DEFAULT_SIZE}"));
     let readout = dom::text("output", "", &format!("n = {DEFAULT_SIZE}"));
     dom::append(&slider_label, &readout);
-    let sweep = dom::button(&format!("medir de {} a {}", SIZES[0], SIZES[SIZES.len() - 1]), "sweep");
+    let sweep = ui::button(&format!("medir de {} a {}", SIZES[0], SIZES[SIZES.len() - 1]), "sweep");
     shell.control(&[&slider_label, &sweep]);
 
     let plot = LinePlot::new("bench", "Tempo de uma multiplicação n×n · n×n (ms, mediana)");

@@ -14,6 +14,7 @@ use crate::core::bpe::{Bpe, MergeStep};
 use crate::core::format::format_pt;
 
 use crate::web::dom;
+use crate::web::kit::ui;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 use crate::web::model_store;
@@ -48,16 +49,15 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     text.set_value(&attrs.text("data-text").unwrap_or_else(|| DEFAULT_TEXT.to_string()));
     dom::append(&shell.inputs, &text);
 
-    let (slider_label, slider) = dom::slider("passo ", "step", 0.0, 0.0, 1.0, 0.0);
+    let (slider_label, slider) = ui::slider("passo ", "step", 0.0, 0.0, 1.0, 0.0);
     shell.control(&[
-        &dom::button("◀◀ bytes", "first"),
-        &dom::button("◀ fusão anterior", "prev"),
-        &dom::button("próxima fusão ▶", "next"),
-        &dom::button("tokens finais ▶▶", "last"),
+        &ui::button("◀◀ bytes", "first"),
+        &ui::button("◀ fusão anterior", "prev"),
+        &ui::button("próxima fusão ▶", "next"),
+        &ui::button("tokens finais ▶▶", "last"),
         &slider_label,
     ]);
-    let step_note = dom::el("p", "bpe-step wide");
-    dom::set_attr(&step_note, "aria-live", "polite");
+    let step_note = ui::live("p", "bpe-step wide");
     let chips = dom::el("div", "chips wide");
     let summary = dom::el("div", "readout wide");
     dom::append_all(&shell.outputs, &[&step_note, &chips, &summary]);

@@ -36,6 +36,7 @@ use crate::gpu::{GpuContext, GpuTensor};
 use crate::web::backend::now_ms;
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, number_field};
 use crate::site::palette::rgb;
 use crate::web::kit::draw::{BarView, MatrixView, Scale};
 use crate::web::model_store;
@@ -43,7 +44,6 @@ use crate::web::model_store;
 use super::trained::{self, Playable, TakesTrainedModel};
 
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::ui::number_field;
 use crate::web::kit::state::address_param;
 use crate::web::kit::{action_of, control_of, show_error, show_ready, Ctx, Shell, Widget, WidgetKind};
 
@@ -260,21 +260,20 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     dom::set_attrs(&progress, &[("max", "1"), ("value", "0")]);
     let loading_text = dom::text("span", "model-loading-text", "Carregando o modelo…");
     dom::set_attr(&loading_text, "aria-live", "polite");
-    let retry = dom::button("tentar de novo", "retry");
+    let retry = ui::button("tentar de novo", "retry");
     retry.set_hidden(true);
     dom::append_all(&loading, &[&progress, &loading_text, &retry]);
 
     // Prompt and presets.
     let options: Vec<(String, String)> = PRESETS.iter().map(|p| (p.id.to_string(), p.label.to_string())).collect();
     let chosen = initial_preset(attrs);
-    let (preset_label, preset) = dom::select("exemplo ", "preset", &options, chosen);
+    let (preset_label, preset) = ui::select("exemplo ", "preset", &options, chosen);
     let prompt = dom::el("textarea", "prompt").unchecked_into::<HtmlTextAreaElement>();
     dom::set_attrs(&prompt, &[("data-control", "prompt"), ("rows", "3"), ("aria-label", "Texto inicial (prompt)")]);
     prompt.set_value(&attrs.text("data-prompt").unwrap_or_else(|| preset_text(chosen).to_string()));
     let _ = shell.inputs.class_list().add_1("decoder-prompt");
     // Shown while a model trained on the page is in use, with the way back.
-    let trained_note = dom::el("p", "trained-note");
-    dom::set_attr(&trained_note, "aria-live", "polite");
+    let trained_note = ui::live("p", "trained-note");
     trained_note.set_hidden(true);
     dom::append_all(&shell.inputs, &[&loading, &trained_note, &preset_label, &prompt]);
 
@@ -284,13 +283,13 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let (k_label, top_k) = number_input("top-k ", "top-k", true, "40");
     let (p_label, top_p) = number_input("top-p ", "top-p", false, "0,95");
     let (s_label, seed) = number_input("semente ", "seed", true, &linked_seed.unwrap_or_else(fresh_seed).to_string());
-    let (fixed_label, fixed_seed) = dom::checkbox(" semente fixa", "fixed-seed", linked_seed.is_some());
+    let (fixed_label, fixed_seed) = ui::checkbox(" semente fixa", "fixed-seed", linked_seed.is_some());
     let (n_label, new_tokens) = number_input("tokens ", "tokens", true, "40");
-    let generate = dom::button("Gerar", "generate");
-    let step = dom::button("Passo", "step");
-    let stop = dom::button("Parar", "stop");
+    let generate = ui::button("Gerar", "generate");
+    let step = ui::button("Passo", "step");
+    let stop = ui::button("Parar", "stop");
     stop.set_hidden(true);
-    let restart = dom::button("Recomeçar", "restart");
+    let restart = ui::button("Recomeçar", "restart");
     shell.control(&[&generate, &step, &stop, &restart, &t_label, &k_label, &p_label, &s_label, &fixed_label, &n_label]);
 
     let outputs = &shell.outputs;
@@ -330,8 +329,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         ),
     );
     let lens_controls = dom::el("div", "widget-controls lens-controls");
-    let (position_label, lens_position) = dom::select("posição lida ", "lens-position", &[("", "a última")], "");
-    let (token_label, lens_token) = dom::select("token analisado ", "lens-token", dom::NO_OPTIONS, "");
+    let (position_label, lens_position) = ui::select("posição lida ", "lens-position", &[("", "a última")], "");
+    let (token_label, lens_token) = ui::select("token analisado ", "lens-token", ui::NO_OPTIONS, "");
     dom::append_all(&lens_controls, &[&position_label, &token_label]);
     dom::append(outputs, &lens_controls);
     let lens_outputs = dom::el("div", "lens");
@@ -656,7 +655,7 @@ impl DecoderWidget {
             options.push((i.to_string(), format!("{} · «{}»", i + 1, model.tokenizer.label(id))));
         }
         let keep = chosen.parse::<usize>().map_or(false, |p| p < h.ids.len());
-        dom::set_options(&self.lens_position, &options, if keep { &chosen } else { "" });
+        ui::set_options(&self.lens_position, &options, if keep { &chosen } else { "" });
     }
 
     /// The lens's heatmap (candidates × stages), its table of each stage's own top tokens,
@@ -705,7 +704,7 @@ impl DecoderWidget {
             .collect();
         let keep = options.iter().any(|(v, _)| *v == chosen);
         let first = options.first().map(|(v, _)| v.clone()).unwrap_or_default();
-        dom::set_options(&self.lens_token, &options, if keep { &chosen } else { &first });
+        ui::set_options(&self.lens_token, &options, if keep { &chosen } else { &first });
         drop(engine);
         drop(lens);
         self.draw_pushes();
@@ -1151,7 +1150,7 @@ impl DecoderWidget {
                 self.trained_note.set_text_content(None);
                 let name = m.trained.clone().unwrap_or_default();
                 dom::append(&self.trained_note, &dom::text("span", "", &format!("Modelo em uso: {name} (tokens: {}). ", m.tokenizer.kind_label())));
-                dom::append(&self.trained_note, &dom::button("voltar ao modelo pré-treinado", "shipped"));
+                dom::append(&self.trained_note, &ui::button("voltar ao modelo pré-treinado", "shipped"));
             }
             None => self.grid.set_text_content(None),
         }

@@ -16,11 +16,10 @@ use crate::core::sequence::ngram::NgramModel;
 use crate::core::Matrix;
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, live_note, show_results};
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::ui::live_note;
 use crate::web::kit::draw::{HeatmapData, MatrixView, Scale};
 use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
-use crate::web::kit::ui::show_results;
 use super::{doc_label, sync_documents, NgramPanel, MAX_WORDS_SHOWN};
 
 pub const KIND: WidgetKind = WidgetKind { name: "doc-vectors", title: "Documentos como vetores de transição", mount };
@@ -48,12 +47,12 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let shell = Shell::new(ctx, host, &KIND);
     let panel = NgramPanel::new(attrs.choice("data-preset"), true);
     dom::append(&shell.inputs, &panel.root);
-    let (doc_label_el, document) = dom::select("documento ", "document", dom::NO_OPTIONS, "");
+    let (doc_label_el, document) = ui::select("documento ", "document", ui::NO_OPTIONS, "");
     let approaches = vec![("pairs", "pares fixos (abordagem 2)"), ("triples", "triplas (abordagem 1)")];
-    let (approach_label, approach) = dom::select("vetor ", "approach", &approaches, "pairs");
-    let (normalize_label, normalize) = dom::checkbox(" normalizar (L2)", "normalize", true);
+    let (approach_label, approach) = ui::select("vetor ", "approach", &approaches, "pairs");
+    let (normalize_label, normalize) = ui::checkbox(" normalizar (L2)", "normalize", true);
     let modes = vec![("full", "matriz inteira achatada"), ("nonzero", "só não nulos (código do artigo)")];
-    let (flatten_label, flatten) = dom::select("comparar com ", "flatten", &modes, "full");
+    let (flatten_label, flatten) = ui::select("comparar com ", "flatten", &modes, "full");
     shell.control(&[&doc_label_el, &approach_label, &normalize_label, &flatten_label]);
     let notice = live_note("note wide");
     let doc_matrix = MatrixView::new("doc-matrix", "T_d", " do documento escolhido");

@@ -19,13 +19,12 @@ use crate::core::sequence::ffn_example::{Activation, ActivationCurveJob, FfnExam
 use crate::core::Matrix;
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, show_results, MatrixEditor};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
-use crate::web::kit::ui::MatrixEditor;
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
-use crate::web::kit::ui::show_results;
 
 pub const KIND: WidgetKind = WidgetKind { name: "ffn-detector", title: "A primeira camada da FFN como detector de combinações", mount };
 
@@ -89,7 +88,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> std::result::
         .zip(&example.input)
         .enumerate()
         .map(|(i, (label, &v))| {
-            let (wrapper, input) = dom::checkbox(&format!(" {label}"), "input", v > 0.0);
+            let (wrapper, input) = ui::checkbox(&format!(" {label}"), "input", v > 0.0);
             dom::set_attr(&input, "data-index", &i.to_string());
             dom::append(&toggles, &wrapper);
             input
@@ -99,9 +98,9 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> std::result::
     let w1 = MatrixEditor::new("w1", "W_1: uma linha por neurônio (pesos de bateria, programa, executado, viés)", &example.neuron_rows(), neuron_label);
     dom::append(&shell.inputs, &w1.root);
     let activations = vec![("relu", "ReLU: max(0, x)"), ("gelu", "GeLU: x·Φ(x)")];
-    let (activation_label, activation) = dom::select("ativação ", "activation", &activations, activation0);
-    let (truth_label, truth) = dom::checkbox(" tabela-verdade (todas as entradas)", "truth", truth0);
-    let reset = dom::button("restaurar exemplo", "reset");
+    let (activation_label, activation) = ui::select("ativação ", "activation", &activations, activation0);
+    let (truth_label, truth) = ui::checkbox(" tabela-verdade (todas as entradas)", "truth", truth0);
+    let reset = ui::button("restaurar exemplo", "reset");
     shell.control(&[&activation_label, &truth_label, &reset]);
     let pre = BarView::new("pre", "");
     let post = BarView::new("post", "");

@@ -16,10 +16,10 @@ use crate::core::sequence::ngram::NgramModel;
 use crate::core::sequence::presets::ngram_preset;
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, show_results};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
 use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
-use crate::web::kit::ui::show_results;
 use super::{doc_label, sync_documents, NgramPanel, MAX_WORDS_SHOWN};
 
 pub const KIND: WidgetKind = WidgetKind { name: "likelihood", title: "Documento contra corpus: razões de verossimilhança", mount };
@@ -46,7 +46,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let shell = Shell::new(ctx, host, &KIND);
     let panel = NgramPanel::new(&preset_id, true);
     dom::append(&shell.inputs, &panel.root);
-    let (doc_el, document) = dom::select("documento ", "document", dom::NO_OPTIONS, "");
+    let (doc_el, document) = ui::select("documento ", "document", ui::NO_OPTIONS, "");
     dom::set_attr(&document, "data-wanted", &first_doc.to_string());
     shell.control(&[&doc_el]);
     let tokens = dom::el("p", "text-info wide");

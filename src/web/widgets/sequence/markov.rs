@@ -17,14 +17,12 @@ use crate::core::sequence::markov::{ConvergenceJob, MarkovChain};
 use crate::core::Matrix;
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, live_note, show_results, MatrixEditor};
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::ui::live_note;
 use crate::web::kit::draw::graph::{GraphStyle, StateGraph};
 use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
-use crate::web::kit::ui::MatrixEditor;
 use crate::web::kit::{action_of, control_of, Ctx, Shell, Widget, WidgetKind};
 
-use crate::web::kit::ui::show_results;
 
 pub const KIND: WidgetKind = WidgetKind { name: "markov", title: "Cadeia de Markov: sol e chuva", mount };
 
@@ -70,22 +68,20 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     let editor = MatrixEditor::new("p", "P (linha = hoje, coluna = amanhã: sol, chuva)", &article_matrix(), state_label);
     dom::append(&shell.inputs, &editor.root);
 
-    let normalize = dom::button("normalizar linhas", "normalize");
-    let reset = dom::button("restaurar exemplo", "reset");
+    let normalize = ui::button("normalizar linhas", "normalize");
+    let reset = ui::button("restaurar exemplo", "reset");
     let options: Vec<(String, String)> = STATES.iter().enumerate().map(|(i, s)| (i.to_string(), s.to_string())).collect();
-    let (start_label, start) = dom::select("começar com ", "start", &options, "0");
-    let sample = dom::button("sortear 20 dias", "sample");
-    let (days_label, days) = dom::slider(" dias no gráfico ", "days", 5.0, 60.0, 1.0, 30.0);
-    let days_readout = dom::text("output", "readout", "30");
-    dom::append(&days_label, &days_readout);
+    let (start_label, start) = ui::select("começar com ", "start", &options, "0");
+    let sample = ui::button("sortear 20 dias", "sample");
+    let (days_label, days) = ui::slider(" dias no gráfico ", "days", 5.0, 60.0, 1.0, 30.0);
+    let days_readout = ui::readout(&days_label, "30");
     shell.control(&[&normalize, &reset, &start_label, &sample, &days_label]);
 
     let note = live_note("note wide");
     let graph = StateGraph::new("graph", "Grafo de estados (espessura = probabilidade)");
     let sampler = dom::el("figure", "mv days");
     dom::append(&sampler, &dom::text("figcaption", "mv-title", "Dias sorteados"));
-    let strip = dom::el("ol", "day-strip");
-    dom::set_attr(&strip, "aria-live", "polite");
+    let strip = ui::live("ol", "day-strip");
     dom::append(&sampler, &strip);
     let results = dom::el("div", "");
     dom::append(&sampler, &results);

@@ -18,11 +18,10 @@ use crate::core::sequence::presets::masked_embeddings_example;
 use crate::core::Matrix;
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, live_note, MatrixEditor};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::chain::{self, Chain, Editors, Queries, Step, Views};
-use crate::web::kit::ui::live_note;
 use crate::web::kit::draw::{numbered, BarView, MatrixView, Scale};
-use crate::web::kit::ui::MatrixEditor;
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "mask-embeddings", title: "Máscara na atenção: somar −∞ ou multiplicar por 0", mount };
@@ -68,14 +67,14 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let mask = MatrixEditor::new("mask", "máscara M (um peso de 0 a 1 por token)", &mask_m, mask_row);
     dom::append(&shell.inputs, &mask.root);
     let positions: Vec<(String, String)> = (0..example.x.rows()).map(|i| (i.to_string(), format!("posição {i}"))).collect();
-    let (query_label, query) = dom::select("consulta t = ", "query", &positions, &example.t.to_string());
+    let (query_label, query) = ui::select("consulta t = ", "query", &positions, &example.t.to_string());
     let modes = vec![
         ("additive", "aditiva: score + ln m (0 → −∞)"),
         ("multiplicative", "multiplicativa: score × m (como no artigo)"),
         ("none", "sem máscara"),
     ];
-    let (mode_label, mode) = dom::select("máscara ", "mode", &modes, mode0);
-    let reset = dom::button("restaurar exemplo", "reset");
+    let (mode_label, mode) = ui::select("máscara ", "mode", &modes, mode0);
+    let reset = ui::button("restaurar exemplo", "reset");
     shell.control(&[&query_label, &mode_label, &reset]);
     let notice = live_note("note wide");
     let views = Views::new([

@@ -33,6 +33,7 @@ use crate::core::sequence::presets::{ngram_preset, NgramPreset, NGRAM_PRESETS};
 use crate::core::text::tokenizer::TokenizerOptions;
 
 use crate::web::dom;
+use crate::web::kit::ui;
 use crate::web::kit::control_of;
 
 pub use super::text::corpus::{doc_label, documents_of, DEBOUNCE_BYTES};
@@ -78,14 +79,14 @@ impl NgramPanel {
     pub fn new(preset_id: &str, markers: bool) -> NgramPanel {
         let root = dom::el("div", "corpus-panel");
         let options: Vec<(String, String)> = NGRAM_PRESETS.iter().map(|p| (p.id.to_string(), p.label.to_string())).collect();
-        let (preset_label, preset) = dom::select("corpus do artigo ", "preset", &options, preset_id);
+        let (preset_label, preset) = ui::select("corpus do artigo ", "preset", &options, preset_id);
         dom::append(&root, &preset_label);
         let text = crate::web::kit::ui::corpus_textarea(&root, "Documentos (um por linha)");
         let settings = dom::el("div", "widget-controls");
-        let (l1, lowercase) = dom::checkbox(" minúsculas", "lowercase", true);
-        let (l2, accents) = dom::checkbox(" remover acentos", "accents", false);
-        let (l3, start) = dom::checkbox(" <START> no início", "start", false);
-        let (l4, end) = dom::checkbox(" <END> no fim", "end", false);
+        let (l1, lowercase) = ui::checkbox(" minúsculas", "lowercase", true);
+        let (l2, accents) = ui::checkbox(" remover acentos", "accents", false);
+        let (l3, start) = ui::checkbox(" <START> no início", "start", false);
+        let (l4, end) = ui::checkbox(" <END> no fim", "end", false);
         dom::append_all(&settings, &[&l1, &l2]);
         if markers {
             dom::append_all(&settings, &[&l3, &l4]);

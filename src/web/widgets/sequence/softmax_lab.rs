@@ -16,12 +16,11 @@ use crate::core::sequence::softmax_lab::{SoftmaxLab, SoftmaxLabJob, MAX_SCORES};
 use crate::core::Matrix;
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, show_results, MatrixEditor};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
-use crate::web::kit::ui::MatrixEditor;
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
-use crate::web::kit::ui::show_results;
 
 pub const KIND: WidgetKind = WidgetKind { name: "softmax-lab", title: "Laboratório de softmax: somar não muda, multiplicar muda", mount };
 
@@ -51,14 +50,12 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     let scores = MatrixEditor::new("z", "scores z", &default_scores(), scores_row);
     scores.resized_by("add", "remove");
     dom::append(&shell.inputs, &scores.root);
-    let (shift_label, shift) = dom::slider(" somar c = ", "shift", -5.0, 5.0, 0.5, 3.0);
-    let shift_out = dom::text("output", "readout", "3");
-    dom::append(&shift_label, &shift_out);
-    let (scale_label, scale) = dom::slider(" multiplicar por k = ", "scale", 0.1, 5.0, 0.1, 2.0);
-    let scale_out = dom::text("output", "readout", "2");
-    dom::append(&scale_label, &scale_out);
-    let more = dom::button("+ score", "add");
-    let fewer = dom::button("− score", "remove");
+    let (shift_label, shift) = ui::slider(" somar c = ", "shift", -5.0, 5.0, 0.5, 3.0);
+    let shift_out = ui::readout(&shift_label, "3");
+    let (scale_label, scale) = ui::slider(" multiplicar por k = ", "scale", 0.1, 5.0, 0.1, 2.0);
+    let scale_out = ui::readout(&scale_label, "2");
+    let more = ui::button("+ score", "add");
+    let fewer = ui::button("− score", "remove");
     shell.control(&[&shift_label, &scale_label, &more, &fewer]);
     let plain = BarView::new("plain", "").probabilities();
     let shifted = BarView::new("shifted", "").probabilities();

@@ -21,11 +21,10 @@ use crate::core::text::tokenizer::TokenizerOptions;
 use crate::core::widget_input::{number_setting, NumberRange};
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, corpus_textarea, show_results, text_field};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
-use crate::web::kit::ui::{corpus_textarea, text_field};
 use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
-use crate::web::kit::ui::show_results;
 use super::{documents_of, DEBOUNCE_BYTES};
 
 pub const KIND: WidgetKind = WidgetKind { name: "sparsity", title: "A explosão dos N-gramas", mount };
@@ -77,22 +76,20 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let shell = Shell::new(ctx, host, &KIND);
     let (v_label, vocabulary) = text_field("|V| = ", "vocabulary", &v0);
     dom::set_attr(&vocabulary, "inputmode", "numeric");
-    let (n_label, n) = dom::slider(" N = ", "n", 1.0, 10.0, 1.0, n0);
-    let n_readout = dom::text("output", "readout", &format!("{n0}"));
-    dom::append(&n_label, &n_readout);
+    let (n_label, n) = ui::slider(" N = ", "n", 1.0, 10.0, 1.0, n0);
+    let n_readout = ui::readout(&n_label, &format!("{n0}"));
     shell.control(&[&v_label, &n_label]);
 
     let corpus = dom::el("div", "corpus-panel");
     let options: Vec<(String, String)> = corpora().iter().map(|c| (c.0.to_string(), c.1.to_string())).collect();
-    let (preset_label, preset) = dom::select("corpus ", "preset", &options, &preset_id);
+    let (preset_label, preset) = ui::select("corpus ", "preset", &options, &preset_id);
     dom::append(&corpus, &preset_label);
     let text = corpus_textarea(&corpus, "Documentos (um por linha)");
     dom::set_attr(&text, "rows", "6");
     let settings = dom::el("div", "widget-controls");
-    let (accents_label, accents) = dom::checkbox(" remover acentos", "accents", true);
-    let (s_label, s) = dom::slider(" expoente s de Zipf ", "s", 0.5, 2.0, 0.05, 1.0);
-    let s_readout = dom::text("output", "readout", "1");
-    dom::append(&s_label, &s_readout);
+    let (accents_label, accents) = ui::checkbox(" remover acentos", "accents", true);
+    let (s_label, s) = ui::slider(" expoente s de Zipf ", "s", 0.5, 2.0, 0.05, 1.0);
+    let s_readout = ui::readout(&s_label, "1");
     dom::append_all(&settings, &[&accents_label, &s_label]);
     dom::append(&corpus, &settings);
     dom::append(&shell.inputs, &corpus);

@@ -21,11 +21,10 @@ use crate::core::sequence::presets::ngram_preset;
 use crate::core::Matrix;
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, live_note, text_field};
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::ui::live_note;
 use crate::web::kit::draw::graph::{GraphStyle, StateGraph};
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
-use crate::web::kit::ui::text_field;
 use crate::web::kit::{action_of, control_of, Ctx, Shell, Widget, WidgetKind};
 
 use super::{NgramPanel, MAX_WORDS_SHOWN};
@@ -93,11 +92,11 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> std::result::
     dom::append(&shell.inputs, &panel.root);
 
     let views = vec![("prob", "probabilidades"), ("count", "contagens")];
-    let (view_label, view) = dom::select("mostrar ", "view", &views, "prob");
-    let (word_label, word_select) = dom::select("vetor one-hot de ", "word", dom::NO_OPTIONS, "");
+    let (view_label, view) = ui::select("mostrar ", "view", &views, "prob");
+    let (word_label, word_select) = ui::select("vetor one-hot de ", "word", ui::NO_OPTIONS, "");
     dom::set_attr(&word_select, "data-wanted", &word);
-    let animate = dom::button("animar h × T", "animate");
-    let sample = dom::button("sortear frase", "sample");
+    let animate = ui::button("animar h × T", "animate");
+    let sample = ui::button("sortear frase", "sample");
     let first_doc = ngram_preset(&preset_id).map_or("", |p| p.documents[0]);
     let (sentence_label, sentence) = text_field("probabilidade da frase ", "sentence", first_doc);
     shell.control(&[&view_label, &word_label, &animate, &sample, &sentence_label]);
@@ -109,13 +108,11 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> std::result::
     let one_hot = MatrixView::new("h", "h (one-hot)", "");
     one_hot.typeset_row_labels();
     let lookup = MatrixView::new("lookup", "R = h × T", " = a linha escolhida de T");
-    let step = dom::el("p", "matmul-step lookup-step");
-    dom::set_attr(&step, "aria-live", "polite");
+    let step = ui::live("p", "matmul-step lookup-step");
     let lookup_box = dom::el("div", "wide");
     dom::append_all(&lookup_box, &[&one_hot.root, &lookup.root, &step]);
     let bars = BarView::new("next", "").probabilities();
-    let sample_out = dom::el("p", "sample");
-    dom::set_attr(&sample_out, "aria-live", "polite");
+    let sample_out = ui::live("p", "sample");
     let sentence_out = dom::el("div", "");
     let text_box = dom::el("div", "explain");
     dom::append_all(&text_box, &[&dom::text("p", "mv-title", "Frase sorteada"), &sample_out, &sentence_out]);

@@ -28,12 +28,11 @@ use crate::core::text::tokenizer::TokenizerOptions;
 use crate::core::Matrix;
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, corpus_textarea, show_results, text_field};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::twin::{twin_table, twins_visible};
 use crate::web::kit::draw::{available_width, canvas_figure, prepare_canvas, BarView, HeatmapData, MatrixView, Scale};
-use crate::web::kit::ui::{corpus_textarea, text_field};
 use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
-use crate::web::kit::ui::show_results;
 use super::{documents_of, DEBOUNCE_BYTES};
 
 pub const KIND: WidgetKind = WidgetKind { name: "votes", title: "Pares com saltos: a tabela de votos", mount: |c, h, a| mount_mode(c, h, a, Mode::Votes) };
@@ -102,20 +101,19 @@ pub fn mount_mode(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes, mode: M
 
     let panel = dom::el("div", "corpus-panel");
     let options: Vec<(String, String)> = VOTE_PRESETS.iter().map(|p| (p.id.to_string(), p.label.to_string())).collect();
-    let (preset_label, preset) = dom::select("corpus do artigo ", "preset", &options, &preset_id);
+    let (preset_label, preset) = ui::select("corpus do artigo ", "preset", &options, &preset_id);
     dom::append(&panel, &preset_label);
     let text = corpus_textarea(&panel, "Documentos de treino (um por linha)");
     let settings = dom::el("div", "widget-controls");
     let (weights_label, weights) = text_field("pesos (um por documento) ", "weights", "");
-    let (accents_label, accents) = dom::checkbox(" remover acentos", "accents", false);
+    let (accents_label, accents) = ui::checkbox(" remover acentos", "accents", false);
     dom::append_all(&settings, &[&weights_label, &accents_label]);
     dom::append(&panel, &settings);
     dom::append(&shell.inputs, &panel);
 
     let (sentence_label, sentence) = text_field("frase de teste ", "sentence", "");
-    let (prefix_label, prefix) = dom::slider(" palavras do prefixo ", "prefix", 1.0, 2.0, 1.0, 2.0);
-    let prefix_readout = dom::el("output", "readout");
-    dom::append(&prefix_label, &prefix_readout);
+    let (prefix_label, prefix) = ui::slider(" palavras do prefixo ", "prefix", 1.0, 2.0, 1.0, 2.0);
+    let prefix_readout = ui::readout(&prefix_label, "");
     // The pairs of the test sentence, switched on and off (or weighed) beside the results.
     let toggles = dom::el("fieldset", "row-toggles");
     shell.control(&[&sentence_label, &prefix_label, &toggles]);
@@ -324,11 +322,11 @@ impl VotesWidget {
         for (i, (word, &m)) in table.previous.iter().zip(mask).enumerate() {
             let label = format!("({word}, {})", table.current);
             let wrapper = if self.mode == Mode::Votes {
-                let (wrapper, input) = dom::checkbox(&format!(" {label}"), "row", m > 0.0);
+                let (wrapper, input) = ui::checkbox(&format!(" {label}"), "row", m > 0.0);
                 dom::set_attrs(&input, &[("data-word", word), ("data-row", &i.to_string())]);
                 wrapper
             } else {
-                let (wrapper, input) = dom::slider(&format!("{label} "), "weight", 0.0, 1.0, 0.05, m as f64);
+                let (wrapper, input) = ui::slider(&format!("{label} "), "weight", 0.0, 1.0, 0.05, m as f64);
                 dom::set_attrs(&input, &[("data-word", word), ("data-row", &i.to_string()), ("aria-label", &format!("peso de {word}"))]);
                 dom::append(&wrapper, &dom::text("output", "readout", &format_pt_short(m, 2)));
                 wrapper

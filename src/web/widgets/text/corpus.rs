@@ -18,9 +18,9 @@ use crate::core::text::Corpus;
 use crate::core::Matrix;
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, corpus_textarea, number_field};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{MatrixView, Scale};
-use crate::web::kit::ui::{corpus_textarea, number_field};
 use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
 
 /// Columns and rows a heatmap shows before it summarises (a phone-width canvas).
@@ -63,14 +63,14 @@ impl CorpusPanel {
             options.insert(0, (PAGE_CORPUS.to_string(), "corpus desta página".to_string()));
         }
         let preset_id = if own.is_some() { PAGE_CORPUS } else { preset_id };
-        let (preset_label, preset) = dom::select("corpus do artigo ", "preset", &options, preset_id);
+        let (preset_label, preset) = ui::select("corpus do artigo ", "preset", &options, preset_id);
         dom::append(&panel, &preset_label);
         let text = corpus_textarea(&panel, "Documentos (um por linha)");
         let settings = dom::el("div", "widget-controls");
-        let (l1, lowercase) = dom::checkbox(" minúsculas", "lowercase", true);
-        let (l2, punctuation) = dom::checkbox(" remover pontuação", "punctuation", true);
-        let (l3, accents) = dom::checkbox(" remover acentos", "accents", false);
-        let (l4, use_stopwords) = dom::checkbox(" remover stopwords", "stopwords", false);
+        let (l1, lowercase) = ui::checkbox(" minúsculas", "lowercase", true);
+        let (l2, punctuation) = ui::checkbox(" remover pontuação", "punctuation", true);
+        let (l3, accents) = ui::checkbox(" remover acentos", "accents", false);
+        let (l4, use_stopwords) = ui::checkbox(" remover stopwords", "stopwords", false);
         dom::append_all(&settings, &[&l1, &l2, &l3, &l4]);
         dom::append(&panel, &settings);
         let details = dom::el("details", "stopwords");
@@ -185,8 +185,7 @@ impl CorpusFrame {
         let shell = Shell::new(ctx, host, kind);
         let panel = CorpusPanel::new(&shell.inputs, attrs.choice("data-preset"), own);
         let info = dom::el("div", "text-info wide");
-        let notice = dom::el("p", "note wide");
-        dom::set_attr(&notice, "aria-live", "polite");
+        let notice = ui::live("p", "note wide");
         dom::append_all(&shell.outputs, &[&info, &notice]);
         Ok(CorpusFrame { shell, panel, info, notice })
     }
@@ -341,7 +340,7 @@ impl Shown {
 /// The TF variant select (`data-tf`).
 pub fn tf_select(attrs: &Attributes) -> (HtmlElement, HtmlSelectElement) {
     let options: Vec<(String, String)> = TfVariant::ALL.iter().map(|v| (v.id().to_string(), v.name().to_string())).collect();
-    dom::select("TF ", "tf", &options, attrs.choice("data-tf"))
+    ui::select("TF ", "tf", &options, attrs.choice("data-tf"))
 }
 
 /// The TF variant chosen in `select` (`k`: the K of the K-modified variant).
@@ -370,7 +369,7 @@ impl IdfControls {
     /// Returns the controls and their labels (select, cap).
     pub fn new(attrs: &Attributes) -> (IdfControls, [HtmlElement; 2]) {
         let options: Vec<(String, String)> = IDF_CHOICES.iter().map(|(id, l)| (id.to_string(), l.to_string())).collect();
-        let (select_label, select) = dom::select("IDF ", "idf", &options, attrs.choice("data-idf"));
+        let (select_label, select) = ui::select("IDF ", "idf", &options, attrs.choice("data-idf"));
         let (cap_label, cap) = number_field("teto ", "cap", "0,5", false);
         (IdfControls { select, cap }, [select_label, cap_label])
     }
@@ -394,7 +393,7 @@ impl IdfControls {
 /// The logarithm's base select (`data-base`).
 pub fn base_select(attrs: &Attributes) -> (HtmlElement, HtmlSelectElement) {
     let options = [("e", "ln"), ("10", "log₁₀"), ("2", "log₂")].map(|(v, l)| (v.to_string(), l.to_string()));
-    dom::select("logaritmo ", "base", &options, attrs.choice("data-base"))
+    ui::select("logaritmo ", "base", &options, attrs.choice("data-base"))
 }
 
 pub fn log_base(select: &HtmlSelectElement) -> LogBase {

@@ -13,7 +13,7 @@ use crate::core::text::tf::{tf_matrix, TfVariant};
 use crate::core::text::tokenizer::TokenizerOptions;
 use crate::core::text::Corpus;
 
-use crate::web::dom;
+use crate::web::kit::ui;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{MatrixView, Scale};
 use crate::web::kit::{Ctx, Widget, WidgetKind};
@@ -35,7 +35,7 @@ pub struct TfWidget {
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     let frame = CorpusFrame::new(ctx, host, &KIND, attrs)?;
     let (variant_label, variant) = tf_select(attrs);
-    let (k_label, k) = dom::slider(" K = ", "k", 0.0, 1.0, 0.05, 0.4);
+    let (k_label, k) = ui::slider(" K = ", "k", 0.0, 1.0, 0.05, 0.4);
     let (base_label, base) = base_select(attrs);
     frame.shell.control(&[&variant_label, &k_label, &base_label]);
     let counts = frame.view("counts", "Contagens f(w, D)", "");

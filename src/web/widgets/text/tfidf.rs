@@ -13,7 +13,7 @@ use crate::core::text::tokenizer::TokenizerOptions;
 use crate::core::text::Corpus;
 use crate::core::Matrix;
 
-use crate::web::dom;
+use crate::web::kit::ui;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{MatrixView, Scale};
 use crate::web::kit::{Ctx, Widget, WidgetKind};
@@ -39,7 +39,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let (tf_label, tf_variant) = tf_select(attrs);
     let (idf_variant, [idf_label, cap_label]) = IdfControls::new(attrs);
     let (base_label, base) = base_select(attrs);
-    let (l2_label, l2) = dom::checkbox(" normalizar linhas (L2)", "l2", false);
+    let (l2_label, l2) = ui::checkbox(" normalizar linhas (L2)", "l2", false);
     frame.shell.control(&[&tf_label, &idf_label, &cap_label, &base_label, &l2_label]);
     let tf = frame.view("tf", "TF", "");
     let idf = frame.view("idf", "IDF", " por termo");

@@ -32,11 +32,11 @@ use crate::gpu::{GpuContext, GpuTensor};
 use crate::core::transformer::format_count;
 use crate::web::backend::now_ms;
 use crate::web::dom;
+use crate::web::kit::ui::{self, live_note, number_field, read_count, show_results};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::figures::DenseHeatmap;
 use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
 use crate::web::kit::draw::Scale;
-use crate::web::kit::ui::{live_note, number_field, read_count, show_results};
 use crate::web::kit::{control_of, listen, Ctx, Shell, Widget, WidgetKind};
 use crate::web::model_store;
 use crate::web::widgets::decoder::trained::{self, TrainedModel};
@@ -133,7 +133,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
 
     // The text.
     let sources = [("preset", "“Missa do galo”, de Machado"), ("own", "o seu texto")];
-    let (source_label, source) = dom::select("texto ", "source", &sources, "preset");
+    let (source_label, source) = ui::select("texto ", "source", &sources, "preset");
     let text_label = dom::el("label", "corpus-label");
     dom::append(&text_label, &dom::text("span", "", &format!("O seu texto (até {} caracteres)", format_count(MAX_CHARS as u64))));
     let text = dom::el("textarea", "corpus-text").unchecked_into::<HtmlTextAreaElement>();
@@ -145,13 +145,13 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
         ("chars", "um por caractere"),
         ("bpe", "o BPE do decodificador"),
     ];
-    let (tokenizer_label, tokenizer) = dom::select("tokens ", "tokenizer", &tokenizers, "chars");
+    let (tokenizer_label, tokenizer) = ui::select("tokens ", "tokenizer", &tokenizers, "chars");
     let placements = [
         ("auto", "automático"),
         ("cpu", "CPU"),
         ("webgpu", "WebGPU"),
     ];
-    let (placement_label, placement) = dom::select("treinar em ", "placement", &placements, "auto");
+    let (placement_label, placement) = ui::select("treinar em ", "placement", &placements, "auto");
 
     // The sizes.
     let sizes = dom::el("div", "train-sizes");
@@ -165,15 +165,15 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     dom::append_all(&shell.inputs, &[&source_label, &text_label, &text_info, &tokenizer_label, &placement_label, &sizes, &model_info]);
 
     // The controls.
-    let train = dom::button("treinar", "train");
-    let pause = dom::button("pausar", "pause");
+    let train = ui::button("treinar", "train");
+    let pause = ui::button("pausar", "pause");
     pause.set_hidden(true);
-    let restart = dom::button("recomeçar", "restart");
-    let use_it = dom::button("usar no decodificador", "use");
-    let download = dom::button("baixar pesos", "download");
-    let download_config = dom::button("baixar config", "download-config");
-    let (layer_label, layer) = dom::select("camada ", "layer", &index_options(defaults.n_layers), "0");
-    let (head_label, head) = dom::select("cabeça ", "head", &index_options(defaults.n_heads), "0");
+    let restart = ui::button("recomeçar", "restart");
+    let use_it = ui::button("usar no decodificador", "use");
+    let download = ui::button("baixar pesos", "download");
+    let download_config = ui::button("baixar config", "download-config");
+    let (layer_label, layer) = ui::select("camada ", "layer", &index_options(defaults.n_layers), "0");
+    let (head_label, head) = ui::select("cabeça ", "head", &index_options(defaults.n_heads), "0");
     shell.control(&[&train, &pause, &restart, &use_it, &download, &download_config, &layer_label, &head_label]);
 
     // The outputs.
@@ -329,8 +329,8 @@ impl TrainWidget {
             dom::set_attr(&widget.model_info, "data-parameters", &run.parameter_count().to_string());
             let selected = |s: &HtmlSelectElement, n: usize| s.value().parse::<usize>().ok().filter(|&i| i < n).unwrap_or(0).to_string();
             let (layer, head) = (selected(&widget.layer, inputs.settings.n_layers), selected(&widget.head, inputs.settings.n_heads));
-            dom::set_options(&widget.layer, &index_options(inputs.settings.n_layers), &layer);
-            dom::set_options(&widget.head, &index_options(inputs.settings.n_heads), &head);
+            ui::set_options(&widget.layer, &index_options(inputs.settings.n_layers), &layer);
+            ui::set_options(&widget.head, &index_options(inputs.settings.n_heads), &head);
             *widget.run.borrow_mut() = Some(run);
             *widget.built_from.borrow_mut() = Some(inputs);
             widget.times.borrow_mut().clear();

@@ -21,13 +21,12 @@ use crate::core::transformer::format_count;
 use crate::core::Matrix;
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, show_results, text_field};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::figures::Histogram;
 use crate::web::kit::draw::{MatrixView, Scale};
-use crate::web::kit::ui::text_field;
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 use crate::web::kit::on_hover;
-use crate::web::kit::ui::show_results;
 use super::{chip_label, numbered, results_slot};
 
 pub const KIND: WidgetKind = WidgetKind { name: "transformer-block", title: "Bloco Transformer", mount };
@@ -110,8 +109,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         ("post", "post-LN (como no artigo)"),
         ("pre", "pre-LN (modelos atuais)"),
     ];
-    let (norm_label, norm) = dom::select("normalização ", "norm", &options, "post");
-    let (causal_label, causal) = dom::checkbox(" máscara causal", "causal", false);
+    let (norm_label, norm) = ui::select("normalização ", "norm", &options, "post");
+    let (causal_label, causal) = ui::checkbox(" máscara causal", "causal", false);
     shell.control(&[&norm_label, &causal_label]);
 
     let diagram = dom::el("ol", "block-diagram");

@@ -14,12 +14,10 @@ use crate::core::transformer::char_tokenizer::{
 };
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, corpus_textarea, live_note, number_field, read_count};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{MatrixView, Scale};
-use crate::web::kit::ui::corpus_textarea;
-use crate::web::kit::ui::{number_field, read_count};
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
-use crate::web::kit::ui::live_note;
 use super::{chips, numbered};
 
 pub const KIND: WidgetKind = WidgetKind { name: "char-tokenizer", title: "Tokenizador de caracteres", mount };
@@ -48,13 +46,13 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     dom::set_attrs(&texts, &[("data-control", "texts"), ("rows", &initial.lines().count().max(2).to_string())]);
     texts.set_value(initial);
 
-    let (specials_label, specials) = dom::checkbox(" <bos> e <eos>", "specials", true);
+    let (specials_label, specials) = ui::checkbox(" <bos> e <eos>", "specials", true);
     let side_options = [("direita", "à direita"), ("esquerda", "à esquerda")];
-    let (side_label, side) = dom::select("padding ", "side", &side_options, "direita");
+    let (side_label, side) = ui::select("padding ", "side", &side_options, "direita");
     let length_options = [("maior", "t = maior texto"), ("fixo", "t fixo")];
-    let (length_label, length) = dom::select("comprimento ", "length", &length_options, "maior");
+    let (length_label, length) = ui::select("comprimento ", "length", &length_options, "maior");
     let (width_label, width) = number_field("t = ", "width", "12", true);
-    let (truncate_label, truncate) = dom::checkbox(" truncar em t", "truncate", false);
+    let (truncate_label, truncate) = ui::checkbox(" truncar em t", "truncate", false);
     shell.control(&[&specials_label, &side_label, &length_label, &width_label, &truncate_label]);
 
     let rows = dom::el("div", "token-rows wide");

@@ -19,13 +19,11 @@ use crate::core::transformer::embedding::seeded_table;
 use crate::core::transformer::shift::shift_trace;
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, live_note, show_results, text_field};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{BarView, MatrixView, Scale};
-use crate::web::kit::ui::text_field;
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 use crate::web::kit::on_hover;
-use crate::web::kit::ui::live_note;
-use crate::web::kit::ui::show_results;
 use super::{chip_label, numbered, positions, results_slot};
 
 pub const KIND: WidgetKind = WidgetKind { name: "cross-attention", title: "Atenção cruzada: duas ligações", mount };
@@ -68,7 +66,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         ("2", "janela deslocada, 2ª iteração"),
         ("resposta", "só a resposta: <bos>saída<eos>"),
     ];
-    let (decoder_label, decoder) = dom::select("decodificador recebe ", "decoder", &options, "1");
+    let (decoder_label, decoder) = ui::select("decodificador recebe ", "decoder", &options, "1");
     shell.control(&[&decoder_label]);
 
     let summary = live_note("note wide");

@@ -16,13 +16,11 @@ use crate::core::transformer::embedding::{distinct_ids, rows_of, seeded_table, L
 use crate::core::Matrix;
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, live_note, text_field, MatrixEditor};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{MatrixView, Scale};
-use crate::web::kit::ui::text_field;
-use crate::web::kit::ui::MatrixEditor;
 use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
 use crate::web::kit::on_hover;
-use crate::web::kit::ui::live_note;
 use super::{chip_label, chips, numbered, positions, relabel_editor_rows};
 
 pub const KIND: WidgetKind = WidgetKind { name: "embedding-lookup", title: "Embeddings: one-hot × tabela", mount };
@@ -65,10 +63,10 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     dom::append_all(&shell.inputs, &[&text_label, &editor.root]);
 
     let dim_options: Vec<(String, String)> = (2..=8).map(|d| (d.to_string(), format!("d = {d}"))).collect();
-    let (dims_label, dims) = dom::select("largura ", "dims", &dim_options, "4");
-    let prev = dom::button("◀ posição", "prev");
-    let next = dom::button("posição ▶", "next");
-    let play = dom::button("animar", "play");
+    let (dims_label, dims) = ui::select("largura ", "dims", &dim_options, "4");
+    let prev = ui::button("◀ posição", "prev");
+    let next = ui::button("posição ▶", "next");
+    let play = ui::button("animar", "play");
     shell.control(&[&dims_label, &prev, &next, &play]);
 
     let chips_slot = dom::el("div", "token-rows wide");

@@ -23,14 +23,11 @@ use crate::core::transformer::multi_head::{
 use crate::core::{Executor, Job, Matrix};
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, live_note, number_field, numbered_row, read_count, show_results, MatrixEditor};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{available_width, canvas_figure, prepare_canvas, MatrixView, Scale};
-use crate::web::kit::ui::{number_field, read_count};
-use crate::web::kit::ui::{numbered_row, MatrixEditor};
 use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
 use crate::web::kit::on_hover;
-use crate::web::kit::ui::live_note;
-use crate::web::kit::ui::show_results;
 use super::{numbered, results_slot};
 
 pub const KIND: WidgetKind = WidgetKind { name: "multi-head", title: "Atenção com múltiplas cabeças", mount };
@@ -91,8 +88,8 @@ fn mount_example(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, St
         ("corrigida", "cabeça 1 = a₂ do Exemplo 2 (calculada)"),
         ("artigo", "cabeça 1 como impressa: [0,22; 0,48; 0,77]"),
     ];
-    let (source_label, source) = dom::select("cabeça 1 ", "source", &options, "corrigida");
-    let reset = dom::button("restaurar exemplo", "reset");
+    let (source_label, source) = ui::select("cabeça 1 ", "source", &options, "corrigida");
+    let reset = ui::button("restaurar exemplo", "reset");
     shell.control(&[&source_label, &reset]);
     let concat = MatrixView::new("concat", "Concat(cabeça 1, cabeça 2)", " (1 × 6)");
     let output = MatrixView::new("output", "Concat · W^O", " (1 × 3)");
@@ -229,7 +226,7 @@ fn mount_reshape(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, St
     let (t_label, t) = number_field("t = ", "t", "4", true);
     let (d_label, d) = number_field("d = ", "d", "8", true);
     let (h_label, h) = number_field("h = ", "h", "2", true);
-    let (slider_label, h_slider) = dom::slider("cabeças ", "h-slider", 1.0, 16.0, 1.0, 2.0);
+    let (slider_label, h_slider) = ui::slider("cabeças ", "h-slider", 1.0, 16.0, 1.0, 2.0);
     shell.control(&[&b_label, &t_label, &d_label, &h_label, &slider_label]);
     let results = results_slot();
     let (figure, _, canvas) = canvas_figure("mv wide", Some(("data-plot", "reshape")), "Cada cor é uma cabeça: as colunas de cada posição se repartem entre elas");

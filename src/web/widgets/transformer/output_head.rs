@@ -23,11 +23,10 @@ use crate::core::transformer::embedding::seeded_table;
 use crate::core::Matrix;
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, show_results, MatrixEditor};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::BarView;
-use crate::web::kit::ui::MatrixEditor;
 use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
-use crate::web::kit::ui::show_results;
 use super::{chip_label, results_slot};
 
 pub const KIND: WidgetKind = WidgetKind { name: "output-head", title: "Cabeça de saída: logits, softmax e argmax", mount };
@@ -76,8 +75,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let hidden = MatrixEditor::new("hidden", "h (vetor da última posição)", &unit_embedding(&table, start as usize), |_| "h".into());
     dom::append(&shell.inputs, &hidden.root);
     let options: Vec<(String, String)> = vocabulary().into_iter().map(|(id, label)| (id.to_string(), label)).collect();
-    let (copy_label, copy) = dom::select("h = embedding (normalizado) de ", "copy", &options, &start.to_string());
-    let (t_label, temperature) = dom::slider("temperatura ", "temperature", MIN_TEMPERATURE as f64, 3.0, 0.05, 1.0);
+    let (copy_label, copy) = ui::select("h = embedding (normalizado) de ", "copy", &options, &start.to_string());
+    let (t_label, temperature) = ui::slider("temperatura ", "temperature", MIN_TEMPERATURE as f64, 3.0, 0.05, 1.0);
     let readout = dom::el("span", "readout");
     shell.control(&[&copy_label, &t_label, &readout]);
     let logits = BarView::new("logits", "");

@@ -15,12 +15,12 @@ use crate::core::transformer::positional::{rotate_by_offset, Positional, Positio
 use crate::core::{Executor, Job};
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, show_results};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
 use crate::web::kit::draw::figures::DenseHeatmap;
 use crate::web::kit::draw::{MatrixView, Scale};
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
-use crate::web::kit::ui::show_results;
 use super::results_slot;
 
 pub const KIND: WidgetKind = WidgetKind { name: "positional-encoding", title: "Codificação posicional senoidal", mount };
@@ -55,11 +55,10 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let t0 = attrs.number("data-t");
     let d0 = attrs.number("data-d");
     let shell = Shell::new(ctx, host, &KIND);
-    let (t_label, t) = dom::slider("t ", "t", 4.0, 128.0, 1.0, t0);
-    let (d_label, d) = dom::slider("d ", "d", 2.0, 128.0, 2.0, d0);
-    let (theta_label, log_theta) = dom::slider("log₁₀ θ ", "log-theta", 1.0, 6.0, 0.5, 4.0);
-    let readout = dom::el("span", "readout");
-    dom::set_attr(&readout, "aria-live", "polite");
+    let (t_label, t) = ui::slider("t ", "t", 4.0, 128.0, 1.0, t0);
+    let (d_label, d) = ui::slider("d ", "d", 2.0, 128.0, 2.0, d0);
+    let (theta_label, log_theta) = ui::slider("log₁₀ θ ", "log-theta", 1.0, 6.0, 0.5, 4.0);
+    let readout = ui::live("span", "readout");
     shell.control(&[&t_label, &d_label, &theta_label, &readout]);
     let small = MatrixView::new("pe-small", "PE com t = 5, d = 4, θ = 10000", " (o exemplo do artigo)");
     let heatmap = DenseHeatmap::new("pe", Scale::UnitSigned);

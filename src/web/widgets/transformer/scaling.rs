@@ -15,12 +15,11 @@ use crate::core::format::format_pt;
 use crate::core::transformer::scaling::{Scaling, ScalingJob, CURVE_DIMS, MAX_DIM};
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, number_field, read_count, show_results};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
 use crate::web::kit::draw::BarView;
-use crate::web::kit::ui::{number_field, read_count};
 use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
-use crate::web::kit::ui::show_results;
 use super::results_slot;
 
 pub const KIND: WidgetKind = WidgetKind { name: "scaling", title: "Por que dividir por √d", mount };
@@ -43,7 +42,7 @@ pub struct ScalingWidget {
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     let d0 = attrs.number("data-d") as usize;
     let shell = Shell::new(ctx, host, &KIND);
-    let (slider_label, slider) = dom::slider("log₂ d ", "log-d", 0.0, 12.0, 1.0, (d0 as f64).log2().round());
+    let (slider_label, slider) = ui::slider("log₂ d ", "log-d", 0.0, 12.0, 1.0, (d0 as f64).log2().round());
     let (d_label, d) = number_field("d = ", "d", &d0.to_string(), true);
     shell.control(&[&slider_label, &d_label]);
     let results = results_slot();

@@ -17,11 +17,11 @@ use crate::core::format::{format_pt, format_pt_short};
 use crate::core::transformer::self_attention::{identity, QueryStep, StepInputs, StepTrace};
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, live_note, sync_choices};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::BarView;
 use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
 use crate::web::kit::chain::{self, Chain, Editors, Queries, Step, Views};
-use crate::web::kit::ui::{live_note, sync_choices};
 
 pub const KIND: WidgetKind = WidgetKind { name: "self-attention-steps", title: "Autoatenção passo a passo", mount };
 
@@ -81,14 +81,14 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         ("exemplo-1", "Exemplo 1: os próprios vetores"),
         ("exemplo-2", "Exemplo 2: com projeções para Q, K e V"),
     ];
-    let (preset_label, preset_select) = dom::select("exemplo ", "preset", &options, wanted);
+    let (preset_label, preset_select) = ui::select("exemplo ", "preset", &options, wanted);
     let query_options: Vec<(String, String)> = (0..3).map(|i| (i.to_string(), token(i))).collect();
-    let (query_label, query) = dom::select("consulta ", "query", &query_options, "1");
-    let (causal_label, causal) = dom::checkbox(" máscara causal (j ≤ i)", "causal", causal0);
-    let (scaled_label, scaled) = dom::checkbox("", "scaled", inputs.scaled);
+    let (query_label, query) = ui::select("consulta ", "query", &query_options, "1");
+    let (causal_label, causal) = ui::checkbox(" máscara causal (j ≤ i)", "causal", causal0);
+    let (scaled_label, scaled) = ui::checkbox("", "scaled", inputs.scaled);
     dom::append(&scaled_label, &dom::notation("span", "", " dividir por √d_k"));
-    let add = dom::button("+ token", "add-token");
-    let remove = dom::button("− token", "remove-token");
+    let add = ui::button("+ token", "add-token");
+    let remove = ui::button("− token", "remove-token");
     shell.control(&[&preset_label, &query_label, &causal_label, &scaled_label, &add, &remove]);
 
     let steps = dom::el("div", "steps wide");

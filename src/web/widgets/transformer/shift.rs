@@ -13,10 +13,9 @@ use web_sys::{HtmlElement, HtmlInputElement};
 use crate::core::transformer::shift::{shift_trace, ShiftTrace, Stop, MAX_STEPS};
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, live_note, number_field, read_count, text_field};
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::ui::{number_field, read_count, text_field};
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
-use crate::web::kit::ui::live_note;
 use super::{chip_label, chips};
 
 pub const KIND: WidgetKind = WidgetKind { name: "shift-table", title: "Geração por deslocamento", mount };
@@ -39,10 +38,10 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let (input_label, input) = text_field("entrada ", "input", &input0);
     let (output_label, output) = text_field("saída esperada ", "output", &output0);
     dom::append_all(&shell.inputs, &[&input_label, &output_label]);
-    let back = dom::button("◀ passo", "prev");
-    let forward = dom::button("passo ▶", "next");
-    let all = dom::button("até o fim", "all");
-    let restart = dom::button("recomeçar", "restart");
+    let back = ui::button("◀ passo", "prev");
+    let forward = ui::button("passo ▶", "next");
+    let all = ui::button("até o fim", "all");
+    let restart = ui::button("recomeçar", "restart");
     let (max_label, max_steps) = number_field("máx. de passos ", "max-steps", "16", true);
     shell.control(&[&back, &forward, &all, &restart, &max_label]);
     let note = live_note("step-note wide");

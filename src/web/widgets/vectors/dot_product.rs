@@ -16,9 +16,9 @@ use crate::core::Matrix;
 use crate::site::palette::{bar_color, css};
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, MatrixEditor};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{canvas_figure, prepare_canvas, BarView};
-use crate::web::kit::ui::MatrixEditor;
 use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "dot-product", title: "Produto escalar, norma e cosseno", mount };
@@ -63,15 +63,15 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let shell = Shell::new(ctx, host, &KIND);
     // The example comes before the vectors it rewrites (a saved state is restored in page order).
     let options: Vec<(String, String)> = presets().iter().map(|p| (p.0.to_string(), p.1.to_string())).collect();
-    let (preset_label, preset) = dom::select("exemplo ", "preset", &options, wanted);
+    let (preset_label, preset) = ui::select("exemplo ", "preset", &options, wanted);
     let preset_row = dom::el("div", "widget-controls");
     dom::append(&preset_row, &preset_label);
     dom::append(&shell.inputs, &preset_row);
     let editor = MatrixEditor::new("uv", "vetores", &start, row_name);
     editor.resized_by("add-dim", "remove-dim");
     dom::append(&shell.inputs, &editor.root);
-    let (normalize_label, normalize) = dom::checkbox(" normalizar (vetores unitários)", "normalize", false);
-    shell.control(&[&normalize_label, &dom::button("+ dimensão", "add-dim"), &dom::button("− dimensão", "remove-dim")]);
+    let (normalize_label, normalize) = ui::checkbox(" normalizar (vetores unitários)", "normalize", false);
+    shell.control(&[&normalize_label, &ui::button("+ dimensão", "add-dim"), &ui::button("− dimensão", "remove-dim")]);
 
     let bars = BarView::new("products", "");
     dom::append(&shell.outputs, &bars.root);

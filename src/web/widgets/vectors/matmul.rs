@@ -17,9 +17,9 @@ use crate::core::ops::{matmul_cell_terms, one_hot_rows};
 use crate::core::Matrix;
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, numbered_row, MatrixEditor};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{numbered, HeatmapData, MatrixView, Scale};
-use crate::web::kit::ui::{numbered_row, MatrixEditor};
 use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "matmul", title: "Multiplicação de matrizes, célula a célula", mount };
@@ -51,23 +51,22 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     // restored in page order).
     let shape_row = dom::el("div", "widget-controls");
     let options: Vec<(String, String)> = presets.iter().map(|p| (p.0.to_string(), p.1.to_string())).collect();
-    let (preset_label, preset) = dom::select("exemplo do artigo ", "preset", &options, wanted);
+    let (preset_label, preset) = ui::select("exemplo do artigo ", "preset", &options, wanted);
     let sizes = numbered(MAX_SIDE).into_iter().map(|n| (n.clone(), n)).collect::<Vec<_>>();
-    let (m_label, m) = dom::select("A: linhas ", "rows-a", &sizes, &a0.rows().to_string());
-    let (k_label, k) = dom::select(" colunas (= linhas de B) ", "inner", &sizes, &a0.cols().to_string());
-    let (p_label, p) = dom::select(" B: colunas ", "cols-b", &sizes, &b0.cols().to_string());
+    let (m_label, m) = ui::select("A: linhas ", "rows-a", &sizes, &a0.rows().to_string());
+    let (k_label, k) = ui::select(" colunas (= linhas de B) ", "inner", &sizes, &a0.cols().to_string());
+    let (p_label, p) = ui::select(" B: colunas ", "cols-b", &sizes, &b0.cols().to_string());
     dom::append_all(&shape_row, &[&preset_label, &m_label, &k_label, &p_label]);
     dom::append(&shell.inputs, &shape_row);
     let a = MatrixEditor::new("a", "A", &a0, numbered_row);
     let b = MatrixEditor::new("b", "B", &b0, numbered_row);
     dom::append_all(&shell.inputs, &[&a.root, &b.root]);
-    shell.control(&[&dom::button("próxima célula →", "next-cell")]);
+    shell.control(&[&ui::button("próxima célula →", "next-cell")]);
 
     let result = MatrixView::new("c", "C = A·B", "");
     dom::append(&shell.outputs, &result.root);
     let explain = dom::el("div", "explain");
-    let step = dom::el("p", "matmul-step");
-    dom::set_attr(&step, "aria-live", "polite");
+    let step = ui::live("p", "matmul-step");
     let lookup_note = dom::el("p", "note");
     dom::append_all(&explain, &[&step, &lookup_note]);
     dom::append(&shell.outputs, &explain);

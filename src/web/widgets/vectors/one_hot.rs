@@ -14,9 +14,9 @@ use crate::core::text::one_hot;
 use crate::core::text::tokenizer::{tokenize, TokenizerOptions};
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, text_field};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{numbered, HeatmapData, MatrixView, Scale};
-use crate::web::kit::ui::text_field;
 use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "one-hot", title: "Codificação one-hot de uma frase", mount };
@@ -48,13 +48,12 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     // The example comes before the fields it rewrites (a saved state is restored in page order).
     let fields = dom::el("div", "fields");
     let options: Vec<(String, String)> = PRESETS.iter().map(|p| (p.0.to_string(), p.1.to_string())).collect();
-    let (preset_label, preset) = dom::select("exemplo ", "preset", &options, wanted);
+    let (preset_label, preset) = ui::select("exemplo ", "preset", &options, wanted);
     let (vocab_label, vocabulary) = text_field("vocabulário (nesta ordem) ", "vocabulary", vocab0);
     let (sentence_label, sentence) = text_field("frase ", "sentence", sentence0);
     dom::append_all(&fields, &[&preset_label, &vocab_label, &sentence_label]);
     dom::append(&shell.inputs, &fields);
-    let ids = dom::el("p", "ids wide");
-    dom::set_attr(&ids, "aria-live", "polite");
+    let ids = ui::live("p", "ids wide");
     dom::append(&shell.outputs, &ids);
     let rows = MatrixView::new("one-hot", "Linhas one-hot (tokens × vocabulário)", "");
     let gram = MatrixView::new("gram", "Produtos escalares entre os tokens", " E·Eᵀ");

@@ -13,9 +13,9 @@ use crate::core::vectors;
 use crate::core::Matrix;
 
 use crate::web::dom;
+use crate::web::kit::ui::{self, MatrixEditor};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{available_width, prepare_canvas};
-use crate::web::kit::ui::MatrixEditor;
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "vectors", title: "Vetores no plano: soma, oposto e escala", mount };
@@ -48,10 +48,10 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     let shell = Shell::new(ctx, host, &KIND);
     let editor = MatrixEditor::new("vectors", "coordenadas (x, y)", &start, name);
     dom::append(&shell.inputs, &editor.root);
-    let (sum_label, sum) = dom::checkbox(" a + b", "show-sum", true);
-    let (neg_label, neg) = dom::checkbox(" −a", "show-neg", true);
-    let (scaled_label, scaled) = dom::checkbox(" k·a", "show-scaled", true);
-    let (k_label, k) = dom::slider("k = ", "k", -3.0, 3.0, 0.5, 2.0);
+    let (sum_label, sum) = ui::checkbox(" a + b", "show-sum", true);
+    let (neg_label, neg) = ui::checkbox(" −a", "show-neg", true);
+    let (scaled_label, scaled) = ui::checkbox(" k·a", "show-scaled", true);
+    let (k_label, k) = ui::slider("k = ", "k", -3.0, 3.0, 0.5, 2.0);
     let k_readout = dom::text("output", "", "2");
     dom::append(&k_label, &k_readout);
     shell.control(&[&sum_label, &neg_label, &scaled_label, &k_label]);
