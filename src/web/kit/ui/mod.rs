@@ -11,6 +11,24 @@ use web_sys::HtmlElement;
 
 use crate::web::dom;
 
+/// A corpus panel (`div.corpus-panel`): the preset menu `data-control=preset` under
+/// `preset_label`, the corpus textarea under `text_label`, and a row for the settings
+/// (`div.widget-controls`), in that order. Returns (panel, preset menu, textarea, settings row).
+pub fn corpus_panel(
+    preset_label: &str,
+    presets: &[(impl AsRef<str>, impl AsRef<str>)],
+    preset_id: &str,
+    text_label: &str,
+) -> (HtmlElement, web_sys::HtmlSelectElement, web_sys::HtmlTextAreaElement, HtmlElement) {
+    let panel = dom::el("div", "corpus-panel");
+    let (label, preset) = select(preset_label, "preset", presets, preset_id);
+    dom::append(&panel, &label);
+    let text = corpus_textarea(&panel, text_label);
+    let settings = dom::el("div", "widget-controls");
+    dom::append(&panel, &settings);
+    (panel, preset, text, settings)
+}
+
 /// The corpus textarea of the corpus panels (`data-control=corpus`) under its label, appended
 /// to `panel`: one document per line, shown unwrapped (also cheaper to lay out for long
 /// pastes), no spell-check.

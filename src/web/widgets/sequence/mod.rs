@@ -77,12 +77,8 @@ pub struct NgramPanel {
 impl NgramPanel {
     /// With the `<START>`/`<END>` toggles only if `markers`.
     pub fn new(preset_id: &str, markers: bool) -> NgramPanel {
-        let root = dom::el("div", "corpus-panel");
-        let options: Vec<(String, String)> = NGRAM_PRESETS.iter().map(|p| (p.id.to_string(), p.label.to_string())).collect();
-        let (preset_label, preset) = ui::select("corpus do artigo ", "preset", &options, preset_id);
-        dom::append(&root, &preset_label);
-        let text = crate::web::kit::ui::corpus_textarea(&root, "Documentos (um por linha)");
-        let settings = dom::el("div", "widget-controls");
+        let options: Vec<(&str, &str)> = NGRAM_PRESETS.iter().map(|p| (p.id, p.label)).collect();
+        let (root, preset, text, settings) = ui::corpus_panel("corpus do artigo ", &options, preset_id, "Documentos (um por linha)");
         let (l1, lowercase) = ui::checkbox(" minúsculas", "lowercase", true);
         let (l2, accents) = ui::checkbox(" remover acentos", "accents", false);
         let (l3, start) = ui::checkbox(" <START> no início", "start", false);
@@ -91,7 +87,6 @@ impl NgramPanel {
         if markers {
             dom::append_all(&settings, &[&l3, &l4]);
         }
-        dom::append(&root, &settings);
         let panel = NgramPanel { root, preset, text, lowercase, accents, start, end };
         panel.apply_preset(preset_id);
         panel

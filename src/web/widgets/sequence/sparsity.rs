@@ -21,7 +21,7 @@ use crate::core::text::tokenizer::TokenizerOptions;
 use crate::core::widget_input::{number_setting, NumberRange};
 
 use crate::web::dom;
-use crate::web::kit::ui::{self, corpus_textarea, show_results, text_field};
+use crate::web::kit::ui::{self, show_results, text_field};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
 use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
@@ -80,18 +80,13 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let n_readout = ui::readout(&n_label, &format!("{n0}"));
     shell.control(&[&v_label, &n_label]);
 
-    let corpus = dom::el("div", "corpus-panel");
-    let options: Vec<(String, String)> = corpora().iter().map(|c| (c.0.to_string(), c.1.to_string())).collect();
-    let (preset_label, preset) = ui::select("corpus ", "preset", &options, &preset_id);
-    dom::append(&corpus, &preset_label);
-    let text = corpus_textarea(&corpus, "Documentos (um por linha)");
+    let options: Vec<(&str, &str)> = corpora().iter().map(|c| (c.0, c.1)).collect();
+    let (corpus, preset, text, settings) = ui::corpus_panel("corpus ", &options, &preset_id, "Documentos (um por linha)");
     dom::set_attr(&text, "rows", "6");
-    let settings = dom::el("div", "widget-controls");
     let (accents_label, accents) = ui::checkbox(" remover acentos", "accents", true);
     let (s_label, s) = ui::slider(" expoente s de Zipf ", "s", 0.5, 2.0, 0.05, 1.0);
     let s_readout = ui::readout(&s_label, "1");
     dom::append_all(&settings, &[&accents_label, &s_label]);
-    dom::append(&corpus, &settings);
     dom::append(&shell.inputs, &corpus);
 
     let explosion = dom::el("div", "wide");

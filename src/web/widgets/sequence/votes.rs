@@ -28,7 +28,7 @@ use crate::core::text::tokenizer::TokenizerOptions;
 use crate::core::Matrix;
 
 use crate::web::dom;
-use crate::web::kit::ui::{self, corpus_textarea, show_results, text_field};
+use crate::web::kit::ui::{self, show_results, text_field};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::twin::{twin_table, twins_visible};
 use crate::web::kit::draw::{available_width, canvas_figure, prepare_canvas, BarView, HeatmapData, MatrixView, Scale};
@@ -99,16 +99,11 @@ pub fn mount_mode(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes, mode: M
     let keep = attrs.text("data-keep");
     let shell = Shell::new(ctx, host, kind);
 
-    let panel = dom::el("div", "corpus-panel");
-    let options: Vec<(String, String)> = VOTE_PRESETS.iter().map(|p| (p.id.to_string(), p.label.to_string())).collect();
-    let (preset_label, preset) = ui::select("corpus do artigo ", "preset", &options, &preset_id);
-    dom::append(&panel, &preset_label);
-    let text = corpus_textarea(&panel, "Documentos de treino (um por linha)");
-    let settings = dom::el("div", "widget-controls");
+    let options: Vec<(&str, &str)> = VOTE_PRESETS.iter().map(|p| (p.id, p.label)).collect();
+    let (panel, preset, text, settings) = ui::corpus_panel("corpus do artigo ", &options, &preset_id, "Documentos de treino (um por linha)");
     let (weights_label, weights) = text_field("pesos (um por documento) ", "weights", "");
     let (accents_label, accents) = ui::checkbox(" remover acentos", "accents", false);
     dom::append_all(&settings, &[&weights_label, &accents_label]);
-    dom::append(&panel, &settings);
     dom::append(&shell.inputs, &panel);
 
     let (sentence_label, sentence) = text_field("frase de teste ", "sentence", "");

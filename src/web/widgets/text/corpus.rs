@@ -18,7 +18,7 @@ use crate::core::text::Corpus;
 use crate::core::Matrix;
 
 use crate::web::dom;
-use crate::web::kit::ui::{self, corpus_textarea, number_field};
+use crate::web::kit::ui::{self, number_field};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{MatrixView, Scale};
 use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
@@ -57,22 +57,17 @@ impl CorpusPanel {
     /// Builds the panel into `root` (the widget's inputs), showing preset `preset_id` (or the
     /// page's own corpus when there is one).
     fn new(root: &HtmlElement, preset_id: &str, own: Option<Vec<String>>) -> CorpusPanel {
-        let panel = dom::el("div", "corpus-panel");
-        let mut options: Vec<(String, String)> = ARTICLE_CORPORA.iter().map(|p| (p.id.to_string(), p.label.to_string())).collect();
+        let mut options: Vec<(&str, &str)> = ARTICLE_CORPORA.iter().map(|p| (p.id, p.label)).collect();
         if own.is_some() {
-            options.insert(0, (PAGE_CORPUS.to_string(), "corpus desta página".to_string()));
+            options.insert(0, (PAGE_CORPUS, "corpus desta página"));
         }
         let preset_id = if own.is_some() { PAGE_CORPUS } else { preset_id };
-        let (preset_label, preset) = ui::select("corpus do artigo ", "preset", &options, preset_id);
-        dom::append(&panel, &preset_label);
-        let text = corpus_textarea(&panel, "Documentos (um por linha)");
-        let settings = dom::el("div", "widget-controls");
+        let (panel, preset, text, settings) = ui::corpus_panel("corpus do artigo ", &options, preset_id, "Documentos (um por linha)");
         let (l1, lowercase) = ui::checkbox(" minúsculas", "lowercase", true);
         let (l2, punctuation) = ui::checkbox(" remover pontuação", "punctuation", true);
         let (l3, accents) = ui::checkbox(" remover acentos", "accents", false);
         let (l4, use_stopwords) = ui::checkbox(" remover stopwords", "stopwords", false);
         dom::append_all(&settings, &[&l1, &l2, &l3, &l4]);
-        dom::append(&panel, &settings);
         let details = dom::el("details", "stopwords");
         dom::append(&details, &dom::text("summary", "", "lista de stopwords (editável)"));
         let stopwords = dom::el("textarea", "stopword-list").unchecked_into::<HtmlTextAreaElement>();
