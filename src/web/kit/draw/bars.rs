@@ -6,7 +6,10 @@ use crate::core::format::format_pt;
 use crate::site::palette::{bar_color, css};
 use crate::web::dom;
 
-use super::canvas::{available_width, prepare_canvas};
+use super::canvas::{available_width, context, prepare_canvas};
+
+/// The labels' and values' font.
+const FONT: &str = "12px system-ui, sans-serif";
 
 /// Horizontal bars with labels and values (e.g. one query's attention weights), and its
 /// table twin. Bar length is |value|; negative values are drawn in orange.
@@ -45,9 +48,15 @@ impl BarView {
         super::twin::fill(&self.table, &caption, "", &[], labels.iter().zip(values).map(|(l, v)| (l.clone(), vec![format_pt(*v, 4)])));
 
         let dark = dom::dark_at(&self.root);
-        let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64;
-        let (bar_h, gap, label_w, value_w) = (22.0, 6.0, (longest * 7.0 + 12.0).max(40.0), 72.0);
-        let plot_w = (width - label_w - value_w).clamp(100.0, 240.0);
+        // Labels measured as drawn; the bars give way (down to 60 px) so the figure fits a phone.
+        let measure = context(&self.canvas);
+        if let Some(ctx) = &measure {
+            ctx.set_font(FONT);
+        }
+        let label_width = |l: &String| measure.as_ref().and_then(|ctx| ctx.measure_text(l).ok()).map_or(l.chars().count() as f64 * 7.0, |m| m.width());
+        let longest = labels.iter().map(label_width).fold(0.0, f64::max);
+        let (bar_h, gap, label_w, value_w) = (22.0, 6.0, (longest + 12.0).max(40.0), 72.0);
+        let plot_w = (width - label_w - value_w).clamp(60.0, 240.0);
         let css_w = label_w + plot_w + value_w;
         let css_h = (bar_h + gap) * values.len() as f64 + gap;
         let Some(ctx) = prepare_canvas(&self.canvas, css_w, css_h) else { return };
@@ -55,7 +64,7 @@ impl BarView {
         let largest = values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
         let max = self.fixed_max.get().map_or(largest, |f| f.max(largest)).max(1e-12) as f64;
         let text = if dark { "#c9d1d9" } else { "#444c56" };
-        ctx.set_font("12px system-ui, sans-serif");
+        ctx.set_font(FONT);
         ctx.set_text_baseline("middle");
         for (i, (label, &value)) in labels.iter().zip(values).enumerate() {
             let y = gap + i as f64 * (bar_h + gap);

@@ -300,14 +300,18 @@ impl MatrixView {
         // Cells shrink to fit the panel down to 28 px; wider matrices scroll inside the frame.
         let panel = available_width(&self.root);
         self.drawn_for.set(panel);
-        let cell = ((panel - label_w - 8.0) / cols.max(1) as f64).clamp(28.0, 56.0);
-        // Column labels wider than a cell are drawn at 45°, which needs more room on top
-        // (and a little on the right, where the last label leans).
+        let fit = |room: f64| ((panel - label_w - room) / cols.max(1) as f64).clamp(28.0, 56.0);
+        // Column labels wider than a cell are drawn at 45°, which needs more room on top and on
+        // the right, where the last label leans: the cells make that room inside the panel.
         let col_w = widest(&data.col_labels, false);
-        let rotate = col_w > cell - 4.0;
+        let rotate = col_w > fit(8.0) - 4.0;
+        // The last label, drawn from its cell's centre at 45°, passes the cells' edge by about
+        // 0,72 of its width less half a cell.
+        let last_w = widest(data.col_labels.last().map(std::slice::from_ref).unwrap_or(&[]), false);
+        let right_room = if rotate { (last_w * 0.72 - fit(8.0) / 2.0).clamp(4.0, 90.0) } else { 4.0 };
+        let cell = fit(right_room.max(8.0));
         let top = if rotate { (col_w * 0.72 + 12.0).min(110.0) } else { 22.0 };
         let layout = Layout { cell, left: label_w, top };
-        let right_room = if rotate { (col_w * 0.72).min(90.0) } else { 4.0 };
         let (css_w, css_h) = (layout.left + cell * cols as f64 + right_room, layout.top + cell * rows as f64 + 4.0);
         let Some(ctx) = prepare_canvas(&self.canvas, css_w, css_h) else { return };
 
@@ -358,7 +362,10 @@ impl MatrixView {
                 ctx.fill_rect(x + 1.0, y + 1.0, cell - 2.0, cell - 2.0);
                 if show_values {
                     ctx.set_fill_style_str(text_on(fill));
-                    let _ = ctx.fill_text(&format_pt(v, digits), x + cell / 2.0, y + cell / 2.0);
+                    // An exact zero is "0": a sparse matrix reads as its non-zero cells ("0,00"
+                    // stays for a value that only rounds to zero).
+                    let label = if v == 0.0 { "0".to_string() } else { format_pt(v, digits) };
+                    let _ = ctx.fill_text(&label, x + cell / 2.0, y + cell / 2.0);
                 }
             }
         }
