@@ -51,7 +51,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     shell.control(&[&doc_el]);
     let tokens = dom::el("p", "text-info wide");
     let doc_matrix = MatrixView::new("doc-matrix", "T_d", " só este documento");
-    let corpus_matrix = MatrixView::new("corpus-matrix", "T_corpus", " todos os documentos");
+    let corpus_matrix = MatrixView::new("corpus-matrix", "T_{corpus}", " todos os documentos");
     let bars = BarView::new("ratios", "");
     let detail = dom::el("div", "explain");
     dom::append_all(&shell.outputs, &[&tokens, &doc_matrix.root, &corpus_matrix.root, &bars.root, &detail]);
@@ -94,7 +94,7 @@ impl LikelihoodWidget {
         let title = if ratios.is_empty() {
             format!("{} não tem transições (uma palavra só, sem <START>): v* fica vazio", doc_label(d))
         } else {
-            format!("v* de {}: P_d / P_corpus por transição (acima de 1 = típica deste documento)", doc_label(d))
+            format!("v* de {}: P_d / P_{{corpus}} por transição (acima de 1 = típica deste documento)", doc_label(d))
         };
         self.bars.update(&title, &names, &values);
         let rows: Vec<(String, String)> = ratios
@@ -107,7 +107,7 @@ impl LikelihoodWidget {
                 )
             })
             .collect();
-        show_results(&self.detail, "ratios", "P_d / P_corpus = razão", &rows);
+        show_results(&self.detail, "ratios", "P_d / P_{corpus} = razão", &rows);
         Ok(())
     }
 }
