@@ -131,8 +131,7 @@ impl Panel {
         let compare_box = dom::el("div", "hood-compare");
         let compare_button = super::ui::button("comparar", "hood-compare").unchecked_into::<HtmlButtonElement>();
         dom::append(&compare_box, &compare_button);
-        let compare_out = dom::el("div", "hood-compare-out");
-        dom::set_attr(&compare_out, "aria-live", "polite");
+        let compare_out = super::ui::live("div", "hood-compare-out");
         dom::append(&compare_box, &compare_out);
         dom::append(&root, &compare_box);
         dom::append(host, &root);

@@ -203,9 +203,10 @@ pub fn fit_title(host: &HtmlElement) {
         return;
     }
     let Ok(inner) = host.query_selector_all("h4:not(.widget-title)") else { return };
+    let tag = section_heading_tag(host);
     for i in 0..inner.length() {
         let Some(section) = inner.item(i).and_then(|n| n.dyn_into::<Element>().ok()) else { continue };
-        let moved = dom::el(&format!("h{}", (level + 1).min(6)), &section.class_name());
+        let moved = dom::el(&tag, &section.class_name());
         while let Some(child) = section.first_child() {
             let _ = moved.append_child(&child);
         }

@@ -56,8 +56,7 @@ impl Shell {
         let controls = dom::el("div", "widget-controls");
         let outputs = dom::el("div", "widget-outputs");
         dom::set_attr(&outputs, "data-section", "outputs");
-        let note = dom::el("p", "widget-backend");
-        dom::set_attr(&note, "aria-live", "polite");
+        let note = super::ui::live("p", "widget-backend");
         dom::append_all(host, &[&inputs, &controls, &outputs, &note]);
         let (twins, twins_listener) = twins_button(host);
         dom::append(&controls, &twins);

@@ -6,10 +6,10 @@ use crate::core::format::format_pt;
 use crate::site::palette::{bar_color, css};
 use crate::web::dom;
 
-use super::canvas::{available_width, context, prepare_canvas};
+use super::canvas::{available_width, context, label_font, notation_width, prepare_canvas};
 
-/// The labels' and values' font.
-const FONT: &str = "12px system-ui, sans-serif";
+/// The labels' and values' size, in CSS px.
+const LABEL_PX: f64 = 12.0;
 
 /// Horizontal bars with labels and values (e.g. one query's attention weights), and its
 /// table twin. Bar length is |value|; negative values are drawn in orange.
@@ -51,9 +51,9 @@ impl BarView {
         // Labels measured as drawn; the bars give way (down to 60 px) so the figure fits a phone.
         let measure = context(&self.canvas);
         if let Some(ctx) = &measure {
-            ctx.set_font(FONT);
+            ctx.set_font(&label_font(LABEL_PX));
         }
-        let label_width = |l: &String| measure.as_ref().and_then(|ctx| ctx.measure_text(l).ok()).map_or(l.chars().count() as f64 * 7.0, |m| m.width());
+        let label_width = |l: &String| measure.as_ref().map_or(l.chars().count() as f64 * 7.0, |ctx| notation_width(ctx, l, LABEL_PX, false));
         let longest = labels.iter().map(label_width).fold(0.0, f64::max);
         let (bar_h, gap, label_w, value_w) = (22.0, 6.0, (longest + 12.0).max(40.0), 72.0);
         let plot_w = (width - label_w - value_w).clamp(60.0, 240.0);
@@ -64,7 +64,7 @@ impl BarView {
         let largest = values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
         let max = self.fixed_max.get().map_or(largest, |f| f.max(largest)).max(1e-12) as f64;
         let text = if dark { "#c9d1d9" } else { "#444c56" };
-        ctx.set_font(FONT);
+        ctx.set_font(&label_font(LABEL_PX));
         ctx.set_text_baseline("middle");
         for (i, (label, &value)) in labels.iter().zip(values).enumerate() {
             let y = gap + i as f64 * (bar_h + gap);

@@ -338,9 +338,10 @@ impl MatrixView {
             fill_notation(&ctx, label, layout.left - 6.0, layout.top + cell * (r as f64 + 0.5), "right", LABEL_PX, typeset);
         }
         let show_values = cell >= 34.0;
-        // One number of places for the whole grid, so the labels line up.
+        // One number of places for the whole grid, so the labels line up (only when labelled:
+        // a large matrix in small cells has none).
         let unmasked = (0..rows * cols).filter(|&i| !data.is_masked(i / cols, i % cols)).map(|i| data.matrix.get(i / cols, i % cols));
-        let digits = shared_decimals(unmasked, if cell >= 50.0 { 3 } else { 2 });
+        let digits = if show_values { shared_decimals(unmasked, if cell >= 50.0 { 3 } else { 2 }) } else { 0 };
         ctx.set_text_align("center");
         ctx.set_font(&format!("{}px ui-monospace, monospace", if cell >= 50.0 { 12 } else { 11 }));
         for r in 0..rows {

@@ -258,14 +258,14 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let loading = dom::el("div", "model-loading");
     let progress = dom::el("progress", "");
     dom::set_attrs(&progress, &[("max", "1"), ("value", "0")]);
-    let loading_text = dom::text("span", "model-loading-text", "Carregando o modelo…");
-    dom::set_attr(&loading_text, "aria-live", "polite");
+    let loading_text = ui::live("span", "model-loading-text");
+    loading_text.set_text_content(Some("Carregando o modelo…"));
     let retry = ui::button("tentar de novo", "retry");
     retry.set_hidden(true);
     dom::append_all(&loading, &[&progress, &loading_text, &retry]);
 
     // Prompt and presets.
-    let options: Vec<(String, String)> = PRESETS.iter().map(|p| (p.id.to_string(), p.label.to_string())).collect();
+    let options: Vec<(&str, &str)> = PRESETS.iter().map(|p| (p.id, p.label)).collect();
     let chosen = initial_preset(attrs);
     let (preset_label, preset) = ui::select("exemplo ", "preset", &options, chosen);
     let prompt = dom::el("textarea", "prompt").unchecked_into::<HtmlTextAreaElement>();

@@ -112,11 +112,11 @@ impl MaskEmbeddingsWidget {
     fn link(&self, step: Step, cell: Option<(usize, usize)>) {
         let queries = Queries::One { token: self.query.value().parse().unwrap_or(0), scores_row: MASKED_ROW };
         Chain { editors: &self.editors, views: &self.views, identity: false, queries }.link(step, cell);
-        let mask = self.mask.borrow();
-        mask.highlight(None, None);
-        if let (Step::Scores, Some((MASKED_ROW, c))) = (step, cell) {
-            mask.highlight(None, Some(c));
-        }
+        let mask_weight = match (step, cell) {
+            (Step::Scores, Some((MASKED_ROW, c))) => Some(c),
+            _ => None,
+        };
+        self.mask.borrow().highlight(None, mask_weight);
     }
 
     fn reset(self: &Rc<Self>) {
