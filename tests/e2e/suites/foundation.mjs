@@ -47,6 +47,23 @@ export default async function foundation({ page, base, mode }) {
     for (const [key, want] of Object.entries(GOLDEN)) assertMatrix(key, await readTable(page, key), want);
   });
 
+  await check(`[${mode}] results dim only while an update takes longer than 150 ms`, async () => {
+    // Dimming results for the frame or two of a quick update flickered on every keystroke.
+    const seen = await page.evaluate(async () => {
+      const widget = document.querySelector('[data-widget=attention]');
+      const outputs = widget.querySelector('.widget-outputs');
+      const opacity = () => getComputedStyle(outputs).opacity;
+      const after = (ms) => new Promise((resolve) => setTimeout(() => resolve(opacity()), ms));
+      widget.dataset.state = 'loading';
+      const first = opacity();
+      const quick = await after(60);
+      const slow = await after(240);
+      widget.dataset.state = 'ready';
+      return { first, quick, slow, ready: opacity() };
+    });
+    assert(seen.first === '1' && seen.quick === '1' && seen.slow === '0.6' && seen.ready === '1', `opacity ${JSON.stringify(seen)}`);
+  });
+
   await check(`[${mode}] heatmaps are drawn (canvas pixels) and the twin tables toggle`, async () => {
     const stats = await page.$eval('[data-widget=attention] [data-matrix=weights] canvas', (canvas) => {
       const ctx = canvas.getContext('2d');
