@@ -42,6 +42,21 @@ fn simd_lanes_equal_their_plain_twin() {
         let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&simd), bits(&twin), "axpy, n = {n}");
     }
+    // The products' blocks (`lanes::matmul`, 4 × 8 sums in registers) and `axpy_rows` (the
+    // next token's products and the attention's weighted sum), on ragged shapes.
+    let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+    let mut values = |n: usize| (0..n).map(|_| rng.next_f32() * 20.0 - 10.0).collect::<Vec<f32>>();
+    for (m, k, n) in [(1, 1, 1), (4, 3, 8), (5, 7, 9), (7, 16, 33), (9, 32, 40), (64, 192, 192), (3, 0, 4), (8, 9, 0)] {
+        let (a, b) = (values(m * k), values(k * n));
+        assert_eq!(bits(&atencao::core::lanes::matmul(&a, &b, m, k, n)), bits(&plain::matmul(&a, &b, m, k, n)), "matmul {m}×{k}·{k}×{n}");
+    }
+    for (rows, n, stride) in [(0, 5, 5), (1, 3, 3), (5, 32, 40), (7, 37, 64), (127, 32, 192)] {
+        let (scales, data, start) = (values(rows), values(rows * stride + n), values(n));
+        let (mut simd, mut twin) = (start.clone(), start);
+        atencao::core::lanes::axpy_rows(&mut simd, &scales, &data, stride);
+        plain::axpy_rows(&mut twin, &scales, &data, stride);
+        assert_eq!(bits(&simd), bits(&twin), "axpy_rows {rows} rows × {n}, stride {stride}");
+    }
 }
 
 #[wasm_bindgen_test]

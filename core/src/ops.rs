@@ -142,6 +142,12 @@ pub fn matmul(a: &Matrix, b: &Matrix) -> Result<Matrix> {
     if let Some(values) = small_matmul::matmul(a.as_slice(), b.as_slice(), a.rows(), a.cols(), b.cols()) {
         return Ok(Matrix::from_vec(a.rows(), b.cols(), values).expect("m·n values"));
     }
+    // The site's wasm: simd128 register blocks, faster than matrixmultiply's generic kernel
+    // (its only one on wasm32) at every size measured in the browser, 16² to 512² (BENCHMARKS.md,
+    // "Against candle in the browser").
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    return Ok(Matrix::from_vec(a.rows(), b.cols(), lanes::matmul(a.as_slice(), b.as_slice(), a.rows(), a.cols(), b.cols())).expect("m·n values"));
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     Ok(Matrix::from_array(a.array().dot(b.array())))
 }
 
@@ -152,15 +158,13 @@ pub fn matmul(a: &Matrix, b: &Matrix) -> Result<Matrix> {
 const FEW_ROWS: usize = 4;
 
 /// A · B row by row: each output row accumulates a[i,k] · B[k,:] over k (contiguous rows of B,
-/// in `lanes::axpy`: simd128 lanes in the site's wasm).
+/// in `lanes::axpy_rows`: simd128 lanes in the site's wasm, the sums held in registers).
 fn few_rows_matmul(a: &Matrix, b: &Matrix) -> Matrix {
     let (m, k, n) = (a.rows(), a.cols(), b.cols());
     let (a_values, b_values) = (a.as_slice(), b.as_slice());
     let mut out = vec![0.0f32; m * n];
     for (i, out_row) in out.chunks_exact_mut(n.max(1)).enumerate() {
-        for (kk, b_row) in b_values.chunks_exact(n.max(1)).enumerate() {
-            lanes::axpy(out_row, a_values[i * k + kk], b_row);
-        }
+        lanes::axpy_rows(out_row, &a_values[i * k..(i + 1) * k], b_values, n);
     }
     Matrix::from_vec(m, n, out).expect("m·n values")
 }
@@ -396,9 +400,7 @@ pub fn attention(
         let w = softmax_rows(&Matrix::from_vec(t_q, t_k, scores)?, opts)?;
         for (i, w_row) in w.as_slice().chunks_exact(t_k.max(1)).enumerate() {
             let out = &mut output[i * d + h * d_h..i * d + (h + 1) * d_h];
-            for (j, &w_ij) in w_row.iter().enumerate() {
-                lanes::axpy(out, w_ij, &v_values[j * d + h * d_h..j * d + (h + 1) * d_h]);
-            }
+            lanes::axpy_rows(out, w_row, &v_values[h * d_h..], d);
         }
         weights.extend_from_slice(w.as_slice());
     }

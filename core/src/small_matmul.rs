@@ -11,9 +11,10 @@
 //! On x86-64 with AVX2 and FMA (checked at run time, as matrixmultiply does) the blocks are up
 //! to 6 × 16: twelve 8-wide accumulators plus two loads of B and one broadcast of A, fifteen of
 //! the sixteen vector registers. Anywhere else `matmul` answers `None` and the caller uses
-//! matrixmultiply. That includes the site's wasm: a simd128 twin of these blocks measured no
-//! faster on the bench page, since the site profile compiles this crate for size ("z") and
-//! matrixmultiply at opt-level 3 (BENCHMARKS.md).
+//! matrixmultiply, except the site's wasm, where `lanes::matmul` (simd128 blocks of 4 × 8,
+//! every variable written out, as opt-level "z" unrolls nothing) beat matrixmultiply's generic
+//! kernel at every size measured (BENCHMARKS.md, issue 42). An earlier simd128 twin of these
+//! blocks had measured no faster.
 
 /// Products where B has at most this many values use this kernel; larger ones are left to
 /// matrixmultiply. Measured (BENCHMARKS.md, two runs): 1,3–1,4× matrixmultiply at 64², 0,99–
