@@ -12,7 +12,7 @@
 #
 # From a fresh clone, on Debian with Rust (scripts/setup.sh installs what is missing: the
 # wasm32 target, wasm-bindgen-cli 0.2.130, Chromium, Node; then npm ci in tests/e2e):
-#   bash scripts/bench-candle.sh [--rounds 15] [--prefills 3] [--steps 20] [--warmup 2]
+#   bash scripts/bench-candle.sh [--rounds 25] [--prefills 3] [--steps 20] [--warmup 2]
 # The first run compiles candle for wasm32 (a few minutes). CHROMIUM=/path overrides
 # /usr/bin/chromium.
 set -euo pipefail

@@ -26,7 +26,7 @@ const option = (name, fallback) => {
   return at >= 0 ? Number(args[at + 1]) : fallback;
 };
 const query = new URLSearchParams({
-  rodadas: option('rounds', 15), leituras: option('prefills', 3), passos: option('steps', 20), aquecimento: option('warmup', 2),
+  rodadas: option('rounds', 25), leituras: option('prefills', 3), passos: option('steps', 20), aquecimento: option('warmup', 2),
 });
 const only = args.indexOf('--only') >= 0 ? args[args.indexOf('--only') + 1] : null;
 if (only) query.set('apenas', { prefill: 'leitura', step: 'passo' }[only] ?? only);

@@ -25,7 +25,7 @@ const TOLERANCE = 1e-4;
 
 const params = new URLSearchParams(location.search);
 const int = (name, fallback) => Math.max(1, Number.parseInt(params.get(name) ?? '', 10) || fallback);
-const ROUNDS = int('rodadas', 15);
+const ROUNDS = int('rodadas', 25);
 const PREFILLS = int('leituras', 3);
 const STEPS = int('passos', 20);
 const WARMUP = int('aquecimento', 2);
