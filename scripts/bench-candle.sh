@@ -31,6 +31,8 @@ bench=bench/candle-wasm
   cargo build --profile site -p atencao-bench-ours --target wasm32-unknown-unknown
 )
 target="$bench/target/wasm32-unknown-unknown"
+# wasm-bindgen warns that ours has no target_features section: `strip = true`, as in the site's
+# own build (see the main Cargo.toml's `site` profile); the output is the same.
 wasm-bindgen --target web --no-typescript --out-dir "$bench/pkg/candle" "$target/release/atencao_bench_candle.wasm"
 wasm-bindgen --target web --no-typescript --out-dir "$bench/pkg/ours" "$target/site/atencao_bench_ours.wasm"
 printf 'wasm sizes: ours %s bytes, candle %s bytes\n' \

@@ -62,9 +62,9 @@ pub fn axpy_rows(out: &mut [f32], scales: &[f32], rows: &[f32], stride: usize) {
     }
 }
 
-/// C (m,n) = A (m,k) · B (k,n), row-major, for the site's wasm, where matrixmultiply has only
-/// its generic kernel: blocks of 4 rows × 8 columns of C held in simd128 registers over all of
-/// k, B read in place (unpacked). Each value is 0 + a₀b₀ + a₁b₁ + … in order: the bits of
+/// C (m,n) = A (m,k) · B (k,n), row-major, for the site's wasm: blocks of 4 rows × 8 columns
+/// of C held in simd128 registers over all of k, A and B read in place, where matrixmultiply
+/// (simd128 too) first copies both into packed buffers on every call. Each value is 0 + a₀b₀ + a₁b₁ + … in order: the bits of
 /// `axpy_rows` (and of the plain twin, `plain::matmul`).
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 pub fn matmul(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Vec<f32> {

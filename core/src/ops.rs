@@ -142,9 +142,9 @@ pub fn matmul(a: &Matrix, b: &Matrix) -> Result<Matrix> {
     if let Some(values) = small_matmul::matmul(a.as_slice(), b.as_slice(), a.rows(), a.cols(), b.cols()) {
         return Ok(Matrix::from_vec(a.rows(), b.cols(), values).expect("m·n values"));
     }
-    // The site's wasm: simd128 register blocks, faster than matrixmultiply's generic kernel
-    // (its only one on wasm32) at every size measured in the browser, 16² to 512² (BENCHMARKS.md,
-    // "Against candle in the browser").
+    // The site's wasm: simd128 register blocks without packing, 1,06–1,36× matrixmultiply at
+    // every size measured in the browser, 16² to 512² (BENCHMARKS.md, "Against candle in the
+    // browser").
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     return Ok(Matrix::from_vec(a.rows(), b.cols(), lanes::matmul(a.as_slice(), b.as_slice(), a.rows(), a.cols(), b.cols())).expect("m·n values"));
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]

@@ -12,8 +12,8 @@
 //! to 6 × 16: twelve 8-wide accumulators plus two loads of B and one broadcast of A, fifteen of
 //! the sixteen vector registers. Anywhere else `matmul` answers `None` and the caller uses
 //! matrixmultiply, except the site's wasm, where `lanes::matmul` (simd128 blocks of 4 × 8,
-//! every variable written out, as opt-level "z" unrolls nothing) beat matrixmultiply's generic
-//! kernel at every size measured (BENCHMARKS.md, issue 42). An earlier simd128 twin of these
+//! every variable written out, as opt-level "z" unrolls nothing, and no packing) beat
+//! matrixmultiply at every size measured (BENCHMARKS.md, issue 42). An earlier simd128 twin of these
 //! blocks had measured no faster.
 
 /// Products where B has at most this many values use this kernel; larger ones are left to
