@@ -138,11 +138,13 @@ self.addEventListener('fetch', (event) => {
   const file = INDEX.get(path);
   // Unknown files go to the network; the model's files are model_store's business.
   if (!file || file.group === 'model') return;
-  if (request.mode === 'navigate' || path.endsWith('.html')) {
-    event.respondWith(networkFirst(event, path));
-  } else {
-    event.respondWith(cacheFirst(event, path));
-  }
+  const answer = request.mode === 'navigate' || path.endsWith('.html') ? networkFirst(event, path) : cacheFirst(event, path);
+  // Whatever goes wrong in here (the Cache API refusing or failing, a copy that cannot be kept),
+  // the request falls through to the network as if there were no worker: a worker that cannot
+  // answer never fails a load (Firefox logged "A ServiceWorker intercepted the request and
+  // encountered an unexpected error" for atencao.js once, issue 40). Only when the network fails
+  // too, with nothing kept, does the request fail, as it would without a worker.
+  event.respondWith(answer.catch(() => fetch(request)));
 });
 
 /** First 16 hex digits of the SHA-256 of `bytes`, as scripts/sw-precache.sh writes them. */
@@ -174,7 +176,12 @@ function remember(event, response, path) {
     if (!(await caches.has(CACHE))) return;
     await (await caches.open(CACHE)).put(siteKey(path), new Response(body, { status: copy.status, statusText: copy.statusText, headers }));
   })().catch(() => {});
-  event.waitUntil(Promise.race([work, new Promise((resolve) => setTimeout(resolve, REMEMBER_MS))]));
+  try {
+    event.waitUntil(Promise.race([work, new Promise((resolve) => setTimeout(resolve, REMEMBER_MS))]));
+  } catch (error) {
+    // The event no longer takes promises (an engine that allows waitUntil only during dispatch):
+    // the copy goes on unwatched, and the answer is not held up by it.
+  }
 }
 
 /** Pages: the network's answer (a new build shows at once), kept; offline, the kept copy. */
@@ -185,15 +192,24 @@ async function networkFirst(event, path) {
     remember(event, response, path);
     return response;
   } catch (error) {
-    const cached = await caches.match(siteKey(path), { cacheName: CACHE });
+    const cached = await kept(path);
     if (cached) return cached;
     throw error;
   }
 }
 
+/** This build's kept copy of `path`, or undefined, also when the Cache API fails. */
+async function kept(path) {
+  try {
+    return await caches.match(siteKey(path), { cacheName: CACHE });
+  } catch (error) {
+    return undefined;
+  }
+}
+
 /** Everything else: the kept copy of this build; else the network's, kept. */
 async function cacheFirst(event, path) {
-  const cached = await caches.match(siteKey(path), { cacheName: CACHE });
+  const cached = await kept(path);
   if (cached) return cached;
   const response = await fetch(event.request);
   remember(event, response, path);

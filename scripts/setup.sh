@@ -28,11 +28,17 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then
   cargo install wasm-bindgen-cli --version "=$WASM_BINDGEN_VERSION" --force
 fi
 
-# Chromium, chromedriver, Node (end-to-end driver) and llvmpipe are only needed by the tests.
+# Chromium, chromedriver, Node (end-to-end driver) and llvmpipe are only needed by the tests, and
+# so are the other engines of the smoke suite (tests/e2e/engines): Gecko (firefox-esr) and WebKit
+# (webkit2gtk-driver's WebKitWebDriver and MiniBrowser, under xvfb-run). All from Debian.
 if [ "${ATENCAO_SETUP_BROWSER:-1}" = "1" ]; then
   missing=()
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+  command -v firefox-esr >/dev/null 2>&1 || missing+=(firefox-esr)
+  command -v WebKitWebDriver >/dev/null 2>&1 || missing+=(webkit2gtk-driver)
+  command -v xvfb-run >/dev/null 2>&1 || missing+=(xvfb)
+  command -v xauth >/dev/null 2>&1 || missing+=(xauth)
   # Software Vulkan (llvmpipe) so native GPU tests run without a GPU.
   [ -e /usr/share/vulkan/icd.d/lvp_icd.x86_64.json ] || ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 || missing+=(mesa-vulkan-drivers)
   command -v node >/dev/null 2>&1 || missing+=(nodejs)

@@ -5,12 +5,14 @@
 #   2. browser: wasm-bindgen-test in headless Chromium, once with WebGPU, once without;
 #   3. end to end: the site as readers get it (release build, `site` profile), first its weight
 #      against the budget (scripts/site-size.sh), then headless Chromium in both modes
-#      (screenshots in tests/artifacts/).
+#      (screenshots in tests/artifacts/);
+#   4. the other engines readers use: the smoke suite (tests/e2e/engines) in Gecko (Debian's
+#      firefox-esr) and WebKit (WebKitGTK's MiniBrowser, under xvfb-run), on the same build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-step() { printf '\n\033[1;32m==> %s\033[0m\n' "$*"; }
+step() { printf '\n\033[1;32m==> %s\033[0m (at %d s)\n' "$*" "$SECONDS"; }
 
 bash scripts/setup.sh
 
@@ -18,11 +20,11 @@ bash scripts/setup.sh
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/atencao-runtime}"
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 
-step "1/3 native tests (core, golden values, GPU kernels on llvmpipe)"
+step "1/4 native tests (core, golden values, GPU kernels on llvmpipe)"
 # A missing Vulkan adapter fails the GPU tests here instead of skipping them.
 ATENCAO_REQUIRE_GPU=1 cargo test --all-targets
 
-step "2/3 browser tests (wasm-bindgen-test in headless Chromium)"
+step "2/4 browser tests (wasm-bindgen-test in headless Chromium)"
 export CHROMEDRIVER=/usr/bin/chromedriver
 export WASM_BINDGEN_TEST_TIMEOUT=300
 common='"--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"'
@@ -35,9 +37,13 @@ for mode in webgpu cpu; do
 done
 rm -f webdriver.json
 
-step "3/3 end to end (the release site in headless Chromium, WebGPU and CPU)"
+step "3/4 end to end (the release site in headless Chromium, WebGPU and CPU)"
 trunk build --release --cargo-profile site
 bash scripts/site-size.sh dist
 (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
 node tests/e2e/run.mjs "$root/dist"
+
+step "4/4 other engines (the smoke suite in Gecko and WebKit)"
+xvfb-run -a node tests/e2e/engines/run.mjs "$root/dist"
 echo "screenshots: $root/tests/artifacts/"
+echo "test.sh: ${SECONDS} s in all, setup included"

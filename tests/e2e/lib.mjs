@@ -12,12 +12,20 @@ const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.
   '.safetensors': 'application/octet-stream', '.md': 'text/markdown; charset=utf-8' };
 
 /** Serves `root`; options: `prefix` (serve it under a sub-path, e.g. '/atencao'), `headers(pathname)`
- * (extra response headers, e.g. a CSP or CORS), `log` (an array that receives each requested path). */
-export function serve(root, { prefix = '', headers = () => ({}), log } = {}) {
+ * (extra response headers, e.g. a CSP or CORS), `log` (an array that receives each requested path),
+ * `files` ({ path: [content type, body] } served besides `root`: a test's own pages) and `inject`
+ * (markup put right after `<head>` in every HTML page: a test's recorder, first to run), `port`
+ * (0: any free one). */
+export function serve(root, { prefix = '', headers = () => ({}), log, files = {}, inject, port = 0 } = {}) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://localhost');
     let pathname = decodeURIComponent(url.pathname);
     log?.push(pathname);
+    if (files[pathname]) {
+      const [type, body] = files[pathname];
+      res.writeHead(200, { 'content-type': type, 'cache-control': 'no-cache' });
+      return res.end(body);
+    }
     if (prefix) {
       if (!pathname.startsWith(`${prefix}/`)) { res.writeHead(404); return res.end('not found'); }
       pathname = pathname.slice(prefix.length);
@@ -27,11 +35,14 @@ export function serve(root, { prefix = '', headers = () => ({}), log } = {}) {
     if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
     if (!fs.existsSync(file)) { res.writeHead(404); return res.end('not found'); }
     res.writeHead(200, { 'content-type': MIME[path.extname(file)] ?? 'application/octet-stream', ...headers(pathname) });
+    if (inject && file.endsWith('.html')) {
+      return res.end(fs.readFileSync(file, 'utf8').replace(/<head>/i, (head) => head + inject));
+    }
     // A file can vanish between the check and the read (a suite removing its temporary copy
     // of the site while the browser still asks for it): end that response, not the test run.
     fs.createReadStream(file).on('error', () => res.destroy()).pipe(res);
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
 }
 
 export const counts = { passed: 0, failed: 0 };

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import vm from 'node:vm';
 import { ARTIFACTS, check, assert, serve, pageSettled, pageName } from '../lib.mjs';
 
 const DIST = path.resolve(process.argv[2] ?? 'dist');
@@ -139,9 +140,28 @@ export default async function offline({ browser, mode }) {
     }
   });
 
-  if (mode !== 'cpu') return offlineWebgpu({ browser });
+  // The worker and the caches do not depend on the backend: run.mjs runs this suite once, in
+  // the CPU mode (or in the only mode asked for).
+  await subPathAndNewBuild({ browser, mode });
 
-  await check('[cpu] "salvar para ler offline" keeps the rest of the site, the model included', async () => {
+  await check(`[${mode}] a worker that cannot answer falls through to the network (the Cache API failing, waitUntil refused)`, async () => {
+    const site = 'http://127.0.0.1:9/';
+    const network = (request) => new Response(`network: ${new URL(request.url).pathname}`, { status: 200 });
+    // The Cache API fails on every call; the network answers.
+    let worker = builtWorker(site, { caches: failingCaches(), fetch: async (request) => network(request) });
+    for (const file of ['atencao.js', 'atencao_bg.wasm', 'main.css', 'queries-keys-values.html']) {
+      const answer = await worker.fetch(new Request(site + file), { refuseWaitUntil: true });
+      assert(answer !== null, `${file}: the worker did not answer`);
+      const response = await answer;
+      assert(response.ok && (await response.text()) === `network: /${file}`, `${file}: answered ${response.status}`);
+    }
+    // The network fails too, with nothing kept: the request fails, as it would without a worker.
+    worker = builtWorker(site, { caches: failingCaches(), fetch: async () => { throw new TypeError('offline'); } });
+    const lost = await worker.fetch(new Request(`${site}atencao.js`)).then(() => 'answered', (error) => String(error));
+    assert(lost === 'TypeError: offline', `with neither cache nor network: ${lost}`);
+  });
+
+  await check(`[${mode}] "salvar para ler offline" keeps the rest of the site, the model included`, async () => {
     const { base, context, page, errors, close } = await fresh(browser);
     try {
       await page.goto(`${base}/`);
@@ -165,7 +185,7 @@ export default async function offline({ browser, mode }) {
     }
   });
 
-  await check('[cpu] Save-Data: nothing fetched ahead; the pages and the wasm kept as the reader opens them', async () => {
+  await check(`[${mode}] Save-Data: nothing fetched ahead; the pages and the wasm kept as the reader opens them`, async () => {
     const { log, base, page, errors, close } = await fresh(browser);
     try {
       const cdp = await page.context().newCDPSession(page);
@@ -193,8 +213,43 @@ export default async function offline({ browser, mode }) {
   });
 }
 
-async function offlineWebgpu({ browser }) {
-  await check('[webgpu] under a sub-path, and a new build replaces the old cache', async () => {
+/** A Cache API whose every call fails, as storage can (quota, a profile gone bad). */
+function failingCaches() {
+  const fail = async () => { throw new DOMException('the storage failed', 'UnknownError'); };
+  return { match: fail, open: fail, has: fail, keys: fail, delete: fail };
+}
+
+/** dist/sw.js (this build's, stamped) run in a Node VM with `caches` and `fetch` given. Its
+ * `fetch(request, { refuseWaitUntil })` dispatches a fetch event and returns the promise handed
+ * to respondWith, or null when the worker leaves the request to the network. `refuseWaitUntil`:
+ * waitUntil throws, as in an engine that takes it only while the event is dispatched. */
+function builtWorker(scope, { caches, fetch }) {
+  const listeners = {};
+  const self = {
+    registration: { scope },
+    location: { href: `${scope}sw.js` },
+    navigator: {},
+    addEventListener: (type, listener) => { listeners[type] = listener; },
+    skipWaiting: async () => {},
+    clients: { claim: async () => {} },
+  };
+  const context = vm.createContext({ self, caches, fetch, URL, Request, Response, Headers, DOMException, crypto: globalThis.crypto, setTimeout, Promise, Map, console });
+  vm.runInContext(fs.readFileSync(path.join(DIST, 'sw.js'), 'utf8'), context);
+  return {
+    fetch: async (request, { refuseWaitUntil = false } = {}) => {
+      let answer = null;
+      listeners.fetch({
+        request,
+        respondWith: (promise) => { answer = Promise.resolve(promise); },
+        waitUntil: () => { if (refuseWaitUntil) throw new DOMException('the event is no longer active', 'InvalidStateError'); },
+      });
+      return answer;
+    },
+  };
+}
+
+async function subPathAndNewBuild({ browser, mode }) {
+  await check(`[${mode}] under a sub-path, and a new build replaces the old cache`, async () => {
     const prefix = '/publicado/atencao/';
     const dir = copyOfSite();
     // Only under the prefix, as a site published in a folder.
@@ -243,7 +298,7 @@ async function offlineWebgpu({ browser }) {
           // 'skip-waiting'); seen only after other suites ran in the same browser, never alone.
           // A reader's next visit, once the old build's tabs are closed, is the update's other
           // path: take it, and the cache must be replaced then.
-          console.log(`     [webgpu] the new worker still waited after 40 s with the page open; the page left and came back`);
+          console.log(`     [${mode}] the new worker still waited after 40 s with the page open; the page left and came back`);
           await page.goto('about:blank');
           await page.waitForTimeout(1000);
           await page.goto(site);
