@@ -169,6 +169,12 @@ export function near(text, want, tol = 1e-4) {
   return Math.abs(parsePt(text) - want) <= tol;
 }
 
+/** Fails unless the shown `text` is `want` within `tol`. */
+export function assertNear(name, text, want, tol = 1e-4) {
+  assert(text !== undefined, `${name}: missing`);
+  assert(near(text, want, tol), `${name} = "${text}", want ${want}`);
+}
+
 export async function waitWidget(page, host) {
   await page.waitForSelector(`${host}[data-state=ready]`, { timeout: 30000 });
 }

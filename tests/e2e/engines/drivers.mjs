@@ -14,8 +14,10 @@
 // - `consoleErrors()`: what the engine itself logged as an error, where its protocol reports it
 //   (Chromium and Gecko; WebKit's classic WebDriver has no log, and smoke.mjs also records the
 //   page's own errors with a script the test server puts first in every page);
+// - `screenshot(file)`: a PNG of what the window shows;
 // - `close()`.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 
 export const PHONE = { width: 390, height: 844 };
@@ -42,6 +44,23 @@ export async function launch(engine) {
   throw new Error(`unknown engine ${engine}`);
 }
 
+/** The driver of a playwright or puppeteer page (their calls used here are the same), whose
+ * viewport `resize(size)` sets. */
+function pageDriver(name, browser, page, resize) {
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  return {
+    name,
+    goto: async (url) => { await page.goto(url, { waitUntil: 'load', timeout: 60000 }); },
+    eval: (fn, ...args) => page.evaluate(`(${fn})(...${JSON.stringify(args)})`),
+    phone: (on) => resize(on ? PHONE : DESKTOP),
+    consoleErrors: () => errors.splice(0),
+    screenshot: async (file) => { await page.screenshot({ path: file }); },
+    close: () => browser.close(),
+  };
+}
+
 async function chromium() {
   const { chromium: playwright } = await import('playwright-core');
   const browser = await playwright.launch({
@@ -51,17 +70,7 @@ async function chromium() {
       '--no-first-run', '--disable-dev-shm-usage', '--disable-gpu'],
   });
   const page = await browser.newPage({ viewport: DESKTOP });
-  const errors = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  page.on('pageerror', (e) => errors.push(String(e)));
-  return {
-    name: 'chromium',
-    goto: async (url) => { await page.goto(url, { waitUntil: 'load', timeout: 60000 }); },
-    eval: (fn, ...args) => page.evaluate(`(${fn})(...${JSON.stringify(args)})`),
-    phone: (on) => page.setViewportSize(on ? PHONE : DESKTOP),
-    consoleErrors: () => errors.splice(0),
-    close: () => browser.close(),
-  };
+  return pageDriver('chromium', browser, page, (size) => page.setViewportSize(size));
 }
 
 /** Firefox ESR. `webgpu`: WebGPU on, as Linux has it behind dom.webgpu.enabled; without a GPU
@@ -76,17 +85,7 @@ export async function gecko({ webgpu = false } = {}) {
   });
   const page = await browser.newPage();
   await page.setViewport(DESKTOP);
-  const errors = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  page.on('pageerror', (e) => errors.push(String(e)));
-  return {
-    name: 'gecko',
-    goto: async (url) => { await page.goto(url, { waitUntil: 'load', timeout: 60000 }); },
-    eval: (fn, ...args) => page.evaluate(`(${fn})(...${JSON.stringify(args)})`),
-    phone: (on) => page.setViewport(on ? PHONE : DESKTOP),
-    consoleErrors: () => errors.splice(0),
-    close: () => browser.close(),
-  };
+  return pageDriver('gecko', browser, page, (size) => page.setViewport(size));
 }
 
 /** A free TCP port on 127.0.0.1. */
@@ -162,6 +161,7 @@ async function webkit() {
     eval: (fn, ...args) => run(fn, args),
     phone: async (on) => { phone = on; },
     consoleErrors: () => [],
+    screenshot: async (file) => { fs.writeFileSync(file, await driver.takeScreenshot(), 'base64'); },
     close: async () => { try { await driver.quit(); } finally { server.kill(); } },
   };
 }

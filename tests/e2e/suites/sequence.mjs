@@ -2,7 +2,7 @@
 // Golden values: ../shared/spec/2-modelagem-de-sequencias.md and 3-prestando-atencao.md, section 3,
 // corrected where the inventories mark the article wrong; read back from the widgets' twin tables.
 import path from 'node:path';
-import { ARTIFACTS, check, assert, parsePt, readTable, readResults, readTwin, near, waitWidget, assertMatrix } from '../lib.mjs';
+import { ARTIFACTS, check, assert, assertNear, parsePt, readTable, readResults, readTwin, waitWidget, assertMatrix } from '../lib.mjs';
 
 /** Every page of the two articles with the widgets it holds. */
 const PAGES = {
@@ -37,10 +37,19 @@ async function readRows(page, host, key) {
     Object.fromEntries(rows.filter((tr) => tr.querySelector('td')).map((tr) => [tr.querySelector('th').textContent, tr.querySelector('td').textContent])));
 }
 
-function assertNear(name, text, want, tol = 1e-4) {
-  assert(text !== undefined, `${name}: missing`);
-  assert(near(text, want, tol), `${name} = "${text}", want ${want}`);
+/** Example 1's Table 1 (the three commands), read as { row: { column: text } }: the article's
+ * row order and its transition probabilities. */
+export function assertTable1(t) {
+  assert(Object.keys(t).join(' ') === 'mostre me meus minhas diretórios arquivos fotos por favor', Object.keys(t).join(' '));
+  assertNear('mostre → me', t.mostre.me, 1);
+  assertNear('me → meus', t.me.meus, 2 / 3);
+  assertNear('me → minhas', t.me.minhas, 1 / 3);
+  assertNear('meus → diretórios', t.meus['diretórios'], 0.5);
+  assertNear('fotos → por', t.fotos.por, 1);
 }
+
+/** h_meus × T: the row of "meus" (Example 1). */
+export const LOOKUP_MEUS = [[0, 0, 0, 0, 0.5, 0.5, 0, 0, 0]];
 
 function assertBars(name, got, want) {
   for (const [label, value] of Object.entries(want)) assertNear(`${name} ${label}`, got[label], value);
@@ -168,14 +177,9 @@ export default async function sequence({ page, base, mode }) {
     await goto(page, base, 'matriz-de-transicao', host);
     assert(await page.getAttribute(host, 'data-computed-on') === mode, 'transitions backend');
     const t = await readTwin(page, host, 'transitions');
-    assert(Object.keys(t).join(' ') === 'mostre me meus minhas diretórios arquivos fotos por favor', Object.keys(t).join(' '));
-    assertNear('mostre → me', t.mostre.me, 1);
-    assertNear('me → meus', t.me.meus, 2 / 3);
-    assertNear('me → minhas', t.me.minhas, 1 / 3);
-    assertNear('meus → diretórios', t.meus['diretórios'], 0.5);
-    assertNear('fotos → por', t.fotos.por, 1);
+    assertTable1(t);
     assert(Object.values(t.favor).every((v) => v === '0,0000'), 'favor row is not all zero');
-    assertMatrix('h_meus × T', await readTable(page, 'lookup', host), [[0, 0, 0, 0, 0.5, 0.5, 0, 0, 0]]);
+    assertMatrix('h_meus × T', await readTable(page, 'lookup', host), LOOKUP_MEUS);
     assertMatrix('h_meus', await readTable(page, 'h', host), [[0, 0, 1, 0, 0, 0, 0, 0, 0]]);
     // The widget's own label is typeset (h with a subscript), and read as spoken.
     const hRow = await page.$eval(`${host} table.twin[data-matrix="h"] tr:nth-of-type(2) th`, (th) => [th.innerHTML, th.getAttribute('aria-label')]);
