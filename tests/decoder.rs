@@ -1,7 +1,7 @@
 //! The shipped decoder (static/model/) against the training command's fixture
 //! (tests/fixtures/decoder_fixture.json): candle's last-position logits within 1e-3 on the
 //! CPU and on the GPU (llvmpipe), incremental decoding equal to a full recompute, the same
-//! text from the same seed on both backends, and corrupt files refused with a message.
+//! text from the same seed on both backends, the greedy golden text on both, and corrupt files refused with a message.
 #![cfg(not(target_arch = "wasm32"))]
 
 use atencao::core::decoder::bigram::TokenBigram;
@@ -66,11 +66,48 @@ const OPTS: SamplingOptions = SamplingOptions { temperature: 0.9, top_k: 40, top
 
 /// Feeds the prompt, then samples `steps` tokens through the session (one pass per token).
 async fn generate<E: Executor>(e: &E, weights: std::rc::Rc<DecoderWeights<E::Tensor>>, m: &Model, prompt: &str, steps: usize, seed: u64) -> (Vec<u32>, Vec<f32>) {
+    generate_with(e, weights, m, prompt, steps, seed, &OPTS).await
+}
+
+async fn generate_with<E: Executor>(
+    e: &E,
+    weights: std::rc::Rc<DecoderWeights<E::Tensor>>,
+    m: &Model,
+    prompt: &str,
+    steps: usize,
+    seed: u64,
+    options: &SamplingOptions,
+) -> (Vec<u32>, Vec<f32>) {
     let mut session = Session::start(e, weights, &m.bpe, prompt, seed).unwrap();
     for _ in 0..steps {
-        session.step(e, &OPTS).await.unwrap();
+        session.step(e, options).await.unwrap();
     }
     (session.history().ids.clone(), session.history().logits.clone())
+}
+
+/// The greedy golden text (tests/fixtures/greedy_golden.json): the shipped model, from a fixed
+/// prompt, 40 tokens, always the most likely one. Whatever moves one of the model's choices (an
+/// op, the tokenizer, the weights, the session) shows here as a different text, on either
+/// backend; the browser's playground is held to the same text (tests/e2e/suites/decoder.mjs).
+#[derive(serde::Deserialize)]
+struct GreedyGolden {
+    prompt: String,
+    tokens: usize,
+    text: String,
+}
+
+fn greedy_golden() -> GreedyGolden {
+    serde_json::from_str(include_str!("fixtures/greedy_golden.json")).unwrap()
+}
+
+#[test]
+fn greedy_golden_text_on_the_cpu_and_the_gpu() {
+    let (m, golden, greedy) = (model(), greedy_golden(), SamplingOptions::greedy());
+    let (ids, _) = block_on_ready(generate_with(&Cpu, on_cpu(&m), &m, &golden.prompt, golden.tokens, 1, &greedy));
+    assert_eq!(m.bpe.decode(&ids), golden.text, "the CPU");
+    let Some(gpu) = gpu() else { return };
+    let (ids, _) = pollster::block_on(generate_with(&gpu, on_gpu(&gpu, &m), &m, &golden.prompt, golden.tokens, 1, &greedy));
+    assert_eq!(m.bpe.decode(&ids), golden.text, "the GPU (llvmpipe in the tests)");
 }
 
 fn on_cpu(m: &Model) -> std::rc::Rc<DecoderWeights> {

@@ -152,6 +152,19 @@ export default async function decoder({ page, base, mode, browser }) {
     }
   });
 
+  await check(`[${mode}] playground: greedy, 40 tokens from the golden prompt: exactly the golden text (tests/fixtures/greedy_golden.json)`, async () => {
+    const golden = JSON.parse(fs.readFileSync(path.resolve('tests/fixtures/greedy_golden.json'), 'utf8'));
+    await page.goto(`${base}/${PLAYGROUND}`);
+    await ready(page, HOST);
+    await page.fill(`${HOST} [data-control=temperature]`, '0');
+    await page.fill(`${HOST} [data-control=tokens]`, String(golden.tokens));
+    await page.fill(`${HOST} [data-control=prompt]`, golden.prompt);
+    await page.click(`${HOST} [data-action=generate]`);
+    await ready(page, HOST);
+    const text = await page.textContent(`${HOST} .decoder-text`);
+    assert(text === golden.text, `greedy text on ${mode}:\n${JSON.stringify(text)}\nwant\n${JSON.stringify(golden.text)}`);
+  });
+
   await check(`[${mode}] playground: "Gerar" right after typing a prompt works on the first click`, async () => {
     await page.goto(`${base}/${PLAYGROUND}?preset=capitu`);
     await ready(page, HOST);
