@@ -2,14 +2,15 @@
 // (SwiftShader) and once without a GPU (CPU fallback). Usage: node tests/e2e/run.mjs [dist]
 //
 // Each suite in suites/ covers one part of the site and reads golden numbers back from the
-// widgets' table twins. E2E_MODES=webgpu,cpu and E2E_SUITES=foundation,vectorization,… pick
+// widgets' table twins. E2E_MODES=webgpu,cpu and E2E_SUITES=site,attention,… pick
 // a subset while developing; the suites in ONCE run in one mode only. Screenshots go to
 // tests/artifacts/. Ends with "N passed, M failed".
 import { chromium } from 'playwright-core';
 import path from 'node:path';
 
 import { counts, check, assert, serve, mountingBrowser } from './lib.mjs';
-import foundation from './suites/foundation.mjs';
+import site from './suites/site.mjs';
+import attention from './suites/attention.mjs';
 import prerender from './suites/prerender.mjs';
 import vectorization from './suites/vectorization.mjs';
 import decoder from './suites/decoder.mjs';
@@ -20,7 +21,6 @@ import hood from './suites/hood.mjs';
 import offline from './suites/offline.mjs';
 import robust from './suites/robust.mjs';
 import a11y from './suites/a11y.mjs';
-import content2 from './suites/content2.mjs';
 import home from './suites/home.mjs';
 import train from './suites/train.mjs';
 
@@ -34,10 +34,9 @@ const MODES = {
   cpu: [...BASE_ARGS, '--disable-gpu'],
 };
 
-/** Suites in running order; foundation first (it checks the backend the others rely on). */
-const SUITES = { foundation, prerender, vectorization, sequence, transformer, decoder, embed, hood, offline, robust, a11y };
-// The soft dictionary and the gradient checker (issue 22).
-SUITES.content2 = content2;
+/** Suites in running order, each named by its topic (as the folders of core and the widgets);
+ * site first (it checks the backend the others rely on). */
+const SUITES = { site, attention, prerender, vectorization, sequence, transformer, decoder, embed, hood, offline, robust, a11y };
 // The home page, reading progress, the folding contents and the phone's menu (issue 22).
 SUITES.home = home;
 // Training in the browser (issue 23).

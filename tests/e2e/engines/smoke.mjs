@@ -6,7 +6,7 @@
 import path from 'node:path';
 
 import { ARTIFACTS, check, assert, assertMatrix, assertNear, parsePt } from '../lib.mjs';
-import { GOLDEN, ATTENTION_PAGE } from '../suites/foundation.mjs';
+import { GOLDEN, ATTENTION_PAGE } from '../suites/attention.mjs';
 import { assertTable1, LOOKUP_MEUS } from '../suites/sequence.mjs';
 
 /** sessionStorage key under which the recorder (RECORDER, put first in every page) keeps errors. */

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ARTIFACTS, check, assert, parsePt, readTable, readResults, readTwin, assertMatrix, serve } from '../lib.mjs';
-import { GOLDEN } from './foundation.mjs';
+import { GOLDEN } from './attention.mjs';
 
 const DIST = path.resolve(process.argv[2] ?? 'dist');
 const PREFIX = '/atencao';

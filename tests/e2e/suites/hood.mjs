@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ARTIFACTS, check, assert, waitWidget, pageSettled } from '../lib.mjs';
-import { ATTENTION_PAGE } from './foundation.mjs';
+import { ATTENTION_PAGE } from './attention.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const HOST = '[data-widget=attention]';

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ARTIFACTS, check, assert, readTable, waitWidget } from '../lib.mjs';
-import { GOLDEN, ATTENTION_PAGE } from './foundation.mjs';
+import { GOLDEN, ATTENTION_PAGE } from './attention.mjs';
 
 const DIST = path.resolve(process.argv[2] ?? 'dist');
 const ATTENTION = '[data-widget=attention]';

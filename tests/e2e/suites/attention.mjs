@@ -1,10 +1,27 @@
-// Content and reading path (issue 22): the soft dictionary ("Explicando Transformers") and the
-// gradient checker ("Prestando atenção", differentiable attention). Golden values: the
-// textbook's Example 2 (../shared/spec/4-transformer.md, section 3) read as a dictionary, and
-// the softmax Jacobian of the softmax lab's scores; everything else is recomputed here from the
-// numbers the widgets show.
+// The attention widgets (src/web/widgets/attention): the attention widget (Example 2, golden
+// values from ../shared/spec/4-transformer.md, corrected where the article is wrong; its heatmaps,
+// bars, tooltip, causal mask and a non-numeric cell), the masked softmax, the soft dictionary
+// ("Explicando Transformers": Example 2 read as a dictionary) and the gradient checker ("Prestando
+// atenção", differentiable attention: the softmax Jacobian and central differences, and a whole
+// decoder's backward pass). Everything not golden is recomputed here from the numbers shown.
 import path from 'node:path';
-import { ARTIFACTS, check, assert, parsePt, readTwin, waitWidget } from '../lib.mjs';
+import { ARTIFACTS, check, assert, assertNear, parsePt, readTable, readTwin, waitWidget, assertMatrix, waitReady } from '../lib.mjs';
+
+// Golden values: ../shared/spec/4-transformer.md, textbook Example 2 (corrected where the article is wrong).
+export const GOLDEN = {
+  q: [[0.1, 0.2, 0.3], [0.4, 0.5, 0.6], [0.5, 0.7, 0.9]],
+  k: [[0.9, 0.8, 0.7], [0.6, 0.5, 0.4], [1.5, 1.3, 1.1]],
+  v: [[0.2, 0.4, 0.6], [0.1, 0.3, 0.5], [0.3, 0.7, 1.1]],
+  scores: [[0.2656, 0.1617, 0.4272], [0.6813, 0.4215, 1.1027], [0.9469, 0.5831, 1.5300]],
+  weights: [[0.3250, 0.2929, 0.3820], [0.3035, 0.2340, 0.4625], [0.2868, 0.1994, 0.5138]],
+  output: [[0.2089, 0.4853, 0.7617], [0.2228, 0.5154, 0.8079], [0.2314, 0.5342, 0.8370]],
+};
+export const GOLDEN_CAUSAL = {
+  weights: [[1, 0, 0], [0.5646, 0.4354, 0], [0.2868, 0.1994, 0.5138]],
+  output: [[0.2, 0.4, 0.6], [0.1565, 0.3565, 0.5565], [0.2314, 0.5342, 0.8370]],
+};
+export const ATTENTION_PAGE = 'queries-keys-values.html';
+
 
 const DICT = '[data-widget=soft-dictionary]';
 const GRAD = '[data-widget=gradient-check]:not([data-part])';
@@ -39,11 +56,6 @@ async function editorValues(page, host, key) {
   });
 }
 
-function assertNear(name, text, want, tol = 1e-4) {
-  assert(text !== undefined, `${name}: missing`);
-  assert(Math.abs(parsePt(text) - want) <= tol, `${name} = "${text}", want ${want}`);
-}
-
 /** Runs an edit and waits for its result. The widgets leave "ready" in the edit's own event
  * handler (loading, or error at once), so waiting for ready or error afterwards sees the new one. */
 async function afterEdit(page, host, action) {
@@ -51,7 +63,108 @@ async function afterEdit(page, host, action) {
   return settled(page, host);
 }
 
-export default async function content2({ page, base, mode }) {
+export default async function attention({ page, base, mode }) {
+  await check(`[${mode}] attention widget shows the golden Example 2`, async () => {
+    await page.goto(`${base}/${ATTENTION_PAGE}`);
+    await waitReady(page);
+    const computedOn = await page.getAttribute('[data-widget=attention]', 'data-computed-on');
+    assert(computedOn === mode, `computed on ${computedOn}`);
+    for (const [key, want] of Object.entries(GOLDEN)) assertMatrix(key, await readTable(page, key), want);
+  });
+
+  await check(`[${mode}] results dim only while an update takes longer than 150 ms`, async () => {
+    // Dimming results for the frame or two of a quick update flickered on every keystroke.
+    const seen = await page.evaluate(async () => {
+      const widget = document.querySelector('[data-widget=attention]');
+      const outputs = widget.querySelector('.widget-outputs');
+      const opacity = () => getComputedStyle(outputs).opacity;
+      const after = (ms) => new Promise((resolve) => setTimeout(() => resolve(opacity()), ms));
+      widget.dataset.state = 'loading';
+      const first = opacity();
+      const quick = await after(60);
+      const slow = await after(240);
+      widget.dataset.state = 'ready';
+      return { first, quick, slow, ready: opacity() };
+    });
+    assert(seen.first === '1' && seen.quick === '1' && seen.slow === '0.6' && seen.ready === '1', `opacity ${JSON.stringify(seen)}`);
+  });
+
+  await check(`[${mode}] heatmaps are drawn (canvas pixels) and the twin tables toggle`, async () => {
+    const stats = await page.$eval('[data-widget=attention] [data-matrix=weights] canvas', (canvas) => {
+      const ctx = canvas.getContext('2d');
+      const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
+      let painted = 0;
+      for (let i = 3; i < data.length; i += 4) if (data[i] > 0) painted++;
+      return { painted, total: data.length / 4, width: canvas.width };
+    });
+    assert(stats.painted > stats.total * 0.3, `only ${stats.painted}/${stats.total} pixels painted`);
+    assert(stats.width > 100, `canvas ${stats.width}px wide`);
+    assert(await page.isHidden('table.twin[data-matrix=weights]'), 'twin table visible before toggle');
+    await page.click('[data-widget=attention] [data-action=twins]');
+    assert(await page.isVisible('table.twin[data-matrix=weights]'), 'twin table hidden after toggle');
+    await page.screenshot({ path: path.join(ARTIFACTS, `attention-${mode}.png`), fullPage: true });
+  });
+
+  await check(`[${mode}] bar chart shows the chosen query's weights (x₂ by default)`, async () => {
+    const bars = async () => page.$$eval('[data-widget=attention] table.twin[data-bars=query-weights] td', (tds) => tds.map((td) => td.textContent));
+    assertMatrix('x₂ weights', [await bars()], [GOLDEN.weights[1]]);
+    await page.selectOption('[data-widget=attention] [data-control=query]', '2');
+    await waitReady(page);
+    assertMatrix('x₃ weights', [await bars()], [GOLDEN.weights[2]]);
+    const caption = await page.textContent('[data-widget=attention] [data-bars=query-weights] figcaption');
+    assert(caption.includes('x₃'), caption);
+  });
+
+  await check(`[${mode}] hovering a cell shows its value`, async () => {
+    const canvas = await page.$('[data-widget=attention] [data-matrix=weights] canvas');
+    const box = await canvas.boundingBox();
+    // Bottom-right cell: last row, last column (labels sit left and top; 4px margin right and bottom).
+    await canvas.hover({ position: { x: box.width - 12, y: box.height - 12 } });
+    const tip = await page.textContent('[data-widget=attention] [data-matrix=weights] .mv-tooltip');
+    assert(tip.includes('0,5138'), `tooltip says "${tip}"`);
+  });
+
+  await check(`[${mode}] causal mask gives the corrected causal weights and output`, async () => {
+    await page.check('[data-widget=attention] [data-control=causal]');
+    await waitReady(page);
+    assertMatrix('causal weights', await readTable(page, 'weights'), GOLDEN_CAUSAL.weights);
+    assertMatrix('causal output', await readTable(page, 'output'), GOLDEN_CAUSAL.output);
+    const scores = await readTable(page, 'scores');
+    assert(scores[0][1] === '−∞' && scores[0][2] === '−∞' && scores[1][2] === '−∞', `masked scores ${scores}`);
+    await page.uncheck('[data-widget=attention] [data-control=causal]');
+    await waitReady(page);
+  });
+
+  await check(`[${mode}] a non-numeric cell gives a message and keeps the text`, async () => {
+    const cell = '[data-widget=attention] [data-editor=x] input >> nth=1';
+    await page.fill(cell, '<img src=x onerror=window.__pwned=1>');
+    await page.waitForSelector('[data-widget=attention][data-state=error]');
+    const message = await page.textContent('[data-widget=attention] .widget-error');
+    assert(message.includes('não é um número') && message.includes('linha 1, coluna 2'), message);
+    assert((await page.inputValue(cell)).startsWith('<img'), 'the typed text was lost');
+    assert(!(await page.evaluate(() => window.__pwned)), 'payload executed');
+    await page.fill(cell, '0');
+    await waitReady(page);
+    assertMatrix('weights after fix', await readTable(page, 'weights'), GOLDEN.weights);
+  });
+
+
+  await check(`[${mode}] masked softmax: the explicando-transformers mask example`, async () => {
+    const host = '[data-widget=masked-softmax]';
+    await page.goto(`${base}/autorregressao-e-mascara.html`);
+    await waitWidget(page, host);
+    assert(await page.getAttribute(host, 'data-computed-on') === mode, 'masked softmax backend');
+    assertMatrix('masked weights', await readTable(page, 'weights', host), [[1, 0, 0], [0.0590, 0.9410, 0], [0.1232, 0.7991, 0.0777]]);
+    const masked = await readTable(page, 'masked', host);
+    assert(masked[0][1] === '−∞' && masked[1][2] === '−∞' && masked[2][0] === '−1,8100', JSON.stringify(masked));
+    await page.uncheck(`${host} [data-control=causal]`);
+    await waitWidget(page, host);
+    const open = await readTable(page, 'weights', host);
+    // Without the mask row 1 also sees the future: softmax(6,32; −1,12; 1,32).
+    assertMatrix('row 1 unmasked', [open[0]], [[0.9927, 0.0006, 0.0067]]);
+  });
+
+
   await check(`[${mode}] soft dictionary: Example 2's keys, values and q₂ give 1,18 / 0,73 / 1,91, weights 0,3035 / 0,2340 / 0,4625, soft lookup [0,2228; 0,5154; 0,8079], hard v₃`, async () => {
     await page.goto(`${base}/${DICT_PAGE}`);
     await waitWidget(page, DICT);
@@ -109,7 +222,7 @@ export default async function content2({ page, base, mode }) {
     assert(parsePt(w['k₃']) > 0.999, `w₃ at β = 32: ${w['k₃']}`);
     const lookups = await readTwin(page, DICT, 'lookups');
     for (const c of ['1', '2', '3']) assertNear(`soft ≈ hard, column ${c}`, lookups['suave'][c], parsePt(lookups['rígida (v₃)'][c]), 1e-3);
-    await page.screenshot({ path: path.join(ARTIFACTS, `content2-soft-dictionary-${mode}.png`), fullPage: false });
+    await page.screenshot({ path: path.join(ARTIFACTS, `attention-soft-dictionary-${mode}.png`), fullPage: false });
   });
 
   await check(`[${mode}] soft dictionary: a cell that is not a number (text, empty, NaN) is named; restoring the example brings it back`, async () => {
@@ -179,7 +292,7 @@ export default async function content2({ page, base, mode }) {
     const error = Number(await page.getAttribute(`${GRAD} table[data-results=gradient-error]`, 'data-max-rel-error'));
     assert(error > 0.1, `f32 at h = 1e-10: ${error}`);
     assert((await page.textContent(`${GRAD} .gradient-results`)).includes('discordam'), 'the verdict says they disagree');
-    await page.screenshot({ path: path.join(ARTIFACTS, `content2-gradient-check-${mode}.png`), fullPage: false });
+    await page.screenshot({ path: path.join(ARTIFACTS, `attention-gradient-check-${mode}.png`), fullPage: false });
   });
 
   await check(`[${mode}] gradient check of the whole decoder: one probe per weight tensor, within 5 % at h = 10⁻³ (f32), worse at 10⁻⁸; too short a text is named`, async () => {
@@ -197,7 +310,7 @@ export default async function content2({ page, base, mode }) {
     assert(noisy > 10 * error, `h = 1e-8: ${noisy} against ${error}`);
     const state = await afterEdit(page, GRAD_MODEL, () => edit(page, `${GRAD_MODEL} [data-control=model-text]`, 'aa'));
     assert(state === 'error' && (await errorText(page, GRAD_MODEL)).includes('3 caracteres'), await errorText(page, GRAD_MODEL));
-    await page.screenshot({ path: path.join(ARTIFACTS, `content2-gradient-model-${mode}.png`), fullPage: false });
+    await page.screenshot({ path: path.join(ARTIFACTS, `attention-gradient-model-${mode}.png`), fullPage: false });
   });
 
   await check(`[${mode}] gradient check: a cell that is not a number is named`, async () => {
