@@ -132,6 +132,20 @@ export function mountingBrowser(browser) {
   return browser;
 }
 
+/** The mean luminance of the opaque pixels of the canvas at `selector` (Playwright's selectors
+ * reach into open shadow roots): how light a heatmap is drawn, in either theme. */
+export async function meanLuminance(page, selector) {
+  return page.$eval(selector, (canvas) => {
+    const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+    let sum = 0;
+    let n = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      if (data[i + 3] === 255) { sum += 0.2126 * data[i] + 0.7152 * data[i + 1] + 0.0722 * data[i + 2]; n++; }
+    }
+    return sum / n;
+  });
+}
+
 /** "−0,5000" → -0.5; "−∞" → -Infinity. */
 export function parsePt(text) {
   const t = text.trim().replace('−', '-');

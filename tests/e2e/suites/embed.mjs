@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ARTIFACTS, check, assert, parsePt, readTable, readResults, readTwin, assertMatrix, serve } from '../lib.mjs';
+import { ARTIFACTS, check, assert, parsePt, readTable, readResults, readTwin, assertMatrix, serve, meanLuminance } from '../lib.mjs';
 import { GOLDEN } from './attention.mjs';
 
 const DIST = path.resolve(process.argv[2] ?? 'dist');
@@ -108,18 +108,6 @@ async function widgetLook(page, host) {
   });
 }
 
-async function meanLuminance(page, host) {
-  return page.$eval(host, (el) => {
-    const canvas = el.shadowRoot.querySelector('[data-matrix=q] canvas');
-    const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
-    let sum = 0;
-    let n = 0;
-    for (let i = 0; i < data.length; i += 4) {
-      if (data[i + 3] === 255) { sum += 0.2126 * data[i] + 0.7152 * data[i + 1] + 0.0722 * data[i + 2]; n++; }
-    }
-    return sum / n;
-  });
-}
 
 export default async function embed({ mode, browser }) {
   // The site under /atencao/, CORS on every file; the blog posts in it also get the strict CSP.
@@ -261,12 +249,12 @@ export default async function embed({ mode, browser }) {
     const { context, page, errors } = await openPage(browser, { colorScheme: 'light' });
     await page.goto(`${siteOrigin}${POST}`);
     await page.waitForSelector('#atencao[data-state=ready]', { timeout: 30000 });
-    const light = await meanLuminance(page, '#atencao');
+    const light = await meanLuminance(page, '#atencao [data-matrix=q] canvas');
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.waitForFunction(() => matchMedia('(prefers-color-scheme: dark)').matches);
     await page.waitForTimeout(300);
     await page.waitForSelector('#atencao[data-state=ready]');
-    const dark = await meanLuminance(page, '#atencao');
+    const dark = await meanLuminance(page, '#atencao [data-matrix=q] canvas');
     assert(dark < light - 40, `heatmap luminance light ${light.toFixed(0)} vs dark ${dark.toFixed(0)}`);
     const bg = await page.$eval('#atencao', (el) => getComputedStyle(el.shadowRoot.querySelector('.widget')).backgroundColor);
     assert(bg === 'rgb(13, 17, 23)', `widget background ${bg} in the dark theme`);

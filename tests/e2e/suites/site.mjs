@@ -2,7 +2,7 @@
 // aside, ?backend=), the table of contents, every page rendered with MathML, the phone's menu and
 // the dark theme. Runs first: it checks the backend the other suites rely on.
 import path from 'node:path';
-import { ARTIFACTS, check, assert, readTable, assertMatrix, waitReady, pageSettled } from '../lib.mjs';
+import { ARTIFACTS, check, assert, readTable, assertMatrix, waitReady, pageSettled, meanLuminance } from '../lib.mjs';
 import { GOLDEN, ATTENTION_PAGE } from './attention.mjs';
 
 export default async function site({ page, base, mode }) {
@@ -113,27 +113,19 @@ export default async function site({ page, base, mode }) {
   await check(`[${mode}] dark theme follows prefers-color-scheme`, async () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     // Mean luminance of the painted pixels of the Q heatmap, in each theme.
-    const meanLuminance = () => page.$eval('[data-widget=attention] [data-matrix=q] canvas', (canvas) => {
-      const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
-      let sum = 0;
-      let n = 0;
-      for (let i = 0; i < data.length; i += 4) {
-        if (data[i + 3] === 255) { sum += 0.2126 * data[i] + 0.7152 * data[i + 1] + 0.0722 * data[i + 2]; n++; }
-      }
-      return sum / n;
-    });
+    const luminance = () => meanLuminance(page, '[data-widget=attention] [data-matrix=q] canvas');
     await page.emulateMedia({ colorScheme: 'light' });
     await page.goto(`${base}/${ATTENTION_PAGE}`);
     await page.reload();
     await waitReady(page);
-    const light = await meanLuminance();
+    const light = await luminance();
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.waitForFunction(() => matchMedia('(prefers-color-scheme: dark)').matches);
     // The theme switch alone (no reload) must redraw the canvases.
     await page.waitForFunction(() => document.querySelector('[data-widget=attention]').dataset.state === 'ready');
     await page.waitForTimeout(300);
     await waitReady(page);
-    const dark = await meanLuminance();
+    const dark = await luminance();
     assert(dark < light - 40, `heatmap luminance light ${light.toFixed(0)} vs dark ${dark.toFixed(0)}`);
     const bg = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
     const [r, g, b] = bg.match(/\d+/g).map(Number);
