@@ -51,6 +51,35 @@ pub fn shared_decimals(values: impl IntoIterator<Item = f32>, decimals: usize) -
     (0..most).find(|&places| exact(places)).unwrap_or(most)
 }
 
+/// The ticks of a plot's axis from `lo` to `hi`: multiples of a step of 1, 2 or 5 × 10ⁿ, the
+/// one nearest (on a log scale) to a quarter of the range, so a reader reads values off them
+/// (3,4 · 3,6 · 3,8 …), never the fifths of an arbitrary range (3,39 · 3,87 · 4,35). `whole`: an
+/// axis that counts (steps, days, tokens) steps by at least 1. A range that is empty or not
+/// finite gets the one tick `lo`.
+pub fn axis_ticks(lo: f64, hi: f64, whole: bool) -> Vec<f64> {
+    let span = hi - lo;
+    if !(span > 0.0 && span.is_finite() && lo.is_finite()) {
+        return vec![lo];
+    }
+    let raw = span / 4.0;
+    let power = 10f64.powf(raw.log10().floor());
+    let ratio = raw / power;
+    let mantissa = if ratio >= 50f64.sqrt() {
+        10.0
+    } else if ratio >= 10f64.sqrt() {
+        5.0
+    } else if ratio >= 2f64.sqrt() {
+        2.0
+    } else {
+        1.0
+    };
+    let step = if whole { (mantissa * power).max(1.0) } else { mantissa * power };
+    // A hair of slack at both ends, so 0,1 · 3 lands on the tick at 0,3 despite rounding.
+    let slack = step * 1e-9;
+    let first = ((lo - slack) / step).ceil() as i64;
+    (first..).map(|k| k as f64 * step).take_while(|&v| v <= hi + slack).collect()
+}
+
 /// Parses a cell typed by a reader: "0,5", "0.5", "-1", "−1", "1e-3", surrounding spaces.
 /// Returns `None` for anything that is not a finite number.
 pub fn parse_pt(text: &str) -> Option<f32> {
@@ -76,6 +105,35 @@ pub fn parse_pt(text: &str) -> Option<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Round ticks: the training curve's 3,39 … 4,35 reads 3,4 · 3,6 … 4,2; every tick is a
+    /// multiple of a 1-2-5 step inside the range, two to seven of them; counts tick by whole
+    /// numbers; a flat range has one tick.
+    #[test]
+    fn axis_ticks_are_round_and_inside_the_range() {
+        let rounded = |ticks: Vec<f64>| ticks.iter().map(|t| (t * 1e9).round() / 1e9).collect::<Vec<_>>();
+        assert_eq!(rounded(axis_ticks(3.39, 4.35, false)), vec![3.4, 3.6, 3.8, 4.0, 4.2]);
+        assert_eq!(rounded(axis_ticks(2.3, 4.4, false)), vec![2.5, 3.0, 3.5, 4.0]);
+        assert_eq!(rounded(axis_ticks(0.0, 1.0, false)), vec![0.0, 0.2, 0.4, 0.6, 0.8, 1.0]);
+        assert_eq!(axis_ticks(0.0, 500.0, true), vec![0.0, 100.0, 200.0, 300.0, 400.0, 500.0]);
+        assert_eq!(axis_ticks(1.0, 3.0, true), vec![1.0, 2.0, 3.0]);
+        assert_eq!(axis_ticks(-0.9, 0.9, false), vec![-0.5, 0.0, 0.5]);
+        assert_eq!(axis_ticks(2.0, 2.0, false), vec![2.0]);
+        assert_eq!(axis_ticks(f64::NAN, 1.0, false).len(), 1);
+        let mut rng = crate::rng::Rng::new(7);
+        for _ in 0..2000 {
+            let lo = (rng.next_f32() as f64 - 0.5) * 10f64.powi((rng.next_f32() * 8.0) as i32 - 3);
+            let hi = lo + rng.next_f32() as f64 * 10f64.powi((rng.next_f32() * 8.0) as i32 - 3) + 1e-6;
+            let ticks = axis_ticks(lo, hi, false);
+            assert!((2..=7).contains(&ticks.len()), "{lo} … {hi}: {ticks:?}");
+            let step = if ticks.len() > 1 { ticks[1] - ticks[0] } else { 1.0 };
+            let mantissa = step / 10f64.powf(step.log10().floor());
+            assert!([1.0, 2.0, 5.0, 10.0].iter().any(|m| (mantissa - m).abs() < 1e-6), "{lo} … {hi}: step {step}");
+            for t in &ticks {
+                assert!(*t >= lo - step * 1e-6 && *t <= hi + step * 1e-6, "{lo} … {hi}: {t}");
+            }
+        }
+    }
 
     #[test]
     fn formats_with_comma_and_true_minus() {

@@ -13,7 +13,7 @@ use std::cell::RefCell;
 
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement};
 
-use crate::core::format::format_pt_short;
+use crate::core::format::{axis_ticks, format_pt_short};
 use crate::core::sequence::sparsity::power_of_ten;
 use crate::site::notation::plain;
 
@@ -115,24 +115,14 @@ fn text_width(text: &str) -> f64 {
 }
 
 /// Ticks of an axis between `lo` and `hi` (already in log10 on a log axis): every power of
-/// ten on a log axis (thinned to at most 6), else 5 evenly spaced values.
+/// ten on a log axis (thinned to at most 6), else round values (`core::format::axis_ticks`).
 fn ticks(lo: f64, hi: f64, log: bool) -> Vec<f64> {
     if log {
         let (first, last) = (lo.round() as i32, hi.round() as i32);
         let every = ((last - first) / 5 + 1).max(1);
         return (first..=last).filter(|e| (e - first) % every == 0 || *e == last).map(f64::from).collect();
     }
-    (0..=4).map(|k| lo + (hi - lo) * k as f64 / 4.0).collect()
-}
-
-/// Ticks of an axis that counts (steps, days, tokens): whole numbers 1, 2 or 5 × 10ⁿ apart,
-/// about 4 intervals between `lo` and `hi`, so none reads "31,25".
-fn whole_ticks(lo: f64, hi: f64) -> Vec<f64> {
-    let raw = ((hi - lo) / 4.0).max(1.0);
-    let magnitude = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * magnitude).find(|&s| s >= raw).unwrap_or(10.0 * magnitude);
-    let first = (lo / step).ceil() as i64;
-    (first..).map(|k| k as f64 * step).take_while(|&v| v <= hi + 1e-9).collect()
+    axis_ticks(lo, hi, false)
 }
 
 impl LinePlot {
@@ -189,9 +179,15 @@ impl LinePlot {
             (x0, x1) = (x0.floor(), x1.ceil().max(x0.floor() + 1.0));
         }
 
-        let tick_text = |v: f64, log: bool| if log { power_of_ten(v.round() as i32) } else { format_pt_short(v as f32, 2) };
+        // As many places as the ticks' step needs (0,05 apart: two), so no two read alike.
+        let places = |ticks: &[f64]| match ticks {
+            [a, b, ..] => (-(b - a).log10().floor()).clamp(0.0, 6.0) as usize,
+            _ => 2,
+        };
+        let tick_text = |v: f64, log: bool, places: usize| if log { power_of_ten(v.round() as i32) } else { format_pt_short(v as f32, places) };
         let y_ticks = ticks(y0, y1, axes.log_y);
-        let widest_tick = y_ticks.iter().map(|&v| text_width(&tick_text(v, axes.log_y))).fold(0.0, f64::max);
+        let y_places = places(&y_ticks);
+        let widest_tick = y_ticks.iter().map(|&v| text_width(&tick_text(v, axes.log_y, y_places))).fold(0.0, f64::max);
         let (left, right, top) = (widest_tick + 26.0, 16.0, 10.0);
         // The legend flows under the plot, wrapping where the canvas ends.
         let mut legend = Vec::with_capacity(series.len());
@@ -228,15 +224,17 @@ impl LinePlot {
             ctx.move_to(left, y);
             ctx.line_to(w - right, y);
             ctx.stroke();
-            let _ = ctx.fill_text(&tick_text(v, axes.log_y), left - 5.0, y);
+            let _ = ctx.fill_text(&tick_text(v, axes.log_y, y_places), left - 5.0, y);
         }
         ctx.stroke_rect(left, top, plot_w, plot_h);
         ctx.set_text_align("center");
         // An x axis of whole numbers only (steps, days, tokens) gets whole ticks.
         let counts = !axes.log_x && !xs.is_empty() && xs.iter().all(|x| x.fract() == 0.0);
-        for v in if counts { whole_ticks(x0, x1) } else { ticks(x0, x1, axes.log_x) } {
+        let x_ticks = if counts { axis_ticks(x0, x1, true) } else { ticks(x0, x1, axes.log_x) };
+        let x_places = places(&x_ticks);
+        for &v in &x_ticks {
             let x = left + plot_w * (v - x0) / (x1 - x0);
-            let _ = ctx.fill_text(&tick_text(v, axes.log_x), x, top + plot_h + 10.0);
+            let _ = ctx.fill_text(&tick_text(v, axes.log_x, x_places), x, top + plot_h + 10.0);
         }
         let _ = ctx.fill_text(&axes.x_label, left + plot_w / 2.0, top + plot_h + 26.0);
         ctx.save();

@@ -180,7 +180,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     let message = live_note("train-message wide");
     let status = dom::el("div", "train-status");
     let plot = LinePlot::new("loss", "Perda de treino e de validação, passo a passo");
-    let samples_heading = dom::text("h4", "wide", "Amostras do modelo, da primeira à mais recente");
+    let samples_heading = dom::text("h4", "wide", "Amostras do modelo: a primeira e as mais recentes");
     let samples = dom::el("div", "train-samples wide");
     let attention = DenseHeatmap::new("train-attention", Scale::Probability);
     let probe = dom::el("p", "train-probe wide");
