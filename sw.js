@@ -138,13 +138,11 @@ self.addEventListener('fetch', (event) => {
   const file = INDEX.get(path);
   // Unknown files go to the network; the model's files are model_store's business.
   if (!file || file.group === 'model') return;
-  const answer = request.mode === 'navigate' || path.endsWith('.html') ? networkFirst(event, path) : cacheFirst(event, path);
-  // Whatever goes wrong in here (the Cache API refusing or failing, a copy that cannot be kept),
-  // the request falls through to the network as if there were no worker: a worker that cannot
-  // answer never fails a load (Firefox logged "A ServiceWorker intercepted the request and
-  // encountered an unexpected error" for atencao.js once, issue 40). Only when the network fails
-  // too, with nothing kept, does the request fail, as it would without a worker.
-  event.respondWith(answer.catch(() => fetch(request)));
+  // Whatever goes wrong in the worker's own steps (the Cache API refusing or failing: `kept`; a
+  // copy that cannot be kept: `remember`) leaves the request to the network, as if there were no
+  // worker (issue 40). Only a failed fetch, with nothing kept, fails the request, once, as it
+  // would without a worker.
+  event.respondWith(request.mode === 'navigate' || path.endsWith('.html') ? networkFirst(event, path) : cacheFirst(event, path));
 });
 
 /** First 16 hex digits of the SHA-256 of `bytes`, as scripts/sw-precache.sh writes them. */

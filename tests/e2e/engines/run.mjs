@@ -4,8 +4,8 @@
 // CPU path. Then, in Gecko with dom.webgpu.enabled, the WebGPU path where Firefox gives an adapter
 // (what it gives is printed, and written to tests/artifacts/measurements.txt).
 // Usage: xvfb-run -a node tests/e2e/engines/run.mjs [dist] ; ENGINES=gecko,webkit,chromium picks
-// the engines (chromium runs the same suite, to check the suite itself). Ends with
-// "N passed, M failed".
+// the engines (chromium runs the same suite, to check the suite itself); GECKO_WEBGPU=0 skips
+// Firefox's WebGPU. Ends with "N passed, M failed".
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -24,11 +24,12 @@ async function siteServer() {
   const options = { inject: RECORDER, files: PHONE_FILES };
   let server = await serve(DIST, options);
   const { port } = server.address();
+  const down = async () => { server.closeAllConnections(); await new Promise((resolve) => server.close(resolve)); };
   return {
     base: `http://127.0.0.1:${port}`,
-    down: async () => { server.closeAllConnections(); await new Promise((resolve) => server.close(resolve)); },
+    down,
     up: async () => { server = await serve(DIST, { ...options, port }); },
-    close: async () => { server.closeAllConnections(); await new Promise((resolve) => server.close(resolve)); },
+    close: down,
   };
 }
 
