@@ -8,11 +8,11 @@
 //! computations (attention traces, blocks, the decoder) are written once, generic over
 //! `Executor`, so both backends run the very same sequence of ops.
 
-use super::error::Result;
-use super::matrix::Matrix;
-use super::op::{ids_tensor, Dims, Op};
-use super::ops::{self, SoftmaxOptions};
-use super::training::optim::{self, AdamWStep};
+use crate::error::Result;
+use crate::matrix::{Dims, Matrix};
+use crate::op::{ids_tensor, Op};
+use crate::ops::adamw::{self, AdamWStep};
+use crate::ops::{self, SoftmaxOptions};
 
 /// Which hardware ran a computation; shown in the footer badge and on `<html data-backend>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,7 +75,7 @@ pub trait Executor {
     fn write_rows(&self, dst: &mut Self::Tensor, at: usize, src: &Self::Tensor) -> Result<()>;
 
     /// One AdamW step of θ with its moments m, v, all three updated in place, from the
-    /// gradient and the squared global norm (1,1) that sets the clipping (`optim::adamw`).
+    /// gradient and the squared global norm (1,1) that sets the clipping (`ops::adamw::adamw`).
     /// In place rather than an op returning new tensors: a step updates every weight and both
     /// moments, and fresh buffers for all of them each step would churn the GPU's pool (it
     /// keeps a few buffers per size) for no gain, since the old values are never read again.
@@ -164,7 +164,7 @@ pub trait Executor {
         single(self.apply(Op::Rows { start, end }, &[a]))
     }
 
-    // The training ops (gradients, loss, optimiser): see `core::training::backward`.
+    // The training ops (gradients, loss, optimiser): see `core::ops::backward`.
 
     /// Aᵀ (m,k) · B, A (k,m), B (k,n) → (m,n).
     fn matmul_at(&self, a: &Self::Tensor, b: &Self::Tensor) -> Result<Self::Tensor> {
@@ -292,7 +292,7 @@ impl Executor for Cpu {
         ops::write_rows(dst, at, src)
     }
     fn adamw(&self, step: AdamWStep, theta: &mut Matrix, m: &mut Matrix, v: &mut Matrix, grad: &Matrix, norm2: &Matrix) -> Result<()> {
-        optim::adamw(theta, grad, m, v, norm2, step)
+        adamw::adamw(theta, grad, m, v, norm2, step)
     }
     async fn read(&self, tensors: &[&Matrix]) -> Result<Vec<Matrix>> {
         Ok(tensors.iter().map(|t| (*t).clone()).collect())
@@ -343,6 +343,21 @@ impl Job for MatmulJob {
         e.read_one(&product).await
     }
 }
+
+/// Row softmax as a `Job` (the masked-softmax widget runs it on the active backend).
+#[derive(Clone, Debug)]
+pub struct SoftmaxJob {
+    pub scores: Matrix,
+    pub options: SoftmaxOptions,
+}
+
+impl Job for SoftmaxJob {
+    type Output = Matrix;
+    async fn run<E: Executor>(&self, e: &E) -> Result<Matrix> {
+        e.read_one(&e.softmax_rows(&e.upload(&self.scores)?, self.options)?).await
+    }
+}
+
 
 #[cfg(test)]
 mod tests {

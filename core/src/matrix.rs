@@ -6,6 +6,10 @@ use ndarray::Array2;
 
 use super::error::{ComputeError, Result};
 
+/// (rows, columns) of a tensor: every tensor is a row-major f32 matrix. The shape rules of
+/// `ops` and the op table (`op`) speak in these.
+pub type Dims = (usize, usize);
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Matrix {
     data: Array2<f32>,

@@ -7,16 +7,15 @@
 //! (`atencao::gpu`) maps each `OpKind` to its WGSL kernel.
 //!
 //! The forward ops' twins are in `core::ops`; the training ops' (gradients, loss, optimiser)
-//! in `core::training::backward` and `core::training::optim`.
+//! in `core::ops::backward` and `core::ops::adamw`. Nothing here reaches above the ops layer.
 
 use crate::error::{ComputeError, Result};
 use crate::format::format_pt_short;
 use crate::matrix::Matrix;
-use crate::ops::{self, SoftmaxOptions};
-use crate::training::{backward, optim};
+use crate::ops::{self, adamw, backward, SoftmaxOptions};
 
-/// (rows, columns) of a tensor: every tensor is a row-major f32 matrix.
-pub type Dims = (usize, usize);
+/// The op table speaks in dims; the type lives with `Matrix` (the layer below).
+pub use crate::matrix::Dims;
 
 /// Which op, without its parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -60,7 +59,7 @@ pub struct OpSpec {
     pub name: &'static str,
     /// What it computes, in one line (shapes as in `core::ops`).
     pub contract: &'static str,
-    /// The CPU twin (a function of `core::ops`, `core::training::backward` or `core::training::optim`).
+    /// The CPU twin (a function of `core::ops`, `core::ops::backward` or `core::ops::adamw`).
     pub cpu_function: &'static str,
     /// Tensors it reads.
     pub inputs: usize,
@@ -128,47 +127,47 @@ impl OpKind {
             ),
             OpKind::Rows => spec!("rows", "as linhas a..b de A", "core::ops::rows", 1, 1),
             OpKind::WriteRows => spec!("write_rows", "copia B para as linhas a.. de A, no lugar", "core::ops::write_rows", 2, 0),
-            OpKind::MatmulAt => spec!("matmul_at", "Aᵀ · B, A (k,m), B (k,n) → (m,n)", "core::training::backward::matmul_at", 2, 1),
-            OpKind::SumRows => spec!("sum_rows", "soma das linhas de A (m,n) → (1,n): o gradiente de um viés", "core::training::backward::sum_rows", 1, 1),
-            OpKind::ReluBackward => spec!("relu_backward", "dY onde x > 0, senão 0: o gradiente da ReLU", "core::training::backward::relu_backward", 2, 1),
-            OpKind::GeluBackward => spec!("gelu_backward", "dY ⊙ GELU′(X): o gradiente da GELU", "core::training::backward::gelu_backward", 2, 1),
+            OpKind::MatmulAt => spec!("matmul_at", "Aᵀ · B, A (k,m), B (k,n) → (m,n)", "core::ops::backward::matmul_at", 2, 1),
+            OpKind::SumRows => spec!("sum_rows", "soma das linhas de A (m,n) → (1,n): o gradiente de um viés", "core::ops::backward::sum_rows", 1, 1),
+            OpKind::ReluBackward => spec!("relu_backward", "dY onde x > 0, senão 0: o gradiente da ReLU", "core::ops::backward::relu_backward", 2, 1),
+            OpKind::GeluBackward => spec!("gelu_backward", "dY ⊙ GELU′(X): o gradiente da GELU", "core::ops::backward::gelu_backward", 2, 1),
             OpKind::LayerNormBackward => spec!(
                 "layer_norm_backward",
                 "X, γ, dY → dX, dγ, dβ: o gradiente da normalização",
-                "core::training::backward::layer_norm_backward",
+                "core::ops::backward::layer_norm_backward",
                 3,
                 3
             ),
             OpKind::EmbeddingBackward => spec!(
                 "embedding_backward",
                 "dY (t,d) somado às linhas dos ids → (V,d)",
-                "core::training::backward::embedding_backward",
+                "core::ops::backward::embedding_backward",
                 2,
                 1
             ),
             OpKind::AttentionBatch => spec!(
                 "attention_batch",
                 "atenção causal por cabeça de B sequências empilhadas nas linhas",
-                "core::training::backward::attention_batch",
+                "core::ops::backward::attention_batch",
                 3,
                 2
             ),
             OpKind::AttentionBackward => spec!(
                 "attention_backward",
                 "Q, K, V, pesos, dO → dQ, dK, dV da atenção causal em lote",
-                "core::training::backward::attention_backward",
+                "core::ops::backward::attention_backward",
                 5,
                 3
             ),
             OpKind::CrossEntropy => spec!(
                 "cross_entropy",
                 "logits (N,V), alvos (N) → perda média (1,1) e dlogits (N,V)",
-                "core::training::backward::cross_entropy",
+                "core::ops::backward::cross_entropy",
                 2,
                 2
             ),
-            OpKind::SumSquares => spec!("sum_squares", "acumulado (1,1) + Σ g² de G", "core::training::optim::sum_squares", 2, 1),
-            OpKind::AdamW => spec!("adamw", "um passo do AdamW em θ, m, v, no lugar", "core::training::optim::adamw", 5, 0),
+            OpKind::SumSquares => spec!("sum_squares", "acumulado (1,1) + Σ g² de G", "core::ops::adamw::sum_squares", 2, 1),
+            OpKind::AdamW => spec!("adamw", "um passo do AdamW em θ, m, v, no lugar", "core::ops::adamw::adamw", 5, 0),
         }
     }
 
@@ -411,7 +410,7 @@ impl Op {
                 let ce = backward::cross_entropy(a, &ids_of(inputs[1]))?;
                 vec![Matrix::from_vec(1, 1, vec![ce.loss])?, ce.dlogits]
             }
-            Op::SumSquares => vec![optim::sum_squares(a, inputs[1])?],
+            Op::SumSquares => vec![adamw::sum_squares(a, inputs[1])?],
         })
     }
 }
@@ -516,7 +515,7 @@ mod tests {
         assert_eq!(names.len(), OpKind::ALL.len());
         for kind in OpKind::ALL {
             let twin = kind.cpu_function();
-            let module = ["core::ops::", "core::training::backward::", "core::training::optim::"].iter().find(|m| twin.starts_with(*m));
+            let module = ["core::ops::backward::", "core::ops::adamw::", "core::ops::"].iter().find(|m| twin.starts_with(*m));
             assert_eq!(module.map(|m| &twin[m.len()..]), Some(kind.name()), "{twin}");
         }
     }

@@ -16,9 +16,9 @@ use std::rc::Rc;
 
 use super::error::{ComputeError, Result};
 use super::executor::{BackendKind, Executor, Job};
-use super::matrix::Matrix;
-use super::op::{Dims, Op, OpKind};
-use super::training::optim::AdamWStep;
+use super::matrix::{Dims, Matrix};
+use super::op::{Op, OpKind};
+use super::ops::adamw::AdamWStep;
 
 pub use super::op::format_scientific;
 

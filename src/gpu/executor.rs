@@ -8,7 +8,7 @@ use crate::core::op::{Dims, Op, OpKind};
 use crate::core::Matrix;
 
 use crate::core::error::ComputeError;
-use crate::core::training::optim::AdamWStep;
+use crate::core::ops::adamw::AdamWStep;
 
 use super::kernels::{
     AdamWParams, AddParams, AttentionBackwardParams, AttentionParams, CrossEntropyParams, ElementwiseParams, EmbeddingParams, KernelId,

@@ -4,9 +4,9 @@
 
 use crate::core::executor::{Cpu, Executor};
 use crate::core::op::Op;
-use crate::core::ops::{self, SoftmaxOptions};
+use crate::core::ops::adamw as optim;
+use crate::core::ops::{self, backward, SoftmaxOptions};
 use crate::core::rng::Rng;
-use crate::core::training::{backward, optim};
 use crate::core::Matrix;
 
 use super::GpuContext;

@@ -4,7 +4,7 @@
 //! embedding and after each block it goes through the final layer norm and the tied output
 //! head, and a softmax turns the scores into probabilities. After the last block that reading
 //! IS the model's output. The forward pass records these readings on its own backend
-//! (`model::forward_with_lens`), in the same submission as the pass.
+//! (`forward_with_lens`: the pass of `model` with these taps), in the same submission as the pass.
 //!
 //! Each head's push towards a token is its direct contribution to that token's logit. The
 //! residual at the end is a sum of parts (the embedding, every head's output through its slice
@@ -18,7 +18,7 @@ use crate::executor::{Executor, Job};
 use crate::ops::SoftmaxOptions;
 use crate::Matrix;
 
-use super::model::{forward_with_lens, Forward, ForwardOutput, KvCache};
+use super::model::{forward_tapped, Forward, ForwardOutput, KvCache, Taps};
 use super::weights::DecoderWeights;
 
 /// The lens's tensors for the last new position, left on the backend by the pass.
@@ -44,7 +44,7 @@ impl<T> Default for LensTaps<T> {
 
 impl<T> LensTaps<T> {
     /// Reads one residual row (1,C) through the final layer norm, the tied head and a softmax.
-    pub(super) fn read_residual<E: Executor<Tensor = T>>(&mut self, e: &E, w: &DecoderWeights<T>, row: T) -> Result<()> {
+    fn read_residual<E: Executor<Tensor = T>>(&mut self, e: &E, w: &DecoderWeights<T>, row: T) -> Result<()> {
         let normed = e.layer_norm(&row, &w.ln_f_gamma, &w.ln_f_beta, w.config.ln_eps)?;
         let logits = e.matmul_bt(&normed, &w.tok_emb, 1.0)?;
         self.readings.push(e.softmax_rows(&logits, SoftmaxOptions::default())?);
@@ -54,7 +54,7 @@ impl<T> LensTaps<T> {
 
     /// Splits the attention output row (1,C) into its heads' parts: head h's columns times
     /// rows h·hs … (h+1)·hs of W^O, which is what the concatenation times W^O adds up.
-    pub(super) fn split_heads<E: Executor<Tensor = T>>(&mut self, e: &E, att_row: &T, w_o: &T, heads: usize) -> Result<()> {
+    fn split_heads<E: Executor<Tensor = T>>(&mut self, e: &E, att_row: &T, w_o: &T, heads: usize) -> Result<()> {
         let c = e.dims(att_row).1;
         let hs = c / heads;
         let column = e.transpose(att_row)?;
@@ -64,6 +64,38 @@ impl<T> LensTaps<T> {
         }
         Ok(())
     }
+}
+
+/// The lens's hooks into the pass: every reading is at the last new position (row t−1).
+impl<E: Executor> Taps<E> for LensTaps<E::Tensor> {
+    fn after_embedding(&mut self, e: &E, w: &DecoderWeights<E::Tensor>, x: &E::Tensor, t: usize) -> Result<()> {
+        let row = e.rows(x, t - 1, t)?;
+        self.embedding = Some(e.rows(x, t - 1, t)?);
+        self.read_residual(e, w, row)
+    }
+
+    fn after_attention(&mut self, e: &E, att: &E::Tensor, w_o: &E::Tensor, heads: usize, t: usize) -> Result<()> {
+        self.split_heads(e, &e.rows(att, t - 1, t)?, w_o, heads)
+    }
+
+    fn after_block(&mut self, e: &E, w: &DecoderWeights<E::Tensor>, ffn: &E::Tensor, x: &E::Tensor, t: usize) -> Result<()> {
+        self.ffn.push(e.rows(ffn, t - 1, t)?);
+        self.read_residual(e, w, e.rows(x, t - 1, t)?)
+    }
+}
+
+/// The forward pass, also tapping the last new position for the logit lens: the residual
+/// stream after the embedding and after each block read through the final layer norm and
+/// the tied head, and what each head, each FFN and the embedding added to that position.
+pub fn forward_with_lens<E: Executor>(
+    e: &E,
+    w: &DecoderWeights<E::Tensor>,
+    ids: &[u32],
+    cache: &mut KvCache<E::Tensor>,
+) -> Result<(Forward<E::Tensor>, LensTaps<E::Tensor>)> {
+    let mut taps = LensTaps::default();
+    let pass = forward_tapped(e, w, ids, cache, &mut taps)?;
+    Ok((pass, taps))
 }
 
 /// The lens read back: probabilities per stage and the parts of the last residual.
@@ -220,7 +252,7 @@ impl LensReading {
 mod tests {
     use super::*;
     use crate::decoder::config::DecoderConfig;
-    use crate::decoder::model::{forward, forward_with_lens, read_forward, KvCache};
+    use crate::decoder::model::{forward, read_forward, KvCache};
     use crate::executor::{block_on_ready, Cpu};
     use crate::ops;
 

@@ -27,8 +27,8 @@ pub mod tokenizer;
 pub mod weights;
 
 pub use config::DecoderConfig;
-pub use lens::{LensPass, LensReading, LensTaps, LogitParts};
-pub use model::{forward, forward_with_lens, read_forward, DecoderPass, Forward, ForwardOutput, KvCache};
+pub use lens::{forward_with_lens, LensPass, LensReading, LensTaps, LogitParts};
+pub use model::{forward, forward_tapped, read_forward, DecoderPass, Forward, ForwardOutput, KvCache, Taps};
 pub use session::{History, Session};
 pub use tokenizer::{TokenCodec, Tokenizer};
 pub use sampling::SamplingOptions;

@@ -15,7 +15,6 @@ use crate::transformer::positional::sinusoidal;
 use crate::Matrix;
 
 use super::config::DecoderConfig;
-use super::lens::LensTaps;
 use super::weights::DecoderWeights;
 
 /// Keys and values of the positions processed so far, one (context, C) tensor per layer,
@@ -73,30 +72,38 @@ pub fn forward<E: Executor>(
     ids: &[u32],
     cache: &mut KvCache<E::Tensor>,
 ) -> Result<Forward<E::Tensor>> {
-    run(e, w, ids, cache, None)
+    forward_tapped(e, w, ids, cache, &mut ())
 }
 
-/// The same pass, also tapping the last new position for the logit lens: the residual
-/// stream after the embedding and after each block read through the final layer norm and
-/// the tied head, and what each head, each FFN and the embedding added to that position.
-pub fn forward_with_lens<E: Executor>(
+/// What a pass may observe at its last new position without changing it: the logit lens
+/// (`lens::LensTaps`) reads the residual stream there; `()` observes nothing, so the plain
+/// forward pass applies no extra op. Each hook gets the whole tensor and the number of new
+/// positions `t`, and takes the rows it wants itself.
+pub trait Taps<E: Executor> {
+    /// After x = E[ids]·√C + PE, x (T,C).
+    fn after_embedding(&mut self, _e: &E, _w: &DecoderWeights<E::Tensor>, _x: &E::Tensor, _t: usize) -> Result<()> {
+        Ok(())
+    }
+    /// After attention, its output `att` (T,C) before W^O, split over `heads`.
+    fn after_attention(&mut self, _e: &E, _att: &E::Tensor, _w_o: &E::Tensor, _heads: usize, _t: usize) -> Result<()> {
+        Ok(())
+    }
+    /// After a block: what its FFN added (T,C) and the residual x (T,C) it leaves.
+    fn after_block(&mut self, _e: &E, _w: &DecoderWeights<E::Tensor>, _ffn: &E::Tensor, _x: &E::Tensor, _t: usize) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// The plain pass observes nothing.
+impl<E: Executor> Taps<E> for () {}
+
+/// The pass itself, with `taps` observing the last new position (`()` for none).
+pub fn forward_tapped<E: Executor>(
     e: &E,
     w: &DecoderWeights<E::Tensor>,
     ids: &[u32],
     cache: &mut KvCache<E::Tensor>,
-) -> Result<(Forward<E::Tensor>, LensTaps<E::Tensor>)> {
-    let mut taps = LensTaps::default();
-    let pass = run(e, w, ids, cache, Some(&mut taps))?;
-    Ok((pass, taps))
-}
-
-/// The pass itself; `taps`, when given, collects the lens's tensors at the last new position.
-fn run<E: Executor>(
-    e: &E,
-    w: &DecoderWeights<E::Tensor>,
-    ids: &[u32],
-    cache: &mut KvCache<E::Tensor>,
-    mut taps: Option<&mut LensTaps<E::Tensor>>,
+    taps: &mut impl Taps<E>,
 ) -> Result<Forward<E::Tensor>> {
     let cfg = &w.config;
     let (t, p, c) = (ids.len(), cache.len(), cfg.d_model);
@@ -115,11 +122,7 @@ fn run<E: Executor>(
     let emb = e.embedding(&w.tok_emb, ids)?;
     let emb = e.scale(&emb, (c as f32).sqrt())?;
     let mut x = e.add(&emb, &e.upload(&sinusoidal(p, t, c, cfg.pe_theta))?)?;
-    if let Some(taps) = taps.as_deref_mut() {
-        let row = e.rows(&x, t - 1, t)?;
-        taps.embedding = Some(e.rows(&x, t - 1, t)?);
-        taps.read_residual(e, w, row)?;
-    }
+    taps.after_embedding(e, w, &x, t)?;
 
     let mut attention = Vec::with_capacity(cfg.n_layers);
     for (l, b) in w.blocks.iter().enumerate() {
@@ -138,19 +141,14 @@ fn run<E: Executor>(
         let projected = e.matmul(&att, &b.w_o)?;
         x = e.add(&x, &projected)?;
         attention.push(weights);
-        if let Some(taps) = taps.as_deref_mut() {
-            taps.split_heads(e, &e.rows(&att, t - 1, t)?, &b.w_o, cfg.n_heads)?;
-        }
+        taps.after_attention(e, &att, &b.w_o, cfg.n_heads, t)?;
 
         // FFN sub-layer: x = x + ReLU(LN2(x) W1 + b1) W2 + b2.
         let h = e.layer_norm(&x, &b.ln2_gamma, &b.ln2_beta, cfg.ln_eps)?;
         let hidden = e.relu(&e.add(&e.matmul(&h, &b.w1)?, &b.b1)?)?;
         let out = e.add(&e.matmul(&hidden, &b.w2)?, &b.b2)?;
         x = e.add(&x, &out)?;
-        if let Some(taps) = taps.as_deref_mut() {
-            taps.ffn.push(e.rows(&out, t - 1, t)?);
-            taps.read_residual(e, w, e.rows(&x, t - 1, t)?)?;
-        }
+        taps.after_block(e, w, &out, &x, t)?;
     }
     cache.len = p + t;
     // Only the last position's logits are needed to choose the next token.

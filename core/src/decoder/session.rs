@@ -15,8 +15,8 @@ use crate::executor::Executor;
 use crate::rng::Rng;
 
 use super::config::DecoderConfig;
-use super::lens::{read_forward_with_lens, LensReading};
-use super::model::{forward, forward_with_lens, read_forward, KvCache};
+use super::lens::{forward_with_lens, read_forward_with_lens, LensReading};
+use super::model::{forward, read_forward, KvCache};
 use super::sampling::{probabilities, sample, SamplingOptions};
 use super::tokenizer::TokenCodec;
 use super::weights::DecoderWeights;

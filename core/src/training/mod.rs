@@ -1,11 +1,9 @@
 //! Training the decoder, written once over `Executor`: the CPU runs it with these functions,
 //! WebGPU with their WGSL twins (issue 23), each a training op of the op table (`core::op`).
 //!
-//! - `backward`: the gradient of every op the decoder's forward pass uses, the CPU twin of
-//!   each training kernel (`matmul_at`, `sum_rows`, `relu_backward`, `gelu_backward`,
-//!   `layer_norm_backward`, `embedding_backward`, `attention_batch`, `attention_backward`,
-//!   `cross_entropy`; `softmax_rows_backward` is the part of `attention_backward` the
-//!   attention kernels fuse);
+//! The op-level pieces (each op's gradient, one AdamW step, the squared global norm) are ops
+//! like any other, in `ops::backward` and `ops::adamw`, below the op table; this module
+//! builds training out of them:
 //! - `optim`: AdamW with global-norm clipping and the warm-up + cosine schedule, as `train/`
 //!   trains the shipped model;
 //! - `model`: the forward pass over a batch that keeps its activations, the backward pass
@@ -16,7 +14,6 @@
 //!   (`TrainerOn`), and its snapshot back to the host (`Trainer`, the run on the CPU);
 //! - `model_check`: the reader's gradient check of a whole tiny decoder.
 
-pub mod backward;
 pub mod data;
 pub mod model;
 pub mod model_check;

@@ -5,12 +5,12 @@
 //! (truncation ∝ h² on the right, rounding ∝ ε/h on the left) with its floor, about 1 % of the largest gradient, near h = 10⁻³.
 
 use crate::attention::gradient_check::STEPS;
-use crate::decoder::{DecoderConfig, DecoderWeights};
+use crate::decoder::DecoderConfig;
 use crate::error::{ComputeError, Result};
 use crate::rng::Rng;
 
 use super::data::{Batch, CharTokenizer};
-use super::model::{gradient_check, loss, tensors_mut, zeros_like, GradientProbe};
+use super::model::{gradient_check, lively, loss, GradientProbe};
 
 /// Longest text checked: every character is a position of the one sequence.
 pub const MAX_CHARS: usize = 33;
@@ -36,18 +36,6 @@ impl ModelCheck {
 /// The checked model: 2 blocks of width 8 with 2 heads, FFN 32, over the text's characters.
 fn config(vocab: usize, positions: usize) -> DecoderConfig {
     DecoderConfig { vocab_size: vocab, d_model: 8, n_heads: 2, n_layers: 2, d_ff: 32, context: positions, pe_theta: 10_000.0, ln_eps: 1e-5 }
-}
-
-/// Weights uniform in ±0,5 (γ around 1) from `seed`: larger than a fresh model's N(0; 0,02²),
-/// so that every gradient stands well above f32 rounding and the check measures the formulas.
-pub(crate) fn lively(config: &DecoderConfig, seed: u64) -> DecoderWeights {
-    let mut rng = Rng::new(seed);
-    let mut w = zeros_like(config);
-    for ((name, _), t) in config.tensor_shapes().into_iter().zip(tensors_mut(&mut w)) {
-        let around = if name.ends_with(".weight") { 1.0 } else { 0.0 };
-        t.as_mut_slice().iter_mut().for_each(|v| *v = around + rng.uniform(-0.5, 0.5));
-    }
-    w
 }
 
 /// Checks the decoder's gradients on `text` (its first `MAX_CHARS` characters, each

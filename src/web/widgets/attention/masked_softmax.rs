@@ -11,7 +11,8 @@ use std::rc::Rc;
 use web_sys::{HtmlElement, HtmlInputElement};
 
 use crate::core::examples::explicando_mask_scores;
-use crate::core::ops::{SoftmaxJob, SoftmaxOptions};
+use crate::core::executor::SoftmaxJob;
+use crate::core::ops::SoftmaxOptions;
 
 use crate::web::dom;
 use crate::web::kit::ui::{self, MatrixEditor};

@@ -35,7 +35,7 @@ use crate::web::kit::draw::{available_width, canvas_figure, prepare_canvas, BarV
 use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
 use super::{documents_of, DEBOUNCE_BYTES};
 
-pub const KIND: WidgetKind = WidgetKind { name: "votes", title: "Pares com saltos: a tabela de votos", mount: |c, h, a| mount_mode(c, h, a, Mode::Votes) };
+pub const KIND: WidgetKind = WidgetKind { name: "votes", title: "Pares com saltos: a tabela de votos", mount: |c, h, a| mount_mode(c, h, a, Mode::Votes, &KIND) };
 
 /// Rows of the triple-count table shown before it summarises.
 const MAX_TRIPLES_SHOWN: usize = 60;
@@ -90,8 +90,8 @@ pub struct VotesWidget {
     default_weight: Cell<f32>,
 }
 
-pub fn mount_mode(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes, mode: Mode) -> Result<Rc<dyn Widget>, String> {
-    let kind = if mode == Mode::Votes { &KIND } else { &super::vote_mask::KIND };
+/// Mounts the widget in `mode` under `kind` (`votes`, or `vote-mask`, which names itself).
+pub fn mount_mode(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes, mode: Mode, kind: &'static WidgetKind) -> Result<Rc<dyn Widget>, String> {
     let preset_id = attrs.choice("data-preset").to_string();
     let sentences = vote_preset(&preset_id).map_or(1, |p| p.prefixes.len().max(1));
     let range = crate::core::widget_input::NumberRange::integer(0.0, sentences as f64 - 1.0, 0.0);

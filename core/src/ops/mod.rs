@@ -6,11 +6,13 @@
 
 use ndarray::{Array2, Axis};
 
-use super::error::{ComputeError, Result};
-use super::lanes;
-use super::matrix::Matrix;
-use super::op::Dims;
-use super::small_matmul;
+use crate::error::{ComputeError, Result};
+use crate::lanes;
+use crate::matrix::{Dims, Matrix};
+use crate::small_matmul;
+
+pub mod adamw;
+pub mod backward;
 
 fn shape_err(op: &'static str, left: Dims, right: Dims) -> ComputeError {
     ComputeError::Shape { op, left, right }
@@ -479,20 +481,6 @@ pub fn one_hot_rows(a: &Matrix) -> Option<Vec<usize>> {
         .collect()
 }
 
-
-/// Row softmax as a `Job` (the masked-softmax widget runs it on the active backend).
-#[derive(Clone, Debug)]
-pub struct SoftmaxJob {
-    pub scores: Matrix,
-    pub options: SoftmaxOptions,
-}
-
-impl super::executor::Job for SoftmaxJob {
-    type Output = Matrix;
-    async fn run<E: super::executor::Executor>(&self, e: &E) -> Result<Matrix> {
-        e.read_one(&e.softmax_rows(&e.upload(&self.scores)?, self.options)?).await
-    }
-}
 
 #[cfg(test)]
 mod tests {
