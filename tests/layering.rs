@@ -1,4 +1,4 @@
-//! The code reads bottom-up: no file of `core/src` or of `src/` reaches, through its
+//! The code reads bottom-up: no file of `core/src`, `src/` or `site/src` reaches, through its
 //! `crate::…`, `super::…` and `self::…` paths, a file that reaches back to it. In core that is
 //! matrix → ops → op table → executor → models; in the web layer, the kit below the widgets.
 //! A circle is reported with the files on it, so whoever adds one sees where.
@@ -202,6 +202,11 @@ fn core_has_no_import_circle() {
 #[test]
 fn web_gpu_and_site_have_no_import_circle() {
     assert_no_circle("src");
+}
+
+#[test]
+fn the_page_generator_has_no_import_circle() {
+    assert_no_circle("site/src");
 }
 
 /// The checker itself finds a circle when there is one, through `super::` and a `use` group.

@@ -27,6 +27,19 @@ fn assert_golden(trace: &AttentionTrace, on: &str) {
     assert!(trace.scores.max_abs_diff(&s).unwrap() < 1e-4, "{on}: scores {:?}", trace.scores.to_rows());
 }
 
+/// Every widget kind is declared once (`site::widgets`) and registered once, with its mount
+/// function: no documented kind without code, no name twice.
+#[wasm_bindgen_test]
+fn every_documented_widget_kind_is_registered_once() {
+    use atencao::site::widgets::WIDGETS;
+    use atencao::web::widgets::{find, REGISTRY};
+    assert_eq!(REGISTRY.len(), WIDGETS.len(), "registered kinds vs documented kinds");
+    for doc in WIDGETS {
+        assert_eq!(REGISTRY.iter().filter(|k| k.name() == doc.name).count(), 1, "«{}» registered once", doc.name);
+        assert_eq!(find(doc.name).map(|k| k.title()), Some(doc.title));
+    }
+}
+
 /// The simd128 loops of `core::lanes` (what the site's wasm runs) give their plain twin's bits.
 #[wasm_bindgen_test]
 fn simd_lanes_equal_their_plain_twin() {

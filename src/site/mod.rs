@@ -1,18 +1,15 @@
-//! The site's table of contents, generated at build time from `content/` by build.rs, which
-//! also prerenders every page from the same files (Markdown + LaTeX → HTML + MathML, the
-//! table of contents, the neighbouring pages): one static file per page, `slug.html`
-//! ([`page_href`]), readable before the wasm arrives and with no JavaScript. The wasm reads
-//! this list to know the pages (old `#/slug` links, the page-not-found message). `widgets`
-//! documents every widget kind (the catalogue page and the widgets' placeholders);
-//! `wgsl_highlight` colours WGSL for both.
+//! The site's table of contents, generated at build time from `content/` by the page
+//! generator (`atencao_site::generate`, run by build.rs), which also prerenders every page from
+//! the same files: one static file per page, `slug.html` ([`page_href`]), readable before the
+//! wasm arrives and with no JavaScript. The wasm reads this list to know the pages (old
+//! `#/slug` links, the page-not-found message). From the `atencao-site` crate, shared with the
+//! generator: `widgets` documents every widget kind (name, title, summary, attributes: the
+//! catalogue, the headings, the placeholders); `notation` typesets `W^Q`, `d_k`;
+//! `wgsl_highlight` colours WGSL for the prose and the "por dentro" panel.
 
-pub mod widgets;
-/// WGSL syntax highlighting, for the kernels quoted in the prose and shown in the "por dentro" panel.
-pub mod wgsl_highlight;
+pub use atencao_site::{notation, page_href, wgsl_highlight, widgets};
 /// The colour scales of the heatmaps, and text contrast on them (pure functions, tested natively).
 pub mod palette;
-/// `W^Q`, `d_k` in plain strings, split for typesetting with `<sup>` and `<sub>`.
-pub mod notation;
 
 /// One article of the series.
 #[derive(Debug)]
@@ -31,16 +28,6 @@ pub struct Section {
 }
 
 include!(concat!(env!("OUT_DIR"), "/content.rs"));
-
-/// The address of page `slug` (an article, a section, the catalogue, the benchmark) relative
-/// to the site's root, so the site works under a sub-path: `slug.html`, the home page `./`.
-/// build.rs writes the same file names.
-pub fn page_href(slug: &str) -> String {
-    match slug {
-        "" | "inicio" | "index" => "./".to_string(),
-        other => format!("{other}.html"),
-    }
-}
 
 /// The widget catalogue (`catalogo.html`, formerly `#/catalogo`).
 pub const CATALOGUE_SLUG: &str = "catalogo";

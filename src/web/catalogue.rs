@@ -61,7 +61,7 @@ pub fn render(app: &Element, ctx: &Rc<Ctx>) -> String {
     );
 
     for kind in widgets::REGISTRY {
-        dom::append(app, &entry(kind.name, kind.title, docs::doc(kind.name), &script, ctx));
+        dom::append(app, &entry(kind.doc, &script, ctx));
     }
     for orphan in docs::WIDGETS.iter().filter(|d| widgets::find(d.name).is_none()) {
         let p = dom::text("p", "widget-error", &format!("Há documentação para «{}», mas nenhum widget com esse nome.", orphan.name));
@@ -73,18 +73,13 @@ pub fn render(app: &Element, ctx: &Rc<Ctx>) -> String {
 }
 
 /// One kind: title, summary, attributes, snippet and live example.
-fn entry(name: &str, title: &str, doc: Option<&WidgetDoc>, script: &str, ctx: &Rc<Ctx>) -> HtmlElement {
+fn entry(doc: &WidgetDoc, script: &str, ctx: &Rc<Ctx>) -> HtmlElement {
+    let name = doc.name;
     let section = dom::el("section", "catalogue-entry");
     dom::set_attr(&section, "data-kind", name);
-    let h2 = dom::text("h2", "", title);
+    let h2 = dom::text("h2", "", doc.title);
     dom::append(&h2, &dom::text("code", "kind-name", name));
     dom::append(&section, &h2);
-    let Some(doc) = doc else {
-        let missing = dom::text("p", "widget-error", &format!("O widget «{name}» não tem documentação em site::widgets."));
-        dom::set_attr(&missing, "data-missing-doc", name);
-        dom::append(&section, &missing);
-        return section;
-    };
     dom::append_all(&section, &[&dom::notation("p", "", doc.summary), &attribute_table(doc)]);
     dom::append(&section, &snippet_block(&format!("{script}\n{}", docs::snippet(doc)), name));
 

@@ -36,7 +36,7 @@ use super::kit::Ctx;
 use super::widgets;
 
 /// The site's stylesheet and the embedding rules, compiled in (without their comments, by
-/// build.rs): no request, and always the version the widgets were built with.
+/// the page generator): no request, and always the version the widgets were built with.
 const SITE_CSS: &str = include_str!(concat!(env!("OUT_DIR"), "/main.css"));
 const EMBED_CSS: &str = include_str!(concat!(env!("OUT_DIR"), "/embed.css"));
 
@@ -164,7 +164,7 @@ pub fn attach(ctx: &Rc<Ctx>, outer: &HtmlElement) {
             }
         }
     }
-    let title = widgets::find(&name).map_or(name.as_str(), |kind| kind.title);
+    let title = widgets::find(&name).map_or(name.as_str(), |kind| kind.title());
     dom::append(&inner, &dom::text("p", "embed-waiting", &format!("«{title}» calcula quando chegar à tela.")));
     dom::append(&wrapper, &inner);
     let _ = root.append_child(&wrapper);

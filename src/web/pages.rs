@@ -1,6 +1,6 @@
 //! The wasm's part of the site's pages.
 //!
-//! Every page is a static file, prerendered at build time (build.rs writes the parts,
+//! Every page is a static file, prerendered at build time (the page generator writes the parts,
 //! scripts/pages.sh assembles `slug.html` from trunk's index.html): its heading, prose with
 //! MathML, table of contents and neighbouring pages are in the document, readable with no
 //! JavaScript and before the wasm arrives. The page's script (`static/site.js`) opens the menu,

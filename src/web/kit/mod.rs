@@ -31,6 +31,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement};
 
 use crate::core::executor::BackendKind;
+use crate::site::widgets::WidgetDoc;
 use crate::web::dom::{self, Listener};
 
 pub use context::Ctx;
@@ -46,13 +47,23 @@ pub trait Widget {
 /// Builds a widget inside its host element, or says in Portuguese why it cannot.
 pub type MountFn = fn(&Rc<Ctx>, &HtmlElement, &attributes::Attributes) -> Result<Rc<dyn Widget>, String>;
 
-/// One registered kind of widget.
+/// One registered kind of widget: its documentation (name, title, attributes: declared once,
+/// in `site::widgets`) and the code that mounts it.
 pub struct WidgetKind {
-    /// The `data-widget` value.
-    pub name: &'static str,
-    /// Shown in headings and in the catalogue.
-    pub title: &'static str,
+    pub doc: &'static WidgetDoc,
     pub mount: MountFn,
+}
+
+impl WidgetKind {
+    /// The `data-widget` value.
+    pub fn name(&self) -> &'static str {
+        self.doc.name
+    }
+
+    /// Shown in headings and in the catalogue.
+    pub fn title(&self) -> &'static str {
+        self.doc.title
+    }
 }
 
 /// A listener that runs `action` on the widget while the widget is alive. It holds the

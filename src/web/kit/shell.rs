@@ -46,10 +46,16 @@ pub struct Shell {
 impl Shell {
     /// Empties `host` and builds the frame, marked loading until the first update is drawn.
     pub fn new(ctx: &Rc<Ctx>, host: &HtmlElement, kind: &WidgetKind) -> Shell {
+        Shell::titled(ctx, host, kind.title())
+    }
+
+    /// The frame under a title of the widget's own (one part of a widget with several, such
+    /// as the multi-head widget's examples).
+    pub fn titled(ctx: &Rc<Ctx>, host: &HtmlElement, title: &str) -> Shell {
         dom::set_attr(host, "data-state", "loading");
         let _ = host.class_list().add_1("widget");
         host.set_text_content(None);
-        dom::append(host, &dom::text("h3", "widget-title", kind.title));
+        dom::append(host, &dom::text("h3", "widget-title", title));
         let tabs = phone_tabs(host);
         let inputs = dom::el("div", "widget-inputs");
         dom::set_attr(&inputs, "data-section", "inputs");

@@ -18,18 +18,16 @@ use web_sys::{Element, HtmlElement};
 use crate::web::kit::attributes::{self, Attributes};
 use crate::web::kit::{show_error, state, Ctx, Widget, WidgetKind};
 
-/// Every widget kind. The site, the embedding entry point and the catalogue read this list;
-/// each kind's documentation (summary, attributes, catalogue example) is in `site::widgets`.
+/// Every widget kind: each pairs its documentation (name, title, summary, attributes, declared
+/// once in `site::widgets`) with its mount function. The site, the embedding entry point and
+/// the catalogue read this list; the browser tests check it holds every documented kind once.
 pub const REGISTRY: &[WidgetKind] = &[
     attention::attention::KIND,
     attention::masked_softmax::KIND,
-    // Content and reading path (issue 22)
     attention::soft_dictionary::KIND,
     attention::gradient_check::KIND,
-    // The pretrained decoder (issue 6)
     decoder::decoder::KIND,
     decoder::bpe::KIND,
-    // Training in the browser (issue 23)
     train::train::KIND,
     vectors::vectors::KIND,
     vectors::dot_product::KIND,
@@ -40,7 +38,6 @@ pub const REGISTRY: &[WidgetKind] = &[
     text::idf::KIND,
     text::tfidf::KIND,
     text::search::KIND,
-    // Sequence modelling (issue 4)
     sequence::markov::KIND,
     sequence::transitions::KIND,
     sequence::sparsity::KIND,
@@ -51,7 +48,6 @@ pub const REGISTRY: &[WidgetKind] = &[
     sequence::mask_embeddings::KIND,
     sequence::ffn_detector::KIND,
     sequence::softmax_lab::KIND,
-    // Transformer articles (issue 5)
     transformer::char_tokenizer::KIND,
     transformer::embedding::KIND,
     transformer::self_attention::KIND,
@@ -62,12 +58,11 @@ pub const REGISTRY: &[WidgetKind] = &[
     transformer::block::KIND,
     transformer::cross_attention::KIND,
     transformer::output_head::KIND,
-    // Under the hood: the compute layer (issue 10)
     bench::matmul_bench::KIND,
 ];
 
 pub fn find(name: &str) -> Option<&'static WidgetKind> {
-    REGISTRY.iter().find(|k| k.name == name)
+    REGISTRY.iter().find(|k| k.name() == name)
 }
 
 /// Mounts every `[data-widget]` under `root` that is not mounted yet.

@@ -23,7 +23,7 @@ use crate::web::kit::chain::{self, Chain, Editors, Queries, Step, Views};
 use crate::web::kit::draw::BarView;
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
-pub const KIND: WidgetKind = WidgetKind { name: "attention", title: "Atenção com Q, K e V", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::ATTENTION, mount };
 
 /// More tokens than this would make the heatmaps unreadable on a phone.
 const MAX_TOKENS: usize = 12;

@@ -32,7 +32,7 @@ use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
 use crate::web::kit::draw::{MatrixView, Scale};
 use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
 
-pub const KIND: WidgetKind = WidgetKind { name: "gradient-check", title: "Verificador de gradientes: fórmula contra diferenças finitas", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::GRADIENT_CHECK, mount };
 
 /// The default step, 10⁻⁴ (index into `STEPS`).
 const DEFAULT_STEP: usize = 3;

@@ -20,7 +20,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{numbered, HeatmapData, MatrixView, Scale};
 use crate::web::kit::{on_hover, Ctx, Shell, Widget, WidgetKind};
 
-pub const KIND: WidgetKind = WidgetKind { name: "masked-softmax", title: "Máscara causal e softmax", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::MASKED_SOFTMAX, mount };
 
 const MAX_TOKENS: usize = 10;
 

@@ -23,7 +23,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
 use crate::web::kit::{on_hover, Ctx, Shell, Widget, WidgetKind};
 
-pub const KIND: WidgetKind = WidgetKind { name: "soft-dictionary", title: "Dicionário suave: busca rígida e busca suave", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::SOFT_DICTIONARY, mount };
 
 fn key_label(i: usize) -> String {
     format!("k{}", dom::subscript(i + 1))

@@ -27,7 +27,7 @@ use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
 use crate::web::kit::hood::{avg_ms, ms_value, wgsl_block};
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
-pub const KIND: WidgetKind = WidgetKind { name: "matmul-bench", title: "CPU × WebGPU: uma multiplicação de matrizes no seu computador", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::MATMUL_BENCH, mount };
 
 /// The sizes n the slider steps through.
 const SIZES: [usize; 11] = [8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512];

@@ -19,7 +19,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 use crate::web::model_store;
 
-pub const KIND: WidgetKind = WidgetKind { name: "bpe", title: "BPE: das letras aos tokens", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::BPE, mount };
 
 const DEFAULT_TEXT: &str = "As palavras frequentes viram um token só; as raras, como paralelepípedo, se quebram em pedaços.";
 /// Longest text stepped through (the merges list of a long text is long; the encoding is not).

@@ -22,7 +22,7 @@ use crate::web::kit::draw::{HeatmapData, MatrixView, Scale};
 use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
 use super::{doc_label, sync_documents, NgramPanel, MAX_WORDS_SHOWN};
 
-pub const KIND: WidgetKind = WidgetKind { name: "doc-vectors", title: "Documentos como vetores de transição", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::DOC_VECTORS, mount };
 
 /// Pairs of the fixed list (approach 2) and documents shown before the widget summarises.
 const MAX_PAIRS: usize = 40;

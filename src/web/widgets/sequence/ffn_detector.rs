@@ -26,7 +26,7 @@ use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
 
-pub const KIND: WidgetKind = WidgetKind { name: "ffn-detector", title: "A primeira camada da FFN como detector de combinações", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::FFN_DETECTOR, mount };
 
 /// The article's neuron names, in W1's row order.
 const NEURONS: [&str; 8] = ["feat_bateria", "feat_programa", "feat_executado", "feat_bias", "(sem uso)", "(sem uso)", "feat_bat_exec", "feat_prog_exec"];

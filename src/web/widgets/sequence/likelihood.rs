@@ -22,7 +22,7 @@ use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
 use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
 use super::{doc_label, sync_documents, NgramPanel, MAX_WORDS_SHOWN};
 
-pub const KIND: WidgetKind = WidgetKind { name: "likelihood", title: "Documento contra corpus: razões de verossimilhança", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::LIKELIHOOD, mount };
 
 /// Ratios drawn as bars before the chart says "…".
 const MAX_BARS: usize = 40;

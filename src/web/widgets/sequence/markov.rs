@@ -24,7 +24,7 @@ use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
 use crate::web::kit::{action_of, control_of, Ctx, Shell, Widget, WidgetKind};
 
 
-pub const KIND: WidgetKind = WidgetKind { name: "markov", title: "Cadeia de Markov: sol e chuva", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::MARKOV, mount };
 
 const STATES: [&str; 2] = ["sol", "chuva"];
 /// Days one click of "sortear dias" draws and animates.

@@ -24,7 +24,7 @@ use crate::web::kit::chain::{self, Chain, Editors, Queries, Step, Views};
 use crate::web::kit::draw::{numbered, BarView, MatrixView, Scale};
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
-pub const KIND: WidgetKind = WidgetKind { name: "mask-embeddings", title: "Máscara na atenção: somar −∞ ou multiplicar por 0", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::MASK_EMBEDDINGS, mount };
 
 fn token_label(i: usize) -> String {
     format!("e{}", dom::subscript(i))

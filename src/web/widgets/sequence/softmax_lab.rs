@@ -22,7 +22,7 @@ use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
 
-pub const KIND: WidgetKind = WidgetKind { name: "softmax-lab", title: "Laboratório de softmax: somar não muda, multiplicar muda", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::SOFTMAX_LAB, mount };
 
 fn scores_row(_: usize) -> String {
     "z".into()

@@ -27,7 +27,7 @@ use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
 use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
 use super::{documents_of, DEBOUNCE_BYTES};
 
-pub const KIND: WidgetKind = WidgetKind { name: "sparsity", title: "A explosão dos N-gramas", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::SPARSITY, mount };
 
 /// Largest |V| the calculator takes (|V|^10 still fits an f64 comfortably).
 const MAX_VOCABULARY: f64 = 1e9;

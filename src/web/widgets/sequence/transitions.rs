@@ -29,7 +29,7 @@ use crate::web::kit::{action_of, control_of, Ctx, Shell, Widget, WidgetKind};
 
 use super::{NgramPanel, MAX_WORDS_SHOWN};
 
-pub const KIND: WidgetKind = WidgetKind { name: "transitions", title: "Matriz de transição de um corpus", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::TRANSITIONS, mount };
 
 const DEFAULT_WORD: &str = "meus";
 /// Words a sampled sentence may have before the sampler stops it.

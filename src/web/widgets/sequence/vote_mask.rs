@@ -9,4 +9,4 @@
 use super::super::WidgetKind;
 use super::votes::{mount_mode, Mode};
 
-pub const KIND: WidgetKind = WidgetKind { name: "vote-mask", title: "Máscara sobre os votos (produto de Hadamard)", mount: |c, h, a| mount_mode(c, h, a, Mode::Mask, &KIND) };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::VOTE_MASK, mount: |c, h, a| mount_mode(c, h, a, Mode::Mask, &KIND) };

@@ -35,7 +35,7 @@ use crate::web::kit::draw::{available_width, canvas_figure, prepare_canvas, BarV
 use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
 use super::{documents_of, DEBOUNCE_BYTES};
 
-pub const KIND: WidgetKind = WidgetKind { name: "votes", title: "Pares com saltos: a tabela de votos", mount: |c, h, a| mount_mode(c, h, a, Mode::Votes, &KIND) };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::VOTES, mount: |c, h, a| mount_mode(c, h, a, Mode::Votes, &KIND) };
 
 /// Rows of the triple-count table shown before it summarises.
 const MAX_TRIPLES_SHOWN: usize = 60;

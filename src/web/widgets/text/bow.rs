@@ -17,7 +17,7 @@ use crate::web::kit::{Ctx, Widget, WidgetKind};
 
 use super::corpus::{CorpusFrame, TextWidget};
 
-pub const KIND: WidgetKind = WidgetKind { name: "bow", title: "Do texto à matriz de contagens (Bag of Words)", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::BOW, mount };
 
 pub struct BowWidget {
     frame: CorpusFrame,

@@ -21,7 +21,7 @@ use crate::web::kit::{Ctx, Widget, WidgetKind};
 
 use super::corpus::{base_select, log_base, CorpusFrame, IdfControls, TextWidget};
 
-pub const KIND: WidgetKind = WidgetKind { name: "idf", title: "IDF: cinco variantes e a curva por df", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::IDF, mount };
 
 /// Terms listed in the table (a pasted corpus can have thousands).
 const MAX_TERMS_LISTED: usize = 200;

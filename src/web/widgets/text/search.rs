@@ -24,7 +24,7 @@ use crate::web::kit::{Ctx, Widget, WidgetKind};
 
 use super::corpus::{base_select, doc_label, log_base, CorpusFrame, TextWidget};
 
-pub const KIND: WidgetKind = WidgetKind { name: "search", title: "Busca por similaridade de cosseno", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::SEARCH, mount };
 
 pub struct SearchWidget {
     frame: CorpusFrame,

@@ -20,7 +20,7 @@ use crate::web::kit::{Ctx, Widget, WidgetKind};
 
 use super::corpus::{base_select, log_base, show_only_if, tf_select, tf_variant, CorpusFrame, TextWidget};
 
-pub const KIND: WidgetKind = WidgetKind { name: "tf", title: "Frequência de termos: as oito variantes", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::TF, mount };
 
 pub struct TfWidget {
     frame: CorpusFrame,

@@ -20,7 +20,7 @@ use crate::web::kit::{Ctx, Widget, WidgetKind};
 
 use super::corpus::{base_select, log_base, tf_select, tf_variant, CorpusFrame, IdfControls, TextWidget};
 
-pub const KIND: WidgetKind = WidgetKind { name: "tfidf", title: "TF × IDF = TF-IDF", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::TFIDF, mount };
 
 pub struct TfIdfWidget {
     frame: CorpusFrame,

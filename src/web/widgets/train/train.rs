@@ -41,7 +41,7 @@ use crate::web::kit::{control_of, listen, Ctx, Shell, Widget, WidgetKind};
 use crate::web::model_store;
 use crate::web::widgets::decoder::trained::{self, TrainedModel};
 
-pub const KIND: WidgetKind = WidgetKind { name: "train", title: "Treine um Transformer no navegador", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::TRAIN, mount };
 
 /// The preset story, relative to the site's root (fetched on mount; kept offline by the
 /// service worker once fetched, as the other extra files).

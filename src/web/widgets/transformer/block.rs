@@ -29,7 +29,7 @@ use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 use crate::web::kit::on_hover;
 use super::{chip_label, numbered, results_slot};
 
-pub const KIND: WidgetKind = WidgetKind { name: "transformer-block", title: "Bloco Transformer", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::TRANSFORMER_BLOCK, mount };
 
 const WEIGHT_SEED: u64 = 11;
 const TABLE_SEED: u64 = 5;

@@ -20,7 +20,7 @@ use crate::web::kit::draw::{MatrixView, Scale};
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 use super::{chips, numbered};
 
-pub const KIND: WidgetKind = WidgetKind { name: "char-tokenizer", title: "Tokenizador de caracteres", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::CHAR_TOKENIZER, mount };
 
 const PRESETS: &[(&str, &str)] = &[("frase", "gato"), ("lote", "gato\nelefante\npeixe\npássaro\ncão")];
 

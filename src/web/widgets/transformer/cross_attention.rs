@@ -26,7 +26,7 @@ use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 use crate::web::kit::on_hover;
 use super::{chip_label, numbered, positions, results_slot};
 
-pub const KIND: WidgetKind = WidgetKind { name: "cross-attention", title: "Atenção cruzada: duas ligações", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::CROSS_ATTENTION, mount };
 
 const D: usize = 8;
 const TABLE_SEED: u64 = 5;

@@ -23,7 +23,7 @@ use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
 use crate::web::kit::on_hover;
 use super::{chip_label, chips, numbered, positions, relabel_editor_rows};
 
-pub const KIND: WidgetKind = WidgetKind { name: "embedding-lookup", title: "Embeddings: one-hot × tabela", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::EMBEDDING_LOOKUP, mount };
 
 /// The table's seed: the same "untrained" embeddings on every page.
 const TABLE_SEED: u64 = 5;

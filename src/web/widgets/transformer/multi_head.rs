@@ -30,7 +30,7 @@ use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
 use crate::web::kit::on_hover;
 use super::{numbered, results_slot};
 
-pub const KIND: WidgetKind = WidgetKind { name: "multi-head", title: "Atenção com múltiplas cabeças", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::MULTI_HEAD, mount };
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     match attrs.choice("data-part") {
@@ -79,7 +79,7 @@ fn position_label(_: usize) -> String {
 }
 
 fn mount_example(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let shell = Shell::new(ctx, host, &WidgetKind { title: "Exemplo 3: duas cabeças, concatenação e W^O", ..KIND });
+    let shell = Shell::titled(ctx, host, "Exemplo 3: duas cabeças, concatenação e W^O");
     let head_1 = MatrixEditor::new("head-1", "cabeça 1", &example_3_head_1_as_printed(), position_label);
     let head_2 = MatrixEditor::new("head-2", "cabeça 2", &example_3_head_2(), position_label);
     let w_o = MatrixEditor::new("w_o", "W^O (6 × 3)", &example_3_w_o(), numbered_row);
@@ -221,7 +221,7 @@ pub struct ReshapeWidget {
 }
 
 fn mount_reshape(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, String> {
-    let shell = Shell::new(ctx, host, &WidgetKind { title: "Todas as cabeças num só tensor: o remodelamento", ..KIND });
+    let shell = Shell::titled(ctx, host, "Todas as cabeças num só tensor: o remodelamento");
     let (b_label, b) = number_field("b = ", "b", "2", true);
     let (t_label, t) = number_field("t = ", "t", "4", true);
     let (d_label, d) = number_field("d = ", "d", "8", true);

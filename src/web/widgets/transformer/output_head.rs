@@ -29,7 +29,7 @@ use crate::web::kit::draw::BarView;
 use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
 use super::{chip_label, results_slot};
 
-pub const KIND: WidgetKind = WidgetKind { name: "output-head", title: "Cabeça de saída: logits, softmax e argmax", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::OUTPUT_HEAD, mount };
 
 const D: usize = 8;
 /// Logit of the token whose unit embedding h equals (the others get less).

@@ -23,7 +23,7 @@ use crate::web::kit::draw::{MatrixView, Scale};
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 use super::results_slot;
 
-pub const KIND: WidgetKind = WidgetKind { name: "positional-encoding", title: "Codificação posicional senoidal", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::POSITIONAL_ENCODING, mount };
 
 /// The reader's table and the article's t = 5, d = 4 one, in one backend run.
 struct BothJob {

@@ -22,7 +22,7 @@ use crate::web::kit::draw::BarView;
 use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
 use super::results_slot;
 
-pub const KIND: WidgetKind = WidgetKind { name: "scaling", title: "Por que dividir por √d", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::SCALING, mount };
 
 /// (d, mean largest weight without ÷√d, with ÷√d) for each d of `CURVE_DIMS`.
 type Curve = Vec<(usize, f32, f32)>;

@@ -23,7 +23,7 @@ use crate::web::kit::draw::BarView;
 use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
 use crate::web::kit::chain::{self, Chain, Editors, Queries, Step, Views};
 
-pub const KIND: WidgetKind = WidgetKind { name: "self-attention-steps", title: "Autoatenção passo a passo", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::SELF_ATTENTION_STEPS, mount };
 
 const MAX_TOKENS: usize = 8;
 

@@ -18,7 +18,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 use super::{chip_label, chips};
 
-pub const KIND: WidgetKind = WidgetKind { name: "shift-table", title: "Geração por deslocamento", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::SHIFT_TABLE, mount };
 
 pub struct ShiftWidget {
     shell: Shell,

@@ -21,7 +21,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{canvas_figure, prepare_canvas, BarView};
 use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
 
-pub const KIND: WidgetKind = WidgetKind { name: "dot-product", title: "Produto escalar, norma e cosseno", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::DOT_PRODUCT, mount };
 
 const MAX_DIMS: usize = 12;
 const DIAL: f64 = 170.0;

@@ -22,7 +22,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{numbered, HeatmapData, MatrixView, Scale};
 use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
 
-pub const KIND: WidgetKind = WidgetKind { name: "matmul", title: "Multiplicação de matrizes, célula a célula", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::MATMUL, mount };
 
 const MAX_SIDE: usize = 6;
 

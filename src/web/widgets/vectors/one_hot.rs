@@ -19,7 +19,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{numbered, HeatmapData, MatrixView, Scale};
 use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
 
-pub const KIND: WidgetKind = WidgetKind { name: "one-hot", title: "Codificação one-hot de uma frase", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::ONE_HOT, mount };
 
 /// Longest sentence drawn (tokens); a heatmap row per token.
 const MAX_TOKENS: usize = 24;

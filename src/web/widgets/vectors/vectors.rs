@@ -18,7 +18,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{available_width, prepare_canvas};
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
-pub const KIND: WidgetKind = WidgetKind { name: "vectors", title: "Vetores no plano: soma, oposto e escala", mount };
+pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::VECTORS, mount };
 
 /// The plane shows −RANGE…RANGE on both axes.
 const RANGE: f64 = 6.0;

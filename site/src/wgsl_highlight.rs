@@ -1,9 +1,9 @@
 //! A tiny WGSL highlighter: splits a kernel's source into classed pieces (comments,
 //! keywords, types, attributes, numbers, built-in functions) that concatenate back to the
-//! source exactly. The web layer turns them into spans of text nodes (never HTML); build.rs
-//! includes this same file to highlight the WGSL excerpts quoted in the page prose.
+//! source exactly. The web layer turns them into spans of text nodes (never HTML); the page
+//! generator highlights the WGSL excerpts quoted in the page prose with it.
 //!
-//! Standard library only, so build.rs can `#[path]`-include it.
+//! Standard library only: the wasm and the page generator share it.
 
 /// What a piece of source is; `Plain` covers identifiers, punctuation and white space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,7 +190,7 @@ mod tests {
 
     #[test]
     fn every_shipped_kernel_round_trips_and_has_comments_and_keywords() {
-        for dir in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/src/gpu/shaders")).unwrap() {
+        for dir in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../src/gpu/shaders")).unwrap() {
             let path = dir.unwrap().path();
             let source = std::fs::read_to_string(&path).unwrap();
             let pieces = highlight(&source);

@@ -1,0 +1,21 @@
+//! The site's words and pages, shared by the build and the wasm: every widget kind's
+//! documentation (`widgets`: name, title, summary, attributes), the notation of plain strings
+//! (`notation`: `W^Q` → W<sup>Q</sup>), WGSL highlighting (`wgsl_highlight`) and page addresses
+//! ([`page_href`]); and, with the feature `generate` (build.rs only), the page generator that
+//! prerenders every page from `content/`.
+
+pub mod notation;
+pub mod wgsl_highlight;
+pub mod widgets;
+
+#[cfg(feature = "generate")]
+pub mod generate;
+
+/// The address of page `slug` (an article, a section, the catalogue, the benchmark) relative
+/// to the site's root, so the site works under a sub-path: `slug.html`, the home page `./`.
+pub fn page_href(slug: &str) -> String {
+    match slug {
+        "" | "inicio" | "index" => "./".to_string(),
+        other => format!("{other}.html"),
+    }
+}

@@ -1,0 +1,582 @@
+//! Every widget kind, declared once: its name (the `data-widget` value), its title, what it
+//! shows and the data attributes it reads.
+//!
+//! The web layer's registry (`web::widgets::REGISTRY`) pairs each of these with the code that
+//! mounts it (`WidgetKind { doc: &ATTENTION, mount }`), so a kind's name and title are typed
+//! nowhere else; the page generator reads the same entries for the placeholders, the home
+//! page's cards and the catalogue's text. `tests/widget_docs.rs` checks that README's widget
+//! table lists the same kinds with the same attributes, and the browser tests that every kind
+//! here is registered once. Plain data, so native tests and the build can read it.
+
+use atencao_core::widget_input::NumberRange;
+
+/// One widget kind, as an author embedding it needs to know it.
+pub struct WidgetDoc {
+    /// The `data-widget` value.
+    pub name: &'static str,
+    /// Its heading on the page, on the home page's cards and in the catalogue (notation
+    /// written as `W^Q`, typeset where it is drawn).
+    pub title: &'static str,
+    /// What the reader sees and can do (Portuguese).
+    pub summary: &'static str,
+    /// The data attributes it reads besides `data-widget`.
+    pub attributes: &'static [AttributeDoc],
+    /// The attributes of the catalogue's live example and snippet (none: the widget's
+    /// default, which is the article's own example).
+    pub example: &'static [(&'static str, &'static str)],
+}
+
+/// One data attribute of a widget: declared once, here. Its `kind` is what the widget's
+/// parsing follows (`web::kit::attributes`): a choice outside the list, a number out of range
+/// or a flag that is neither on nor off gets the default and a warning; text and data are the
+/// widget's to read. The catalogue shows `meaning` and `values`.
+pub struct AttributeDoc {
+    pub name: &'static str,
+    /// What it sets (Portuguese).
+    pub meaning: &'static str,
+    /// The values it accepts, default first or marked "padrão" (Portuguese, for authors).
+    pub values: &'static str,
+    pub kind: AttrKind,
+}
+
+/// What an attribute's value is.
+#[derive(Clone, Copy, Debug)]
+pub enum AttrKind {
+    /// One of `values`; `default` when absent or unknown.
+    Choice { values: &'static [&'static str], default: &'static str },
+    /// A number in a range (clamped, snapped to its step).
+    Number(NumberRange),
+    /// A whole number whose bounds depend on the widget's other settings (a document of the
+    /// chosen corpus): the widget gives the range when it reads it.
+    Index,
+    /// On or off (absent: off).
+    Flag,
+    /// Text or data the widget reads itself (a corpus, JSON matrices, a prompt, a folder).
+    Text,
+}
+
+const fn attr(name: &'static str, meaning: &'static str, values: &'static str) -> AttributeDoc {
+    AttributeDoc { name, meaning, values, kind: AttrKind::Text }
+}
+
+const fn choice(name: &'static str, meaning: &'static str, values: &'static str, choices: &'static [&'static str], default: &'static str) -> AttributeDoc {
+    AttributeDoc { name, meaning, values, kind: AttrKind::Choice { values: choices, default } }
+}
+
+const fn number(name: &'static str, meaning: &'static str, values: &'static str, range: NumberRange) -> AttributeDoc {
+    AttributeDoc { name, meaning, values, kind: AttrKind::Number(range) }
+}
+
+const fn index(name: &'static str, meaning: &'static str, values: &'static str) -> AttributeDoc {
+    AttributeDoc { name, meaning, values, kind: AttrKind::Index }
+}
+
+const fn flag(name: &'static str, meaning: &'static str, values: &'static str) -> AttributeDoc {
+    AttributeDoc { name, meaning, values, kind: AttrKind::Flag }
+}
+
+impl WidgetDoc {
+    /// The declaration of attribute `name` (None: the widget does not read it).
+    pub fn attribute(&self, name: &str) -> Option<&'static AttributeDoc> {
+        self.attributes.iter().find(|a| a.name == name)
+    }
+}
+
+/// The corpora of the vectorization article (ids of `core::examples::ARTICLE_CORPORA`).
+const CORPUS_IDS: &[&str] = &[
+    "gato-telhado", "joao-maria", "carro", "filme", "bow", "pequeno-gato", "tres-documentos", "cachorro-log", "python-java", "aumentada", "detalhado", "busca",
+];
+/// The corpora of the sequence articles (ids of `core::sequence::presets::NGRAM_PRESETS`).
+const NGRAM_IDS: &[&str] = &["tres-comandos", "oito-documentos"];
+
+const fn corpus_preset(default: &'static str) -> AttributeDoc {
+    choice(
+        "data-preset",
+        "corpus de um dos artigos",
+        "gato-telhado, joao-maria, carro, filme, bow, pequeno-gato, tres-documentos, cachorro-log, python-java, aumentada, detalhado, busca",
+        CORPUS_IDS,
+        default,
+    )
+}
+
+const fn ngram_preset(default: &'static str, meaning: &'static str, values: &'static str) -> AttributeDoc {
+    choice("data-preset", meaning, values, NGRAM_IDS, default)
+}
+
+const MODEL: AttributeDoc = attr(
+    "data-model",
+    "pasta dos arquivos do modelo (config.json, tokenizer.json, …), relativa à página",
+    "padrão: static/model/ do próprio site",
+);
+const CORPUS: AttributeDoc = attr(
+    "data-corpus",
+    "documentos da própria página, um por linha (ou uma lista JSON de textos); vira o primeiro corpus da lista",
+    "texto",
+);
+const TF_VARIANT: AttributeDoc = choice(
+    "data-tf",
+    "variante de TF",
+    "normalized (padrão), raw, log, binary, aug, k, log-smooth, length",
+    &["normalized", "raw", "log", "binary", "aug", "k", "log-smooth", "length"],
+    "normalized",
+);
+const IDF_VARIANT: AttributeDoc = choice(
+    "data-idf",
+    "variante de IDF",
+    "basic (padrão), plus1, probabilistic, max, smooth",
+    &["basic", "plus1", "probabilistic", "max", "smooth"],
+    "basic",
+);
+const LOG_BASE: AttributeDoc = choice("data-base", "base do logaritmo", "e (padrão), 10, 2", &["e", "10", "2"], "e");
+const VOTE_PRESET: AttributeDoc = choice(
+    "data-preset",
+    "corpus dos votos",
+    "log-programa-bateria (padrão), log-ele-ela, cinco-documentos",
+    &["log-programa-bateria", "log-ele-ela", "cinco-documentos"],
+    "log-programa-bateria",
+);
+const VOTE_SENTENCE: AttributeDoc = index("data-sentence", "qual frase de teste do corpus (a partir de 0)", "0 (padrão), 1, …");
+const VOTE_KEEP: AttributeDoc =
+    attr("data-keep", "palavras, separadas por espaço, que começam ligadas (as outras começam em 0)", "padrão: todas ligadas");
+
+pub const ATTENTION: WidgetDoc = WidgetDoc {
+    name: "attention",
+    title: "Atenção com Q, K e V",
+    summary: "X, W^Q, W^K e W^V editáveis (padrão: o Exemplo 2 do livro-texto) → Q, K, V, escores QKᵀ/√d_k, pesos do softmax e saída; máscara causal; barras com os pesos de uma consulta.",
+    attributes: &[
+        choice("data-preset", "exemplo inicial", "exemplo-2 (padrão: o Exemplo 2 do livro-texto), prestando-e5 (as três palavras de «Prestando atenção»)", &["exemplo-2", "prestando-e5"], "exemplo-2"),
+        flag("data-causal", "começa com a máscara causal ligada", "true"),
+        attr("data-matrices", "matrizes próprias em JSON; as ausentes vêm do exemplo", r#"{"x": [[1, 0], [0, 1]], "w_q": …, "w_k": …, "w_v": …}, até 12 tokens"#),
+    ],
+    example: &[("data-matrices", r#"{"x": [[1, 0], [0, 1]], "w_q": [[0, 0], [0, 0]], "w_k": [[0, 0], [0, 0]], "w_v": [[1, 2], [3, 4]]}"#)],
+};
+
+pub const MASKED_SOFTMAX: WidgetDoc = WidgetDoc {
+    name: "masked-softmax",
+    title: "Máscara causal e softmax",
+    summary: "Escores editáveis, a máscara causal somada como −∞ acima da diagonal (hachurada) e o softmax de cada linha (padrão: o exemplo de máscara de «Explicando Transformers»).",
+    attributes: &[attr("data-matrices", "escores próprios em JSON (linha = consulta, coluna = chave)", r#"{"scores": [[…], …]}, quadrada, até 10 × 10"#)],
+    example: &[],
+};
+
+pub const SOFT_DICTIONARY: WidgetDoc = WidgetDoc {
+    name: "soft-dictionary",
+    title: "Dicionário suave: busca rígida e busca suave",
+    summary: "Atenção como dicionário suave: chaves, valores e uma consulta editáveis; os scores q·kᵢ, os pesos softmax(β·q·kᵢ/√d) de 0 a 1, a busca suave Σ wᵢvᵢ ao lado da busca rígida (o valor da melhor chave) e, para vários β, os pesos e a distância entre as duas (padrão: as chaves, os valores e a consulta q₂ do Exemplo 2).",
+    attributes: &[attr("data-matrices", "dicionário próprio em JSON (chaves, seus valores e a consulta)", r#"{"keys": [[…], …], "values": [[…], …], "query": [[…]]}, até 8 entradas"#)],
+    example: &[],
+};
+
+pub const GRADIENT_CHECK: WidgetDoc = WidgetDoc {
+    name: "gradient-check",
+    title: "Verificador de gradientes: fórmula contra diferenças finitas",
+    summary: "A jacobiana do softmax e os gradientes de um passo de atenção (L = Σ O ⊙ G em relação a Q, K e V) pela fórmula e por diferenças centrais, lado a lado, com o passo h de 10⁻¹ a 10⁻¹⁰, em f64 ou f32; ou o decodificador inteiro, tensor por tensor, num texto digitado (em f32); o maior erro relativo e a curva do erro contra h.",
+    attributes: &[choice(
+        "data-part",
+        "o que verificar",
+        "atencao (padrão: o passo de atenção), softmax (a jacobiana), modelo (o decodificador inteiro, tensor por tensor)",
+        &["atencao", "softmax", "modelo"],
+        "atencao",
+    )],
+    example: &[],
+};
+
+pub const DECODER: WidgetDoc = WidgetDoc {
+    name: "decoder",
+    title: "O decodificador pré-treinado",
+    summary: "O decodificador pré-treinado: exemplos de prompt, tokens BPE, Gerar / Passo / Parar, temperatura, top-k, top-p e semente; os 10 próximos tokens ao lado de um modelo de bigramas; a atenção de cada camada e cabeça. Baixa os pesos do modelo (alguns MB) ao montar.",
+    attributes: &[
+        choice("data-preset", "prompt inicial", "chaves (padrão), meninos, galinha, lagoa, machado, capitu", &["chaves", "meninos", "galinha", "lagoa", "machado", "capitu"], "chaves"),
+        attr("data-prompt", "texto inicial próprio (substitui o do exemplo)", "texto"),
+        MODEL,
+    ],
+    example: &[("data-preset", "machado")],
+};
+
+pub const TRAIN: WidgetDoc = WidgetDoc {
+    name: "train",
+    title: "Treine um Transformer no navegador",
+    summary: "Um pequeno decodificador treinado no navegador, ao vivo: o conto “Missa do galo” ou o texto do leitor, um token por caractere ou o BPE do decodificador; tamanhos editáveis com a contagem de parâmetros; treinar / pausar / recomeçar, passos por segundo; a curva da perda de treino e de validação contra o chute uniforme e o bigrama; amostras a cada 100 passos; a atenção de uma camada e cabeça; baixar os pesos. Baixa o conto (14 KB) ao montar.",
+    attributes: &[],
+    example: &[],
+};
+
+pub const BPE: WidgetDoc = WidgetDoc {
+    name: "bpe",
+    title: "BPE: das letras aos tokens",
+    summary: "O BPE em bytes do decodificador, passo a passo, sobre o texto do leitor: bytes, cada fusão na ordem, tokens finais e ids. Baixa só o tokenizador, não os pesos.",
+    attributes: &[attr("data-text", "texto inicial", "texto"), MODEL],
+    example: &[("data-text", "A atenção é tudo.")],
+};
+
+pub const VECTORS: WidgetDoc = WidgetDoc {
+    name: "vectors",
+    title: "Vetores no plano: soma, oposto e escala",
+    summary: "a e b no plano, arrastáveis; a + b, −a e k·a redesenhados na hora.",
+    attributes: &[],
+    example: &[],
+};
+
+pub const DOT_PRODUCT: WidgetDoc = WidgetDoc {
+    name: "dot-product",
+    title: "Produto escalar, norma e cosseno",
+    summary: "Produtos componente a componente, u·v, normas, cosseno e ângulo; normalização.",
+    attributes: &[choice("data-preset", "par de vetores", "basico (padrão), sequencia, one-hot, ortogonais, obtuso, carro", &["basico", "sequencia", "one-hot", "ortogonais", "obtuso", "carro"], "basico")],
+    example: &[],
+};
+
+pub const MATMUL: WidgetDoc = WidgetDoc {
+    name: "matmul",
+    title: "Multiplicação de matrizes, célula a célula",
+    summary: "A·B célula a célula, com a linha e a coluna por trás de cada célula; a consulta por one-hot.",
+    attributes: &[choice("data-preset", "produto do artigo", "linhas (padrão), vetores, matriz-vetor, vetor-matriz, consulta", &["linhas", "vetores", "matriz-vetor", "vetor-matriz", "consulta"], "linhas")],
+    example: &[],
+};
+
+pub const ONE_HOT: WidgetDoc = WidgetDoc {
+    name: "one-hot",
+    title: "Codificação one-hot de uma frase",
+    summary: "Linhas one-hot de uma frase sobre um vocabulário e os produtos escalares entre elas.",
+    attributes: &[choice("data-preset", "frase e vocabulário", "telhado (padrão), frutas", &["telhado", "frutas"], "telhado")],
+    example: &[],
+};
+
+pub const BOW: WidgetDoc = WidgetDoc {
+    name: "bow",
+    title: "Do texto à matriz de contagens (Bag of Words)",
+    summary: "Corpus → tokens → vocabulário ordenado → matriz de contagens; cosseno entre documentos.",
+    attributes: &[corpus_preset("gato-telhado"), CORPUS],
+    example: &[],
+};
+
+pub const TF: WidgetDoc = WidgetDoc {
+    name: "tf",
+    title: "Frequência de termos: as oito variantes",
+    summary: "As oito variantes de TF lado a lado, o K da variante aumentada e a base do logaritmo.",
+    attributes: &[corpus_preset("tres-documentos"), CORPUS, TF_VARIANT, LOG_BASE],
+    example: &[],
+};
+
+pub const IDF: WidgetDoc = WidgetDoc {
+    name: "idf",
+    title: "IDF: cinco variantes e a curva por df",
+    summary: "As cinco variantes de IDF (básico, IDF+1, probabilístico, máximo com teto, suavizado do sklearn), a curva IDF × df, «indefinido» e «−∞».",
+    attributes: &[corpus_preset("tres-documentos"), CORPUS, IDF_VARIANT, LOG_BASE],
+    example: &[],
+};
+
+pub const TFIDF: WidgetDoc = WidgetDoc {
+    name: "tfidf",
+    title: "TF × IDF = TF-IDF",
+    summary: "TF × IDF = TF-IDF lado a lado, stopwords, normalização L2 e cosseno entre documentos.",
+    attributes: &[corpus_preset("detalhado"), CORPUS, TF_VARIANT, IDF_VARIANT, LOG_BASE],
+    example: &[("data-corpus", "o gato dorme\no cão late")],
+};
+
+pub const SEARCH: WidgetDoc = WidgetDoc {
+    name: "search",
+    title: "Busca por similaridade de cosseno",
+    summary: "Uma consulta ordenada contra os documentos pelo cosseno dos vetores TF-IDF.",
+    attributes: &[corpus_preset("busca"), CORPUS, attr("data-query", "consulta inicial", "padrão: a do corpus do artigo"), LOG_BASE],
+    example: &[],
+};
+
+pub const MARKOV: WidgetDoc = WidgetDoc {
+    name: "markov",
+    title: "Cadeia de Markov: sol e chuva",
+    summary: "A cadeia do clima: P 2×2 editável (linhas que não somam 1 são normalizadas, com aviso), grafo de estados, amostrador animado e convergência para a distribuição estacionária.",
+    attributes: &[],
+    example: &[],
+};
+
+pub const TRANSITIONS: WidgetDoc = WidgetDoc {
+    name: "transitions",
+    title: "Matriz de transição de um corpus",
+    summary: "Corpus → mapa de calor das transições de bigramas (contagens ou probabilidades), grafo, consulta one-hot h × T passo a passo, amostrador de frases e probabilidade de uma frase digitada.",
+    attributes: &[ngram_preset("tres-comandos", "corpus do artigo de modelagem de sequências", "tres-comandos (padrão), oito-documentos"), attr("data-word", "palavra da consulta one-hot", "padrão: meus")],
+    example: &[],
+};
+
+pub const SPARSITY: WidgetDoc = WidgetDoc {
+    name: "sparsity",
+    title: "A explosão dos N-gramas",
+    summary: "Calculadora de |V|^N, N-gramas observados contra possíveis para N = 1…5 e o gráfico de Zipf com o expoente ajustado.",
+    attributes: &[
+        number("data-vocabulary", "tamanho do vocabulário |V|", "padrão: 50000", NumberRange::integer(1.0, 10_000_000.0, 50_000.0)),
+        number("data-n", "ordem N", "padrão: 3", NumberRange::integer(1.0, 10.0, 3.0)),
+        choice("data-preset", "corpus do gráfico de Zipf", "cinco-documentos (padrão), oito-documentos", &["cinco-documentos", "oito-documentos"], "cinco-documentos"),
+    ],
+    example: &[],
+};
+
+pub const DOC_VECTORS: WidgetDoc = WidgetDoc {
+    name: "doc-vectors",
+    title: "Documentos como vetores de transição",
+    summary: "T_d de cada documento, vetores por trincas ou por uma lista fixa de pares, L2, tabelas de cosseno e distância; «só não nulos» (o código do artigo) contra o achatamento completo.",
+    attributes: &[ngram_preset("tres-comandos", "corpus do artigo de modelagem de sequências", "tres-comandos (padrão), oito-documentos")],
+    example: &[],
+};
+
+pub const LIKELIHOOD: WidgetDoc = WidgetDoc {
+    name: "likelihood",
+    title: "Documento contra corpus: razões de verossimilhança",
+    summary: "T_d ao lado de T_{corpus} e as barras das razões de verossimilhança v* (com a errata corrigida).",
+    attributes: &[
+        ngram_preset("oito-documentos", "corpus", "oito-documentos (padrão), tres-comandos"),
+        index("data-document", "qual documento (a partir de 1)", "1 (padrão), 2, …"),
+    ],
+    example: &[],
+};
+
+pub const VOTES: WidgetDoc = WidgetDoc {
+    name: "votes",
+    title: "Pares com saltos: a tabela de votos",
+    summary: "Votos de pares com saltos: contagens de trincas, tabela de votos, uma caixa por palavra anterior, barras empilhadas dos votos, escores e margem.",
+    attributes: &[VOTE_PRESET, VOTE_SENTENCE, VOTE_KEEP],
+    example: &[],
+};
+
+pub const VOTE_MASK: WidgetDoc = WidgetDoc {
+    name: "vote-mask",
+    title: "Máscara sobre os votos (produto de Hadamard)",
+    summary: "Produto de Hadamard sobre os votos: um peso em [0, 1] por palavra anterior; painéis V, m, V ∘ m e os escores.",
+    attributes: &[VOTE_PRESET, VOTE_SENTENCE, VOTE_KEEP],
+    example: &[],
+};
+
+pub const MASK_EMBEDDINGS: WidgetDoc = WidgetDoc {
+    name: "mask-embeddings",
+    title: "Máscara na atenção: somar −∞ ou multiplicar por 0",
+    summary: "Uma consulta sobre embeddings mascarados (com a correção do exemplo E4): E, W^Q, W^K, W^V e máscara editáveis; −∞ somado, ×0 multiplicado ou nenhuma máscara.",
+    attributes: &[choice("data-mode", "tipo de máscara", "additive (padrão), multiplicative, none", &["additive", "multiplicative", "none"], "additive")],
+    example: &[],
+};
+
+pub const FFN_DETECTOR: WidgetDoc = WidgetDoc {
+    name: "ffn-detector",
+    title: "A primeira camada da FFN como detector de combinações",
+    summary: "A primeira camada da FFN como detector de combinações: entradas liga/desliga, W1 editável (uma linha por neurônio), barras antes e depois da ativação, tabela-verdade, ReLU ou GeLU.",
+    attributes: &[
+        choice("data-activation", "função de ativação", "relu (padrão), gelu", &["relu", "gelu"], "relu"),
+        flag("data-truth", "abre a tabela-verdade", "true"),
+    ],
+    example: &[],
+};
+
+pub const SOFTMAX_LAB: WidgetDoc = WidgetDoc {
+    name: "softmax-lab",
+    title: "Laboratório de softmax: somar não muda, multiplicar muda",
+    summary: "softmax(z), softmax(z + c), softmax(k·z) e a jacobiana: somar uma constante não muda nada, multiplicar muda tudo.",
+    attributes: &[],
+    example: &[],
+};
+
+pub const CHAR_TOKENIZER: WidgetDoc = WidgetDoc {
+    name: "char-tokenizer",
+    title: "Tokenizador de caracteres",
+    summary: "Textos → ids de caracteres com a tabela fixa (<pad> = 0, <bos> = 1, <eos> = 2, a = 3 …, acentos, <unk>); o lote b × t com preenchimento à esquerda ou à direita, t mais longo ou fixo, truncamento.",
+    attributes: &[choice("data-preset", "texto ou lote inicial", "frase (padrão: «gato»), lote (os cinco animais do artigo)", &["frase", "lote"], "frase")],
+    example: &[],
+};
+
+pub const EMBEDDING_LOOKUP: WidgetDoc = WidgetDoc {
+    name: "embedding-lookup",
+    title: "Embeddings: one-hot × tabela",
+    summary: "One-hot O × tabela E = X, posição por posição (passo a passo ou animado); linhas de E editáveis; a leitura direta dá o mesmo resultado.",
+    attributes: &[attr("data-text", "texto inicial", "padrão: baba")],
+    example: &[],
+};
+
+pub const SELF_ATTENTION_STEPS: WidgetDoc = WidgetDoc {
+    name: "self-attention-steps",
+    title: "Autoatenção passo a passo",
+    summary: "Uma consulta passo a passo: produtos escalares, ÷√d_k, exp, pesos do softmax e soma ponderada (Exemplos 1 e 2 do livro-texto, com os valores impressos ao lado dos corretos); máscara causal; mapas de S, A e da saída.",
+    attributes: &[
+        choice("data-preset", "exemplo do livro-texto", "exemplo-1 (padrão), exemplo-2", &["exemplo-1", "exemplo-2"], "exemplo-1"),
+        flag("data-causal", "começa com a máscara causal ligada", "sim"),
+    ],
+    example: &[],
+};
+
+pub const SCALING: WidgetDoc = WidgetDoc {
+    name: "scaling",
+    title: "Por que dividir por √d",
+    summary: "Variância de q·k e saturação do softmax com e sem ÷√d para qualquer d (consultas e chaves aleatórias com semente) e a curva de saturação em função de d.",
+    attributes: &[number("data-d", "dimensão d inicial", "padrão: 64", NumberRange::integer(1.0, 2048.0, 64.0))],
+    example: &[],
+};
+
+pub const MULTI_HEAD: WidgetDoc = WidgetDoc {
+    name: "multi-head",
+    title: "Atenção com múltiplas cabeças",
+    summary: "O Exemplo 3 (duas cabeças, concatenação, W^O editável, cabeça 1 impressa contra calculada) ou a remodelagem (b, t, d) → (b, h, t, d/h) com controle de h e o caso d % h ≠ 0 explicado.",
+    attributes: &[choice("data-part", "qual parte", "exemplo-3 (padrão), remodelar", &["exemplo-3", "remodelar"], "exemplo-3")],
+    example: &[],
+};
+
+pub const POSITIONAL_ENCODING: WidgetDoc = WidgetDoc {
+    name: "positional-encoding",
+    title: "Codificação posicional senoidal",
+    summary: "Mapa de calor da codificação posicional senoidal com controles de t, d e θ; a tabela de t = 5, d = 4; PE(0)·PE(k) em função de k; a propriedade do deslocamento (rotação) conferida.",
+    attributes: &[
+        number("data-t", "número de posições t", "4 a 128; padrão: 64", NumberRange::integer(4.0, 128.0, 64.0)),
+        number("data-d", "dimensão d (par)", "2 a 128; padrão: 32", NumberRange { min: 2.0, max: 128.0, default: 32.0, step: 2.0 }),
+    ],
+    example: &[("data-t", "32"), ("data-d", "16")],
+};
+
+pub const SHIFT_TABLE: WidgetDoc = WidgetDoc {
+    name: "shift-table",
+    title: "Geração por deslocamento",
+    summary: "Os deslocamentos da janela autorregressiva (<bos>cachorro<eos> → … dog<eos>), passo a passo, com parada em <eos> ou no limite de passos.",
+    attributes: &[
+        attr("data-input", "frase de entrada", "padrão: cachorro"),
+        attr("data-output", "frase de saída", "padrão: dog"),
+    ],
+    example: &[],
+};
+
+pub const TRANSFORMER_BLOCK: WidgetDoc = WidgetDoc {
+    name: "transformer-block",
+    title: "Bloco Transformer",
+    summary: "Um bloco (d = 8, 2 cabeças, d_{ff} = 32) pós-LN ou pré-LN com diagrama, conexões residuais, histogramas da normalização, a camada 4× com ReLU e a contagem de parâmetros em d = 512.",
+    attributes: &[attr("data-text", "texto de entrada", "padrão: gato")],
+    example: &[],
+};
+
+pub const CROSS_ATTENTION: WidgetDoc = WidgetDoc {
+    name: "cross-attention",
+    title: "Atenção cruzada: duas ligações",
+    summary: "Atenção codificador–decodificador ligada como no artigo original (Q do decodificador; K, V do codificador) contra o código do artigo (Q, K do codificador; V do decodificador): o peso do futuro e uma sonda que troca o último token do decodificador.",
+    attributes: &[
+        attr("data-input", "frase do codificador", "padrão: cachorro"),
+        attr("data-output", "frase do decodificador", "padrão: dog"),
+    ],
+    example: &[],
+};
+
+pub const OUTPUT_HEAD: WidgetDoc = WidgetDoc {
+    name: "output-head",
+    title: "Cabeça de saída: logits, softmax e argmax",
+    summary: "h → logits → softmax(·/T) → argmax sobre a tabela de 61 tokens, e o que o argmax + 2 do artigo escolheria.",
+    attributes: &[attr("data-token", "token cujo embedding é o h inicial", "padrão: o")],
+    example: &[],
+};
+
+pub const MATMUL_BENCH: WidgetDoc = WidgetDoc {
+    name: "matmul-bench",
+    title: "CPU × WebGPU: uma multiplicação de matrizes no seu computador",
+    summary: "O produto de matrizes n×n medido na CPU e em WebGPU no computador do leitor (mediana depois de um aquecimento), o tempo contra n nos dois, em escala log, e a maior diferença entre os produtos; controle de tamanho e uma varredura completa.",
+    attributes: &[],
+    example: &[],
+};
+
+/// Every widget kind, in the catalogue's order.
+pub const WIDGETS: &[&WidgetDoc] = &[
+    &ATTENTION,
+    &MASKED_SOFTMAX,
+    &SOFT_DICTIONARY,
+    &GRADIENT_CHECK,
+    &DECODER,
+    &TRAIN,
+    &BPE,
+    &VECTORS,
+    &DOT_PRODUCT,
+    &MATMUL,
+    &ONE_HOT,
+    &BOW,
+    &TF,
+    &IDF,
+    &TFIDF,
+    &SEARCH,
+    &MARKOV,
+    &TRANSITIONS,
+    &SPARSITY,
+    &DOC_VECTORS,
+    &LIKELIHOOD,
+    &VOTES,
+    &VOTE_MASK,
+    &MASK_EMBEDDINGS,
+    &FFN_DETECTOR,
+    &SOFTMAX_LAB,
+    &CHAR_TOKENIZER,
+    &EMBEDDING_LOOKUP,
+    &SELF_ATTENTION_STEPS,
+    &SCALING,
+    &MULTI_HEAD,
+    &POSITIONAL_ENCODING,
+    &SHIFT_TABLE,
+    &TRANSFORMER_BLOCK,
+    &CROSS_ATTENTION,
+    &OUTPUT_HEAD,
+    &MATMUL_BENCH,
+];
+
+/// The documentation of the kind named `name`.
+pub fn doc(name: &str) -> Option<&'static WidgetDoc> {
+    WIDGETS.iter().copied().find(|w| w.name == name)
+}
+
+/// The HTML an author pastes for `doc`'s example (attribute values escaped for HTML).
+pub fn snippet(doc: &WidgetDoc) -> String {
+    let mut html = format!(r#"<div data-widget="{}""#, doc.name);
+    for (name, value) in doc.example {
+        let quote = if value.contains('"') { '\'' } else { '"' };
+        let escaped = value.replace('&', "&amp;").replace(quote, if quote == '"' { "&quot;" } else { "&#39;" });
+        html.push_str(&format!(" {name}={quote}{escaped}{quote}"));
+    }
+    html.push_str("></div>");
+    html
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn examples_use_documented_attributes() {
+        for widget in WIDGETS {
+            for (name, _) in widget.example {
+                assert!(widget.attributes.iter().any(|a| a.name == *name), "{}: example uses undocumented {name}", widget.name);
+            }
+        }
+    }
+
+    /// The preset lists declared here are the core's: a preset added there is offered here.
+    #[test]
+    fn declared_corpora_are_the_cores() {
+        let corpora: Vec<&str> = atencao_core::examples::ARTICLE_CORPORA.iter().map(|c| c.id).collect();
+        assert_eq!(CORPUS_IDS, corpora.as_slice());
+        let ngrams: Vec<&str> = atencao_core::sequence::presets::NGRAM_PRESETS.iter().map(|p| p.id).collect();
+        assert_eq!(NGRAM_IDS, ngrams.as_slice());
+        let votes: Vec<&str> = atencao_core::sequence::presets::VOTE_PRESETS.iter().map(|p| p.id).collect();
+        match VOTE_PRESET.kind {
+            AttrKind::Choice { values, .. } => assert_eq!(values, votes.as_slice()),
+            _ => panic!("data-preset of votes is a choice"),
+        }
+    }
+
+    /// A choice's default is one of its values, and its values are named in the text authors read.
+    #[test]
+    fn choices_are_consistent() {
+        for widget in WIDGETS {
+            for a in widget.attributes {
+                if let AttrKind::Choice { values, default } = a.kind {
+                    assert!(values.contains(&default), "{} {}: default {default}", widget.name, a.name);
+                    for v in values {
+                        assert!(a.values.contains(v), "{} {}: {v} is not in «{}»", widget.name, a.name, a.values);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn snippet_quotes_json_with_single_quotes() {
+        let attention = doc("attention").unwrap();
+        assert!(snippet(attention).starts_with(r#"<div data-widget="attention" data-matrices='{"x": [[1, 0]"#));
+        assert_eq!(snippet(doc("vectors").unwrap()), r#"<div data-widget="vectors"></div>"#);
+        let tfidf = snippet(doc("tfidf").unwrap());
+        assert!(tfidf.contains("data-corpus=\"o gato dorme\no cão late\""), "{tfidf}");
+    }
+}
