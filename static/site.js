@@ -14,7 +14,9 @@
 //      near the viewport (src/web/pages.rs); where it cannot run, they say why. A widget marked
 //      `data-on-demand` (the one at the top of the home page) waits for its "experimentar aqui"
 //      button instead, so the home page compiles no wasm until the reader asks;
-//   4. once the page has loaded, registers the offline service worker (sw.js) and runs
+//   4. opens the map of the model under an article page's heading on a wide screen (on a phone
+//      it stays one line, "Mapa do modelo · esta página: …", until the reader opens it);
+//   5. once the page has loaded, registers the offline service worker (sw.js) and runs
 //      "salvar para ler offline" (the rest of the site, the model included, on request).
 // A module with no inline code: it runs under a strict Content-Security-Policy.
 import { SUPPORTED, MESSAGE, showUnsupported } from './compat.js';
@@ -354,9 +356,15 @@ function keyboardScrolling() {
   const queue = () => { if (!queued) { queued = true; (window.requestIdleCallback ?? setTimeout)(check); } };
   queue();
   addEventListener('resize', queue);
-  new MutationObserver(queue).observe(app, { subtree: true, attributeFilter: ['data-state', 'data-view', 'open'] });
+  new MutationObserver(queue).observe(app, { subtree: true, attributeFilter: ['data-state', 'open'] });
   // A page the wasm writes (the catalogue) adds its sections to main itself.
   new MutationObserver(queue).observe(app, { childList: true });
+}
+
+/** The map of the model: open where there is room for it, one line on a phone. */
+function mapWhenWide() {
+  const map = document.querySelector('[data-model-map] details');
+  if (map && matchMedia('(min-width: 60em)').matches) map.open = true;
 }
 
 if (app) {
@@ -370,6 +378,7 @@ if (app) {
       else if (location.hash.startsWith('#/')) startWasm();
     });
     menu();
+    mapWhenWide();
     readingProgress();
     keyboardScrolling();
     // Back to a page kept in the back/forward cache: the pages read since then are marked too.

@@ -193,3 +193,20 @@ fn punctuation_after_an_inline_formula_does_not_start_a_line() {
     }
     assert!(glued > 100, "only {glued} formulas followed by punctuation");
 }
+
+/// Every page of an article opens with the map of the model (issue 37), prerendered, its own
+/// part marked once; each part links to a page, and the page is named among its part's pages.
+#[test]
+fn every_article_page_has_the_map_with_its_part_marked() {
+    for slug in slugs() {
+        let html = part(slug, "main");
+        let start = html.find("<nav class=\"model-map\" data-model-map").unwrap_or_else(|| panic!("{slug}: no map of the model"));
+        let map = &html[start..start + html[start..].find("</nav>").expect("the map ends")];
+        assert_eq!(map.matches("aria-current").count(), 1, "{slug}: one part marked");
+        assert!(map.matches("<li data-part=").count() >= 10, "{slug}: the whole model, road included");
+        assert!(map.contains("Nesta parte:") && map.contains("<strong>"), "{slug}");
+    }
+    for other in ["index", "catalogo", "bench"] {
+        assert!(!part(other, "main").contains("data-model-map"), "{other}: the map is for the articles' pages");
+    }
+}

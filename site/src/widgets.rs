@@ -139,7 +139,7 @@ const VOTE_SENTENCE: AttributeDoc = index("data-sentence", "qual frase de teste 
 const VOTE_KEEP: AttributeDoc =
     attr("data-keep", "palavras, separadas por espaço, que começam ligadas (as outras começam em 0)", "padrão: todas ligadas");
 
-pub const ATTENTION: WidgetDoc = WidgetDoc {
+pub static ATTENTION: WidgetDoc = WidgetDoc {
     name: "attention",
     title: "Atenção com Q, K e V",
     summary: "X, W^Q, W^K e W^V editáveis (padrão: o Exemplo 2 do livro-texto) → Q, K, V, escores QKᵀ/√d_k, pesos do softmax e saída; máscara causal; barras com os pesos de uma consulta.",
@@ -151,7 +151,7 @@ pub const ATTENTION: WidgetDoc = WidgetDoc {
     example: &[("data-matrices", r#"{"x": [[1, 0], [0, 1]], "w_q": [[0, 0], [0, 0]], "w_k": [[0, 0], [0, 0]], "w_v": [[1, 2], [3, 4]]}"#)],
 };
 
-pub const MASKED_SOFTMAX: WidgetDoc = WidgetDoc {
+pub static MASKED_SOFTMAX: WidgetDoc = WidgetDoc {
     name: "masked-softmax",
     title: "Máscara causal e softmax",
     summary: "Escores editáveis, a máscara causal somada como −∞ acima da diagonal (hachurada) e o softmax de cada linha (padrão: o exemplo de máscara de «Explicando Transformers»).",
@@ -159,7 +159,7 @@ pub const MASKED_SOFTMAX: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const SOFT_DICTIONARY: WidgetDoc = WidgetDoc {
+pub static SOFT_DICTIONARY: WidgetDoc = WidgetDoc {
     name: "soft-dictionary",
     title: "Dicionário suave: busca rígida e busca suave",
     summary: "Atenção como dicionário suave: chaves, valores e uma consulta editáveis; os scores q·kᵢ, os pesos softmax(β·q·kᵢ/√d) de 0 a 1, a busca suave Σ wᵢvᵢ ao lado da busca rígida (o valor da melhor chave) e, para vários β, os pesos e a distância entre as duas (padrão: as chaves, os valores e a consulta q₂ do Exemplo 2).",
@@ -167,7 +167,7 @@ pub const SOFT_DICTIONARY: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const GRADIENT_CHECK: WidgetDoc = WidgetDoc {
+pub static GRADIENT_CHECK: WidgetDoc = WidgetDoc {
     name: "gradient-check",
     title: "Verificador de gradientes: fórmula contra diferenças finitas",
     summary: "A jacobiana do softmax e os gradientes de um passo de atenção (L = Σ O ⊙ G em relação a Q, K e V) pela fórmula e por diferenças centrais, lado a lado, com o passo h de 10⁻¹ a 10⁻¹⁰, em f64 ou f32; ou o decodificador inteiro, tensor por tensor, num texto digitado (em f32); o maior erro relativo e a curva do erro contra h.",
@@ -181,7 +181,7 @@ pub const GRADIENT_CHECK: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const DECODER: WidgetDoc = WidgetDoc {
+pub static DECODER: WidgetDoc = WidgetDoc {
     name: "decoder",
     title: "O decodificador pré-treinado",
     summary: "O decodificador pré-treinado: exemplos de prompt, tokens BPE, Gerar / Passo / Parar, temperatura, top-k, top-p e semente; os 10 próximos tokens ao lado de um modelo de bigramas; a atenção de cada camada e cabeça. Baixa os pesos do modelo (alguns MB) ao montar.",
@@ -193,7 +193,7 @@ pub const DECODER: WidgetDoc = WidgetDoc {
     example: &[("data-preset", "machado")],
 };
 
-pub const TRAIN: WidgetDoc = WidgetDoc {
+pub static TRAIN: WidgetDoc = WidgetDoc {
     name: "train",
     title: "Treine um Transformer no navegador",
     summary: "Um pequeno decodificador treinado no navegador, ao vivo: o conto “Missa do galo” ou o texto do leitor, um token por caractere ou o BPE do decodificador; tamanhos editáveis com a contagem de parâmetros; treinar / pausar / recomeçar, passos por segundo; a curva da perda de treino e de validação contra o chute uniforme e o bigrama; amostras a cada 100 passos; a atenção de uma camada e cabeça; baixar os pesos. Baixa o conto (14 KB) ao montar.",
@@ -201,7 +201,7 @@ pub const TRAIN: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const BPE: WidgetDoc = WidgetDoc {
+pub static BPE: WidgetDoc = WidgetDoc {
     name: "bpe",
     title: "BPE: das letras aos tokens",
     summary: "O BPE em bytes do decodificador, passo a passo, sobre o texto do leitor: bytes, cada fusão na ordem, tokens finais e ids. Baixa só o tokenizador, não os pesos.",
@@ -209,7 +209,7 @@ pub const BPE: WidgetDoc = WidgetDoc {
     example: &[("data-text", "A atenção é tudo.")],
 };
 
-pub const VECTORS: WidgetDoc = WidgetDoc {
+pub static VECTORS: WidgetDoc = WidgetDoc {
     name: "vectors",
     title: "Vetores no plano: soma, oposto e escala",
     summary: "a e b no plano, arrastáveis; a + b, −a e k·a redesenhados na hora.",
@@ -217,7 +217,7 @@ pub const VECTORS: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const DOT_PRODUCT: WidgetDoc = WidgetDoc {
+pub static DOT_PRODUCT: WidgetDoc = WidgetDoc {
     name: "dot-product",
     title: "Produto escalar, norma e cosseno",
     summary: "Produtos componente a componente, u·v, normas, cosseno e ângulo; normalização.",
@@ -225,7 +225,7 @@ pub const DOT_PRODUCT: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const MATMUL: WidgetDoc = WidgetDoc {
+pub static MATMUL: WidgetDoc = WidgetDoc {
     name: "matmul",
     title: "Multiplicação de matrizes, célula a célula",
     summary: "A·B célula a célula, com a linha e a coluna por trás de cada célula; a consulta por one-hot.",
@@ -233,7 +233,7 @@ pub const MATMUL: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const ONE_HOT: WidgetDoc = WidgetDoc {
+pub static ONE_HOT: WidgetDoc = WidgetDoc {
     name: "one-hot",
     title: "Codificação one-hot de uma frase",
     summary: "Linhas one-hot de uma frase sobre um vocabulário e os produtos escalares entre elas.",
@@ -241,7 +241,7 @@ pub const ONE_HOT: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const BOW: WidgetDoc = WidgetDoc {
+pub static BOW: WidgetDoc = WidgetDoc {
     name: "bow",
     title: "Do texto à matriz de contagens (Bag of Words)",
     summary: "Corpus → tokens → vocabulário ordenado → matriz de contagens; cosseno entre documentos.",
@@ -249,7 +249,7 @@ pub const BOW: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const TF: WidgetDoc = WidgetDoc {
+pub static TF: WidgetDoc = WidgetDoc {
     name: "tf",
     title: "Frequência de termos: as oito variantes",
     summary: "As oito variantes de TF lado a lado, o K da variante aumentada e a base do logaritmo.",
@@ -257,7 +257,7 @@ pub const TF: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const IDF: WidgetDoc = WidgetDoc {
+pub static IDF: WidgetDoc = WidgetDoc {
     name: "idf",
     title: "IDF: cinco variantes e a curva por df",
     summary: "As cinco variantes de IDF (básico, IDF+1, probabilístico, máximo com teto, suavizado do sklearn), a curva IDF × df, «indefinido» e «−∞».",
@@ -265,7 +265,7 @@ pub const IDF: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const TFIDF: WidgetDoc = WidgetDoc {
+pub static TFIDF: WidgetDoc = WidgetDoc {
     name: "tfidf",
     title: "TF × IDF = TF-IDF",
     summary: "TF × IDF = TF-IDF lado a lado, stopwords, normalização L2 e cosseno entre documentos.",
@@ -273,7 +273,7 @@ pub const TFIDF: WidgetDoc = WidgetDoc {
     example: &[("data-corpus", "o gato dorme\no cão late")],
 };
 
-pub const SEARCH: WidgetDoc = WidgetDoc {
+pub static SEARCH: WidgetDoc = WidgetDoc {
     name: "search",
     title: "Busca por similaridade de cosseno",
     summary: "Uma consulta ordenada contra os documentos pelo cosseno dos vetores TF-IDF.",
@@ -281,7 +281,7 @@ pub const SEARCH: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const MARKOV: WidgetDoc = WidgetDoc {
+pub static MARKOV: WidgetDoc = WidgetDoc {
     name: "markov",
     title: "Cadeia de Markov: sol e chuva",
     summary: "A cadeia do clima: P 2×2 editável (linhas que não somam 1 são normalizadas, com aviso), grafo de estados, amostrador animado e convergência para a distribuição estacionária.",
@@ -289,7 +289,7 @@ pub const MARKOV: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const TRANSITIONS: WidgetDoc = WidgetDoc {
+pub static TRANSITIONS: WidgetDoc = WidgetDoc {
     name: "transitions",
     title: "Matriz de transição de um corpus",
     summary: "Corpus → mapa de calor das transições de bigramas (contagens ou probabilidades), grafo, consulta one-hot h × T passo a passo, amostrador de frases e probabilidade de uma frase digitada.",
@@ -297,7 +297,7 @@ pub const TRANSITIONS: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const SPARSITY: WidgetDoc = WidgetDoc {
+pub static SPARSITY: WidgetDoc = WidgetDoc {
     name: "sparsity",
     title: "A explosão dos N-gramas",
     summary: "Calculadora de |V|^N, N-gramas observados contra possíveis para N = 1…5 e o gráfico de Zipf com o expoente ajustado.",
@@ -309,7 +309,7 @@ pub const SPARSITY: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const DOC_VECTORS: WidgetDoc = WidgetDoc {
+pub static DOC_VECTORS: WidgetDoc = WidgetDoc {
     name: "doc-vectors",
     title: "Documentos como vetores de transição",
     summary: "T_d de cada documento, vetores por trincas ou por uma lista fixa de pares, L2, tabelas de cosseno e distância; «só não nulos» (o código do artigo) contra o achatamento completo.",
@@ -317,7 +317,7 @@ pub const DOC_VECTORS: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const LIKELIHOOD: WidgetDoc = WidgetDoc {
+pub static LIKELIHOOD: WidgetDoc = WidgetDoc {
     name: "likelihood",
     title: "Documento contra corpus: razões de verossimilhança",
     summary: "T_d ao lado de T_{corpus} e as barras das razões de verossimilhança v* (com a errata corrigida).",
@@ -328,7 +328,7 @@ pub const LIKELIHOOD: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const VOTES: WidgetDoc = WidgetDoc {
+pub static VOTES: WidgetDoc = WidgetDoc {
     name: "votes",
     title: "Pares com saltos: a tabela de votos",
     summary: "Votos de pares com saltos: contagens de trincas, tabela de votos, uma caixa por palavra anterior, barras empilhadas dos votos, escores e margem.",
@@ -336,7 +336,7 @@ pub const VOTES: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const VOTE_MASK: WidgetDoc = WidgetDoc {
+pub static VOTE_MASK: WidgetDoc = WidgetDoc {
     name: "vote-mask",
     title: "Máscara sobre os votos (produto de Hadamard)",
     summary: "Produto de Hadamard sobre os votos: um peso em [0, 1] por palavra anterior; painéis V, m, V ∘ m e os escores.",
@@ -344,7 +344,7 @@ pub const VOTE_MASK: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const MASK_EMBEDDINGS: WidgetDoc = WidgetDoc {
+pub static MASK_EMBEDDINGS: WidgetDoc = WidgetDoc {
     name: "mask-embeddings",
     title: "Máscara na atenção: somar −∞ ou multiplicar por 0",
     summary: "Uma consulta sobre embeddings mascarados (com a correção do exemplo E4): E, W^Q, W^K, W^V e máscara editáveis; −∞ somado, ×0 multiplicado ou nenhuma máscara.",
@@ -352,7 +352,7 @@ pub const MASK_EMBEDDINGS: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const FFN_DETECTOR: WidgetDoc = WidgetDoc {
+pub static FFN_DETECTOR: WidgetDoc = WidgetDoc {
     name: "ffn-detector",
     title: "A primeira camada da FFN como detector de combinações",
     summary: "A primeira camada da FFN como detector de combinações: entradas liga/desliga, W1 editável (uma linha por neurônio), barras antes e depois da ativação, tabela-verdade, ReLU ou GeLU.",
@@ -363,7 +363,7 @@ pub const FFN_DETECTOR: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const SOFTMAX_LAB: WidgetDoc = WidgetDoc {
+pub static SOFTMAX_LAB: WidgetDoc = WidgetDoc {
     name: "softmax-lab",
     title: "Laboratório de softmax: somar não muda, multiplicar muda",
     summary: "softmax(z), softmax(z + c), softmax(k·z) e a jacobiana: somar uma constante não muda nada, multiplicar muda tudo.",
@@ -371,7 +371,7 @@ pub const SOFTMAX_LAB: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const CHAR_TOKENIZER: WidgetDoc = WidgetDoc {
+pub static CHAR_TOKENIZER: WidgetDoc = WidgetDoc {
     name: "char-tokenizer",
     title: "Tokenizador de caracteres",
     summary: "Textos → ids de caracteres com a tabela fixa (<pad> = 0, <bos> = 1, <eos> = 2, a = 3 …, acentos, <unk>); o lote b × t com preenchimento à esquerda ou à direita, t mais longo ou fixo, truncamento.",
@@ -379,7 +379,7 @@ pub const CHAR_TOKENIZER: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const EMBEDDING_LOOKUP: WidgetDoc = WidgetDoc {
+pub static EMBEDDING_LOOKUP: WidgetDoc = WidgetDoc {
     name: "embedding-lookup",
     title: "Embeddings: one-hot × tabela",
     summary: "One-hot O × tabela E = X, posição por posição (passo a passo ou animado); linhas de E editáveis; a leitura direta dá o mesmo resultado.",
@@ -387,7 +387,7 @@ pub const EMBEDDING_LOOKUP: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const SELF_ATTENTION_STEPS: WidgetDoc = WidgetDoc {
+pub static SELF_ATTENTION_STEPS: WidgetDoc = WidgetDoc {
     name: "self-attention-steps",
     title: "Autoatenção passo a passo",
     summary: "Uma consulta passo a passo: produtos escalares, ÷√d_k, exp, pesos do softmax e soma ponderada (Exemplos 1 e 2 do livro-texto, com os valores impressos ao lado dos corretos); máscara causal; mapas de S, A e da saída.",
@@ -398,7 +398,7 @@ pub const SELF_ATTENTION_STEPS: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const SCALING: WidgetDoc = WidgetDoc {
+pub static SCALING: WidgetDoc = WidgetDoc {
     name: "scaling",
     title: "Por que dividir por √d",
     summary: "Variância de q·k e saturação do softmax com e sem ÷√d para qualquer d (consultas e chaves aleatórias com semente) e a curva de saturação em função de d.",
@@ -406,7 +406,7 @@ pub const SCALING: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const MULTI_HEAD: WidgetDoc = WidgetDoc {
+pub static MULTI_HEAD: WidgetDoc = WidgetDoc {
     name: "multi-head",
     title: "Atenção com múltiplas cabeças",
     summary: "O Exemplo 3 (duas cabeças, concatenação, W^O editável, cabeça 1 impressa contra calculada) ou a remodelagem (b, t, d) → (b, h, t, d/h) com controle de h e o caso d % h ≠ 0 explicado.",
@@ -414,7 +414,7 @@ pub const MULTI_HEAD: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const POSITIONAL_ENCODING: WidgetDoc = WidgetDoc {
+pub static POSITIONAL_ENCODING: WidgetDoc = WidgetDoc {
     name: "positional-encoding",
     title: "Codificação posicional senoidal",
     summary: "Mapa de calor da codificação posicional senoidal com controles de t, d e θ; a tabela de t = 5, d = 4; PE(0)·PE(k) em função de k; a propriedade do deslocamento (rotação) conferida.",
@@ -425,7 +425,7 @@ pub const POSITIONAL_ENCODING: WidgetDoc = WidgetDoc {
     example: &[("data-t", "32"), ("data-d", "16")],
 };
 
-pub const SHIFT_TABLE: WidgetDoc = WidgetDoc {
+pub static SHIFT_TABLE: WidgetDoc = WidgetDoc {
     name: "shift-table",
     title: "Geração por deslocamento",
     summary: "Os deslocamentos da janela autorregressiva (<bos>cachorro<eos> → … dog<eos>), passo a passo, com parada em <eos> ou no limite de passos.",
@@ -436,7 +436,7 @@ pub const SHIFT_TABLE: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const TRANSFORMER_BLOCK: WidgetDoc = WidgetDoc {
+pub static TRANSFORMER_BLOCK: WidgetDoc = WidgetDoc {
     name: "transformer-block",
     title: "Bloco Transformer",
     summary: "Um bloco (d = 8, 2 cabeças, d_{ff} = 32) pós-LN ou pré-LN com diagrama, conexões residuais, histogramas da normalização, a camada 4× com ReLU e a contagem de parâmetros em d = 512.",
@@ -444,7 +444,7 @@ pub const TRANSFORMER_BLOCK: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const CROSS_ATTENTION: WidgetDoc = WidgetDoc {
+pub static CROSS_ATTENTION: WidgetDoc = WidgetDoc {
     name: "cross-attention",
     title: "Atenção cruzada: duas ligações",
     summary: "Atenção codificador–decodificador ligada como no artigo original (Q do decodificador; K, V do codificador) contra o código do artigo (Q, K do codificador; V do decodificador): o peso do futuro e uma sonda que troca o último token do decodificador.",
@@ -455,7 +455,7 @@ pub const CROSS_ATTENTION: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const OUTPUT_HEAD: WidgetDoc = WidgetDoc {
+pub static OUTPUT_HEAD: WidgetDoc = WidgetDoc {
     name: "output-head",
     title: "Cabeça de saída: logits, softmax e argmax",
     summary: "h → logits → softmax(·/T) → argmax sobre a tabela de 61 tokens, e o que o argmax + 2 do artigo escolheria.",
@@ -463,7 +463,7 @@ pub const OUTPUT_HEAD: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-pub const MATMUL_BENCH: WidgetDoc = WidgetDoc {
+pub static MATMUL_BENCH: WidgetDoc = WidgetDoc {
     name: "matmul-bench",
     title: "CPU × WebGPU: uma multiplicação de matrizes no seu computador",
     summary: "O produto de matrizes n×n medido na CPU e em WebGPU no computador do leitor (mediana depois de um aquecimento), o tempo contra n nos dois, em escala log, e a maior diferença entre os produtos; controle de tamanho e uma varredura completa.",
@@ -472,7 +472,7 @@ pub const MATMUL_BENCH: WidgetDoc = WidgetDoc {
 };
 
 /// Every widget kind, in the catalogue's order.
-pub const WIDGETS: &[&WidgetDoc] = &[
+pub static WIDGETS: &[&WidgetDoc] = &[
     &ATTENTION,
     &MASKED_SOFTMAX,
     &SOFT_DICTIONARY,

@@ -13,6 +13,10 @@ pub enum Scale {
     UnitSigned,
     /// Any signed values: −m … 0 … m, m the largest |value|.
     Signed,
+    /// Signed values drawn against −m … m with m given: matrices a reader compares (Q, K, V
+    /// and the output of one attention) share the largest |value| of them all, so the same
+    /// colour is the same number in each.
+    SignedUpTo(f32),
     /// Counts and other magnitudes: 0 … the largest value.
     Count,
 }
@@ -22,7 +26,7 @@ pub enum Scale {
 pub struct Domain {
     pub lo: f32,
     pub hi: f32,
-    /// Diverging around 0 (blue below, orange above) rather than one colour from `lo` up.
+    /// Diverging around 0 (blue below, orange above) rather than one colour (purple) from `lo` up.
     pub diverging: bool,
 }
 
@@ -36,6 +40,10 @@ impl Scale {
             Scale::Signed => {
                 let m = finite.fold(0.0f32, |m, v| m.max(v.abs()));
                 let m = if m > 0.0 { m } else { 1.0 };
+                Domain { lo: -m, hi: m, diverging: true }
+            }
+            Scale::SignedUpTo(m) => {
+                let m = if m.is_finite() && m > 0.0 { m } else { 1.0 };
                 Domain { lo: -m, hi: m, diverging: true }
             }
             Scale::Count => {
@@ -68,14 +76,21 @@ fn base(dark: bool) -> [f64; 3] {
     if dark { [34.0, 39.0, 46.0] } else { [247.0, 247.0, 247.0] }
 }
 
+/// The three hues of the site, each with one meaning everywhere: purple for a magnitude
+/// (probabilities, counts: how much), orange for above zero, blue for below zero. So blue never
+/// means "large" on one drawing and "negative" on the next.
+const MAGNITUDE: [f64; 3] = [84.0, 39.0, 143.0];
+const ABOVE_ZERO: [f64; 3] = [217.0, 95.0, 2.0];
+const BELOW_ZERO: [f64; 3] = [33.0, 102.0, 172.0];
+
 /// The colour at `t` (a `Domain::position`) as RGB bytes.
 pub fn rgb(diverging: bool, t: f32, dark: bool) -> [u8; 3] {
     let t = t.clamp(-1.0, 1.0) as f64;
     let base = base(dark);
     let (target, amount) = match (diverging, t >= 0.0) {
-        (false, _) => ([8.0, 69.0, 148.0], t.max(0.0)),
-        (true, true) => ([217.0, 95.0, 2.0], t),
-        (true, false) => ([33.0, 102.0, 172.0], -t),
+        (false, _) => (MAGNITUDE, t.max(0.0)),
+        (true, true) => (ABOVE_ZERO, t),
+        (true, false) => (BELOW_ZERO, -t),
     };
     let mix = |i: usize| (base[i] + (target[i] - base[i]) * amount).round() as u8;
     [mix(0), mix(1), mix(2)]
@@ -120,14 +135,15 @@ pub fn gradient(domain: &Domain, dark: bool) -> String {
     format!("linear-gradient(to right, {})", stops.join(", "))
 }
 
-/// Bars: blue for values ≥ 0, orange below, light enough on the dark theme and dark enough on
-/// the light one to keep 3:1 against the page (WCAG 1.4.11).
+/// Bars: purple for values ≥ 0 (a bar's length is its magnitude), blue below zero, as on the
+/// heatmaps; light enough on the dark theme and dark enough on the light one to keep 3:1
+/// against the page (WCAG 1.4.11).
 pub fn bar_color(negative: bool, dark: bool) -> [u8; 3] {
     match (negative, dark) {
-        (false, false) => [8, 69, 148],
-        (false, true) => [88, 166, 255],
-        (true, false) => [190, 80, 0],
-        (true, true) => [240, 136, 62],
+        (false, false) => [84, 39, 143],
+        (false, true) => [188, 160, 240],
+        (true, false) => [33, 102, 172],
+        (true, true) => [88, 166, 255],
     }
 }
 
@@ -146,6 +162,24 @@ mod tests {
         assert_eq!(Scale::Count.domain(&[]).hi, 1.0);
         // A weight of 0,33 is a third of the way, whatever else the matrix holds.
         assert!((Scale::Probability.domain(&[0.33]).position(0.33) - 0.33).abs() < 1e-6);
+    }
+
+    /// Blue is below zero only: no colour of a magnitude scale or of a positive bar is bluish.
+    #[test]
+    fn one_hue_one_meaning() {
+        let bluish = |c: [u8; 3]| c[2] as i32 > c[0] as i32 + 40 && c[1] as i32 > c[0] as i32;
+        for dark in [false, true] {
+            for i in 0..=10 {
+                let t = i as f32 / 10.0;
+                assert!(!bluish(rgb(false, t, dark)), "magnitude {t}: {:?}", rgb(false, t, dark));
+                assert!(!bluish(rgb(true, t, dark)), "above zero {t}");
+            }
+            assert!(bluish(rgb(true, -1.0, dark)), "below zero is blue");
+            assert!(!bluish(bar_color(false, dark)) && bluish(bar_color(true, dark)));
+        }
+        let shared = Scale::SignedUpTo(0.36);
+        assert_eq!(shared.domain(&[0.06, -0.01]), shared.domain(&[-0.36, 0.2]), "one domain for the matrices compared");
+        assert_eq!(Scale::SignedUpTo(f32::NAN).domain(&[]).hi, 1.0);
     }
 
     #[test]

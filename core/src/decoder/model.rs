@@ -97,13 +97,14 @@ pub trait Taps<E: Executor> {
 /// The plain pass observes nothing.
 impl<E: Executor> Taps<E> for () {}
 
-/// The pass itself, with `taps` observing the last new position (`()` for none).
+/// The pass itself, with `taps` observing the last new position (`()` for none). A trait
+/// object, not a generic: one copy of the pass per backend in the wasm, whatever observes it.
 pub fn forward_tapped<E: Executor>(
     e: &E,
     w: &DecoderWeights<E::Tensor>,
     ids: &[u32],
     cache: &mut KvCache<E::Tensor>,
-    taps: &mut impl Taps<E>,
+    taps: &mut dyn Taps<E>,
 ) -> Result<Forward<E::Tensor>> {
     let cfg = &w.config;
     let (t, p, c) = (ids.len(), cache.len(), cfg.d_model);

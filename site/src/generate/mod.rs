@@ -22,11 +22,12 @@
 //!   post-build hook (scripts/pages.sh) fills the built index.html with them, one `NAME.html`
 //!   per page, so every page reads with no JavaScript and before the wasm arrives.
 //!
-//! Modules: `content` reads the pages, `markdown` renders prose, `pages` writes the
-//! prerendered parts, `files` does the file chores.
+//! Modules: `content` reads the pages, `map` the map of the model (`content/_mapa.txt`),
+//! `markdown` renders prose, `pages` writes the prerendered parts, `files` does the file chores.
 
 pub mod content;
 pub mod files;
+pub mod map;
 pub mod markdown;
 pub mod pages;
 
@@ -50,13 +51,32 @@ pub fn run(crate_dir: &Path, out_dir: &Path) {
     for sheet in ["main.css", "embed.css"] {
         let path = crate_dir.join("styles").join(sheet);
         let css = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        write_if_changed(&out_dir.join(sheet), &without_css_comments(&css));
+        write_if_changed(&out_dir.join(sheet), &without_css_comments(&for_embedding(&css)));
     }
     let site = content::read_site(&crate_dir.join("content"), &crate_dir.join("src/gpu/shaders"));
+    let map = map::read_map(&crate_dir.join("content/_mapa.txt"), &site);
+    if let Err(e) = map.check_in_order(&site.start.html, "content/_inicio.md (comece aqui)") {
+        panic!("{e}");
+    }
     write_if_changed(&out_dir.join("content.rs"), &contents_table(&site));
     let dir = crate_dir.join(SITE_DIR);
     fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    pages::prerender(&site, &dir);
+    pages::prerender(&site, &map, &dir);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_widgets_carry_no_page_only_rules_and_no_comments() {
+        let css = "a { x: 1; }\n/* page only: chrome */\n.toc { y: 2; }\n/* end of page only */\n/* note */ b { z: 3; }\n";
+        assert_eq!(without_css_comments(&for_embedding(css)), "a { x: 1; }\n\n b { z: 3; }\n");
+        let sheet = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../styles/main.css")).expect("the site's stylesheet");
+        let embedded = for_embedding(&sheet);
+        assert!(!embedded.contains("#toc") && !embedded.contains(".model-map") && !embedded.contains(".site-header"), "page chrome left out");
+        assert!(embedded.contains(".widget") && embedded.contains("--accent"), "the widgets' rules and the theme stay");
+    }
 }
 
 /// The table of contents as Rust source: `ARTICLES`, included by the wasm's `site` module.
@@ -71,6 +91,27 @@ pub fn contents_table(site: &Site) -> String {
         out.push_str("]},\n");
     }
     out.push_str("];\n");
+    out
+}
+
+/// The marks around the rules of the site's own pages (header, contents, the map of the model,
+/// home page, pager, prose, correction notes, placeholders, catalogue), which an embedded
+/// widget never shows. Terse on purpose: main.css is served with its comments.
+const PAGE_ONLY: &str = "/* page only";
+const END_OF_PAGE_ONLY: &str = "/* end of page only */";
+
+/// `css` as embedded widgets carry it, compiled into the wasm (`web::embed`): without the
+/// rules between a `/* page only … */` and its `/* end of page only */`. The site's pages load
+/// the whole stylesheet from its file.
+pub fn for_embedding(css: &str) -> String {
+    let mut out = String::with_capacity(css.len());
+    let mut rest = css;
+    while let Some(start) = rest.find(PAGE_ONLY) {
+        out.push_str(&rest[..start]);
+        let end = rest[start..].find(END_OF_PAGE_ONLY).unwrap_or_else(|| panic!("styles: a `{PAGE_ONLY}` with no `{END_OF_PAGE_ONLY}`"));
+        rest = &rest[start + end + END_OF_PAGE_ONLY.len()..];
+    }
+    out.push_str(rest);
     out
 }
 

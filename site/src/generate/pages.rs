@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::content::{Page, Site};
+use super::map::ModelMap;
 use super::files::write_if_changed;
 use super::markdown::{esc, render_math, typeset};
 use crate::page_href;
@@ -23,8 +24,9 @@ struct Prerendered {
 }
 
 /// Writes the parts of every page into `dir` (see `generate`'s documentation).
-pub fn prerender(site: &Site, dir: &Path) {
+pub fn prerender(site: &Site, map: &ModelMap, dir: &Path) {
     let (articles, start) = (&site.articles, &site.start);
+    let titles = |slug: &str| title_of(articles, slug);
     // Reading order: each article's introduction, then its sections.
     let order: Vec<(&Page, Option<&Page>)> = articles
         .iter()
@@ -36,7 +38,8 @@ pub fn prerender(site: &Site, dir: &Path) {
         if let Some(article) = article {
             writeln!(main, "<p class=\"breadcrumb\"><a href=\"{}\">{}</a></p>", page_href(&article.slug), esc(&article.title)).unwrap();
         }
-        writeln!(main, "<h1>{}</h1>\n<div class=\"prose\">\n{}</div>", esc(&page.title), page.html).unwrap();
+        // Under the heading, where the page sits in the whole model.
+        writeln!(main, "<h1>{}</h1>\n{}<div class=\"prose\">\n{}</div>", esc(&page.title), map.html(&page.slug, &titles), page.html).unwrap();
         if article.is_none() {
             // An article's introduction lists its sections.
             let (_, sections) = articles.iter().find(|(a, _)| a.slug == page.slug).expect("an article of the list");
@@ -293,7 +296,9 @@ mod tests {
         let site = read_site(&root, Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../src/gpu/shaders")));
         let out = root.join("out");
         fs::create_dir_all(&out).unwrap();
-        prerender(&site, &out);
+        fs::write(root.join("_mapa.txt"), "caminho | v | Vetores | vetores, soma\nmodelo | p | Produto | produto, queries-keys-values\n").unwrap();
+        let map = crate::generate::map::read_map(&root.join("_mapa.txt"), &site);
+        prerender(&site, &map, &out);
         let read = |name: &str| fs::read_to_string(out.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(read("pages.txt"), "index\nvetores\nsoma\nproduto\nqueries-keys-values\ncatalogo\nbench\n");
         let soma = read("soma.main.html");
@@ -301,6 +306,8 @@ mod tests {
         assert!(soma.contains("<p class=\"breadcrumb\"><a href=\"vetores.html\">Vetores</a></p>"), "{soma}");
         assert!(soma.contains("rel=\"prev\" href=\"vetores.html\">← Vetores</a>") && soma.contains("rel=\"next\" href=\"produto.html\">Produto $W^Q$ →</a>"), "{soma}");
         assert!(read("vetores.main.html").contains("<ol class=\"section-list\">"), "an article lists its sections");
+        assert!(soma.contains("<li data-part=\"v\"><a href=\"vetores.html\" aria-current=\"location\">Vetores</a></li>"), "the map marks the page's part: {soma}");
+        assert!(!read("catalogo.main.html").contains("data-model-map"), "only the articles' pages carry the map");
         assert!(read("soma.head.html").contains("<title>Soma de vetores · atenção</title>") && read("soma.head.html").contains("content=\"Como somar.\""));
         let toc = read("soma.toc.html");
         assert!(toc.contains("<a href=\"soma.html\" aria-current=\"page\">Soma de vetores</a>") && toc.contains("<details open>"), "{toc}");

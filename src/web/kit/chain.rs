@@ -63,12 +63,15 @@ impl Views {
     }
 
     /// Draws the chain of every token's query, `[q, k, v, scores, weights, output]`: a row
-    /// per token; Q, K, V and the output's columns numbered; the scores' future cells hatched
+    /// per token; Q, K, V and the output's columns numbered, on one shared scale; the scores' future cells hatched
     /// when `causal`.
     pub fn show_all(&self, tokens: &[String], matrices: [&Matrix; 6], causal: bool) {
         let [q, k, v, scores, weights, output] = matrices;
+        // Q, K, V and the output (a weighted average of V's rows) are read side by side: one
+        // colour domain for the four, so a colour is the same number in each.
+        let shared = [q, k, v, output].iter().flat_map(|m| m.as_slice()).filter(|x| x.is_finite()).fold(0.0f32, |a, x| a.max(x.abs()));
         for (view, m) in [(&self.q, q), (&self.k, k), (&self.v, v), (&self.output, output)] {
-            view.show(m, tokens.to_vec(), numbered(m.cols()), Scale::Signed);
+            view.show(m, tokens.to_vec(), numbered(m.cols()), Scale::SignedUpTo(shared));
         }
         let masked = causal.then(|| Box::new(|r: usize, c: usize| c > r) as Box<dyn Fn(usize, usize) -> bool>);
         self.scores.update(HeatmapData { matrix: scores.clone(), row_labels: tokens.to_vec(), col_labels: tokens.to_vec(), scale: Scale::Signed, masked });

@@ -1,8 +1,8 @@
 //! `Shell`: the frame every widget is built in. It owns the host element, the title (at the
 //! level the page's outline asks for, notation typeset), the sections (inputs, controls,
 //! outputs), the backend note, "ver números", the listeners, the newest-update token, and the
-//! "por dentro" panel through the update lifecycle; on a phone it shows inputs and results as
-//! two tabs, so a result is never a long scroll away from the input that changed it.
+//! "por dentro" panel through the update lifecycle; on a phone its inputs come first, with
+//! the results right under them: no tab hides either (an edit and its result stay together).
 //!
 //! A widget is then its inputs, its job (or CPU work) and its drawing:
 //!
@@ -56,7 +56,6 @@ impl Shell {
         let _ = host.class_list().add_1("widget");
         host.set_text_content(None);
         dom::append(host, &dom::text("h3", "widget-title", title));
-        let tabs = phone_tabs(host);
         let inputs = dom::el("div", "widget-inputs");
         dom::set_attr(&inputs, "data-section", "inputs");
         let controls = dom::el("div", "widget-controls");
@@ -74,7 +73,7 @@ impl Shell {
             outputs,
             note,
             updates: Updates::default(),
-            listeners: RefCell::new(vec![twins_listener, tabs]),
+            listeners: RefCell::new(vec![twins_listener]),
         }
     }
 
@@ -228,36 +227,4 @@ impl Shell {
     pub fn ready(&self) {
         show_ready(&self.host);
     }
-}
-
-/// Two tabs, "entradas" and "resultados", shown only on a narrow screen (styles/main.css):
-/// there the host's `data-view` hides one section, so the results of an edit are one tap away
-/// instead of a long scroll. On a wide screen both show and the tabs are hidden.
-fn phone_tabs(host: &HtmlElement) -> Listener {
-    let bar = dom::el("div", "widget-tabs");
-    dom::set_attrs(&bar, &[("role", "tablist"), ("aria-label", "Seções do widget")]);
-    for (view, label) in [("inputs", "entradas"), ("outputs", "resultados")] {
-        let tab = dom::text("button", "widget-tab", label);
-        dom::set_attr(&tab, "type", "button");
-        dom::set_attr(&tab, "role", "tab");
-        dom::set_attr(&tab, "data-view", view);
-        dom::set_attr(&tab, "aria-selected", if view == "outputs" { "true" } else { "false" });
-        dom::append(&bar, &tab);
-    }
-    dom::set_attr(host, "data-view", "outputs");
-    dom::append(host, &bar);
-    let target = host.clone();
-    Listener::new(&bar, "click", move |event| {
-        let view = super::event_element(&event).and_then(|e| e.get_attribute("data-view"));
-        let Some(view) = view else { return };
-        dom::set_attr(&target, "data-view", &view);
-        if let Ok(tabs) = target.query_selector_all(":scope > .widget-tabs > .widget-tab") {
-            for i in 0..tabs.length() {
-                if let Some(tab) = tabs.item(i).and_then(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(n).ok()) {
-                    let selected = tab.get_attribute("data-view").as_deref() == Some(view.as_str());
-                    dom::set_attr(&tab, "aria-selected", if selected { "true" } else { "false" });
-                }
-            }
-        }
-    })
 }

@@ -72,6 +72,15 @@ export default async function attention({ page, base, mode }) {
     for (const [key, want] of Object.entries(GOLDEN)) assertMatrix(key, await readTable(page, key), want);
   });
 
+  await check(`[${mode}] Q, K, V and the output share one colour domain; scores and weights keep theirs`, async () => {
+    const domain = (key) => page.getAttribute(`[data-widget=attention] .mv[data-matrix=${key}]`, 'data-domain');
+    const [q, k, v, out, weights] = await Promise.all(['q', 'k', 'v', 'output', 'weights'].map(domain));
+    assert(q && q === k && k === v && v === out, `domains ${q} / ${k} / ${v} / ${out}`);
+    const m = Math.max(...(await Promise.all(['q', 'k', 'v', 'output'].map((key) => readTable(page, key)))).flat(2).map((t) => Math.abs(parsePt(t))));
+    assertNear('the shared half-range is the largest |value| of the four', q.split(',')[1], m, 1e-3);
+    assert(weights === '0,1', `weights on 0…1, got ${weights}`);
+  });
+
   await check(`[${mode}] results dim only while an update takes longer than 150 ms`, async () => {
     // Dimming results for the frame or two of a quick update flickered on every keystroke.
     const seen = await page.evaluate(async () => {

@@ -104,6 +104,10 @@ export default async function site({ page, base, mode }) {
     assert(overflow <= 0, `page is ${overflow}px wider than the phone screen`);
     assert(await page.isHidden('#toc'), 'toc visible before opening the menu');
     assert(await page.isHidden('table.twin[data-matrix=weights]'), 'twin table visible on a phone before "ver números"');
+    // An edit and its result stay together: the input cells are there at load, no tab to switch.
+    assert(await page.isVisible('[data-widget=attention] .editor-cell'), 'the input cells are hidden at load on a phone');
+    assert(await page.isVisible('[data-widget=attention] .mv[data-matrix=weights] canvas'), 'the weights are hidden at load on a phone');
+    assert(await page.$$eval('[data-widget] .widget-tab', (t) => t.length) === 0, 'tabs split the widget');
     await page.click('#menu-button');
     assert(await page.isVisible('#toc'), 'menu did not open the toc');
     await page.click('#menu-button');

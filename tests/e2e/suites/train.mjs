@@ -319,13 +319,6 @@ export default async function train({ page, base, mode, browser }) {
         });
         problems.push(...wide.map((p) => `${scheme} ${width}px: ${p}`));
         await fresh.locator(HOST).screenshot({ path: path.join(SHOTS, `train-${scheme}-${width}.png`) });
-        if (width === 390) {
-          // On a phone the inputs are a tab of their own: nothing clipped there either.
-          await fresh.click(`${HOST} .widget-tab[data-view=inputs]`);
-          const over = await fresh.$eval(HOST, (w) => w.scrollWidth - w.clientWidth);
-          if (over > 1) problems.push(`${scheme} 390px, inputs tab: train ${over}px`);
-          await fresh.locator(HOST).screenshot({ path: path.join(SHOTS, `train-${scheme}-390-inputs.png`) });
-        }
         await context.close();
       }
     }
