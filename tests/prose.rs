@@ -142,8 +142,9 @@ fn the_home_page_has_its_widget_path_and_map() {
     let home = part("index", "main");
     // The widget at the top waits for the reader, with a preview that reads without JavaScript.
     let top = home.split("<section class=\"start-path\"").next().expect("the path after the widget");
-    assert!(top.contains("<div data-widget=\"attention\" data-on-demand>"), "no on-demand attention widget at the top");
-    assert!(top.contains("class=\"widget-placeholder on-demand\"") && top.contains("<math") && top.contains("on-demand-start"), "the preview");
+    // The real thing: the shipped decoder on a sentence of Machado (issue 37).
+    assert!(top.contains("<div data-widget=\"decoder\" data-preset=\"machado\" data-on-demand>"), "no on-demand decoder at the top");
+    assert!(top.contains("class=\"widget-placeholder on-demand\"") && top.contains("«Uma noite destas, vindo da cidade para o Engenho Novo»") && top.contains("on-demand-start"), "the preview");
     // "Comece aqui": an ordered list of pages that exist.
     let path = home.split("<section class=\"start-path\"").nth(1).and_then(|s| s.split("</section>").next()).expect("the path");
     let steps: Vec<&str> = path.split("<li><a href=\"").skip(1).map(|s| s.split('"').next().unwrap_or_default()).collect();

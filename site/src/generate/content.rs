@@ -225,7 +225,7 @@ pub(crate) mod tests {
         fs::write(article.join("01-soma.md"), "---\ntitulo: Soma de vetores\ndescricao: Como somar.\n---\nSomar é juntar.\n\n<div data-widget=\"bow\"></div>\n").unwrap();
         fs::write(article.join("02-produto.md"), format!("---\ntitulo: Produto $W^Q$\n---\nO produto escalar mede o quanto duas setas apontam para o mesmo lado, sem fórmula aqui. Depois vem $x$.\n{extra}")).unwrap();
         // The home page's "experimente" box links to this page.
-        fs::write(article.join("03-queries-keys-values.md"), "---\ntitulo: Q, K e V\ndescricao: Consultas.\n---\nTexto.\n").unwrap();
+        fs::write(article.join("03-decodificador.md"), "---\ntitulo: O decodificador\ndescricao: Um modelo.\n---\nTexto.\n").unwrap();
         root
     }
 
@@ -237,7 +237,7 @@ pub(crate) mod tests {
         let (article, sections) = &site.articles[0];
         assert_eq!((article.slug.as_str(), article.title.as_str(), article.summary.as_str()), ("vetores", "Vetores", "Setas e números."));
         assert_eq!(article.highlights, vec!["bow".to_string()]);
-        assert_eq!(sections.iter().map(|s| s.slug.as_str()).collect::<Vec<_>>(), ["soma", "produto", "queries-keys-values"]);
+        assert_eq!(sections.iter().map(|s| s.slug.as_str()).collect::<Vec<_>>(), ["soma", "produto", "decodificador"]);
         assert_eq!(sections[0].description, "Como somar.", "descricao wins");
         assert_eq!(article.description, "Setas e números.", "then resumo");
         assert_eq!(

@@ -9,7 +9,7 @@ use std::path::Path;
 use super::content::{Page, Site};
 use super::map::ModelMap;
 use super::files::write_if_changed;
-use super::markdown::{esc, render_math, typeset};
+use super::markdown::{esc, typeset};
 use crate::page_href;
 use crate::widgets;
 
@@ -147,6 +147,9 @@ fn widget_kinds(html: &str) -> Vec<String> {
     kinds
 }
 
+/// The decoder's example the home page opens with (`core::decoder::presets`).
+const HOME_PRESET: &str = "machado";
+
 /// How many widgets an article's home card names.
 const CARD_WIDGETS: usize = 3;
 
@@ -160,19 +163,26 @@ fn home(articles: &[(Page, Vec<Page>)], start: &Page) -> Prerendered {
     // speed (issue 21's targets), so this one waits for the reader: its placeholder is a static
     // preview with a button (static/site.js mounts it on the click, or at once when the address
     // carries its saved state).
-    assert!(widgets::doc("attention").is_some(), "the attention widget is documented");
-    let formula = render_math(r"\operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V", true, "the home page");
+    // The real thing: a sentence of Machado de Assis going through the shipped model, its
+    // tokens, the next token's probabilities and where each head looks (the decoder widget;
+    // its model downloads only on the click).
+    let preset = atencao_core::decoder::presets::preset(HOME_PRESET).expect("the home page's preset exists");
+    assert!(widgets::doc("decoder").is_some_and(|d| d.attribute("data-preset").is_some()), "the decoder widget takes a preset");
     write!(
         main,
-        "<section class=\"home-try\" aria-labelledby=\"experimente\">\n<h2 id=\"experimente\">Experimente: a atenção, calculada aqui</h2>\n\
-         <p>Três palavras e três matrizes de pesos: mude qualquer número e veja os escores, os pesos do softmax e a saída \
-         serem recalculados no seu navegador. Cada passo é explicado na página <a href=\"{qkv}\">{qkv_title}</a>.</p>\n\
-         <div data-widget=\"attention\" data-on-demand><div class=\"widget-placeholder on-demand\">\
-         <p><strong class=\"widget-placeholder-label\">Exemplo interativo.</strong> A autoatenção inteira, com os números do \
-         Exemplo 2 do livro-texto: X, W<sup>Q</sup>, W<sup>K</sup> e W<sup>V</sup> editáveis; Q, K, V, os escores, os pesos e a saída.</p>\n{formula}\
+        "<section class=\"home-try\" aria-labelledby=\"experimente\">\n<h2 id=\"experimente\">Experimente: um modelo de linguagem, calculado aqui</h2>\n\
+         <p>Uma frase de verdade passando por um Transformer de verdade, treinado em Machado de Assis: os tokens em que ela \
+         se divide, a probabilidade de cada próximo token e para onde cada cabeça de atenção olha. Tudo roda no seu navegador; \
+         a página <a href=\"{page}\">{title}</a> explica cada parte.</p>\n\
+         <div data-widget=\"decoder\" data-preset=\"{id}\" data-on-demand><div class=\"widget-placeholder on-demand\">\
+         <p><strong class=\"widget-placeholder-label\">Exemplo interativo.</strong> O decodificador pré-treinado lê \
+         «{prompt}» e mostra os tokens, as barras do próximo token e a atenção; depois, gere o resto da frase. \
+         O modelo (alguns MB) só é baixado quando você pedir.</p>\n\
          <button type=\"button\" class=\"btn on-demand-start\">experimentar aqui</button></div></div>\n</section>\n",
-        qkv = page_href("queries-keys-values"),
-        qkv_title = esc(&title_of(articles, "queries-keys-values")),
+        page = page_href("decodificador"),
+        title = esc(&title_of(articles, "decodificador")),
+        id = preset.id,
+        prompt = esc(preset.prompt.trim_end_matches(',')),
     )
     .unwrap();
 
@@ -296,11 +306,11 @@ mod tests {
         let site = read_site(&root, Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../src/gpu/shaders")));
         let out = root.join("out");
         fs::create_dir_all(&out).unwrap();
-        fs::write(root.join("_mapa.txt"), "caminho | v | Vetores | vetores, soma\nmodelo | p | Produto | produto, queries-keys-values\n").unwrap();
+        fs::write(root.join("_mapa.txt"), "caminho | v | Vetores | vetores, soma\nmodelo | p | Produto | produto, decodificador\n").unwrap();
         let map = crate::generate::map::read_map(&root.join("_mapa.txt"), &site);
         prerender(&site, &map, &out);
         let read = |name: &str| fs::read_to_string(out.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(read("pages.txt"), "index\nvetores\nsoma\nproduto\nqueries-keys-values\ncatalogo\nbench\n");
+        assert_eq!(read("pages.txt"), "index\nvetores\nsoma\nproduto\ndecodificador\ncatalogo\nbench\n");
         let soma = read("soma.main.html");
         assert!(soma.starts_with("<main id=\"app\" data-site data-page=\"soma\""), "{soma}");
         assert!(soma.contains("<p class=\"breadcrumb\"><a href=\"vetores.html\">Vetores</a></p>"), "{soma}");

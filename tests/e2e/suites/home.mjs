@@ -101,18 +101,20 @@ export default async function home({ browser, page, base, mode }) {
       await gotoUntouched(fresh, `${base}/`);
       await fresh.waitForTimeout(1200);
       assert(!requests.some((p) => p.endsWith('.wasm')), 'the home page loaded the wasm before the reader asked');
-      const host = 'main .home-try [data-widget=attention]';
+      const host = 'main .home-try [data-widget=decoder]';
       assert(await fresh.getAttribute(host, 'data-state') === null, 'the widget mounted on its own');
       assert(await fresh.isVisible(`${host} .on-demand-start`), 'no "experimentar aqui" button');
-      assert(await fresh.$$eval(`${host} math`, (m) => m.length) === 1, 'no formula in the preview');
+      assert((await fresh.textContent(`${host} .widget-placeholder`)).includes('Uma noite destas'), 'the preview names the sentence');
       await fresh.screenshot({ path: path.join(ARTIFACTS, `home-before-${mode}.png`) });
       // By keyboard: the focus moves into the widget once it replaces the button.
       await fresh.focus(`${host} .on-demand-start`);
       await fresh.keyboard.press('Enter');
-      await fresh.waitForSelector(`${host}[data-state=ready]`, { timeout: 60000 });
-      assert(await fresh.getAttribute(host, 'data-computed-on') === mode, 'computed on the wrong backend');
-      const weights = await readTable(fresh, 'weights', host);
-      assert(weights.length === 3 && weights[0][0] === '0,3250', `weights ${JSON.stringify(weights)}`);
+      await fresh.waitForSelector(`${host}[data-state=ready]`, { timeout: 120000 });
+      // A real sentence through the real model: its tokens and the next token's bars.
+      const chips = await fresh.$$eval(`${host} .chips .chip`, (cs) => cs.map((c) => c.textContent).join(''));
+      assert(chips.replace(/\s+/g, ' ').includes('Engenho Novo'), `tokens ${JSON.stringify(chips)}`);
+      const bars = await fresh.$$eval(`${host} table.twin[data-bars="next-model"] tr`, (rows) => rows.length - 1);
+      assert(bars === 10, `${bars} next-token bars`);
       assert(await fresh.$$eval(`${host} .widget-placeholder, ${host} .on-demand-start`, (e) => e.length) === 0, 'the preview stayed');
       assert(await fresh.evaluate((h) => document.querySelector(h).contains(document.activeElement), host), 'the focus was lost');
       await fresh.screenshot({ path: path.join(ARTIFACTS, `home-widget-${mode}.png`) });
@@ -219,7 +221,7 @@ export default async function home({ browser, page, base, mode }) {
       assert(info.path.length >= 4, `${info.path.length} steps`);
       assert(await plain.isVisible('main .series-map .card h3 a'), 'the map is hidden');
       assert(await plain.isVisible('main .start-path ol a'), 'the path is hidden');
-      assert(info.widget === 'attention', `widget ${info.widget}`);
+      assert(info.widget === 'decoder', `widget ${info.widget}`);
       assert(await plain.isVisible('main .home-try .widget-placeholder'), 'no preview of the widget');
       assert(await plain.isHidden('main .home-try .on-demand-start'), 'a button that cannot work');
       await plain.click(`main .series-map .card h3 a[href="${info.cards[2].href}"]`);
