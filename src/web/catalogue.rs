@@ -2,9 +2,10 @@
 //! (`site::widgets`), the HTML to paste into a blog post with a copy button, and a live example
 //! mounted exactly as a blog mounts it (`embed::attach`: own shadow root, on scrolling).
 //!
-//! The page walks `widgets::REGISTRY`, so a new widget shows up here by being registered; one
-//! without documentation shows a visible error (`data-missing-doc`, which the e2e suite
-//! rejects), as does documentation for a kind that does not exist.
+//! The page opens with how to embed, then a jump index of every kind; it walks
+//! `widgets::REGISTRY`, so a new widget shows up here by being registered (its documentation
+//! comes with it); documentation for a kind that does not exist shows a visible error
+//! (`data-orphan-doc`, which the e2e suite rejects).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -56,10 +57,24 @@ pub fn render(app: &Element, ctx: &Rc<Ctx>) -> String {
              (script-src 'self' 'wasm-unsafe-eval'). Cada widget fica isolado num shadow root (o CSS da página não o \
              altera e o dele não vaza), só é montado quando chega perto da tela, e todos os widgets da página \
              compartilham um único módulo WebAssembly e uma única GPU. Servido de outro domínio, o site precisa \
-             responder com Access-Control-Allow-Origin (veja o README, «Incorporar em um blog»).",
+             responder com o cabeçalho Access-Control-Allow-Origin, para que o blog possa carregar o script.",
         ),
     );
 
+    // A jump index: every kind by its title, each a link to its entry below.
+    let index = dom::el("nav", "catalogue-index");
+    dom::set_attr(&index, "aria-label", "Índice dos widgets");
+    dom::append(&index, &dom::text("h2", "", "Os widgets"));
+    let list = dom::el("ul", "");
+    for kind in widgets::REGISTRY {
+        let link = dom::notation("a", "", kind.title());
+        dom::set_attr(&link, "href", &format!("#w-{}", kind.name()));
+        let item = dom::el("li", "");
+        dom::append(&item, &link);
+        dom::append(&list, &item);
+    }
+    dom::append(&index, &list);
+    dom::append(app, &index);
     for kind in widgets::REGISTRY {
         dom::append(app, &entry(kind.doc, &script, ctx));
     }
@@ -77,6 +92,7 @@ fn entry(doc: &WidgetDoc, script: &str, ctx: &Rc<Ctx>) -> HtmlElement {
     let name = doc.name;
     let section = dom::el("section", "catalogue-entry");
     dom::set_attr(&section, "data-kind", name);
+    dom::set_attr(&section, "id", &format!("w-{name}"));
     let h2 = dom::text("h2", "", doc.title);
     dom::append(&h2, &dom::text("code", "kind-name", name));
     dom::append(&section, &h2);

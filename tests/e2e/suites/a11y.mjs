@@ -128,12 +128,15 @@ export default async function a11y({ page, base, mode, browser }) {
     assert(domain('masked-softmax', 'weights') === '0,1', 'masked softmax weights');
   });
 
-  await check(`[${mode}] nothing overflows its widget at 390 and 1280 px`, async () => {
+  await check(`[${mode}] nothing overflows its widget at 390 and 1280 px; at 390 no heatmap hides a column`, async () => {
     const problems = [];
     for (const width of [390, 1280]) {
       await page.setViewportSize({ width, height: 900 });
       // razao-de-verossimilhanca: rotated column labels and long bar labels at 390 px.
-      for (const route of ['queries-keys-values.html', 'encoder-e-decoder.html', 'tf-idf-e-cosseno.html', 'decodificador.html', 'atencao-multicabeca.html', 'bloco-transformer.html', 'razao-de-verossimilhanca.html', ...CONTENT2]) {
+      // The widest matrices of the site (a 28-word transition matrix, the FFN's hidden layer, TF-IDF
+      // over a vocabulary) must keep every column in view on a phone (issue 37).
+      const widest = width === 390 ? ['token-start.html', 'tf-idf-busca.html', 'tf-bruta-e-normalizada.html', 'vetorizacao-por-documento.html', 'padding-e-truncamento.html'] : [];
+      for (const route of ['queries-keys-values.html', 'encoder-e-decoder.html', 'tf-idf-e-cosseno.html', 'decodificador.html', 'atencao-multicabeca.html', 'bloco-transformer.html', 'razao-de-verossimilhanca.html', ...CONTENT2, ...widest]) {
         await page.goto(`${base}/${route}`);
         await settled(page, route);
         const wide = await page.evaluate(() => {
@@ -142,6 +145,11 @@ export default async function a11y({ page, base, mode, browser }) {
           for (const w of document.querySelectorAll('[data-widget]')) {
             // A widget may scroll a wide matrix inside its frame; the widget itself must fit.
             if (w.scrollWidth > w.clientWidth + 1) out.push(`${w.dataset.widget} ${w.scrollWidth - w.clientWidth}px`);
+          }
+          if (window.innerWidth <= 400) {
+            for (const f of document.querySelectorAll('.mv-frame')) {
+              if (f.offsetParent && f.scrollWidth > f.clientWidth + 1) out.push(`${f.closest('[data-widget]')?.dataset.widget}/${f.closest('[data-matrix]')?.dataset.matrix} hides ${f.scrollWidth - f.clientWidth}px of columns`);
+            }
           }
           return out;
         });

@@ -276,6 +276,11 @@ export default async function embed({ mode, browser }) {
       state: s.querySelector(':scope > [data-widget]')?.dataset.state,
     })));
     assert(await page.$$eval('[data-orphan-doc]', (e) => e.length) === 0, 'documentation without a registered kind');
+    // The jump index: one link per kind, each to its entry, in the entries' order.
+    const index = await page.$$eval('nav.catalogue-index a', (as) => as.map((a) => a.getAttribute('href')));
+    assert(JSON.stringify(index) === JSON.stringify(entries.map((e) => `#w-${e.kind}`)), `index ${index}`);
+    assert(await page.$$eval('.catalogue-entry', (s) => s.every((e) => e.id === `w-${e.dataset.kind}`)), 'an entry the index cannot reach');
+    assert(!(await page.textContent('main')).includes('README'), 'the catalogue points to a README the site does not have');
     assert(JSON.stringify(entries.map((e) => e.kind).sort()) === JSON.stringify([...readme.keys()].sort()), `catalogue ${entries.map((e) => e.kind)} vs README ${[...readme.keys()]}`);
     const script = `<script type="module" src="${siteOrigin}${PREFIX}/embed.js"></script>`;
     for (const e of entries) {

@@ -76,7 +76,9 @@ impl StateGraph {
             })
             .collect();
         let labels_on_edges = n <= 10;
-        // Edges first, nodes on top.
+        // Edges first, nodes on top, then the edges' probabilities over both (a label under a
+        // node or its name could not be read).
+        let mut edge_labels: Vec<(Point, String, bool)> = Vec::new();
         for i in 0..n {
             for j in 0..n {
                 let prob = p.get(i, j);
@@ -84,9 +86,10 @@ impl StateGraph {
                     continue;
                 }
                 let faded = style.focus_edges && style.highlight.is_some_and(|h| h != i);
-                // On a dark page the heatmap's deep blue would vanish: a light blue whose opacity follows p.
+                // On a dark page the heatmap's deep purple would vanish: a light purple (the bars'
+                // colour of a magnitude) whose opacity follows p.
                 let stroke = if dark {
-                    format!("rgba(88,166,255,{:.2})", 0.45 + 0.55 * prob.min(1.0))
+                    format!("rgba(188,160,240,{:.2})", 0.45 + 0.55 * prob.min(1.0))
                 } else {
                     fill(false, 0.35 + 0.65 * prob.min(1.0), dark)
                 };
@@ -95,12 +98,9 @@ impl StateGraph {
                 ctx.set_fill_style_str(&stroke);
                 ctx.set_line_width(1.0 + 7.0 * prob.min(1.0) as f64);
                 let show_label = labels_on_edges || (style.highlight == Some(i));
-                let label = format_pt_short(prob, 2);
-                let label = show_label.then_some(EdgeLabel { text: &label, ink, dark });
-                if i == j {
-                    self_loop(&ctx, &positions[i], radius, cx, cy, n, label);
-                } else {
-                    arrow(&ctx, &positions[i], &positions[j], radius, n, label);
+                let at = if i == j { self_loop(&ctx, &positions[i], radius, cx, cy, n) } else { arrow(&ctx, &positions[i], &positions[j], radius, n) };
+                if show_label {
+                    edge_labels.push((at, format_pt_short(prob, 2), faded));
                 }
             }
         }
@@ -126,11 +126,21 @@ impl StateGraph {
                 let (dx, dy) = (pos.x - cx, pos.y - cy);
                 let len = (dx * dx + dy * dy).sqrt().max(1.0);
                 let (lx, ly) = (pos.x + dx / len * (radius + 6.0), pos.y + dy / len * (radius + 6.0));
-                ctx.set_text_align(if dx > 1.0 { "left" } else if dx < -1.0 { "right" } else { "center" });
+                // Kept inside the canvas: a long name at the ring's left or right edge would be cut.
+                let text_w = ctx.measure_text(&labels[i]).map_or(0.0, |m| m.width());
+                let (left, align) = if dx > 1.0 { (lx, "left") } else if dx < -1.0 { (lx - text_w, "right") } else { (lx - text_w / 2.0, "center") };
+                let shift = if left < 2.0 { 2.0 - left } else if left + text_w > w - 2.0 { w - 2.0 - left - text_w } else { 0.0 };
+                let ly = (ly + if dx.abs() <= 1.0 { dy.signum() * 6.0 } else { 0.0 }).clamp(8.0, h - 8.0);
+                ctx.set_text_align(align);
                 ctx.set_fill_style_str(if chosen { accent } else { ink });
-                let _ = ctx.fill_text(&labels[i], lx, ly + if dx.abs() <= 1.0 { dy.signum() * 6.0 } else { 0.0 });
+                let _ = ctx.fill_text(&labels[i], lx + shift, ly);
             }
         }
+        for (at, text, faded) in &edge_labels {
+            ctx.set_global_alpha(if *faded { 0.35 } else { 1.0 });
+            edge_label(&ctx, at, EdgeLabel { text, ink, dark });
+        }
+        ctx.set_global_alpha(1.0);
     }
 
     fn fill_table(&self, labels: &[String], p: &Matrix) {
@@ -153,8 +163,9 @@ struct EdgeLabel<'a> {
     dark: bool,
 }
 
-/// A curved arrow from `a` to `b` (bent to its right, so a→b and b→a do not overlap).
-fn arrow(ctx: &CanvasRenderingContext2d, a: &Point, b: &Point, radius: f64, n: usize, label: Option<EdgeLabel>) {
+/// A curved arrow from `a` to `b` (bent to its right, so a→b and b→a do not overlap); returns
+/// where its label goes.
+fn arrow(ctx: &CanvasRenderingContext2d, a: &Point, b: &Point, radius: f64, n: usize) -> Point {
     let (dx, dy) = (b.x - a.x, b.y - a.y);
     let dist = (dx * dx + dy * dy).sqrt().max(1.0);
     let bend = if n == 2 { 0.22 } else { 0.12 };
@@ -171,14 +182,11 @@ fn arrow(ctx: &CanvasRenderingContext2d, a: &Point, b: &Point, radius: f64, n: u
     ctx.quadratic_curve_to(control.x, control.y, end.x, end.y);
     ctx.stroke();
     arrowhead(ctx, &control, &end, ctx.line_width());
-    if let Some(label) = label {
-        let mid = Point { x: 0.25 * start.x + 0.5 * control.x + 0.25 * end.x, y: 0.25 * start.y + 0.5 * control.y + 0.25 * end.y };
-        edge_label(ctx, &mid, label);
-    }
+    Point { x: 0.25 * start.x + 0.5 * control.x + 0.25 * end.x, y: 0.25 * start.y + 0.5 * control.y + 0.25 * end.y }
 }
 
-/// A loop outside node `a` (away from the centre of the drawing).
-fn self_loop(ctx: &CanvasRenderingContext2d, a: &Point, radius: f64, cx: f64, cy: f64, n: usize, label: Option<EdgeLabel>) {
+/// A loop outside node `a` (away from the centre of the drawing); returns where its label goes.
+fn self_loop(ctx: &CanvasRenderingContext2d, a: &Point, radius: f64, cx: f64, cy: f64, n: usize) -> Point {
     let (mut dx, mut dy) = (a.x - cx, a.y - cy);
     if n == 1 || (dx == 0.0 && dy == 0.0) {
         dx = 0.0;
@@ -197,10 +205,7 @@ fn self_loop(ctx: &CanvasRenderingContext2d, a: &Point, radius: f64, cx: f64, cy
     let (tx, ty) = (-angle.sin(), angle.cos());
     let from = Point { x: tip.x - tx * 6.0, y: tip.y - ty * 6.0 };
     arrowhead(ctx, &from, &tip, ctx.line_width());
-    if let Some(label) = label {
-        let at = Point { x: centre.x + ux * (loop_r + 12.0), y: centre.y + uy * (loop_r + 12.0) };
-        edge_label(ctx, &at, label);
-    }
+    Point { x: centre.x + ux * (loop_r + 12.0), y: centre.y + uy * (loop_r + 12.0) }
 }
 
 fn arrowhead(ctx: &CanvasRenderingContext2d, from: &Point, tip: &Point, width: f64) {

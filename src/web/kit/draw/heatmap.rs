@@ -297,10 +297,11 @@ impl MatrixView {
         }
         let widest = |labels: &[String], typeset| measure.as_ref().map_or(0.0, |ctx| labels.iter().map(|l| notation_width(ctx, l, LABEL_PX, typeset)).fold(0.0, f64::max));
         let label_w = widest(&data.row_labels, typeset) + 12.0;
-        // Cells shrink to fit the panel down to 28 px; wider matrices scroll inside the frame.
+        // Cells shrink to fit the panel, so every column stays in view (issue 37), down to 8 px:
+        // a matrix that wide is read by its colours, with its numbers in the twin table.
         let panel = available_width(&self.root);
         self.drawn_for.set(panel);
-        let fit = |room: f64| ((panel - label_w - room) / cols.max(1) as f64).clamp(28.0, 56.0);
+        let fit = |room: f64| ((panel - label_w - room) / cols.max(1) as f64).clamp(8.0, 56.0);
         // Column labels wider than a cell are drawn at 45°, which needs more room on top and on
         // the right, where the last label leans: the cells make that room inside the panel.
         let col_w = widest(&data.col_labels, false);
@@ -337,13 +338,20 @@ impl MatrixView {
         for (r, label) in data.row_labels.iter().enumerate() {
             fill_notation(&ctx, label, layout.left - 6.0, layout.top + cell * (r as f64 + 0.5), "right", LABEL_PX, typeset);
         }
-        let show_values = cell >= 34.0;
+        // Numbers in the cells: 12-px type in cells from 50 px, 11 px from 34, 9 px with at most
+        // one decimal from 26 (a phone); smaller cells leave them to the twin table.
+        let (show_values, font_px, most_places) = match cell {
+            c if c >= 50.0 => (true, 12, 3),
+            c if c >= 34.0 => (true, 11, 2),
+            c if c >= 26.0 => (true, 9, 1),
+            _ => (false, 0, 0),
+        };
         // One number of places for the whole grid, so the labels line up (only when labelled:
         // a large matrix in small cells has none).
         let unmasked = (0..rows * cols).filter(|&i| !data.is_masked(i / cols, i % cols)).map(|i| data.matrix.get(i / cols, i % cols));
-        let digits = if show_values { shared_decimals(unmasked, if cell >= 50.0 { 3 } else { 2 }) } else { 0 };
+        let digits = if show_values { shared_decimals(unmasked, most_places) } else { 0 };
         ctx.set_text_align("center");
-        ctx.set_font(&format!("{}px ui-monospace, monospace", if cell >= 50.0 { 12 } else { 11 }));
+        ctx.set_font(&format!("{font_px}px ui-monospace, monospace"));
         for r in 0..rows {
             for c in 0..cols {
                 let (x, y) = (layout.left + cell * c as f64, layout.top + cell * r as f64);
