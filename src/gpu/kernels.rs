@@ -1,148 +1,391 @@
-//! The WGSL kernels: one file per op, embedded at build time, compiled lazily on first use.
+//! The WGSL kernels, one table: a row per kernel (its file, its `Params`, its bindings, the
+//! shared WGSL it is composed with, the ops it runs), from which `KernelId` and every lookup
+//! are generated. Sources are composed at build time (`concat!` of `include_str!`) and
+//! compiled lazily on first use.
+//!
+//! A kernel's source is its own file in `shaders/`, then its `struct Params` (written here
+//! from the Rust struct, so the two cannot differ), then the shared files it names
+//! (`shared_reductions.wgsl`: the workgroup reductions; `shared_softmax.wgsl`,
+//! `shared_matmul.wgsl`: the bindings and helpers of one contract run by several kernels).
+//! WGSL declarations may come in any order, so the kernel's file reads first.
 //!
 //! Binding convention shared by every kernel (see each .wgsl file):
 //! binding 0 = a uniform `Params` (32 bytes; 48 for AdamW's constants), then the inputs
 //! (read-only storage), then the outputs (read-write storage; for AdamW, the tensors it
-//! updates in place). Each kernel's `Params` has a typed `#[repr(C)]`
-//! twin here (`MatmulParams`, …), checked field by field against the WGSL by a test.
+//! updates in place).
 
 use crate::core::op::OpKind;
 
-/// Every kernel the GPU backend runs, named like its CPU twin in `core::ops`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum KernelId {
-    Matmul,
+/// (rows, columns) of a kernel's first output, which a size-dependent choice reads.
+pub type OutDims = (usize, usize);
+
+/// One row of the table.
+#[derive(Debug)]
+pub struct KernelRow {
+    pub id: KernelId,
+    /// File stem of the kernel's .wgsl source, and its name in the "por dentro" panel.
+    pub name: &'static str,
+    /// The kernel's own file, as in the repository.
+    pub file: &'static str,
+    /// What is composed after the file: its `Params` and the shared files.
+    pub shared: &'static str,
+    /// The whole source the GPU compiles: `file`, a newline, `shared`.
+    pub source: &'static str,
+    /// File stems of the shared .wgsl files in `shared`, in order.
+    pub shared_files: &'static [&'static str],
+    /// The Rust twin of its `Params`, and its fields (name, WGSL type) in order.
+    pub params_type: &'static str,
+    pub params_fields: &'static [(&'static str, &'static str)],
+    /// (inputs, outputs) storage bindings after the uniform.
+    pub bindings: (usize, usize),
+    /// The ops it runs.
+    pub runs: &'static [OpKind],
+    /// Kernels its ops dispatch after it, in order (see `then_for`).
+    pub then: &'static [KernelId],
+    /// For an op that several kernels run: the output sizes this one is chosen for. The one
+    /// without it is the default.
+    pub fits: Option<fn(OutDims) -> bool>,
+}
+
+/// Builds `KernelId`, `KernelId::ALL` and `ROWS` from one list of rows.
+macro_rules! kernels {
+    (@fits) => { None };
+    (@fits $fits:expr) => { Some($fits) };
+    ($(
+        $(#[doc = $doc:literal])*
+        $id:ident {
+            file: $file:literal,
+            params: $params:ident,
+            bindings: ($inputs:literal, $outputs:literal),
+            shared: [$($shared:literal),*],
+            runs: [$($op:ident),*]
+            $(, then: [$($then:ident),*])?
+            $(, when: $fits:expr)?
+            $(,)?
+        }
+    ),* $(,)?) => {
+        /// Every kernel the GPU backend runs, named like its CPU twin in `core::ops`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum KernelId {
+            $($(#[doc = $doc])* $id,)*
+        }
+
+        const KERNEL_COUNT: usize = [$(stringify!($id)),*].len();
+
+        impl KernelId {
+            pub const ALL: [KernelId; KERNEL_COUNT] = [$(KernelId::$id),*];
+        }
+
+        /// The table, in `KernelId` order (`KernelId::row` indexes it by discriminant).
+        static ROWS: [KernelRow; KERNEL_COUNT] = [$(KernelRow {
+            id: KernelId::$id,
+            name: $file,
+            file: include_str!(concat!("shaders/", $file, ".wgsl")),
+            shared: concat!($params!() $(, "\n", include_str!(concat!("shaders/", $shared, ".wgsl")))*),
+            source: concat!(
+                include_str!(concat!("shaders/", $file, ".wgsl")),
+                "\n",
+                $params!()
+                $(, "\n", include_str!(concat!("shaders/", $shared, ".wgsl")))*
+            ),
+            shared_files: &[$($shared),*],
+            params_type: stringify!($params),
+            params_fields: $params::FIELDS,
+            bindings: ($inputs, $outputs),
+            runs: &[$(OpKind::$op),*],
+            then: &[$($(KernelId::$then),*)?],
+            fits: kernels!(@fits $($fits)?),
+        }),*];
+    };
+}
+
+/// Declares a kernel's uniform `Params` as a `#[repr(C)]` struct (padding included, to a
+/// multiple of 16 bytes: 32 for all but AdamW's 48), with `FIELDS`, and a macro of the same
+/// name that writes the WGSL `struct Params` field for field (a field's one-line doc becomes
+/// its comment): the literal the `kernels!` table composes into each source.
+macro_rules! kernel_params {
+    ($(#[$doc:meta])* $name:ident { $($(#[doc = $fdoc:literal])* $field:ident : $ty:ident),* $(,)? }) => {
+        $(#[$doc])*
+        #[repr(C)]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+        pub struct $name {
+            $($(#[doc = $fdoc])* pub $field: $ty),*
+        }
+        impl $name {
+            /// (name, WGSL type) of each field, in order.
+            pub const FIELDS: &'static [(&'static str, &'static str)] = &[$((stringify!($field), stringify!($ty))),*];
+        }
+        macro_rules! $name {
+            () => {
+                concat!(
+                    "// Params: ", stringify!($name), " in src/gpu/kernels.rs, field for field.\n",
+                    "struct Params {\n",
+                    $("    ", stringify!($field), ": ", stringify!($ty), ",", $("  //", $fdoc,)* "\n",)*
+                    "}\n"
+                )
+            };
+        }
+    };
+}
+
+kernel_params! {
+    /// C (m,n) = α · op(A) · op(B): A (m,k), or Aᵀ with A (k,m) when `trans_a`; B (k,n), or Bᵀ
+    /// with B (n,k) when `trans_b`.
+    MatmulParams { m: u32, n: u32, k: u32, trans_b: u32, alpha: f32, trans_a: u32, _pad1: u32, _pad2: u32 }
+}
+kernel_params! {
+    /// A row softmax, one workgroup or one invocation per row.
+    SoftmaxParams {
+        rows: u32,
+        cols: u32,
+        causal: u32,
+        /// keys before the first query row (KV cache)
+        causal_offset: u32,
+        inv_temperature: f32,
+        _pad0: u32,
+        _pad1: u32,
+        _pad2: u32,
+    }
+}
+kernel_params! {
+    /// Layer norm and its backward pass.
+    LayerNormParams { rows: u32, cols: u32, eps: f32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32 }
+}
+kernel_params! {
+    /// Elementwise kernels and the sum of squares: `len` values.
+    ElementwiseParams { len: u32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32, _pad5: u32, _pad6: u32 }
+}
+kernel_params! {
+    /// y = α · x over `len` values.
+    ScaleParams { len: u32, alpha: f32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32, _pad5: u32 }
+}
+kernel_params! {
+    /// c = a + b.
+    AddParams {
+        /// elements of a and c
+        len: u32,
+        /// elements of b: len, or the row width when broadcasting
+        b_len: u32,
+        _pad0: u32,
+        _pad1: u32,
+        _pad2: u32,
+        _pad3: u32,
+        _pad4: u32,
+        _pad5: u32,
+    }
+}
+kernel_params! {
+    /// A (m,n).
+    TransposeParams { m: u32, n: u32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32, _pad5: u32 }
+}
+kernel_params! {
+    /// An embedding lookup and its backward pass.
+    EmbeddingParams { tokens: u32, width: u32, vocab: u32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32 }
+}
+kernel_params! {
+    /// Multi-head attention over `sequences` stacked in the rows (1 for the decoder, B for
+    /// training).
+    AttentionParams {
+        t_q: u32,
+        t_k: u32,
+        /// d
+        width: u32,
+        /// h; d_h = d / h
+        heads: u32,
+        causal: u32,
+        /// keys cached before the first query row
+        causal_offset: u32,
+        /// 1/√d_h
+        scale: f32,
+        /// B
+        sequences: u32,
+    }
+}
+kernel_params! {
+    /// α · the column sums of A (rows, cols).
+    SumRowsParams { rows: u32, cols: u32, alpha: f32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32 }
+}
+kernel_params! {
+    /// Causal attention's backward pass over B sequences of t rows.
+    AttentionBackwardParams {
+        /// rows per sequence
+        t: u32,
+        /// d
+        width: u32,
+        /// h; d_h = d / h
+        heads: u32,
+        /// B
+        sequences: u32,
+        /// 1/√d_h
+        scale: f32,
+        _pad0: u32,
+        _pad1: u32,
+        _pad2: u32,
+    }
+}
+kernel_params! {
+    /// Logits (N,V).
+    CrossEntropyParams {
+        /// N
+        rows: u32,
+        /// V
+        cols: u32,
+        _pad0: u32,
+        _pad1: u32,
+        _pad2: u32,
+        _pad3: u32,
+        _pad4: u32,
+        _pad5: u32,
+    }
+}
+kernel_params! {
+    /// `AdamWConstants` of the step, and the tensor's length.
+    AdamWParams {
+        len: u32,
+        clip: f32,
+        b1: f32,
+        one_minus_b1: f32,
+        b2: f32,
+        one_minus_b2: f32,
+        /// 1/(1−β₁ᵗ)
+        inv_c1: f32,
+        /// 1/(1−β₂ᵗ)
+        inv_c2: f32,
+        eps: f32,
+        /// 1 − lr·λ
+        keep: f32,
+        lr: f32,
+        _pad0: u32,
+    }
+}
+
+kernels! {
+    /// The tiled product: the sizes between the others' (the compute page quotes it).
+    Matmul {
+        file: "matmul", params: MatmulParams, bindings: (2, 1), shared: ["shared_matmul"],
+        runs: [Matmul, MatmulBt, MatmulAt],
+    },
     /// The same product for outputs of one tile or less, without workgroup memory (see its .wgsl).
-    MatmulSmall,
+    MatmulSmall {
+        file: "matmul_small", params: MatmulParams, bindings: (2, 1), shared: ["shared_matmul"],
+        runs: [Matmul, MatmulBt, MatmulAt],
+        when: |(m, n)| m <= SMALL_MAX && n <= SMALL_MAX,
+    },
     /// The same product for a few rows of C, k split across lanes (see its .wgsl).
-    MatmulRows,
+    MatmulRows {
+        file: "matmul_rows", params: MatmulParams, bindings: (2, 1), shared: ["shared_matmul"],
+        runs: [Matmul, MatmulBt, MatmulAt],
+        when: |(m, _)| m <= ROWS_MAX,
+    },
     /// The same product for large shapes, register-blocked (see its .wgsl).
-    MatmulBlocked,
-    Softmax,
+    MatmulBlocked {
+        file: "matmul_blocked", params: MatmulParams, bindings: (2, 1), shared: ["shared_matmul"],
+        runs: [Matmul, MatmulBt, MatmulAt],
+        when: |(m, n)| m >= BLOCKED_MIN && n >= BLOCKED_MIN,
+    },
+    /// One workgroup per row.
+    Softmax {
+        file: "softmax", params: SoftmaxParams, bindings: (1, 1), shared: ["shared_softmax", "shared_reductions"],
+        runs: [SoftmaxRows],
+    },
     /// The same softmax for rows of at most `SOFTMAX_SMALL_MAX` columns, one invocation a row.
-    SoftmaxSmall,
-    LayerNorm,
-    Relu,
-    Gelu,
-    Scale,
-    Add,
-    Transpose,
-    Embedding,
-    Attention,
-    SumRows,
-    ReluBackward,
-    GeluBackward,
-    LayerNormBackward,
-    EmbeddingBackward,
-    AttentionBackwardQ,
-    AttentionBackwardKv,
-    CrossEntropy,
-    SumSquares,
-    AdamW,
+    SoftmaxSmall {
+        file: "softmax_small", params: SoftmaxParams, bindings: (1, 1), shared: ["shared_softmax"],
+        runs: [SoftmaxRows],
+        when: |(_, cols)| cols <= SOFTMAX_SMALL_MAX,
+    },
+    LayerNorm {
+        file: "layer_norm", params: LayerNormParams, bindings: (3, 1), shared: ["shared_reductions"],
+        runs: [LayerNorm],
+    },
+    Relu { file: "relu", params: ElementwiseParams, bindings: (1, 1), shared: [], runs: [Relu] },
+    Gelu { file: "gelu", params: ElementwiseParams, bindings: (1, 1), shared: [], runs: [Gelu] },
+    Scale { file: "scale", params: ScaleParams, bindings: (1, 1), shared: [], runs: [Scale] },
+    Add { file: "add", params: AddParams, bindings: (2, 1), shared: [], runs: [Add] },
+    Transpose { file: "transpose", params: TransposeParams, bindings: (1, 1), shared: [], runs: [Transpose] },
+    Embedding { file: "embedding", params: EmbeddingParams, bindings: (2, 1), shared: [], runs: [Embedding] },
+    /// The decoder's attention (B = 1) and training's over a batch.
+    Attention {
+        file: "attention", params: AttentionParams, bindings: (3, 2), shared: ["shared_reductions"],
+        runs: [Attention, AttentionBatch],
+    },
+    /// Column sums: its own op, and after the ops that need them (`then`).
+    SumRows { file: "sum_rows", params: SumRowsParams, bindings: (1, 1), shared: [], runs: [SumRows] },
+    ReluBackward { file: "relu_backward", params: ElementwiseParams, bindings: (2, 1), shared: [], runs: [ReluBackward] },
+    GeluBackward { file: "gelu_backward", params: ElementwiseParams, bindings: (2, 1), shared: [], runs: [GeluBackward] },
+    /// dX and dY ⊙ x̂ row by row, then the column sums dγ and dβ.
+    LayerNormBackward {
+        file: "layer_norm_backward", params: LayerNormParams, bindings: (3, 2), shared: ["shared_reductions"],
+        runs: [LayerNormBackward], then: [SumRows, SumRows],
+    },
+    EmbeddingBackward {
+        file: "embedding_backward", params: EmbeddingParams, bindings: (2, 1), shared: [], runs: [EmbeddingBackward],
+    },
+    /// Attention's backward pass: dQ and dS, then dK and dV from dS.
+    AttentionBackwardQ {
+        file: "attention_backward_q", params: AttentionBackwardParams, bindings: (4, 2), shared: ["shared_reductions"],
+        runs: [AttentionBackward], then: [AttentionBackwardKv],
+    },
+    AttentionBackwardKv {
+        file: "attention_backward_kv", params: AttentionBackwardParams, bindings: (4, 2), shared: [], runs: [],
+    },
+    /// Each row's loss and dlogits, then their mean in row order.
+    CrossEntropy {
+        file: "cross_entropy", params: CrossEntropyParams, bindings: (2, 2), shared: ["shared_reductions"],
+        runs: [CrossEntropy], then: [SumRows],
+    },
+    SumSquares {
+        file: "sum_squares", params: ElementwiseParams, bindings: (2, 1), shared: ["shared_reductions"], runs: [SumSquares],
+    },
+    AdamW { file: "adamw", params: AdamWParams, bindings: (2, 3), shared: [], runs: [AdamW] },
 }
 
 impl KernelId {
-    pub const ALL: [KernelId; 24] = [
-        KernelId::Matmul,
-        KernelId::MatmulSmall,
-        KernelId::MatmulRows,
-        KernelId::MatmulBlocked,
-        KernelId::Softmax,
-        KernelId::SoftmaxSmall,
-        KernelId::LayerNorm,
-        KernelId::Relu,
-        KernelId::Gelu,
-        KernelId::Scale,
-        KernelId::Add,
-        KernelId::Transpose,
-        KernelId::Embedding,
-        KernelId::Attention,
-        KernelId::SumRows,
-        KernelId::ReluBackward,
-        KernelId::GeluBackward,
-        KernelId::LayerNormBackward,
-        KernelId::EmbeddingBackward,
-        KernelId::AttentionBackwardQ,
-        KernelId::AttentionBackwardKv,
-        KernelId::CrossEntropy,
-        KernelId::SumSquares,
-        KernelId::AdamW,
-    ];
+    /// Its row of the table.
+    pub fn row(self) -> &'static KernelRow {
+        &ROWS[self as usize]
+    }
 
     /// File stem of the kernel's .wgsl source.
     pub fn name(self) -> &'static str {
-        match self {
-            KernelId::Matmul => "matmul",
-            KernelId::MatmulSmall => "matmul_small",
-            KernelId::MatmulRows => "matmul_rows",
-            KernelId::MatmulBlocked => "matmul_blocked",
-            KernelId::Softmax => "softmax",
-            KernelId::SoftmaxSmall => "softmax_small",
-            KernelId::LayerNorm => "layer_norm",
-            KernelId::Relu => "relu",
-            KernelId::Gelu => "gelu",
-            KernelId::Scale => "scale",
-            KernelId::Add => "add",
-            KernelId::Transpose => "transpose",
-            KernelId::Embedding => "embedding",
-            KernelId::Attention => "attention",
-            KernelId::SumRows => "sum_rows",
-            KernelId::ReluBackward => "relu_backward",
-            KernelId::GeluBackward => "gelu_backward",
-            KernelId::LayerNormBackward => "layer_norm_backward",
-            KernelId::EmbeddingBackward => "embedding_backward",
-            KernelId::AttentionBackwardQ => "attention_backward_q",
-            KernelId::AttentionBackwardKv => "attention_backward_kv",
-            KernelId::CrossEntropy => "cross_entropy",
-            KernelId::SumSquares => "sum_squares",
-            KernelId::AdamW => "adamw",
-        }
+        self.row().name
     }
 
-    /// The kernel that runs `op` when its first output has `out` rows and columns: products
-    /// choose by size (`for_product`), every other op has one kernel, and the ops that only
-    /// move data (`rows`, `write_rows`) have none (a buffer copy or a view).
-    pub fn for_op(op: OpKind, out: Option<(usize, usize)>) -> Option<KernelId> {
-        Some(match op {
-            OpKind::Matmul | OpKind::MatmulBt | OpKind::MatmulAt => match out {
-                Some((m, n)) => KernelId::for_product(m, n).0,
-                None => KernelId::Matmul,
-            },
-            OpKind::Transpose => KernelId::Transpose,
-            OpKind::Add => KernelId::Add,
-            OpKind::Scale => KernelId::Scale,
-            OpKind::SoftmaxRows => match out {
-                Some((_, cols)) if cols <= SOFTMAX_SMALL_MAX => KernelId::SoftmaxSmall,
-                _ => KernelId::Softmax,
-            },
-            OpKind::LayerNorm => KernelId::LayerNorm,
-            OpKind::Relu => KernelId::Relu,
-            OpKind::Gelu => KernelId::Gelu,
-            OpKind::Embedding => KernelId::Embedding,
-            OpKind::Attention | OpKind::AttentionBatch => KernelId::Attention,
-            OpKind::SumRows => KernelId::SumRows,
-            OpKind::ReluBackward => KernelId::ReluBackward,
-            OpKind::GeluBackward => KernelId::GeluBackward,
-            OpKind::LayerNormBackward => KernelId::LayerNormBackward,
-            OpKind::EmbeddingBackward => KernelId::EmbeddingBackward,
-            OpKind::AttentionBackward => KernelId::AttentionBackwardQ,
-            OpKind::CrossEntropy => KernelId::CrossEntropy,
-            OpKind::SumSquares => KernelId::SumSquares,
-            OpKind::AdamW => KernelId::AdamW,
-            OpKind::Rows | OpKind::WriteRows => return None,
-        })
+    /// Where its own file lives in the repository.
+    pub fn path(self) -> String {
+        format!("src/gpu/shaders/{}.wgsl", self.name())
+    }
+
+    /// The composed WGSL source, exactly what the GPU compiles.
+    pub fn source(self) -> &'static str {
+        self.row().source
+    }
+
+    /// (inputs, outputs) storage bindings after the uniform.
+    pub fn bindings(self) -> (usize, usize) {
+        self.row().bindings
+    }
+
+    /// The fields of the kernel's `Params` (name, WGSL type), in order.
+    pub fn params_fields(self) -> &'static [(&'static str, &'static str)] {
+        self.row().params_fields
+    }
+
+    /// The kernel that runs `op` when its first output has `out` rows and columns: of the
+    /// kernels that run it, the first whose `when` accepts `out`, else the one without a
+    /// `when`; the ops that only move data (`rows`, `write_rows`) have none (a buffer copy or
+    /// a view).
+    pub fn for_op(op: OpKind, out: Option<OutDims>) -> Option<KernelId> {
+        let running = || ROWS.iter().filter(move |row| row.runs.contains(&op));
+        let chosen = out.and_then(|out| running().find(|row| row.fits.is_some_and(|fits| fits(out))));
+        chosen.or_else(|| running().find(|row| row.fits.is_none())).map(|row| row.id)
     }
 
     /// The kernels an op dispatches after its own (`for_op`), in order: column sums that a
     /// row-parallel kernel cannot do without float atomics (layer norm's dγ, dβ; the mean of
     /// the row losses), and attention's second backward half.
     pub fn then_for(op: OpKind) -> &'static [KernelId] {
-        match op {
-            OpKind::LayerNormBackward => &[KernelId::SumRows, KernelId::SumRows],
-            OpKind::AttentionBackward => &[KernelId::AttentionBackwardKv],
-            OpKind::CrossEntropy => &[KernelId::SumRows],
-            _ => &[],
-        }
+        KernelId::for_op(op, None).map_or(&[], |id| id.row().then)
     }
 
     /// The kernel for an (m × k) · (k × n) product and its grid: the register-blocked one once
@@ -152,194 +395,19 @@ impl KernelId {
     /// would be mostly empty rows; the simple tiled one (which the compute page quotes) in
     /// between. Same contract, same CPU twin.
     pub fn for_product(m: usize, n: usize) -> (KernelId, [u32; 3]) {
-        if m >= BLOCKED_MIN && n >= BLOCKED_MIN {
-            (KernelId::MatmulBlocked, [n.div_ceil(BLOCKED_MIN) as u32, m.div_ceil(BLOCKED_MIN) as u32, 1])
-        } else if m <= SMALL_MAX && n <= SMALL_MAX {
-            (KernelId::MatmulSmall, grid_tiles(m, n))
-        } else if m <= ROWS_MAX {
-            (KernelId::MatmulRows, [n.div_ceil(16) as u32, m as u32, 1])
-        } else {
-            (KernelId::Matmul, grid_tiles(m, n))
-        }
-    }
-
-    /// Where the source lives in the repository.
-    pub fn path(self) -> String {
-        format!("src/gpu/shaders/{}.wgsl", self.name())
-    }
-
-    /// The WGSL source, exactly the file in src/gpu/shaders/.
-    pub fn source(self) -> &'static str {
-        match self {
-            KernelId::Matmul => include_str!("shaders/matmul.wgsl"),
-            KernelId::MatmulSmall => include_str!("shaders/matmul_small.wgsl"),
-            KernelId::MatmulRows => include_str!("shaders/matmul_rows.wgsl"),
-            KernelId::MatmulBlocked => include_str!("shaders/matmul_blocked.wgsl"),
-            KernelId::Softmax => include_str!("shaders/softmax.wgsl"),
-            KernelId::SoftmaxSmall => include_str!("shaders/softmax_small.wgsl"),
-            KernelId::LayerNorm => include_str!("shaders/layer_norm.wgsl"),
-            KernelId::Relu => include_str!("shaders/relu.wgsl"),
-            KernelId::Gelu => include_str!("shaders/gelu.wgsl"),
-            KernelId::Scale => include_str!("shaders/scale.wgsl"),
-            KernelId::Add => include_str!("shaders/add.wgsl"),
-            KernelId::Transpose => include_str!("shaders/transpose.wgsl"),
-            KernelId::Embedding => include_str!("shaders/embedding.wgsl"),
-            KernelId::Attention => include_str!("shaders/attention.wgsl"),
-            KernelId::SumRows => include_str!("shaders/sum_rows.wgsl"),
-            KernelId::ReluBackward => include_str!("shaders/relu_backward.wgsl"),
-            KernelId::GeluBackward => include_str!("shaders/gelu_backward.wgsl"),
-            KernelId::LayerNormBackward => include_str!("shaders/layer_norm_backward.wgsl"),
-            KernelId::EmbeddingBackward => include_str!("shaders/embedding_backward.wgsl"),
-            KernelId::AttentionBackwardQ => include_str!("shaders/attention_backward_q.wgsl"),
-            KernelId::AttentionBackwardKv => include_str!("shaders/attention_backward_kv.wgsl"),
-            KernelId::CrossEntropy => include_str!("shaders/cross_entropy.wgsl"),
-            KernelId::SumSquares => include_str!("shaders/sum_squares.wgsl"),
-            KernelId::AdamW => include_str!("shaders/adamw.wgsl"),
-        }
-    }
-
-    /// (inputs, outputs) storage bindings after the uniform.
-    pub fn bindings(self) -> (usize, usize) {
-        match self {
-            KernelId::Matmul
-            | KernelId::MatmulSmall
-            | KernelId::MatmulRows
-            | KernelId::MatmulBlocked
-            | KernelId::Add
-            | KernelId::Embedding
-            | KernelId::ReluBackward
-            | KernelId::GeluBackward
-            | KernelId::EmbeddingBackward
-            | KernelId::SumSquares => (2, 1),
-            KernelId::LayerNorm => (3, 1),
-            KernelId::Attention => (3, 2),
-            KernelId::LayerNormBackward => (3, 2),
-            KernelId::AttentionBackwardQ | KernelId::AttentionBackwardKv => (4, 2),
-            KernelId::CrossEntropy => (2, 2),
-            KernelId::AdamW => (2, 3),
-            KernelId::SumRows => (1, 1),
-            KernelId::Softmax
-            | KernelId::SoftmaxSmall
-            | KernelId::Relu
-            | KernelId::Gelu
-            | KernelId::Scale
-            | KernelId::Transpose => (1, 1),
-        }
-    }
-
-    /// The fields of the kernel's `Params`, as its Rust struct declares them (the WGSL struct
-    /// must say the same, in the same order: checked by a test).
-    pub fn params_fields(self) -> &'static [(&'static str, &'static str)] {
-        match self {
-            KernelId::Matmul | KernelId::MatmulSmall | KernelId::MatmulRows | KernelId::MatmulBlocked => MatmulParams::FIELDS,
-            KernelId::Softmax | KernelId::SoftmaxSmall => SoftmaxParams::FIELDS,
-            KernelId::LayerNorm => LayerNormParams::FIELDS,
-            KernelId::Relu | KernelId::Gelu => ElementwiseParams::FIELDS,
-            KernelId::Scale => ScaleParams::FIELDS,
-            KernelId::Add => AddParams::FIELDS,
-            KernelId::Transpose => TransposeParams::FIELDS,
-            KernelId::Embedding => EmbeddingParams::FIELDS,
-            KernelId::Attention => AttentionParams::FIELDS,
-            KernelId::SumRows => SumRowsParams::FIELDS,
-            KernelId::ReluBackward | KernelId::GeluBackward | KernelId::SumSquares => ElementwiseParams::FIELDS,
-            KernelId::LayerNormBackward => LayerNormParams::FIELDS,
-            KernelId::EmbeddingBackward => EmbeddingParams::FIELDS,
-            KernelId::AttentionBackwardQ | KernelId::AttentionBackwardKv => AttentionBackwardParams::FIELDS,
-            KernelId::CrossEntropy => CrossEntropyParams::FIELDS,
-            KernelId::AdamW => AdamWParams::FIELDS,
-        }
+        let kernel = KernelId::for_op(OpKind::Matmul, Some((m, n))).unwrap_or(KernelId::Matmul);
+        let grid = match kernel {
+            KernelId::MatmulBlocked => [n.div_ceil(BLOCKED_MIN) as u32, m.div_ceil(BLOCKED_MIN) as u32, 1],
+            KernelId::MatmulRows => [n.div_ceil(16) as u32, m as u32, 1],
+            _ => grid_tiles(m, n),
+        };
+        (kernel, grid)
     }
 }
 
 /// A 2-D grid of 16×16 tiles covering `rows × cols` outputs.
 pub fn grid_tiles(rows: usize, cols: usize) -> [u32; 3] {
     [cols.div_ceil(16).max(1) as u32, rows.div_ceil(16).max(1) as u32, 1]
-}
-
-/// Declares a kernel's uniform `Params` as a `#[repr(C)]` struct mirroring its WGSL
-/// `struct Params` field for field (padding included, to a multiple of 16 bytes: 32 for all
-/// but AdamW's 48), with `FIELDS` for the test that holds the two together.
-macro_rules! kernel_params {
-    ($(#[$doc:meta])* $name:ident { $($field:ident : $ty:ident),* $(,)? }) => {
-        $(#[$doc])*
-        #[repr(C)]
-        #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-        pub struct $name {
-            $(pub $field: $ty),*
-        }
-        impl $name {
-            /// (name, WGSL type) of each field, in order.
-            pub const FIELDS: &'static [(&'static str, &'static str)] = &[$((stringify!($field), stringify!($ty))),*];
-        }
-    };
-}
-
-kernel_params! {
-    /// matmul.wgsl, matmul_small.wgsl, matmul_rows.wgsl and matmul_blocked.wgsl: C (m,n) = α · op(A) · op(B): A (m,k), or Aᵀ with A
-    /// (k,m) when `trans_a`; B (k,n), or Bᵀ with B (n,k) when `trans_b`.
-    MatmulParams { m: u32, n: u32, k: u32, trans_b: u32, alpha: f32, trans_a: u32, _pad1: u32, _pad2: u32 }
-}
-kernel_params! {
-    /// softmax.wgsl (one workgroup per row) and softmax_small.wgsl (one invocation per row).
-    SoftmaxParams { rows: u32, cols: u32, causal: u32, causal_offset: u32, inv_temperature: f32, _pad0: u32, _pad1: u32, _pad2: u32 }
-}
-kernel_params! {
-    /// layer_norm.wgsl.
-    LayerNormParams { rows: u32, cols: u32, eps: f32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32 }
-}
-kernel_params! {
-    /// relu.wgsl and gelu.wgsl: `len` values.
-    ElementwiseParams { len: u32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32, _pad5: u32, _pad6: u32 }
-}
-kernel_params! {
-    /// scale.wgsl.
-    ScaleParams { len: u32, alpha: f32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32, _pad5: u32 }
-}
-kernel_params! {
-    /// add.wgsl: `b_len` is `len`, or the row width when B is one broadcast row.
-    AddParams { len: u32, b_len: u32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32, _pad5: u32 }
-}
-kernel_params! {
-    /// transpose.wgsl: A (m,n).
-    TransposeParams { m: u32, n: u32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32, _pad5: u32 }
-}
-kernel_params! {
-    /// embedding.wgsl.
-    EmbeddingParams { tokens: u32, width: u32, vocab: u32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32 }
-}
-kernel_params! {
-    /// attention.wgsl: `scale` = 1/√d_h; `causal_offset` keys cached before the first query;
-    /// `sequences` stacked in the rows (1 for the decoder, B for training).
-    AttentionParams { t_q: u32, t_k: u32, width: u32, heads: u32, causal: u32, causal_offset: u32, scale: f32, sequences: u32 }
-}
-kernel_params! {
-    /// sum_rows.wgsl: α · the column sums of A (rows, cols).
-    SumRowsParams { rows: u32, cols: u32, alpha: f32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32 }
-}
-kernel_params! {
-    /// attention_backward_q.wgsl and attention_backward_kv.wgsl: B sequences of t rows, causal.
-    AttentionBackwardParams { t: u32, width: u32, heads: u32, sequences: u32, scale: f32, _pad0: u32, _pad1: u32, _pad2: u32 }
-}
-kernel_params! {
-    /// cross_entropy.wgsl: logits (rows, cols).
-    CrossEntropyParams { rows: u32, cols: u32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32, _pad5: u32 }
-}
-kernel_params! {
-    /// adamw.wgsl: `AdamWConstants` of the step, and the tensor's length.
-    AdamWParams {
-        len: u32,
-        clip: f32,
-        b1: f32,
-        one_minus_b1: f32,
-        b2: f32,
-        one_minus_b2: f32,
-        inv_c1: f32,
-        inv_c2: f32,
-        eps: f32,
-        keep: f32,
-        lr: f32,
-        _pad0: u32,
-    }
 }
 
 /// Rows and columns of C up to which `for_product` picks the barrier-free kernel: one tile of
@@ -430,11 +498,20 @@ impl Kernel {
 mod tests {
     use super::*;
 
+    fn repository_file(stem: &str) -> String {
+        let path = format!("{}/src/gpu/shaders/{stem}.wgsl", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
     #[test]
-    fn embedded_sources_are_the_repository_files() {
+    fn sources_are_the_repository_files_composed() {
         for id in KernelId::ALL {
-            let file = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/").to_string() + &id.path()).unwrap();
-            assert_eq!(id.source(), file, "{}", id.path());
+            let row = id.row();
+            assert_eq!(row.id, id, "ROWS is in KernelId order");
+            assert_eq!(row.file, repository_file(id.name()), "{}", id.path());
+            let shared: Vec<String> = row.shared_files.iter().map(|stem| repository_file(stem)).collect();
+            assert!(row.shared.ends_with(&shared.join("\n")), "{}: the shared files, in order", id.name());
+            assert_eq!(id.source(), format!("{}\n{}", row.file, row.shared), "{}", id.name());
         }
     }
 
@@ -453,8 +530,10 @@ mod tests {
     }
 
     #[test]
-    fn every_params_struct_mirrors_its_wgsl_params() {
+    fn every_source_declares_the_params_of_its_rust_struct_once() {
         for id in KernelId::ALL {
+            assert!(!id.row().file.contains("struct Params"), "{}: Params comes from kernels.rs", id.name());
+            assert_eq!(id.source().matches("struct Params {").count(), 1, "{}", id.name());
             let rust: Vec<(String, String)> = id.params_fields().iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
             assert_eq!(rust, wgsl_params(id.source()), "{}: the Rust Params and the WGSL Params differ", id.name());
             let want = if id == KernelId::AdamW { 48 } else { 32 };
@@ -477,6 +556,10 @@ mod tests {
         assert_eq!(KernelId::for_op(OpKind::SoftmaxRows, Some((512, 512))), Some(KernelId::Softmax));
         assert_eq!(KernelId::for_op(OpKind::SoftmaxRows, Some((512, SOFTMAX_SMALL_MAX))), Some(KernelId::SoftmaxSmall));
         assert_eq!(KernelId::for_op(OpKind::WriteRows, None), None);
+        assert_eq!(KernelId::for_op(OpKind::SoftmaxRows, None), Some(KernelId::Softmax));
+        assert_eq!(KernelId::then_for(OpKind::LayerNormBackward), [KernelId::SumRows, KernelId::SumRows]);
+        assert_eq!(KernelId::then_for(OpKind::AttentionBackward), [KernelId::AttentionBackwardKv]);
+        assert_eq!(KernelId::then_for(OpKind::Relu), []);
     }
 
     #[test]

@@ -5,17 +5,6 @@
 // μ and σ are recomputed from x as layer_norm.wgsl computes them. One workgroup per row.
 // CPU twin: core::training::backward::layer_norm_backward.
 
-struct Params {
-    rows: u32,
-    cols: u32,
-    eps: f32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-    _pad3: u32,
-    _pad4: u32,
-}
-
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> x: array<f32>;              // (rows, cols)
 @group(0) @binding(2) var<storage, read> gamma: array<f32>;          // (cols)
@@ -23,23 +12,8 @@ struct Params {
 @group(0) @binding(4) var<storage, read_write> dx: array<f32>;       // (rows, cols)
 @group(0) @binding(5) var<storage, read_write> dy_xhat: array<f32>;  // (rows, cols)
 
+// The workgroup, and the size of reduce_max and reduce_sum (shared_reductions.wgsl).
 const WG: u32 = 64u;
-
-var<workgroup> scratch: array<f32, 64>;
-
-fn reduce_sum(lid: u32, value: f32) -> f32 {
-    scratch[lid] = value;
-    workgroupBarrier();
-    for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
-        if (lid < stride) {
-            scratch[lid] = scratch[lid] + scratch[lid + stride];
-        }
-        workgroupBarrier();
-    }
-    let result = scratch[0];
-    workgroupBarrier();
-    return result;
-}
 
 @compute @workgroup_size(64, 1, 1)
 fn main(

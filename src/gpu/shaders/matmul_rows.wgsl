@@ -2,6 +2,7 @@
 // matrix): C (m,n) = alpha · op(A) @ op(B), the same contract as matmul.wgsl (trans_a, trans_b,
 // alpha).
 // CPU twin: core::ops::matmul / core::ops::matmul_bt / core::training::backward::matmul_at.
+// Bindings: shared_matmul.wgsl.
 //
 // One workgroup computes 16 columns of one row of C with 16 lanes splitting k: each lane sums
 // every 16th product, the group synchronises once, and the first lane of each column adds the
@@ -11,25 +12,10 @@
 // that neighbouring invocations read neighbouring floats of B: along a row of B (k,n), or along
 // a row of Bᵀ's storage (n,k) when trans_b.
 
-struct Params {
-    m: u32,
-    n: u32,
-    k: u32,
-    trans_b: u32,
-    alpha: f32,
-    trans_a: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
-
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> a: array<f32>;        // (m,k) row-major, or (k,m) if trans_a
-@group(0) @binding(2) var<storage, read> b: array<f32>;        // (k,n), or (n,k) if trans_b
-@group(0) @binding(3) var<storage, read_write> c: array<f32>;  // (m,n) row-major
-
 const LANES: u32 = 16u;
 
-// op(A)[row, i] · op(B)[i, col].
+// op(A)[row, i] · op(B)[i, col], read without load_a's and load_b's bounds checks: every
+// call is inside A and B, and this is the decoder's hottest loop.
 fn term(row: u32, col: u32, i: u32) -> f32 {
     var x: f32;
     if (params.trans_a == 1u) {

@@ -364,7 +364,7 @@ impl Panel {
         for id in kernels {
             let details = dom::el("details", "hood-kernel");
             dom::set_attr(&details, "data-kernel", id.name());
-            dom::append(&details, &dom::text("summary", "", &format!("{}.wgsl · {}", id.name(), id.path())));
+            dom::append(&details, &dom::text("summary", "", &kernel_summary(id)));
             let block = self.sources.borrow_mut().entry(id).or_insert_with(|| wgsl_block(id)).clone();
             dom::append(&details, &block);
             dom::append(content, &details);
@@ -595,11 +595,23 @@ fn ops_table(records: &[(usize, &OpRecord)], kind: BackendKind) -> HtmlElement {
     table
 }
 
-/// The kernel's source (the string embedded in the binary and compiled by the GPU),
-/// highlighted with spans of text: `<pre class="wgsl" data-kernel=…><code>`.
+/// "softmax.wgsl · src/gpu/shaders/softmax.wgsl, com SoftmaxParams, shared_softmax.wgsl e
+/// shared_reductions.wgsl": the file, then what the source is composed with, in order.
+fn kernel_summary(id: KernelId) -> String {
+    let row = id.row();
+    let mut parts = vec![row.params_type.to_string()];
+    parts.extend(row.shared_files.iter().map(|stem| format!("{stem}.wgsl")));
+    let last = parts.pop().unwrap_or_default();
+    let with = if parts.is_empty() { last } else { format!("{} e {last}", parts.join(", ")) };
+    format!("{}.wgsl · {}, com {with}", id.name(), id.path())
+}
+
+/// The kernel's composed source (the string embedded in the binary and compiled by the GPU:
+/// its file, its `Params`, the shared files), highlighted with spans of text:
+/// `<pre class="wgsl" data-kernel=… data-shared=…><code>`.
 pub fn wgsl_block(id: KernelId) -> HtmlElement {
     let pre = dom::el("pre", "wgsl");
-    dom::set_attr(&pre, "data-kernel", id.name());
+    dom::set_attrs(&pre, &[("data-kernel", id.name()), ("data-shared", &id.row().shared_files.join(" "))]);
     let code = dom::el("code", "");
     let Some(document) = dom::document() else { return pre };
     for (class, piece) in highlight(id.source()) {
