@@ -47,7 +47,38 @@ pub struct KernelRow {
     pub fits: Option<fn(OutDims) -> bool>,
 }
 
-/// Builds `KernelId`, `KernelId::ALL` and `ROWS` from one list of rows.
+/// Declares a kernel's uniform `Params` as a `#[repr(C)]` struct (padding included, to a
+/// multiple of 16 bytes: 32 for all but AdamW's 48), with `FIELDS`, and a macro of the same
+/// name that writes the WGSL `struct Params` field for field (a field's one-line doc becomes
+/// its comment): the literal `kernels!` composes into each source.
+macro_rules! kernel_params {
+    ($(#[$doc:meta])* $name:ident { $($(#[doc = $fdoc:literal])* $field:ident : $ty:ident),* $(,)? }) => {
+        $(#[$doc])*
+        #[repr(C)]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+        pub struct $name {
+            $($(#[doc = $fdoc])* pub $field: $ty),*
+        }
+        impl $name {
+            /// (name, WGSL type) of each field, in order.
+            pub const FIELDS: &'static [(&'static str, &'static str)] = &[$((stringify!($field), stringify!($ty))),*];
+        }
+        macro_rules! $name {
+            () => {
+                concat!(
+                    "// Params: ", stringify!($name), " in src/gpu/kernels.rs, field for field.\n",
+                    "struct Params {\n",
+                    $("    ", stringify!($field), ": ", stringify!($ty), ",", $("  //", $fdoc,)* "\n",)*
+                    "}\n"
+                )
+            };
+        }
+    };
+}
+
+/// Builds `KernelId`, `KernelId::ALL`, `ROWS` and the `Params` structs from one list of rows.
+/// A row's `params` names a struct an earlier row declared, or declares it in braces (its
+/// doc as `//!` lines inside them).
 macro_rules! kernels {
     (@fits) => { None };
     (@fits $fits:expr) => { Some($fits) };
@@ -55,15 +86,25 @@ macro_rules! kernels {
         $(#[doc = $doc:literal])*
         $id:ident {
             file: $file:literal,
-            params: $params:ident,
             bindings: ($inputs:literal, $outputs:literal),
             shared: [$($shared:literal),*],
             runs: [$($op:ident),*]
             $(, then: [$($then:ident),*])?
-            $(, when: $fits:expr)?
+            $(, when: $fits:expr)?,
+            params: $params:ident $({
+                $(#![doc = $pdoc:literal])*
+                $($(#[doc = $fdoc:literal])* $field:ident : $ty:ident),* $(,)?
+            })?
             $(,)?
         }
     ),* $(,)?) => {
+        $($(
+            kernel_params! {
+                $(#[doc = $pdoc])*
+                $params { $($(#[doc = $fdoc])* $field: $ty),* }
+            }
+        )?)*
+
         /// Every kernel the GPU backend runs, named like its CPU twin in `core::ops`.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum KernelId {
@@ -99,245 +140,204 @@ macro_rules! kernels {
     };
 }
 
-/// Declares a kernel's uniform `Params` as a `#[repr(C)]` struct (padding included, to a
-/// multiple of 16 bytes: 32 for all but AdamW's 48), with `FIELDS`, and a macro of the same
-/// name that writes the WGSL `struct Params` field for field (a field's one-line doc becomes
-/// its comment): the literal the `kernels!` table composes into each source.
-macro_rules! kernel_params {
-    ($(#[$doc:meta])* $name:ident { $($(#[doc = $fdoc:literal])* $field:ident : $ty:ident),* $(,)? }) => {
-        $(#[$doc])*
-        #[repr(C)]
-        #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-        pub struct $name {
-            $($(#[doc = $fdoc])* pub $field: $ty),*
-        }
-        impl $name {
-            /// (name, WGSL type) of each field, in order.
-            pub const FIELDS: &'static [(&'static str, &'static str)] = &[$((stringify!($field), stringify!($ty))),*];
-        }
-        macro_rules! $name {
-            () => {
-                concat!(
-                    "// Params: ", stringify!($name), " in src/gpu/kernels.rs, field for field.\n",
-                    "struct Params {\n",
-                    $("    ", stringify!($field), ": ", stringify!($ty), ",", $("  //", $fdoc,)* "\n",)*
-                    "}\n"
-                )
-            };
-        }
-    };
-}
-
-kernel_params! {
-    /// C (m,n) = α · op(A) · op(B): A (m,k), or Aᵀ with A (k,m) when `trans_a`; B (k,n), or Bᵀ
-    /// with B (n,k) when `trans_b`.
-    MatmulParams { m: u32, n: u32, k: u32, trans_b: u32, alpha: f32, trans_a: u32, _pad1: u32, _pad2: u32 }
-}
-kernel_params! {
-    /// A row softmax, one workgroup or one invocation per row.
-    SoftmaxParams {
-        rows: u32,
-        cols: u32,
-        causal: u32,
-        /// keys before the first query row (KV cache)
-        causal_offset: u32,
-        inv_temperature: f32,
-        _pad0: u32,
-        _pad1: u32,
-        _pad2: u32,
-    }
-}
-kernel_params! {
-    /// Layer norm and its backward pass.
-    LayerNormParams { rows: u32, cols: u32, eps: f32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32 }
-}
-kernel_params! {
-    /// Elementwise kernels and the sum of squares: `len` values.
-    ElementwiseParams { len: u32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32, _pad5: u32, _pad6: u32 }
-}
-kernel_params! {
-    /// y = α · x over `len` values.
-    ScaleParams { len: u32, alpha: f32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32, _pad5: u32 }
-}
-kernel_params! {
-    /// c = a + b.
-    AddParams {
-        /// elements of a and c
-        len: u32,
-        /// elements of b: len, or the row width when broadcasting
-        b_len: u32,
-        _pad0: u32,
-        _pad1: u32,
-        _pad2: u32,
-        _pad3: u32,
-        _pad4: u32,
-        _pad5: u32,
-    }
-}
-kernel_params! {
-    /// A (m,n).
-    TransposeParams { m: u32, n: u32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32, _pad5: u32 }
-}
-kernel_params! {
-    /// An embedding lookup and its backward pass.
-    EmbeddingParams { tokens: u32, width: u32, vocab: u32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32 }
-}
-kernel_params! {
-    /// Multi-head attention over `sequences` stacked in the rows (1 for the decoder, B for
-    /// training).
-    AttentionParams {
-        t_q: u32,
-        t_k: u32,
-        /// d
-        width: u32,
-        /// h; d_h = d / h
-        heads: u32,
-        causal: u32,
-        /// keys cached before the first query row
-        causal_offset: u32,
-        /// 1/√d_h
-        scale: f32,
-        /// B
-        sequences: u32,
-    }
-}
-kernel_params! {
-    /// α · the column sums of A (rows, cols).
-    SumRowsParams { rows: u32, cols: u32, alpha: f32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32 }
-}
-kernel_params! {
-    /// Causal attention's backward pass over B sequences of t rows.
-    AttentionBackwardParams {
-        /// rows per sequence
-        t: u32,
-        /// d
-        width: u32,
-        /// h; d_h = d / h
-        heads: u32,
-        /// B
-        sequences: u32,
-        /// 1/√d_h
-        scale: f32,
-        _pad0: u32,
-        _pad1: u32,
-        _pad2: u32,
-    }
-}
-kernel_params! {
-    /// Logits (N,V).
-    CrossEntropyParams {
-        /// N
-        rows: u32,
-        /// V
-        cols: u32,
-        _pad0: u32,
-        _pad1: u32,
-        _pad2: u32,
-        _pad3: u32,
-        _pad4: u32,
-        _pad5: u32,
-    }
-}
-kernel_params! {
-    /// `AdamWConstants` of the step, and the tensor's length.
-    AdamWParams {
-        len: u32,
-        clip: f32,
-        b1: f32,
-        one_minus_b1: f32,
-        b2: f32,
-        one_minus_b2: f32,
-        /// 1/(1−β₁ᵗ)
-        inv_c1: f32,
-        /// 1/(1−β₂ᵗ)
-        inv_c2: f32,
-        eps: f32,
-        /// 1 − lr·λ
-        keep: f32,
-        lr: f32,
-        _pad0: u32,
-    }
-}
-
 kernels! {
     /// The tiled product: the sizes between the others' (the compute page quotes it).
     Matmul {
-        file: "matmul", params: MatmulParams, bindings: (2, 1), shared: ["shared_matmul"],
+        file: "matmul", bindings: (2, 1), shared: ["shared_matmul"],
         runs: [Matmul, MatmulBt, MatmulAt],
+        params: MatmulParams {
+            //! C (m,n) = α · op(A) · op(B): A (m,k), or Aᵀ with A (k,m) when `trans_a`; B (k,n),
+            //! or Bᵀ with B (n,k) when `trans_b`.
+            m: u32, n: u32, k: u32, trans_b: u32, alpha: f32, trans_a: u32, _pad1: u32, _pad2: u32,
+        },
     },
     /// The same product for outputs of one tile or less, without workgroup memory (see its .wgsl).
     MatmulSmall {
-        file: "matmul_small", params: MatmulParams, bindings: (2, 1), shared: ["shared_matmul"],
-        runs: [Matmul, MatmulBt, MatmulAt],
-        when: |(m, n)| m <= SMALL_MAX && n <= SMALL_MAX,
+        file: "matmul_small", bindings: (2, 1), shared: ["shared_matmul"],
+        runs: [Matmul, MatmulBt, MatmulAt], when: |(m, n)| m <= SMALL_MAX && n <= SMALL_MAX,
+        params: MatmulParams,
     },
     /// The same product for a few rows of C, k split across lanes (see its .wgsl).
     MatmulRows {
-        file: "matmul_rows", params: MatmulParams, bindings: (2, 1), shared: ["shared_matmul"],
-        runs: [Matmul, MatmulBt, MatmulAt],
-        when: |(m, _)| m <= ROWS_MAX,
+        file: "matmul_rows", bindings: (2, 1), shared: ["shared_matmul"],
+        runs: [Matmul, MatmulBt, MatmulAt], when: |(m, _)| m <= ROWS_MAX,
+        params: MatmulParams,
     },
     /// The same product for large shapes, register-blocked (see its .wgsl).
     MatmulBlocked {
-        file: "matmul_blocked", params: MatmulParams, bindings: (2, 1), shared: ["shared_matmul"],
-        runs: [Matmul, MatmulBt, MatmulAt],
-        when: |(m, n)| m >= BLOCKED_MIN && n >= BLOCKED_MIN,
+        file: "matmul_blocked", bindings: (2, 1), shared: ["shared_matmul"],
+        runs: [Matmul, MatmulBt, MatmulAt], when: |(m, n)| m >= BLOCKED_MIN && n >= BLOCKED_MIN,
+        params: MatmulParams,
     },
     /// One workgroup per row.
     Softmax {
-        file: "softmax", params: SoftmaxParams, bindings: (1, 1), shared: ["shared_softmax", "shared_reductions"],
+        file: "softmax", bindings: (1, 1), shared: ["shared_softmax", "shared_reductions"],
         runs: [SoftmaxRows],
+        params: SoftmaxParams {
+            //! A row softmax, one workgroup or one invocation per row.
+            rows: u32,
+            cols: u32,
+            causal: u32,
+            /// keys before the first query row (KV cache)
+            causal_offset: u32,
+            inv_temperature: f32,
+            _pad0: u32, _pad1: u32, _pad2: u32,
+        },
     },
     /// The same softmax for rows of at most `SOFTMAX_SMALL_MAX` columns, one invocation a row.
     SoftmaxSmall {
-        file: "softmax_small", params: SoftmaxParams, bindings: (1, 1), shared: ["shared_softmax"],
-        runs: [SoftmaxRows],
-        when: |(_, cols)| cols <= SOFTMAX_SMALL_MAX,
+        file: "softmax_small", bindings: (1, 1), shared: ["shared_softmax"],
+        runs: [SoftmaxRows], when: |(_, cols)| cols <= SOFTMAX_SMALL_MAX,
+        params: SoftmaxParams,
     },
     LayerNorm {
-        file: "layer_norm", params: LayerNormParams, bindings: (3, 1), shared: ["shared_reductions"],
+        file: "layer_norm", bindings: (3, 1), shared: ["shared_layer_norm", "shared_reductions"],
         runs: [LayerNorm],
+        params: LayerNormParams {
+            //! Layer norm and its backward pass.
+            rows: u32, cols: u32, eps: f32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32,
+        },
     },
-    Relu { file: "relu", params: ElementwiseParams, bindings: (1, 1), shared: [], runs: [Relu] },
-    Gelu { file: "gelu", params: ElementwiseParams, bindings: (1, 1), shared: [], runs: [Gelu] },
-    Scale { file: "scale", params: ScaleParams, bindings: (1, 1), shared: [], runs: [Scale] },
-    Add { file: "add", params: AddParams, bindings: (2, 1), shared: [], runs: [Add] },
-    Transpose { file: "transpose", params: TransposeParams, bindings: (1, 1), shared: [], runs: [Transpose] },
-    Embedding { file: "embedding", params: EmbeddingParams, bindings: (2, 1), shared: [], runs: [Embedding] },
+    Relu {
+        file: "relu", bindings: (1, 1), shared: [], runs: [Relu],
+        params: ElementwiseParams {
+            //! Elementwise kernels and the sum of squares: `len` values.
+            len: u32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32, _pad5: u32, _pad6: u32,
+        },
+    },
+    Gelu { file: "gelu", bindings: (1, 1), shared: [], runs: [Gelu], params: ElementwiseParams },
+    Scale {
+        file: "scale", bindings: (1, 1), shared: [], runs: [Scale],
+        params: ScaleParams {
+            //! y = α · x over `len` values.
+            len: u32, alpha: f32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32, _pad5: u32,
+        },
+    },
+    Add {
+        file: "add", bindings: (2, 1), shared: [], runs: [Add],
+        params: AddParams {
+            //! c = a + b.
+            /// elements of a and c
+            len: u32,
+            /// elements of b: len, or the row width when broadcasting
+            b_len: u32,
+            _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32, _pad5: u32,
+        },
+    },
+    Transpose {
+        file: "transpose", bindings: (1, 1), shared: [], runs: [Transpose],
+        params: TransposeParams {
+            //! A (m,n).
+            m: u32, n: u32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32, _pad5: u32,
+        },
+    },
+    Embedding {
+        file: "embedding", bindings: (2, 1), shared: [], runs: [Embedding],
+        params: EmbeddingParams {
+            //! An embedding lookup and its backward pass.
+            tokens: u32, width: u32, vocab: u32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32,
+        },
+    },
     /// The decoder's attention (B = 1) and training's over a batch.
     Attention {
-        file: "attention", params: AttentionParams, bindings: (3, 2), shared: ["shared_reductions"],
+        file: "attention", bindings: (3, 2), shared: ["shared_reductions"],
         runs: [Attention, AttentionBatch],
+        params: AttentionParams {
+            //! Multi-head attention over `sequences` stacked in the rows (1 for the decoder, B
+            //! for training).
+            t_q: u32,
+            t_k: u32,
+            /// d
+            width: u32,
+            /// h; d_h = d / h
+            heads: u32,
+            causal: u32,
+            /// keys cached before the first query row
+            causal_offset: u32,
+            /// 1/√d_h
+            scale: f32,
+            /// B
+            sequences: u32,
+        },
     },
     /// Column sums: its own op, and after the ops that need them (`then`).
-    SumRows { file: "sum_rows", params: SumRowsParams, bindings: (1, 1), shared: [], runs: [SumRows] },
-    ReluBackward { file: "relu_backward", params: ElementwiseParams, bindings: (2, 1), shared: [], runs: [ReluBackward] },
-    GeluBackward { file: "gelu_backward", params: ElementwiseParams, bindings: (2, 1), shared: [], runs: [GeluBackward] },
+    SumRows {
+        file: "sum_rows", bindings: (1, 1), shared: [], runs: [SumRows],
+        params: SumRowsParams {
+            //! α · the column sums of A (rows, cols).
+            rows: u32, cols: u32, alpha: f32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32,
+        },
+    },
+    ReluBackward { file: "relu_backward", bindings: (2, 1), shared: [], runs: [ReluBackward], params: ElementwiseParams },
+    GeluBackward { file: "gelu_backward", bindings: (2, 1), shared: [], runs: [GeluBackward], params: ElementwiseParams },
     /// dX and dY ⊙ x̂ row by row, then the column sums dγ and dβ.
     LayerNormBackward {
-        file: "layer_norm_backward", params: LayerNormParams, bindings: (3, 2), shared: ["shared_reductions"],
+        file: "layer_norm_backward", bindings: (3, 2), shared: ["shared_layer_norm", "shared_reductions"],
         runs: [LayerNormBackward], then: [SumRows, SumRows],
+        params: LayerNormParams,
     },
     EmbeddingBackward {
-        file: "embedding_backward", params: EmbeddingParams, bindings: (2, 1), shared: [], runs: [EmbeddingBackward],
+        file: "embedding_backward", bindings: (2, 1), shared: [], runs: [EmbeddingBackward], params: EmbeddingParams,
     },
     /// Attention's backward pass: dQ and dS, then dK and dV from dS.
     AttentionBackwardQ {
-        file: "attention_backward_q", params: AttentionBackwardParams, bindings: (4, 2), shared: ["shared_reductions"],
+        file: "attention_backward_q", bindings: (4, 2), shared: ["shared_reductions"],
         runs: [AttentionBackward], then: [AttentionBackwardKv],
+        params: AttentionBackwardParams {
+            //! Causal attention's backward pass over B sequences of t rows.
+            /// rows per sequence
+            t: u32,
+            /// d
+            width: u32,
+            /// h; d_h = d / h
+            heads: u32,
+            /// B
+            sequences: u32,
+            /// 1/√d_h
+            scale: f32,
+            _pad0: u32, _pad1: u32, _pad2: u32,
+        },
     },
     AttentionBackwardKv {
-        file: "attention_backward_kv", params: AttentionBackwardParams, bindings: (4, 2), shared: [], runs: [],
+        file: "attention_backward_kv", bindings: (4, 2), shared: [], runs: [], params: AttentionBackwardParams,
     },
     /// Each row's loss and dlogits, then their mean in row order.
     CrossEntropy {
-        file: "cross_entropy", params: CrossEntropyParams, bindings: (2, 2), shared: ["shared_reductions"],
+        file: "cross_entropy", bindings: (2, 2), shared: ["shared_reductions"],
         runs: [CrossEntropy], then: [SumRows],
+        params: CrossEntropyParams {
+            //! Logits (N,V).
+            /// N
+            rows: u32,
+            /// V
+            cols: u32,
+            _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32, _pad5: u32,
+        },
     },
     SumSquares {
-        file: "sum_squares", params: ElementwiseParams, bindings: (2, 1), shared: ["shared_reductions"], runs: [SumSquares],
+        file: "sum_squares", bindings: (2, 1), shared: ["shared_reductions"], runs: [SumSquares], params: ElementwiseParams,
     },
-    AdamW { file: "adamw", params: AdamWParams, bindings: (2, 3), shared: [], runs: [AdamW] },
+    AdamW {
+        file: "adamw", bindings: (2, 3), shared: [], runs: [AdamW],
+        params: AdamWParams {
+            //! `AdamWConstants` of the step, and the tensor's length.
+            len: u32,
+            clip: f32,
+            b1: f32,
+            one_minus_b1: f32,
+            b2: f32,
+            one_minus_b2: f32,
+            /// 1/(1−β₁ᵗ)
+            inv_c1: f32,
+            /// 1/(1−β₂ᵗ)
+            inv_c2: f32,
+            eps: f32,
+            /// 1 − lr·λ
+            keep: f32,
+            lr: f32,
+            _pad0: u32,
+        },
+    },
 }
 
 impl KernelId {

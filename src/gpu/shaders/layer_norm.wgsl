@@ -22,21 +22,9 @@ fn main(
     }
     let lid = lid3.x;
     let base = row * params.cols;
-    let n = f32(params.cols);
-
-    var local_sum = 0.0;
-    for (var j = lid; j < params.cols; j = j + WG) {
-        local_sum = local_sum + x[base + j];
-    }
-    let mean = reduce_sum(lid, local_sum) / n;
-
-    // Two passes (mean, then squared deviations) rather than E[x²] − E[x]²: no cancellation.
-    var local_sq = 0.0;
-    for (var j = lid; j < params.cols; j = j + WG) {
-        let dev = x[base + j] - mean;
-        local_sq = local_sq + dev * dev;
-    }
-    let inv_std = 1.0 / sqrt(reduce_sum(lid, local_sq) / n + params.eps);
+    let stats = row_stats(lid, base);   // shared_layer_norm.wgsl
+    let mean = stats.x;
+    let inv_std = stats.y;
 
     for (var j = lid; j < params.cols; j = j + WG) {
         y[base + j] = gamma[j] * (x[base + j] - mean) * inv_std + beta[j];

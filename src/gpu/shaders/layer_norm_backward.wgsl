@@ -2,7 +2,8 @@
 //   dx = (g − mean(g) − x̂ · mean(g ⊙ x̂)) / √(σ² + ε),
 // and, per row, dy ⊙ x̂, whose column sums are dγ (the host sums them with sum_rows.wgsl, as
 // it sums dy for dβ: a row's workgroup cannot add into other rows' columns without atomics).
-// μ and σ are recomputed from x as layer_norm.wgsl computes them. One workgroup per row.
+// μ and σ are recomputed from x as layer_norm.wgsl computes them (shared_layer_norm.wgsl).
+// One workgroup per row.
 // CPU twin: core::training::backward::layer_norm_backward.
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -27,19 +28,10 @@ fn main(
     }
     let lid = lid3.x;
     let base = row * params.cols;
+    let stats = row_stats(lid, base);   // shared_layer_norm.wgsl
+    let mean = stats.x;
+    let inv_std = stats.y;
     let n = f32(params.cols);
-
-    var local_sum = 0.0;
-    for (var j = lid; j < params.cols; j = j + WG) {
-        local_sum = local_sum + x[base + j];
-    }
-    let mean = reduce_sum(lid, local_sum) / n;
-    var local_sq = 0.0;
-    for (var j = lid; j < params.cols; j = j + WG) {
-        let dev = x[base + j] - mean;
-        local_sq = local_sq + dev * dev;
-    }
-    let inv_std = 1.0 / sqrt(reduce_sum(lid, local_sq) / n + params.eps);
 
     // mean(g) and mean(g ⊙ x̂); dy ⊙ x̂ for dγ.
     var local_g = 0.0;
