@@ -98,7 +98,7 @@ fn contenders(device: &wgpu::Device) -> Vec<Contender> {
     let mut all = vec![
         Contender { name: KernelId::Matmul.name().into(), kernel: Kernel::compile(device, KernelId::Matmul), tile: 16 },
         Contender { name: KernelId::MatmulBlocked.name().into(), kernel: Kernel::compile(device, KernelId::MatmulBlocked), tile: BLOCKED_MIN },
-        contender(device, KernelId::MatmulBlocked.name(), KernelId::MatmulBlocked.source(), BLOCKED_MIN, false),
+        contender(device, KernelId::MatmulBlocked.name(), &KernelId::MatmulBlocked.source(), BLOCKED_MIN, false),
     ];
     // Relative to the repository root (scripts/gpu-bench.sh runs there): the binary may be
     // built on another machine than the one with the GPU.
@@ -107,7 +107,7 @@ fn contenders(device: &wgpu::Device) -> Vec<Contender> {
     files.retain(|p| p.extension().is_some_and(|e| e == "wgsl"));
     files.sort();
     // Params, bindings, load_a/load_b/store4: the site's own, composed as for its kernels.
-    let shared = KernelId::MatmulBlocked.row().shared;
+    let shared = KernelId::MatmulBlocked.shared();
     for path in files {
         let source = std::fs::read_to_string(&path).expect("candidate source");
         let tile = source.lines().next().and_then(|l| l.strip_prefix("// tile: ")).and_then(|t| t.trim().parse().ok());

@@ -1,13 +1,16 @@
 //! The WGSL kernels, one table: a row per kernel (its file, its `Params`, its bindings, the
 //! shared WGSL it is composed with, the ops it runs), from which `KernelId` and every lookup
-//! are generated. Sources are composed at build time (`concat!` of `include_str!`) and
-//! compiled lazily on first use.
+//! are generated.
 //!
 //! A kernel's source is its own file in `shaders/`, then its `struct Params` (written here
-//! from the Rust struct, so the two cannot differ), then the shared files it names
-//! (`shared_reductions.wgsl`: the workgroup reductions; `shared_softmax.wgsl`,
-//! `shared_matmul.wgsl`: the bindings and helpers of one contract run by several kernels).
-//! WGSL declarations may come in any order, so the kernel's file reads first.
+//! from the Rust struct, so the two cannot differ), then the shared files it names: the
+//! workgroup reductions (`shared_reductions.wgsl`), and the bindings and helpers of one
+//! contract that several kernels run (`shared_softmax.wgsl`, `shared_matmul.wgsl`,
+//! `shared_layer_norm.wgsl`). WGSL declarations may come in any order, so the kernel's file
+//! reads first. Each piece is embedded once, at build time, and `source` joins them when a
+//! kernel is compiled or shown: composed with `concat!`, every kernel would carry its own copy
+//! of the shared files, about 1 KB more of gzipped wasm against a site budget with less than
+//! that to spare.
 //!
 //! Binding convention shared by every kernel (see each .wgsl file):
 //! binding 0 = a uniform `Params` (32 bytes; 48 for AdamW's constants), then the inputs
@@ -19,6 +22,31 @@ use crate::core::op::OpKind;
 /// (rows, columns) of a kernel's first output, which a size-dependent choice reads.
 pub type OutDims = (usize, usize);
 
+/// A shared WGSL file, embedded once, composed after the kernels whose rows name it.
+#[derive(Debug)]
+pub struct SharedWgsl {
+    /// File stem in `shaders/`.
+    pub name: &'static str,
+    pub text: &'static str,
+}
+
+macro_rules! shared_wgsl {
+    ($($(#[doc = $doc:literal])* $konst:ident = $file:literal;)*) => {
+        $($(#[doc = $doc])* pub static $konst: SharedWgsl = SharedWgsl { name: $file, text: include_str!(concat!("shaders/", $file, ".wgsl")) };)*
+    };
+}
+
+shared_wgsl! {
+    /// reduce_max, reduce_sum over a workgroup of WG invocations.
+    REDUCTIONS = "shared_reductions";
+    /// softmax.wgsl's and softmax_small.wgsl's bindings, masking and weights.
+    SOFTMAX = "shared_softmax";
+    /// The products' bindings and edge-safe loads and stores.
+    MATMUL = "shared_matmul";
+    /// A row's mean and 1/√(σ² + ε), for layer norm and its backward pass.
+    LAYER_NORM = "shared_layer_norm";
+}
+
 /// One row of the table.
 #[derive(Debug)]
 pub struct KernelRow {
@@ -27,15 +55,13 @@ pub struct KernelRow {
     pub name: &'static str,
     /// The kernel's own file, as in the repository.
     pub file: &'static str,
-    /// What is composed after the file: its `Params` and the shared files.
-    pub shared: &'static str,
-    /// The whole source the GPU compiles: `file`, a newline, `shared`.
-    pub source: &'static str,
-    /// File stems of the shared .wgsl files in `shared`, in order.
-    pub shared_files: &'static [&'static str],
-    /// The Rust twin of its `Params`, and its fields (name, WGSL type) in order.
+    /// The Rust twin of its `Params`, its fields (name, WGSL type) in order, and the WGSL
+    /// `struct Params` written from them.
     pub params_type: &'static str,
     pub params_fields: &'static [(&'static str, &'static str)],
+    pub params_wgsl: &'static str,
+    /// The shared files composed after its `Params`, in order.
+    pub shared: &'static [&'static SharedWgsl],
     /// (inputs, outputs) storage bindings after the uniform.
     pub bindings: (usize, usize),
     /// The ops it runs.
@@ -48,9 +74,8 @@ pub struct KernelRow {
 }
 
 /// Declares a kernel's uniform `Params` as a `#[repr(C)]` struct (padding included, to a
-/// multiple of 16 bytes: 32 for all but AdamW's 48), with `FIELDS`, and a macro of the same
-/// name that writes the WGSL `struct Params` field for field (a field's one-line doc becomes
-/// its comment): the literal `kernels!` composes into each source.
+/// multiple of 16 bytes: 32 for all but AdamW's 48), with `FIELDS` and `WGSL`, the WGSL
+/// `struct Params` written field for field (a field's one-line doc becomes its comment).
 macro_rules! kernel_params {
     ($(#[$doc:meta])* $name:ident { $($(#[doc = $fdoc:literal])* $field:ident : $ty:ident),* $(,)? }) => {
         $(#[$doc])*
@@ -62,16 +87,13 @@ macro_rules! kernel_params {
         impl $name {
             /// (name, WGSL type) of each field, in order.
             pub const FIELDS: &'static [(&'static str, &'static str)] = &[$((stringify!($field), stringify!($ty))),*];
-        }
-        macro_rules! $name {
-            () => {
-                concat!(
-                    "// Params: ", stringify!($name), " in src/gpu/kernels.rs, field for field.\n",
-                    "struct Params {\n",
-                    $("    ", stringify!($field), ": ", stringify!($ty), ",", $("  //", $fdoc,)* "\n",)*
-                    "}\n"
-                )
-            };
+            /// The WGSL struct the kernels declare their uniform with.
+            pub const WGSL: &'static str = concat!(
+                "// Params: ", stringify!($name), " in src/gpu/kernels.rs, field for field.\n",
+                "struct Params {\n",
+                $("    ", stringify!($field), ": ", stringify!($ty), ",", $("  //", $fdoc,)* "\n",)*
+                "}\n"
+            );
         }
     };
 }
@@ -87,7 +109,7 @@ macro_rules! kernels {
         $id:ident {
             file: $file:literal,
             bindings: ($inputs:literal, $outputs:literal),
-            shared: [$($shared:literal),*],
+            shared: [$($shared:ident),*],
             runs: [$($op:ident),*]
             $(, then: [$($then:ident),*])?
             $(, when: $fits:expr)?,
@@ -122,16 +144,10 @@ macro_rules! kernels {
             id: KernelId::$id,
             name: $file,
             file: include_str!(concat!("shaders/", $file, ".wgsl")),
-            shared: concat!($params!() $(, "\n", include_str!(concat!("shaders/", $shared, ".wgsl")))*),
-            source: concat!(
-                include_str!(concat!("shaders/", $file, ".wgsl")),
-                "\n",
-                $params!()
-                $(, "\n", include_str!(concat!("shaders/", $shared, ".wgsl")))*
-            ),
-            shared_files: &[$($shared),*],
             params_type: stringify!($params),
             params_fields: $params::FIELDS,
+            params_wgsl: $params::WGSL,
+            shared: &[$(&$shared),*],
             bindings: ($inputs, $outputs),
             runs: &[$(OpKind::$op),*],
             then: &[$($(KernelId::$then),*)?],
@@ -143,7 +159,7 @@ macro_rules! kernels {
 kernels! {
     /// The tiled product: the sizes between the others' (the compute page quotes it).
     Matmul {
-        file: "matmul", bindings: (2, 1), shared: ["shared_matmul"],
+        file: "matmul", bindings: (2, 1), shared: [MATMUL],
         runs: [Matmul, MatmulBt, MatmulAt],
         params: MatmulParams {
             //! C (m,n) = α · op(A) · op(B): A (m,k), or Aᵀ with A (k,m) when `trans_a`; B (k,n),
@@ -153,25 +169,25 @@ kernels! {
     },
     /// The same product for outputs of one tile or less, without workgroup memory (see its .wgsl).
     MatmulSmall {
-        file: "matmul_small", bindings: (2, 1), shared: ["shared_matmul"],
+        file: "matmul_small", bindings: (2, 1), shared: [MATMUL],
         runs: [Matmul, MatmulBt, MatmulAt], when: |(m, n)| m <= SMALL_MAX && n <= SMALL_MAX,
         params: MatmulParams,
     },
     /// The same product for a few rows of C, k split across lanes (see its .wgsl).
     MatmulRows {
-        file: "matmul_rows", bindings: (2, 1), shared: ["shared_matmul"],
+        file: "matmul_rows", bindings: (2, 1), shared: [MATMUL],
         runs: [Matmul, MatmulBt, MatmulAt], when: |(m, _)| m <= ROWS_MAX,
         params: MatmulParams,
     },
     /// The same product for large shapes, register-blocked (see its .wgsl).
     MatmulBlocked {
-        file: "matmul_blocked", bindings: (2, 1), shared: ["shared_matmul"],
+        file: "matmul_blocked", bindings: (2, 1), shared: [MATMUL],
         runs: [Matmul, MatmulBt, MatmulAt], when: |(m, n)| m >= BLOCKED_MIN && n >= BLOCKED_MIN,
         params: MatmulParams,
     },
     /// One workgroup per row.
     Softmax {
-        file: "softmax", bindings: (1, 1), shared: ["shared_softmax", "shared_reductions"],
+        file: "softmax", bindings: (1, 1), shared: [SOFTMAX, REDUCTIONS],
         runs: [SoftmaxRows],
         params: SoftmaxParams {
             //! A row softmax, one workgroup or one invocation per row.
@@ -186,12 +202,12 @@ kernels! {
     },
     /// The same softmax for rows of at most `SOFTMAX_SMALL_MAX` columns, one invocation a row.
     SoftmaxSmall {
-        file: "softmax_small", bindings: (1, 1), shared: ["shared_softmax"],
+        file: "softmax_small", bindings: (1, 1), shared: [SOFTMAX],
         runs: [SoftmaxRows], when: |(_, cols)| cols <= SOFTMAX_SMALL_MAX,
         params: SoftmaxParams,
     },
     LayerNorm {
-        file: "layer_norm", bindings: (3, 1), shared: ["shared_layer_norm", "shared_reductions"],
+        file: "layer_norm", bindings: (3, 1), shared: [LAYER_NORM, REDUCTIONS],
         runs: [LayerNorm],
         params: LayerNormParams {
             //! Layer norm and its backward pass.
@@ -240,7 +256,7 @@ kernels! {
     },
     /// The decoder's attention (B = 1) and training's over a batch.
     Attention {
-        file: "attention", bindings: (3, 2), shared: ["shared_reductions"],
+        file: "attention", bindings: (3, 2), shared: [REDUCTIONS],
         runs: [Attention, AttentionBatch],
         params: AttentionParams {
             //! Multi-head attention over `sequences` stacked in the rows (1 for the decoder, B
@@ -272,7 +288,7 @@ kernels! {
     GeluBackward { file: "gelu_backward", bindings: (2, 1), shared: [], runs: [GeluBackward], params: ElementwiseParams },
     /// dX and dY ⊙ x̂ row by row, then the column sums dγ and dβ.
     LayerNormBackward {
-        file: "layer_norm_backward", bindings: (3, 2), shared: ["shared_layer_norm", "shared_reductions"],
+        file: "layer_norm_backward", bindings: (3, 2), shared: [LAYER_NORM, REDUCTIONS],
         runs: [LayerNormBackward], then: [SumRows, SumRows],
         params: LayerNormParams,
     },
@@ -281,7 +297,7 @@ kernels! {
     },
     /// Attention's backward pass: dQ and dS, then dK and dV from dS.
     AttentionBackwardQ {
-        file: "attention_backward_q", bindings: (4, 2), shared: ["shared_reductions"],
+        file: "attention_backward_q", bindings: (4, 2), shared: [REDUCTIONS],
         runs: [AttentionBackward], then: [AttentionBackwardKv],
         params: AttentionBackwardParams {
             //! Causal attention's backward pass over B sequences of t rows.
@@ -303,7 +319,7 @@ kernels! {
     },
     /// Each row's loss and dlogits, then their mean in row order.
     CrossEntropy {
-        file: "cross_entropy", bindings: (2, 2), shared: ["shared_reductions"],
+        file: "cross_entropy", bindings: (2, 2), shared: [REDUCTIONS],
         runs: [CrossEntropy], then: [SumRows],
         params: CrossEntropyParams {
             //! Logits (N,V).
@@ -315,7 +331,7 @@ kernels! {
         },
     },
     SumSquares {
-        file: "sum_squares", bindings: (2, 1), shared: ["shared_reductions"], runs: [SumSquares], params: ElementwiseParams,
+        file: "sum_squares", bindings: (2, 1), shared: [REDUCTIONS], runs: [SumSquares], params: ElementwiseParams,
     },
     AdamW {
         file: "adamw", bindings: (2, 3), shared: [], runs: [AdamW],
@@ -356,9 +372,21 @@ impl KernelId {
         format!("src/gpu/shaders/{}.wgsl", self.name())
     }
 
-    /// The composed WGSL source, exactly what the GPU compiles.
-    pub fn source(self) -> &'static str {
-        self.row().source
+    /// The composed WGSL source, exactly what the GPU compiles: its file, then `shared`.
+    pub fn source(self) -> String {
+        format!("{}\n{}", self.row().file, self.shared())
+    }
+
+    /// What its file is composed with: its `Params`, then the shared files, a newline apart
+    /// (what the GPU benchmark composes its candidate products with).
+    pub fn shared(self) -> String {
+        let row = self.row();
+        let mut text = row.params_wgsl.to_string();
+        for shared in row.shared {
+            text.push('\n');
+            text.push_str(shared.text);
+        }
+        text
     }
 
     /// (inputs, outputs) storage bindings after the uniform.
@@ -509,9 +537,12 @@ mod tests {
             let row = id.row();
             assert_eq!(row.id, id, "ROWS is in KernelId order");
             assert_eq!(row.file, repository_file(id.name()), "{}", id.path());
-            let shared: Vec<String> = row.shared_files.iter().map(|stem| repository_file(stem)).collect();
-            assert!(row.shared.ends_with(&shared.join("\n")), "{}: the shared files, in order", id.name());
-            assert_eq!(id.source(), format!("{}\n{}", row.file, row.shared), "{}", id.name());
+            let mut want = format!("{}\n{}", row.file, row.params_wgsl);
+            for shared in row.shared {
+                assert_eq!(shared.text, repository_file(shared.name), "{}", shared.name);
+                want = format!("{want}\n{}", shared.text);
+            }
+            assert_eq!(id.source(), want, "{}", id.name());
         }
     }
 
@@ -535,7 +566,7 @@ mod tests {
             assert!(!id.row().file.contains("struct Params"), "{}: Params comes from kernels.rs", id.name());
             assert_eq!(id.source().matches("struct Params {").count(), 1, "{}", id.name());
             let rust: Vec<(String, String)> = id.params_fields().iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
-            assert_eq!(rust, wgsl_params(id.source()), "{}: the Rust Params and the WGSL Params differ", id.name());
+            assert_eq!(rust, wgsl_params(&id.source()), "{}: the Rust Params and the WGSL Params differ", id.name());
             let want = if id == KernelId::AdamW { 48 } else { 32 };
             assert_eq!(rust.len() * 4, want, "{}: the uniform is {want} bytes", id.name());
         }

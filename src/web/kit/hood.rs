@@ -600,21 +600,23 @@ fn ops_table(records: &[(usize, &OpRecord)], kind: BackendKind) -> HtmlElement {
 fn kernel_summary(id: KernelId) -> String {
     let row = id.row();
     let mut parts = vec![row.params_type.to_string()];
-    parts.extend(row.shared_files.iter().map(|stem| format!("{stem}.wgsl")));
+    parts.extend(row.shared.iter().map(|shared| format!("{}.wgsl", shared.name)));
     let last = parts.pop().unwrap_or_default();
     let with = if parts.is_empty() { last } else { format!("{} e {last}", parts.join(", ")) };
     format!("{}.wgsl · {}, com {with}", id.name(), id.path())
 }
 
-/// The kernel's composed source (the string embedded in the binary and compiled by the GPU:
-/// its file, its `Params`, the shared files), highlighted with spans of text:
+/// The kernel's composed source (the very string the GPU compiles: its file, its `Params`,
+/// the shared files), highlighted with spans of text:
 /// `<pre class="wgsl" data-kernel=… data-shared=…><code>`.
 pub fn wgsl_block(id: KernelId) -> HtmlElement {
     let pre = dom::el("pre", "wgsl");
-    dom::set_attrs(&pre, &[("data-kernel", id.name()), ("data-shared", &id.row().shared_files.join(" "))]);
+    let shared: Vec<&str> = id.row().shared.iter().map(|shared| shared.name).collect();
+    dom::set_attrs(&pre, &[("data-kernel", id.name()), ("data-shared", &shared.join(" "))]);
     let code = dom::el("code", "");
     let Some(document) = dom::document() else { return pre };
-    for (class, piece) in highlight(id.source()) {
+    let source = id.source();
+    for (class, piece) in highlight(&source) {
         match class.css() {
             Some(css) => dom::append(&code, &dom::text("span", css, piece)),
             None => {
