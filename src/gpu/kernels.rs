@@ -22,17 +22,18 @@ use crate::core::op::OpKind;
 /// (rows, columns) of a kernel's first output, which a size-dependent choice reads.
 pub type OutDims = (usize, usize);
 
-/// A shared WGSL file, embedded once, composed after the kernels whose rows name it.
+/// WGSL composed after a kernel's file, embedded once however many kernels use it: a shared
+/// file, or a `Params` struct written from its Rust twin.
 #[derive(Debug)]
-pub struct SharedWgsl {
-    /// File stem in `shaders/`.
+pub struct WgslPiece {
+    /// The shared file's stem in `shaders/`, or the Rust struct's name.
     pub name: &'static str,
     pub text: &'static str,
 }
 
 macro_rules! shared_wgsl {
     ($($(#[doc = $doc:literal])* $konst:ident = $file:literal;)*) => {
-        $($(#[doc = $doc])* pub static $konst: SharedWgsl = SharedWgsl { name: $file, text: include_str!(concat!("shaders/", $file, ".wgsl")) };)*
+        $($(#[doc = $doc])* pub static $konst: WgslPiece = WgslPiece { name: $file, text: include_str!(concat!("shaders/", $file, ".wgsl")) };)*
     };
 }
 
@@ -47,23 +48,19 @@ shared_wgsl! {
     LAYER_NORM = "shared_layer_norm";
 }
 
-/// One row of the table.
+/// One row of the table (kept small: the table is part of the site's wasm).
 #[derive(Debug)]
 pub struct KernelRow {
-    pub id: KernelId,
     /// File stem of the kernel's .wgsl source, and its name in the "por dentro" panel.
     pub name: &'static str,
     /// The kernel's own file, as in the repository.
     pub file: &'static str,
-    /// The Rust twin of its `Params`, its fields (name, WGSL type) in order, and the WGSL
-    /// `struct Params` written from them.
-    pub params_type: &'static str,
-    pub params_fields: &'static [(&'static str, &'static str)],
-    pub params_wgsl: &'static str,
+    /// Its `Params` (the Rust struct's name, the WGSL written from it).
+    pub params: &'static WgslPiece,
     /// The shared files composed after its `Params`, in order.
-    pub shared: &'static [&'static SharedWgsl],
+    pub shared: &'static [&'static WgslPiece],
     /// (inputs, outputs) storage bindings after the uniform.
-    pub bindings: (usize, usize),
+    pub bindings: (u8, u8),
     /// The ops it runs.
     pub runs: &'static [OpKind],
     /// Kernels its ops dispatch after it, in order (see `then_for`).
@@ -74,8 +71,8 @@ pub struct KernelRow {
 }
 
 /// Declares a kernel's uniform `Params` as a `#[repr(C)]` struct (padding included, to a
-/// multiple of 16 bytes: 32 for all but AdamW's 48), with `FIELDS` and `WGSL`, the WGSL
-/// `struct Params` written field for field (a field's one-line doc becomes its comment).
+/// multiple of 16 bytes, as a uniform must be: 32 for all but AdamW's 48), with `WGSL`, the
+/// WGSL `struct Params` written field for field (a field's one-line doc becomes its comment).
 macro_rules! kernel_params {
     ($(#[$doc:meta])* $name:ident { $($(#[doc = $fdoc:literal])* $field:ident : $ty:ident),* $(,)? }) => {
         $(#[$doc])*
@@ -85,16 +82,20 @@ macro_rules! kernel_params {
             $($(#[doc = $fdoc])* pub $field: $ty),*
         }
         impl $name {
-            /// (name, WGSL type) of each field, in order.
-            pub const FIELDS: &'static [(&'static str, &'static str)] = &[$((stringify!($field), stringify!($ty))),*];
             /// The WGSL struct the kernels declare their uniform with.
-            pub const WGSL: &'static str = concat!(
-                "// Params: ", stringify!($name), " in src/gpu/kernels.rs, field for field.\n",
-                "struct Params {\n",
-                $("    ", stringify!($field), ": ", stringify!($ty), ",", $("  //", $fdoc,)* "\n",)*
-                "}\n"
-            );
+            pub const WGSL: WgslPiece = WgslPiece {
+                name: stringify!($name),
+                text: concat!(
+                    "struct Params {\n",
+                    $("    ", stringify!($field), ": ", stringify!($ty), ",", $("  //", $fdoc,)* "\n",)*
+                    "}\n"
+                ),
+            };
         }
+        // Four bytes a field, so WGSL lays the struct out as Rust does; a multiple of 16 bytes.
+        const _: () = assert!(
+            std::mem::size_of::<$name>() == 4 * [$(stringify!($field)),*].len() && std::mem::size_of::<$name>() % 16 == 0
+        );
     };
 }
 
@@ -141,12 +142,9 @@ macro_rules! kernels {
 
         /// The table, in `KernelId` order (`KernelId::row` indexes it by discriminant).
         static ROWS: [KernelRow; KERNEL_COUNT] = [$(KernelRow {
-            id: KernelId::$id,
             name: $file,
             file: include_str!(concat!("shaders/", $file, ".wgsl")),
-            params_type: stringify!($params),
-            params_fields: $params::FIELDS,
-            params_wgsl: $params::WGSL,
+            params: &$params::WGSL,
             shared: &[$(&$shared),*],
             bindings: ($inputs, $outputs),
             runs: &[$(OpKind::$op),*],
@@ -381,7 +379,7 @@ impl KernelId {
     /// (what the GPU benchmark composes its candidate products with).
     pub fn shared(self) -> String {
         let row = self.row();
-        let mut text = row.params_wgsl.to_string();
+        let mut text = row.params.text.to_string();
         for shared in row.shared {
             text.push('\n');
             text.push_str(shared.text);
@@ -391,12 +389,8 @@ impl KernelId {
 
     /// (inputs, outputs) storage bindings after the uniform.
     pub fn bindings(self) -> (usize, usize) {
-        self.row().bindings
-    }
-
-    /// The fields of the kernel's `Params` (name, WGSL type), in order.
-    pub fn params_fields(self) -> &'static [(&'static str, &'static str)] {
-        self.row().params_fields
+        let (inputs, outputs) = self.row().bindings;
+        (inputs.into(), outputs.into())
     }
 
     /// The kernel that runs `op` when its first output has `out` rows and columns: of the
@@ -404,9 +398,9 @@ impl KernelId {
     /// `when`; the ops that only move data (`rows`, `write_rows`) have none (a buffer copy or
     /// a view).
     pub fn for_op(op: OpKind, out: Option<OutDims>) -> Option<KernelId> {
-        let running = || ROWS.iter().filter(move |row| row.runs.contains(&op));
-        let chosen = out.and_then(|out| running().find(|row| row.fits.is_some_and(|fits| fits(out))));
-        chosen.or_else(|| running().find(|row| row.fits.is_none())).map(|row| row.id)
+        let running = || KernelId::ALL.into_iter().filter(move |id| id.row().runs.contains(&op));
+        let chosen = out.and_then(|out| running().find(|id| id.row().fits.is_some_and(|fits| fits(out))));
+        chosen.or_else(|| running().find(|id| id.row().fits.is_none()))
     }
 
     /// The kernels an op dispatches after its own (`for_op`), in order: column sums that a
@@ -535,9 +529,8 @@ mod tests {
     fn sources_are_the_repository_files_composed() {
         for id in KernelId::ALL {
             let row = id.row();
-            assert_eq!(row.id, id, "ROWS is in KernelId order");
             assert_eq!(row.file, repository_file(id.name()), "{}", id.path());
-            let mut want = format!("{}\n{}", row.file, row.params_wgsl);
+            let mut want = format!("{}\n{}", row.file, row.params.text);
             for shared in row.shared {
                 assert_eq!(shared.text, repository_file(shared.name), "{}", shared.name);
                 want = format!("{want}\n{}", shared.text);
@@ -561,14 +554,14 @@ mod tests {
     }
 
     #[test]
-    fn every_source_declares_the_params_of_its_rust_struct_once() {
+    fn every_source_declares_its_params_once() {
         for id in KernelId::ALL {
             assert!(!id.row().file.contains("struct Params"), "{}: Params comes from kernels.rs", id.name());
             assert_eq!(id.source().matches("struct Params {").count(), 1, "{}", id.name());
-            let rust: Vec<(String, String)> = id.params_fields().iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
-            assert_eq!(rust, wgsl_params(&id.source()), "{}: the Rust Params and the WGSL Params differ", id.name());
+            let fields = wgsl_params(&id.source());
+            assert!(fields.iter().all(|(_, ty)| ty == "u32" || ty == "f32"), "{}: {fields:?}", id.name());
             let want = if id == KernelId::AdamW { 48 } else { 32 };
-            assert_eq!(rust.len() * 4, want, "{}: the uniform is {want} bytes", id.name());
+            assert_eq!(fields.len() * 4, want, "{}: the uniform is {want} bytes", id.name());
         }
         assert_eq!(std::mem::size_of::<MatmulParams>(), 32);
         assert_eq!(std::mem::size_of::<AdamWParams>(), 48);

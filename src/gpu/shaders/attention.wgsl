@@ -15,7 +15,7 @@
 @group(0) @binding(4) var<storage, read_write> out: array<f32>;     // (B·t_q, d)
 @group(0) @binding(5) var<storage, read_write> weights: array<f32>; // (B·h·t_q, t_k)
 
-// The workgroup, and the size of reduce_max and reduce_sum (shared_reductions.wgsl).
+// Also the size of reduce_max and reduce_sum (shared_reductions.wgsl).
 const WG: u32 = 64u;
 // Marks a masked score: just above f32::MIN, which Chrome's WGSL compiler rejects as a literal.
 const NONE: f32 = -3.402823e38;
@@ -92,7 +92,7 @@ fn main(
                 acc = acc + weights[w_base + j] * v[(k0 + j) * params.width + col0 + c];
             }
         }
-        scratch[lid] = acc;   // the reductions' workgroup memory, free between them
+        scratch[lid] = acc;
         workgroupBarrier();
         if (lid < d_h) {
             var sum = 0.0;

@@ -7,7 +7,7 @@
 @group(0) @binding(3) var<storage, read> beta: array<f32>;        // (cols)
 @group(0) @binding(4) var<storage, read_write> y: array<f32>;     // (rows, cols)
 
-// The workgroup, and the size of reduce_max and reduce_sum (shared_reductions.wgsl).
+// Also the size of reduce_max and reduce_sum (shared_reductions.wgsl).
 const WG: u32 = 64u;
 
 @compute @workgroup_size(64, 1, 1)

@@ -2,8 +2,7 @@
 //   dx = (g − mean(g) − x̂ · mean(g ⊙ x̂)) / √(σ² + ε),
 // and, per row, dy ⊙ x̂, whose column sums are dγ (the host sums them with sum_rows.wgsl, as
 // it sums dy for dβ: a row's workgroup cannot add into other rows' columns without atomics).
-// μ and σ are recomputed from x as layer_norm.wgsl computes them (shared_layer_norm.wgsl).
-// One workgroup per row.
+// μ and σ are recomputed from x as layer_norm.wgsl computes them. One workgroup per row.
 // CPU twin: core::training::backward::layer_norm_backward.
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -13,7 +12,7 @@
 @group(0) @binding(4) var<storage, read_write> dx: array<f32>;       // (rows, cols)
 @group(0) @binding(5) var<storage, read_write> dy_xhat: array<f32>;  // (rows, cols)
 
-// The workgroup, and the size of reduce_max and reduce_sum (shared_reductions.wgsl).
+// Also the size of reduce_max and reduce_sum (shared_reductions.wgsl).
 const WG: u32 = 64u;
 
 @compute @workgroup_size(64, 1, 1)

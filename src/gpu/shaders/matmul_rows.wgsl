@@ -14,8 +14,7 @@
 
 const LANES: u32 = 16u;
 
-// op(A)[row, i] · op(B)[i, col], read without load_a's and load_b's bounds checks: every
-// call is inside A and B, and this is the decoder's hottest loop.
+// op(A)[row, i] · op(B)[i, col], unchecked (always inside A and B): the decoder's hot loop.
 fn term(row: u32, col: u32, i: u32) -> f32 {
     var x: f32;
     if (params.trans_a == 1u) {

@@ -1,7 +1,4 @@
-// shared_matmul.wgsl: the contract of the four products (matmul, matmul_small, matmul_rows,
-// matmul_blocked), composed after each (src/gpu/kernels.rs), and the benchmark's candidates
-// (examples/matmul_candidates): the bindings and the edge-safe loads and stores.
-// C (m,n) = alpha · op(A) @ op(B); A is stored (k,m) when trans_a, B (n,k) when trans_b.
+// shared_matmul.wgsl: the products' bindings and edge-safe loads and stores.
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> a: array<f32>;        // (m,k) row-major

@@ -1,8 +1,5 @@
-// shared_reductions.wgsl: the workgroup reductions, composed after every kernel that reduces
-// over its workgroup (src/gpu/kernels.rs). The kernel declares WG, its workgroup's size (a
-// power of two), and calls these from every invocation with `lid` its local index: they hold
-// barriers, so a call must be in uniform control flow. Both return the result to every
-// invocation, in a tree order that is the same every run.
+// shared_reductions.wgsl: max and sum over the kernel's workgroup of WG (a power of two)
+// invocations, in the same order every run. Barriers: every invocation calls, uniformly.
 
 var<workgroup> scratch: array<f32, WG>;
 
@@ -26,7 +23,6 @@ fn reduce(lid: u32, value: f32, take_max: bool) -> f32 {
         workgroupBarrier();
     }
     let result = scratch[0];
-    // No invocation may overwrite scratch (the next reduction) before all have read it.
     workgroupBarrier();
     return result;
 }

@@ -1,5 +1,4 @@
-// shared_softmax.wgsl: the contract of softmax.wgsl and softmax_small.wgsl, composed after
-// both (src/gpu/kernels.rs): the bindings, and what a cell of a row becomes.
+// shared_softmax.wgsl: the row softmaxes' bindings and masking.
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> scores: array<f32>;        // (rows, cols)
@@ -18,8 +17,7 @@ fn weight(v: f32, row_max: f32) -> f32 {
     return select(exp((v - row_max) * params.inv_temperature), 1.0, v == row_max);
 }
 
-// The probability of score v at (row, col), given the row's visible maximum and its sum of
-// weights: exactly 0 where masked, uniform over the row when nothing is visible (never NaN).
+// 0 where masked; uniform when nothing in the row is visible.
 fn probability(row: u32, col: u32, v: f32, row_max: f32, total: f32) -> f32 {
     if (row_max == NONE) {
         return 1.0 / f32(params.cols);

@@ -5,7 +5,7 @@
 // the maximum (subtracted for numerical stability), the sum of exponentials, the division.
 // Masked cells get exactly 0; a row with nothing visible becomes uniform (never NaN).
 
-// The workgroup, and the size of reduce_max and reduce_sum (shared_reductions.wgsl).
+// Also the size of reduce_max and reduce_sum (shared_reductions.wgsl).
 const WG: u32 = 64u;
 
 @compute @workgroup_size(64, 1, 1)

@@ -595,15 +595,17 @@ fn ops_table(records: &[(usize, &OpRecord)], kind: BackendKind) -> HtmlElement {
     table
 }
 
-/// "softmax.wgsl · src/gpu/shaders/softmax.wgsl, com SoftmaxParams, shared_softmax.wgsl e
+/// "softmax.wgsl · src/gpu/shaders/softmax.wgsl + SoftmaxParams + shared_softmax.wgsl +
 /// shared_reductions.wgsl": the file, then what the source is composed with, in order.
 fn kernel_summary(id: KernelId) -> String {
     let row = id.row();
-    let mut parts = vec![row.params_type.to_string()];
-    parts.extend(row.shared.iter().map(|shared| format!("{}.wgsl", shared.name)));
-    let last = parts.pop().unwrap_or_default();
-    let with = if parts.is_empty() { last } else { format!("{} e {last}", parts.join(", ")) };
-    format!("{}.wgsl · {}, com {with}", id.name(), id.path())
+    let mut text = format!("{}.wgsl · {} + {}", id.name(), id.path(), row.params.name);
+    for shared in row.shared {
+        text.push_str(" + ");
+        text.push_str(shared.name);
+        text.push_str(".wgsl");
+    }
+    text
 }
 
 /// The kernel's composed source (the very string the GPU compiles: its file, its `Params`,

@@ -106,7 +106,7 @@ export default async function hood({ page, base, mode }) {
       // The kernel's file, its Params (written from the Rust struct), then the shared files.
       const shared = await page.$eval(`${PANEL} pre.wgsl[data-kernel=${kernel}]`, (pre) => pre.dataset.shared.split(' ').filter(Boolean));
       assert(shared.length > 0, `${kernel}: no shared files`);
-      assert(shown.startsWith(`${shader(kernel)}\n// Params: `), `${kernel}: does not open with ${kernel}.wgsl and its Params`);
+      assert(shown.startsWith(`${shader(kernel)}\nstruct Params {`), `${kernel}: does not open with ${kernel}.wgsl and its Params`);
       assert(shown.endsWith(shared.map(shader).join('\n')), `${kernel}: does not end with ${shared.join(', ')}`);
       assert(shown.split('struct Params {').length === 2, `${kernel}: not one struct Params`);
       const classes = await page.$$eval(`${PANEL} pre.wgsl[data-kernel=${kernel}] span`, (ss) => [...new Set(ss.map((s) => s.className))]);
