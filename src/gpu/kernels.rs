@@ -7,10 +7,11 @@
 //! workgroup reductions (`shared_reductions.wgsl`), and the bindings and helpers of one
 //! contract that several kernels run (`shared_softmax.wgsl`, `shared_matmul.wgsl`,
 //! `shared_layer_norm.wgsl`). WGSL declarations may come in any order, so the kernel's file
-//! reads first. Each piece is embedded once, at build time, and `source` joins them when a
-//! kernel is compiled or shown: composed with `concat!`, every kernel would carry its own copy
-//! of the shared files, about 1 KB more of gzipped wasm against a site budget with less than
-//! that to spare.
+//! reads first; it uses `params` and the shared functions without declaring them, and its row
+//! says where they come from. Each piece is embedded once, at build time, and `source` joins
+//! them when a kernel is compiled or shown: composed with `concat!`, every kernel would carry
+//! its own copy of the shared files, about 1 KB more of gzipped wasm, and the site's budget
+//! has less than that to spare (scripts/site-size.sh: 719 991 of 720 000 bytes after this).
 //!
 //! Binding convention shared by every kernel (see each .wgsl file):
 //! binding 0 = a uniform `Params` (32 bytes; 48 for AdamW's constants), then the inputs
@@ -22,18 +23,18 @@ use crate::core::op::OpKind;
 /// (rows, columns) of a kernel's first output, which a size-dependent choice reads.
 pub type OutDims = (usize, usize);
 
-/// WGSL composed after a kernel's file, embedded once however many kernels use it: a shared
-/// file, or a `Params` struct written from its Rust twin.
+/// A shared WGSL file, embedded once however many kernels it is composed with.
 #[derive(Debug)]
-pub struct WgslPiece {
-    /// The shared file's stem in `shaders/`, or the Rust struct's name.
+pub struct SharedWgsl {
+    /// Its stem in `shaders/`.
     pub name: &'static str,
     pub text: &'static str,
 }
 
+/// Declares each shared file as a static: one copy in the binary.
 macro_rules! shared_wgsl {
     ($($(#[doc = $doc:literal])* $konst:ident = $file:literal;)*) => {
-        $($(#[doc = $doc])* pub static $konst: WgslPiece = WgslPiece { name: $file, text: include_str!(concat!("shaders/", $file, ".wgsl")) };)*
+        $($(#[doc = $doc])* pub static $konst: SharedWgsl = SharedWgsl { name: $file, text: include_str!(concat!("shaders/", $file, ".wgsl")) };)*
     };
 }
 
@@ -55,10 +56,10 @@ pub struct KernelRow {
     pub name: &'static str,
     /// The kernel's own file, as in the repository.
     pub file: &'static str,
-    /// Its `Params` (the Rust struct's name, the WGSL written from it).
-    pub params: &'static WgslPiece,
+    /// Its `struct Params`, written from the Rust struct.
+    pub params_wgsl: &'static str,
     /// The shared files composed after its `Params`, in order.
-    pub shared: &'static [&'static WgslPiece],
+    pub shared: &'static [&'static SharedWgsl],
     /// (inputs, outputs) storage bindings after the uniform.
     pub bindings: (u8, u8),
     /// The ops it runs.
@@ -83,14 +84,11 @@ macro_rules! kernel_params {
         }
         impl $name {
             /// The WGSL struct the kernels declare their uniform with.
-            pub const WGSL: WgslPiece = WgslPiece {
-                name: stringify!($name),
-                text: concat!(
-                    "struct Params {\n",
-                    $("    ", stringify!($field), ": ", stringify!($ty), ",", $("  //", $fdoc,)* "\n",)*
-                    "}\n"
-                ),
-            };
+            pub const WGSL: &'static str = concat!(
+                "struct Params {\n",
+                $("    ", stringify!($field), ": ", stringify!($ty), ",", $("  //", $fdoc,)* "\n",)*
+                "}\n"
+            );
         }
         // Four bytes a field, so WGSL lays the struct out as Rust does; a multiple of 16 bytes.
         const _: () = assert!(
@@ -144,7 +142,7 @@ macro_rules! kernels {
         static ROWS: [KernelRow; KERNEL_COUNT] = [$(KernelRow {
             name: $file,
             file: include_str!(concat!("shaders/", $file, ".wgsl")),
-            params: &$params::WGSL,
+            params_wgsl: $params::WGSL,
             shared: &[$(&$shared),*],
             bindings: ($inputs, $outputs),
             runs: &[$(OpKind::$op),*],
@@ -379,7 +377,7 @@ impl KernelId {
     /// (what the GPU benchmark composes its candidate products with).
     pub fn shared(self) -> String {
         let row = self.row();
-        let mut text = row.params.text.to_string();
+        let mut text = row.params_wgsl.to_string();
         for shared in row.shared {
             text.push('\n');
             text.push_str(shared.text);
@@ -398,9 +396,18 @@ impl KernelId {
     /// `when`; the ops that only move data (`rows`, `write_rows`) have none (a buffer copy or
     /// a view).
     pub fn for_op(op: OpKind, out: Option<OutDims>) -> Option<KernelId> {
-        let running = || KernelId::ALL.into_iter().filter(move |id| id.row().runs.contains(&op));
-        let chosen = out.and_then(|out| running().find(|id| id.row().fits.is_some_and(|fits| fits(out))));
-        chosen.or_else(|| running().find(|id| id.row().fits.is_none()))
+        let mut default = None;
+        for id in KernelId::ALL {
+            let row = id.row();
+            if row.runs.contains(&op) {
+                match (row.fits, out) {
+                    (Some(fits), Some(out)) if fits(out) => return Some(id),
+                    (None, _) if default.is_none() => default = Some(id),
+                    _ => {}
+                }
+            }
+        }
+        default
     }
 
     /// The kernels an op dispatches after its own (`for_op`), in order: column sums that a
@@ -530,7 +537,7 @@ mod tests {
         for id in KernelId::ALL {
             let row = id.row();
             assert_eq!(row.file, repository_file(id.name()), "{}", id.path());
-            let mut want = format!("{}\n{}", row.file, row.params.text);
+            let mut want = format!("{}\n{}", row.file, row.params_wgsl);
             for shared in row.shared {
                 assert_eq!(shared.text, repository_file(shared.name), "{}", shared.name);
                 want = format!("{want}\n{}", shared.text);

@@ -15,7 +15,6 @@
 @group(0) @binding(4) var<storage, read_write> out: array<f32>;     // (B·t_q, d)
 @group(0) @binding(5) var<storage, read_write> weights: array<f32>; // (B·h·t_q, t_k)
 
-// Also the size of reduce_max and reduce_sum (shared_reductions.wgsl).
 const WG: u32 = 64u;
 // Marks a masked score: just above f32::MIN, which Chrome's WGSL compiler rejects as a literal.
 const NONE: f32 = -3.402823e38;

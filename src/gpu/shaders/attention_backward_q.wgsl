@@ -15,7 +15,6 @@
 @group(0) @binding(5) var<storage, read_write> dq: array<f32>;      // (B·t, d)
 @group(0) @binding(6) var<storage, read_write> ds: array<f32>;      // dS (B·h·t, t)
 
-// Also the size of reduce_max and reduce_sum (shared_reductions.wgsl).
 const WG: u32 = 64u;
 
 @compute @workgroup_size(64, 1, 1)

@@ -11,7 +11,6 @@
 @group(0) @binding(3) var<storage, read_write> row_loss: array<f32>;  // (N, 1)
 @group(0) @binding(4) var<storage, read_write> dlogits: array<f32>;   // (N, V)
 
-// Also the size of reduce_max and reduce_sum (shared_reductions.wgsl).
 const WG: u32 = 64u;
 // Below every finite logit: just above f32::MIN, which Chrome's WGSL compiler rejects.
 const NONE: f32 = -3.402823e38;

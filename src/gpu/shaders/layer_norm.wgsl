@@ -7,7 +7,6 @@
 @group(0) @binding(3) var<storage, read> beta: array<f32>;        // (cols)
 @group(0) @binding(4) var<storage, read_write> y: array<f32>;     // (rows, cols)
 
-// Also the size of reduce_max and reduce_sum (shared_reductions.wgsl).
 const WG: u32 = 64u;
 
 @compute @workgroup_size(64, 1, 1)
@@ -22,7 +21,7 @@ fn main(
     }
     let lid = lid3.x;
     let base = row * params.cols;
-    let stats = row_stats(lid, base);   // shared_layer_norm.wgsl
+    let stats = row_stats(lid, base);
     let mean = stats.x;
     let inv_std = stats.y;
 

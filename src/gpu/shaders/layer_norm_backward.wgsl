@@ -12,7 +12,6 @@
 @group(0) @binding(4) var<storage, read_write> dx: array<f32>;       // (rows, cols)
 @group(0) @binding(5) var<storage, read_write> dy_xhat: array<f32>;  // (rows, cols)
 
-// Also the size of reduce_max and reduce_sum (shared_reductions.wgsl).
 const WG: u32 = 64u;
 
 @compute @workgroup_size(64, 1, 1)
@@ -27,7 +26,7 @@ fn main(
     }
     let lid = lid3.x;
     let base = row * params.cols;
-    let stats = row_stats(lid, base);   // shared_layer_norm.wgsl
+    let stats = row_stats(lid, base);
     let mean = stats.x;
     let inv_std = stats.y;
     let n = f32(params.cols);

@@ -3,7 +3,6 @@
 // Xᵀ·dY without a transpose pass); op(B) = B stored (k,n), or Bᵀ when trans_b = 1 and B is
 // stored (n,k) (Q Kᵀ without a transpose pass).
 // CPU twin: core::ops::matmul / core::ops::matmul_bt / core::training::backward::matmul_at.
-// Bindings, load_a and load_b: shared_matmul.wgsl.
 //
 // Each 16×16 workgroup computes one 16×16 tile of C. It walks along k one 16-wide slab at a
 // time: every thread loads one element of A and one of B into workgroup memory, the group

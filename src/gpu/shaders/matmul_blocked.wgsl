@@ -2,7 +2,7 @@
 // op(A) = A stored (m,k), or Aᵀ when trans_a = 1 and A is stored (k,m); op(B) = B stored
 // (k,n), or Bᵀ when trans_b = 1 and B is stored (n,k).
 // CPU twin: core::ops::matmul / core::ops::matmul_bt / core::training::backward::matmul_at
-// (the same contract as matmul.wgsl). Bindings, loads, store4: shared_matmul.wgsl.
+// (the same contract as matmul.wgsl).
 //
 // matmul.wgsl gives each thread one output, so every multiply-add reads two values from
 // workgroup memory. Here a 16×16 workgroup computes a 64×64 tile of C and each thread a 4×4

@@ -2,7 +2,6 @@
 // matrix): C (m,n) = alpha · op(A) @ op(B), the same contract as matmul.wgsl (trans_a, trans_b,
 // alpha).
 // CPU twin: core::ops::matmul / core::ops::matmul_bt / core::training::backward::matmul_at.
-// Bindings: shared_matmul.wgsl.
 //
 // One workgroup computes 16 columns of one row of C with 16 lanes splitting k: each lane sums
 // every 16th product, the group synchronises once, and the first lane of each column adds the
@@ -14,7 +13,7 @@
 
 const LANES: u32 = 16u;
 
-// op(A)[row, i] · op(B)[i, col], unchecked (always inside A and B): the decoder's hot loop.
+// op(A)[row, i] · op(B)[i, col].
 fn term(row: u32, col: u32, i: u32) -> f32 {
     var x: f32;
     if (params.trans_a == 1u) {

@@ -1,7 +1,6 @@
 // Matrix product for outputs that fit one 16×16 tile: C (m,n) = alpha · op(A) @ op(B), the
 // same contract as matmul.wgsl (trans_a, trans_b, alpha).
 // CPU twin: core::ops::matmul / core::ops::matmul_bt / core::training::backward::matmul_at.
-// Bindings, load_a and load_b: shared_matmul.wgsl.
 //
 // One invocation per cell of C, each summing its k products straight from global memory: no
 // workgroup memory and no barriers. When all of C is a single tile, tiling shares nothing

@@ -1,5 +1,5 @@
-// shared_layer_norm.wgsl: (μ, 1/√(σ² + ε)) of the row of x at `base`, for layer norm and its
-// backward pass. Two passes (mean, then squared deviations) rather than E[x²] − E[x]²: no cancellation.
+// shared_layer_norm.wgsl: (μ, 1/√(σ² + ε)) of the row of x at `base`.
+// Two passes (mean, then squared deviations) rather than E[x²] − E[x]²: no cancellation.
 fn row_stats(lid: u32, base: u32) -> vec2<f32> {
     let n = f32(params.cols);
     var local_sum = 0.0;

@@ -1,5 +1,4 @@
-// shared_reductions.wgsl: max and sum over the kernel's workgroup of WG (a power of two)
-// invocations, in the same order every run. Barriers: every invocation calls, uniformly.
+// shared_reductions.wgsl: called by every invocation of a workgroup of WG (a power of two).
 
 var<workgroup> scratch: array<f32, WG>;
 

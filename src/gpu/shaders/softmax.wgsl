@@ -1,11 +1,10 @@
 // Row softmax with optional causal mask and temperature: one workgroup per row.
-// CPU twin: core::ops::softmax_rows. Bindings, masking and weights: shared_softmax.wgsl.
+// CPU twin: core::ops::softmax_rows.
 //
 // Three passes over the row, each a strided loop plus a workgroup reduction:
 // the maximum (subtracted for numerical stability), the sum of exponentials, the division.
 // Masked cells get exactly 0; a row with nothing visible becomes uniform (never NaN).
 
-// Also the size of reduce_max and reduce_sum (shared_reductions.wgsl).
 const WG: u32 = 64u;
 
 @compute @workgroup_size(64, 1, 1)

@@ -1,6 +1,6 @@
 // Row softmax for short rows (up to 64 columns), with optional causal mask and temperature:
 // one invocation per row, no workgroup memory and no barriers. Same contract as softmax.wgsl.
-// CPU twin: core::ops::softmax_rows. Bindings, masking and weights: shared_softmax.wgsl.
+// CPU twin: core::ops::softmax_rows.
 //
 // A row this short gives each of softmax.wgsl's 64 invocations at most one value, and its
 // reductions cost 16 barriers a row, which a software GPU (SwiftShader, llvmpipe) pays for
@@ -8,7 +8,6 @@
 // exponentials, the division. Masked cells get exactly 0; a row with nothing visible becomes
 // uniform (never NaN).
 
-// Rows per workgroup.
 const WG: u32 = 64u;
 
 @compute @workgroup_size(64, 1, 1)

@@ -9,7 +9,6 @@
 @group(0) @binding(2) var<storage, read> g: array<f32>;          // (len)
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;  // (1, 1)
 
-// Also the size of reduce_sum (shared_reductions.wgsl).
 const WG: u32 = 256u;
 
 @compute @workgroup_size(256, 1, 1)

@@ -595,12 +595,11 @@ fn ops_table(records: &[(usize, &OpRecord)], kind: BackendKind) -> HtmlElement {
     table
 }
 
-/// "softmax.wgsl · src/gpu/shaders/softmax.wgsl + SoftmaxParams + shared_softmax.wgsl +
-/// shared_reductions.wgsl": the file, then what the source is composed with, in order.
+/// "softmax.wgsl · src/gpu/shaders/softmax.wgsl + shared_softmax.wgsl + shared_reductions.wgsl":
+/// the file, then the shared files its source is composed with (after its `Params`), in order.
 fn kernel_summary(id: KernelId) -> String {
-    let row = id.row();
-    let mut text = format!("{}.wgsl · {} + {}", id.name(), id.path(), row.params.name);
-    for shared in row.shared {
+    let mut text = format!("{}.wgsl · {}", id.name(), id.path());
+    for shared in id.row().shared {
         text.push_str(" + ");
         text.push_str(shared.name);
         text.push_str(".wgsl");
