@@ -9,9 +9,10 @@
 //! - the large-product kernel compiled without wgpu's runtime checks (bounds clamping and loop
 //!   bounding), to see what those cost ("sem verificações");
 //! - every candidate in examples/matmul_candidates/ (a `// tile: N` first line gives its
-//!   N×N tile of C; prelude.wgsl there, prepended to each, has matmul_blocked.wgsl's Params,
-//!   bindings and edge-safe loads and stores), with and without checks, after checking it
-//!   against the CPU on ragged shapes, with B and with Bᵀ.
+//!   N×N tile of C; each is composed with what matmul_blocked.wgsl is composed with: its
+//!   Params, the bindings and the edge-safe loads and stores of src/gpu/shaders/shared_matmul.wgsl),
+//!   with and without checks, after checking it against the CPU on ragged shapes, with B and
+//!   with Bᵀ.
 //!
 //!   cargo run --profile train --example gpu_bench [static/model/]
 //!
@@ -97,16 +98,16 @@ fn contenders(device: &wgpu::Device) -> Vec<Contender> {
     let mut all = vec![
         Contender { name: KernelId::Matmul.name().into(), kernel: Kernel::compile(device, KernelId::Matmul), tile: 16 },
         Contender { name: KernelId::MatmulBlocked.name().into(), kernel: Kernel::compile(device, KernelId::MatmulBlocked), tile: BLOCKED_MIN },
-        contender(device, KernelId::MatmulBlocked.name(), KernelId::MatmulBlocked.source(), BLOCKED_MIN, false),
+        contender(device, KernelId::MatmulBlocked.name(), &KernelId::MatmulBlocked.source(), BLOCKED_MIN, false),
     ];
     // Relative to the repository root (scripts/gpu-bench.sh runs there): the binary may be
     // built on another machine than the one with the GPU.
     let folder = std::env::var("ATENCAO_CANDIDATES").unwrap_or_else(|_| "examples/matmul_candidates".into());
     let mut files: Vec<_> = std::fs::read_dir(&folder).map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect()).unwrap_or_default();
-    files.retain(|p| p.extension().is_some_and(|e| e == "wgsl") && !p.ends_with("prelude.wgsl"));
+    files.retain(|p| p.extension().is_some_and(|e| e == "wgsl"));
     files.sort();
-    // Params, bindings, load_a/load_b/store4: written once for all candidates.
-    let prelude = std::fs::read_to_string(format!("{folder}/prelude.wgsl")).unwrap_or_default();
+    // Params, bindings, load_a/load_b/store4: the site's own, composed as for its kernels.
+    let shared = KernelId::MatmulBlocked.shared();
     for path in files {
         let source = std::fs::read_to_string(&path).expect("candidate source");
         let tile = source.lines().next().and_then(|l| l.strip_prefix("// tile: ")).and_then(|t| t.trim().parse().ok());
@@ -115,7 +116,7 @@ fn contenders(device: &wgpu::Device) -> Vec<Contender> {
             continue;
         };
         let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let source = format!("{prelude}\n{source}");
+        let source = format!("{source}\n{shared}");
         all.push(contender(device, &name, &source, tile, true));
         all.push(contender(device, &name, &source, tile, false));
     }

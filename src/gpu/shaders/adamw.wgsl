@@ -7,21 +7,6 @@
 // so both backends multiply by the same bits.
 // CPU twin: core::training::optim::adamw.
 
-struct Params {
-    len: u32,
-    clip: f32,
-    b1: f32,
-    one_minus_b1: f32,
-    b2: f32,
-    one_minus_b2: f32,
-    inv_c1: f32,          // 1/(1−β₁ᵗ)
-    inv_c2: f32,          // 1/(1−β₂ᵗ)
-    eps: f32,
-    keep: f32,            // 1 − lr·λ
-    lr: f32,
-    _pad0: u32,
-}
-
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> grad: array<f32>;          // (len)
 @group(0) @binding(2) var<storage, read> norm2: array<f32>;         // (1, 1)

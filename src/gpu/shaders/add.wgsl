@@ -1,17 +1,6 @@
 // Addition, elementwise: c = a + b, where b has the shape of a or is one row broadcast over
 // every row (a bias). CPU twin: core::ops::add.
 
-struct Params {
-    len: u32,     // elements of a and c
-    b_len: u32,   // elements of b: len, or the row width when broadcasting
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-    _pad3: u32,
-    _pad4: u32,
-    _pad5: u32,
-}
-
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> a: array<f32>;
 @group(0) @binding(2) var<storage, read> b: array<f32>;

@@ -8,17 +8,6 @@
 // sequence after sequence, head after head: the training forward over a batch.
 // CPU twin: core::ops::attention (B = 1); core::training::backward::attention_batch.
 
-struct Params {
-    t_q: u32,
-    t_k: u32,
-    width: u32,           // d
-    heads: u32,           // h; d_h = d / h
-    causal: u32,
-    causal_offset: u32,   // keys cached before the first query row
-    scale: f32,           // 1/√d_h
-    sequences: u32,       // B
-}
-
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> q: array<f32>;             // (B·t_q, d)
 @group(0) @binding(2) var<storage, read> k: array<f32>;             // (B·t_k, d)
@@ -29,36 +18,6 @@ struct Params {
 const WG: u32 = 64u;
 // Marks a masked score: just above f32::MIN, which Chrome's WGSL compiler rejects as a literal.
 const NONE: f32 = -3.402823e38;
-
-var<workgroup> scratch: array<f32, 64>;
-
-fn reduce_max(lid: u32, value: f32) -> f32 {
-    scratch[lid] = value;
-    workgroupBarrier();
-    for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
-        if (lid < stride) {
-            scratch[lid] = max(scratch[lid], scratch[lid + stride]);
-        }
-        workgroupBarrier();
-    }
-    let result = scratch[0];
-    workgroupBarrier();
-    return result;
-}
-
-fn reduce_sum(lid: u32, value: f32) -> f32 {
-    scratch[lid] = value;
-    workgroupBarrier();
-    for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
-        if (lid < stride) {
-            scratch[lid] = scratch[lid] + scratch[lid + stride];
-        }
-        workgroupBarrier();
-    }
-    let result = scratch[0];
-    workgroupBarrier();
-    return result;
-}
 
 @compute @workgroup_size(64, 1, 1)
 fn main(

@@ -5,17 +5,6 @@
 // the queries in order: no atomics.
 // CPU twin: core::training::backward::attention_backward (with attention_backward_q.wgsl).
 
-struct Params {
-    t: u32,               // rows per sequence
-    width: u32,           // d
-    heads: u32,           // h; d_h = d / h
-    sequences: u32,       // B
-    scale: f32,           // 1/√d_h
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
-
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> q: array<f32>;             // (B·t, d)
 @group(0) @binding(2) var<storage, read> weights: array<f32>;       // P (B·h·t, t)

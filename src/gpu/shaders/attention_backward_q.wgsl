@@ -7,17 +7,6 @@
 // Masked keys (j > i) have P = 0, so dS = 0 there. One workgroup per (sequence, row, head).
 // CPU twin: core::training::backward::attention_backward (with attention_backward_kv.wgsl).
 
-struct Params {
-    t: u32,               // rows per sequence
-    width: u32,           // d
-    heads: u32,           // h; d_h = d / h
-    sequences: u32,       // B
-    scale: f32,           // 1/√d_h
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
-
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> k: array<f32>;             // (B·t, d)
 @group(0) @binding(2) var<storage, read> v: array<f32>;             // (B·t, d)
@@ -27,22 +16,6 @@ struct Params {
 @group(0) @binding(6) var<storage, read_write> ds: array<f32>;      // dS (B·h·t, t)
 
 const WG: u32 = 64u;
-
-var<workgroup> scratch: array<f32, 64>;
-
-fn reduce_sum(lid: u32, value: f32) -> f32 {
-    scratch[lid] = value;
-    workgroupBarrier();
-    for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
-        if (lid < stride) {
-            scratch[lid] = scratch[lid] + scratch[lid + stride];
-        }
-        workgroupBarrier();
-    }
-    let result = scratch[0];
-    workgroupBarrier();
-    return result;
-}
 
 @compute @workgroup_size(64, 1, 1)
 fn main(

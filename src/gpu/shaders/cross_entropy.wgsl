@@ -5,17 +5,6 @@
 // the host averages the N row losses with sum_rows.wgsl (α = 1/N), in row order.
 // CPU twin: core::training::backward::cross_entropy.
 
-struct Params {
-    rows: u32,            // N
-    cols: u32,            // V
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-    _pad3: u32,
-    _pad4: u32,
-    _pad5: u32,
-}
-
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> logits: array<f32>;          // (N, V)
 @group(0) @binding(2) var<storage, read> targets: array<u32>;         // (N)
@@ -25,36 +14,6 @@ struct Params {
 const WG: u32 = 64u;
 // Below every finite logit: just above f32::MIN, which Chrome's WGSL compiler rejects.
 const NONE: f32 = -3.402823e38;
-
-var<workgroup> scratch: array<f32, 64>;
-
-fn reduce_max(lid: u32, value: f32) -> f32 {
-    scratch[lid] = value;
-    workgroupBarrier();
-    for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
-        if (lid < stride) {
-            scratch[lid] = max(scratch[lid], scratch[lid + stride]);
-        }
-        workgroupBarrier();
-    }
-    let result = scratch[0];
-    workgroupBarrier();
-    return result;
-}
-
-fn reduce_sum(lid: u32, value: f32) -> f32 {
-    scratch[lid] = value;
-    workgroupBarrier();
-    for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
-        if (lid < stride) {
-            scratch[lid] = scratch[lid] + scratch[lid + stride];
-        }
-        workgroupBarrier();
-    }
-    let result = scratch[0];
-    workgroupBarrier();
-    return result;
-}
 
 @compute @workgroup_size(64, 1, 1)
 fn main(

@@ -2,17 +2,6 @@
 // The same as one-hot (t,vocab) @ table, without multiplying by zeros.
 // CPU twin: core::ops::embedding.
 
-struct Params {
-    tokens: u32,
-    width: u32,
-    vocab: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-    _pad3: u32,
-    _pad4: u32,
-}
-
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> table: array<f32>;       // (vocab, width)
 @group(0) @binding(2) var<storage, read> ids: array<u32>;         // (tokens)

@@ -5,17 +5,6 @@
 // costs vocab·d·t reads: fine for a character vocabulary (V ≈ 100), not for 50 k tokens.
 // CPU twin: core::training::backward::embedding_backward.
 
-struct Params {
-    tokens: u32,
-    width: u32,
-    vocab: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-    _pad3: u32,
-    _pad4: u32,
-}
-
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> dy: array<f32>;           // (tokens, width)
 @group(0) @binding(2) var<storage, read> ids: array<u32>;          // (tokens)

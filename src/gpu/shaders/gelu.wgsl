@@ -1,17 +1,6 @@
 // GELU, tanh approximation (GPT-2): y = 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
 // CPU twin: core::ops::gelu.
 
-struct Params {
-    len: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-    _pad3: u32,
-    _pad4: u32,
-    _pad5: u32,
-    _pad6: u32,
-}
-
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> x: array<f32>;
 @group(0) @binding(2) var<storage, read_write> y: array<f32>;

@@ -3,17 +3,6 @@
 // GELU′(x) = σ(2u) + x·σ(2u)(1 − σ(2u))·2u′, u′ = √(2/π)(1 + 3·0.044715x²).
 // CPU twin: core::training::backward::gelu_backward.
 
-struct Params {
-    len: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-    _pad3: u32,
-    _pad4: u32,
-    _pad5: u32,
-    _pad6: u32,
-}
-
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> x: array<f32>;          // (len)
 @group(0) @binding(2) var<storage, read> dy: array<f32>;         // (len)

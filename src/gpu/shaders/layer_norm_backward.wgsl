@@ -5,17 +5,6 @@
 // μ and σ are recomputed from x as layer_norm.wgsl computes them. One workgroup per row.
 // CPU twin: core::training::backward::layer_norm_backward.
 
-struct Params {
-    rows: u32,
-    cols: u32,
-    eps: f32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-    _pad3: u32,
-    _pad4: u32,
-}
-
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> x: array<f32>;              // (rows, cols)
 @group(0) @binding(2) var<storage, read> gamma: array<f32>;          // (cols)
@@ -24,22 +13,6 @@ struct Params {
 @group(0) @binding(5) var<storage, read_write> dy_xhat: array<f32>;  // (rows, cols)
 
 const WG: u32 = 64u;
-
-var<workgroup> scratch: array<f32, 64>;
-
-fn reduce_sum(lid: u32, value: f32) -> f32 {
-    scratch[lid] = value;
-    workgroupBarrier();
-    for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
-        if (lid < stride) {
-            scratch[lid] = scratch[lid] + scratch[lid + stride];
-        }
-        workgroupBarrier();
-    }
-    let result = scratch[0];
-    workgroupBarrier();
-    return result;
-}
 
 @compute @workgroup_size(64, 1, 1)
 fn main(
@@ -53,19 +26,10 @@ fn main(
     }
     let lid = lid3.x;
     let base = row * params.cols;
+    let stats = row_stats(lid, base);
+    let mean = stats.x;
+    let inv_std = stats.y;
     let n = f32(params.cols);
-
-    var local_sum = 0.0;
-    for (var j = lid; j < params.cols; j = j + WG) {
-        local_sum = local_sum + x[base + j];
-    }
-    let mean = reduce_sum(lid, local_sum) / n;
-    var local_sq = 0.0;
-    for (var j = lid; j < params.cols; j = j + WG) {
-        let dev = x[base + j] - mean;
-        local_sq = local_sq + dev * dev;
-    }
-    let inv_std = 1.0 / sqrt(reduce_sum(lid, local_sq) / n + params.eps);
 
     // mean(g) and mean(g ⊙ x̂); dy ⊙ x̂ for dγ.
     var local_g = 0.0;

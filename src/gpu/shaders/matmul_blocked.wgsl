@@ -17,22 +17,6 @@
 // examples/matmul_candidates/scalar_64.wgsl for GPU benchmarks; this one runs about twice as
 // fast on llvmpipe at 256² and 512² (BENCHMARKS.md).
 
-struct Params {
-    m: u32,
-    n: u32,
-    k: u32,
-    trans_b: u32,
-    alpha: f32,
-    trans_a: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
-
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> a: array<f32>;
-@group(0) @binding(2) var<storage, read> b: array<f32>;
-@group(0) @binding(3) var<storage, read_write> c: array<f32>;
-
 const BLOCK: u32 = 64u;
 const SLAB: u32 = 16u;
 const STRIDE: u32 = 17u;  // vec4s per k row of a tile: 16 + 1 of padding
@@ -41,37 +25,6 @@ const STRIDE: u32 = 17u;  // vec4s per k row of a tile: 16 + 1 of padding
 // op(B)'s columns 4q…4q+3 at k = kk.
 var<workgroup> tile_a: array<vec4<f32>, 272>;
 var<workgroup> tile_b: array<vec4<f32>, 272>;
-
-fn load_a(row: u32, col: u32) -> f32 {
-    if (row >= params.m || col >= params.k) {
-        return 0.0;
-    }
-    if (params.trans_a == 1u) {
-        return a[col * params.m + row];
-    }
-    return a[row * params.k + col];
-}
-
-fn load_b(row: u32, col: u32) -> f32 {
-    if (row >= params.k || col >= params.n) {
-        return 0.0;
-    }
-    if (params.trans_b == 1u) {
-        return b[col * params.k + row];
-    }
-    return b[row * params.n + col];
-}
-
-fn store4(row: u32, col: u32, values: vec4<f32>) {
-    if (row >= params.m) {
-        return;
-    }
-    let base = row * params.n;
-    if (col < params.n) { c[base + col] = params.alpha * values.x; }
-    if (col + 1u < params.n) { c[base + col + 1u] = params.alpha * values.y; }
-    if (col + 2u < params.n) { c[base + col + 2u] = params.alpha * values.z; }
-    if (col + 3u < params.n) { c[base + col + 3u] = params.alpha * values.w; }
-}
 
 @compute @workgroup_size(16, 16, 1)
 fn main(

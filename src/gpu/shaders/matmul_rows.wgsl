@@ -11,22 +11,6 @@
 // that neighbouring invocations read neighbouring floats of B: along a row of B (k,n), or along
 // a row of Bᵀ's storage (n,k) when trans_b.
 
-struct Params {
-    m: u32,
-    n: u32,
-    k: u32,
-    trans_b: u32,
-    alpha: f32,
-    trans_a: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
-
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> a: array<f32>;        // (m,k) row-major, or (k,m) if trans_a
-@group(0) @binding(2) var<storage, read> b: array<f32>;        // (k,n), or (n,k) if trans_b
-@group(0) @binding(3) var<storage, read_write> c: array<f32>;  // (m,n) row-major
-
 const LANES: u32 = 16u;
 
 // op(A)[row, i] · op(B)[i, col].

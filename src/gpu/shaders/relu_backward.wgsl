@@ -1,17 +1,6 @@
 // Through Y = max(0, X): dX = dY where x > 0, else 0 (the subgradient 0 at x = 0).
 // CPU twin: core::training::backward::relu_backward.
 
-struct Params {
-    len: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-    _pad3: u32,
-    _pad4: u32,
-    _pad5: u32,
-    _pad6: u32,
-}
-
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> x: array<f32>;          // (len)
 @group(0) @binding(2) var<storage, read> dy: array<f32>;         // (len)

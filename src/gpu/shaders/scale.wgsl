@@ -1,16 +1,5 @@
 // Scaling, elementwise: y = alpha · x. CPU twin: core::ops::scale.
 
-struct Params {
-    len: u32,
-    alpha: f32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-    _pad3: u32,
-    _pad4: u32,
-    _pad5: u32,
-}
-
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> x: array<f32>;
 @group(0) @binding(2) var<storage, read_write> y: array<f32>;

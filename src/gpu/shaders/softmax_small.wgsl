@@ -8,34 +8,7 @@
 // exponentials, the division. Masked cells get exactly 0; a row with nothing visible becomes
 // uniform (never NaN).
 
-struct Params {
-    rows: u32,
-    cols: u32,
-    causal: u32,
-    causal_offset: u32,   // keys before the first query row (KV cache)
-    inv_temperature: f32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
-
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> scores: array<f32>;        // (rows, cols)
-@group(0) @binding(2) var<storage, read_write> probs: array<f32>;   // (rows, cols)
-
 const WG: u32 = 64u;
-// "No visible value yet": just above f32::MIN, which Chrome's WGSL compiler rejects as a literal.
-const NONE: f32 = -3.402823e38;
-
-fn visible(row: u32, col: u32, value: f32) -> bool {
-    let unmasked = params.causal == 0u || col <= row + params.causal_offset;
-    return unmasked && value >= NONE;   // −∞ fails the comparison: a masked score
-}
-
-// exp((v − max)/T); v == max gives exactly 1, also for a +∞ score where ∞ − ∞ would be NaN.
-fn weight(v: f32, row_max: f32) -> f32 {
-    return select(exp((v - row_max) * params.inv_temperature), 1.0, v == row_max);
-}
 
 @compute @workgroup_size(64, 1, 1)
 fn main(
@@ -64,13 +37,6 @@ fn main(
         }
     }
     for (var j = 0u; j < params.cols; j = j + 1u) {
-        let v = scores[base + j];
-        var p = 0.0;
-        if (row_max == NONE) {
-            p = 1.0 / f32(params.cols);
-        } else if (visible(row, j, v)) {
-            p = weight(v, row_max) / total;
-        }
-        probs[base + j] = p;
+        probs[base + j] = probability(row, j, scores[base + j], row_max, total);
     }
 }

@@ -7,17 +7,6 @@
 // the slowest kernels of a training step on an H200 (BENCHMARKS.md).
 // CPU twin: core::training::backward::sum_rows.
 
-struct Params {
-    rows: u32,
-    cols: u32,
-    alpha: f32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-    _pad3: u32,
-    _pad4: u32,
-}
-
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> a: array<f32>;          // (rows, cols)
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;  // (1, cols)

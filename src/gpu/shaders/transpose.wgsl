@@ -1,16 +1,5 @@
 // Transpose: B (n,m) = Aᵀ for A (m,n). CPU twin: core::ops::transpose.
 
-struct Params {
-    m: u32,
-    n: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-    _pad3: u32,
-    _pad4: u32,
-    _pad5: u32,
-}
-
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> a: array<f32>;        // (m,n)
 @group(0) @binding(2) var<storage, read_write> b: array<f32>;  // (n,m)

@@ -364,7 +364,7 @@ impl Panel {
         for id in kernels {
             let details = dom::el("details", "hood-kernel");
             dom::set_attr(&details, "data-kernel", id.name());
-            dom::append(&details, &dom::text("summary", "", &format!("{}.wgsl · {}", id.name(), id.path())));
+            dom::append(&details, &dom::text("summary", "", &kernel_summary(id)));
             let block = self.sources.borrow_mut().entry(id).or_insert_with(|| wgsl_block(id)).clone();
             dom::append(&details, &block);
             dom::append(content, &details);
@@ -595,14 +595,29 @@ fn ops_table(records: &[(usize, &OpRecord)], kind: BackendKind) -> HtmlElement {
     table
 }
 
-/// The kernel's source (the string embedded in the binary and compiled by the GPU),
-/// highlighted with spans of text: `<pre class="wgsl" data-kernel=…><code>`.
+/// "softmax.wgsl · src/gpu/shaders/softmax.wgsl + shared_softmax.wgsl + shared_reductions.wgsl":
+/// the file, then the shared files its source is composed with (after its `Params`), in order.
+fn kernel_summary(id: KernelId) -> String {
+    let mut text = format!("{}.wgsl · {}", id.name(), id.path());
+    for shared in id.row().shared {
+        text.push_str(" + ");
+        text.push_str(shared.name);
+        text.push_str(".wgsl");
+    }
+    text
+}
+
+/// The kernel's composed source (the very string the GPU compiles: its file, its `Params`,
+/// the shared files), highlighted with spans of text:
+/// `<pre class="wgsl" data-kernel=… data-shared=…><code>`.
 pub fn wgsl_block(id: KernelId) -> HtmlElement {
     let pre = dom::el("pre", "wgsl");
-    dom::set_attr(&pre, "data-kernel", id.name());
+    let shared: Vec<&str> = id.row().shared.iter().map(|shared| shared.name).collect();
+    dom::set_attrs(&pre, &[("data-kernel", id.name()), ("data-shared", &shared.join(" "))]);
     let code = dom::el("code", "");
     let Some(document) = dom::document() else { return pre };
-    for (class, piece) in highlight(id.source()) {
+    let source = id.source();
+    for (class, piece) in highlight(&source) {
         match class.css() {
             Some(css) => dom::append(&code, &dom::text("span", css, piece)),
             None => {

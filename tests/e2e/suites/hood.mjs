@@ -98,12 +98,17 @@ export default async function hood({ page, base, mode }) {
     await waitWidget(page, HOST);
   });
 
-  await check(`[${mode}] the WGSL shown is the repository's file, highlighted`, async () => {
+  await check(`[${mode}] the WGSL shown is the repository's files composed, highlighted`, async () => {
     const kernels = await page.$$eval(`${PANEL} details.hood-kernel`, (ds) => ds.map((d) => d.dataset.kernel));
     assert(JSON.stringify(kernels) === JSON.stringify(['matmul_small', 'softmax_small']), JSON.stringify(kernels));
     for (const kernel of kernels) {
       const shown = await page.$eval(`${PANEL} pre.wgsl[data-kernel=${kernel}]`, (pre) => pre.textContent);
-      assert(shown === shader(kernel), `${kernel}.wgsl differs from the repository file`);
+      // The kernel's file, its Params (written from the Rust struct), then the shared files.
+      const shared = await page.$eval(`${PANEL} pre.wgsl[data-kernel=${kernel}]`, (pre) => pre.dataset.shared.split(' ').filter(Boolean));
+      assert(shared.length > 0, `${kernel}: no shared files`);
+      assert(shown.startsWith(`${shader(kernel)}\nstruct Params {`), `${kernel}: does not open with ${kernel}.wgsl and its Params`);
+      assert(shown.endsWith(shared.map(shader).join('\n')), `${kernel}: does not end with ${shared.join(', ')}`);
+      assert(shown.split('struct Params {').length === 2, `${kernel}: not one struct Params`);
       const classes = await page.$$eval(`${PANEL} pre.wgsl[data-kernel=${kernel}] span`, (ss) => [...new Set(ss.map((s) => s.className))]);
       for (const c of ['wgsl-comment', 'wgsl-keyword', 'wgsl-type', 'wgsl-attribute', 'wgsl-number']) assert(classes.includes(c), `${kernel}: no ${c}`);
     }

@@ -1,33 +1,23 @@
-// Prepended by examples/gpu_bench.rs to every candidate in this folder (the candidates are
-// not complete WGSL without it): the Params, bindings and edge-safe loads and stores of
-// src/gpu/shaders/matmul_blocked.wgsl. C (m,n) = alpha · A (m,k) @ op(B), with op(B) = B
-// stored (k,n), or Bᵀ when trans_b = 1 and B is stored (n,k).
-
-struct Params {
-    m: u32,
-    n: u32,
-    k: u32,
-    trans_b: u32,
-    alpha: f32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
+// shared_matmul.wgsl: the products' bindings and edge-safe loads and stores.
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> a: array<f32>;        // (m,k) row-major
 @group(0) @binding(2) var<storage, read> b: array<f32>;        // (k,n), or (n,k) if trans_b
 @group(0) @binding(3) var<storage, read_write> c: array<f32>;  // (m,n) row-major
 
-// A's value at (row, col), 0 outside A: zeros do not change the sums.
+// op(A)[row, col], or 0 outside the matrix: edge tiles of sizes that are not multiples of 16
+// pad with zeros, which add nothing to the sums.
 fn load_a(row: u32, col: u32) -> f32 {
-    if (row < params.m && col < params.k) {
-        return a[row * params.k + col];
+    if (row >= params.m || col >= params.k) {
+        return 0.0;
     }
-    return 0.0;
+    if (params.trans_a == 1u) {
+        return a[col * params.m + row];
+    }
+    return a[row * params.k + col];
 }
 
-// op(B)'s value at (row, col), 0 outside it.
+// op(B)[row, col] with the same zero padding.
 fn load_b(row: u32, col: u32) -> f32 {
     if (row >= params.k || col >= params.n) {
         return 0.0;
