@@ -41,6 +41,21 @@ pub use update::{Update, Updates};
 pub trait Widget {
     /// Recomputes from the current inputs and redraws (async; sets `data-state`).
     fn recompute(self: Rc<Self>);
+
+    /// Takes one value of a restored state (`kit::state`) whose control is more than its value:
+    /// a choice that fills the fields after it (a preset), an editor's size (`editor@size`, its
+    /// number of cells). It sets what the reader's edit would, without drawing (a restore ends
+    /// in one computation), and says whether it took the value; `None`: a plain control, which
+    /// the kit sets.
+    fn restore(&self, _key: &str, _value: &str) -> Option<bool> {
+        None
+    }
+
+    /// Whether a restored state is set directly (plain controls by the kit, the rest by
+    /// `restore`), or replayed as edits (the path being retired, issue 35).
+    fn sets_state(&self) -> bool {
+        false
+    }
 }
 
 /// Builds a widget inside its host element, or says in Portuguese why it cannot.

@@ -99,9 +99,28 @@ impl Control {
             Control::Input(i) if self.is_toggle() => if i.checked() { "1" } else { "0" }.to_string(),
             Control::Input(i) => i.value(),
             Control::Area(a) => a.value(),
-            Control::Select(s) => s.value(),
+            Control::Select(s) => pending(s).unwrap_or_else(|| s.value()),
             Control::Size(e) => cell_count(e).to_string(),
         }
+    }
+
+    /// Sets the value as text, without events; false when the control would not take it. A
+    /// select without that option yet keeps it as `PENDING`; a size is the widget's to set.
+    fn set_direct(&self, value: &str) -> bool {
+        match self {
+            Control::Input(i) if self.is_toggle() => i.set_checked(value == "1"),
+            Control::Input(i) => i.set_value(value),
+            Control::Area(a) => a.set_value(value),
+            Control::Select(s) => {
+                s.set_value(value);
+                if s.value() != value {
+                    dom::set_attr(s, PENDING, value);
+                }
+                return true;
+            }
+            Control::Size(_) => return false,
+        }
+        self.value() == value
     }
 
     /// Sets the value as text; false when the control would not take it (no such option).
@@ -182,6 +201,48 @@ fn controls(host: &HtmlElement) -> Vec<(String, Control)> {
         }
     }
     out
+}
+
+/// The attribute that keeps a restored value a select has no option for yet (a token the
+/// restored size adds, a choice the first computation offers): the select takes it when the
+/// widget sets its options (`ui::set_options`, `ui::sync_choices`), and forgets it then.
+pub const PENDING: &str = "data-restore";
+
+/// The restored value `select` still waits to offer.
+pub fn pending(select: &HtmlSelectElement) -> Option<String> {
+    select.get_attribute(PENDING)
+}
+
+/// Selects the pending value if an option now has it, and forgets it either way.
+pub fn take_pending(select: &HtmlSelectElement) {
+    let Some(value) = pending(select) else { return };
+    let before = select.value();
+    select.set_value(&value);
+    if select.value() != value {
+        select.set_value(&before);
+    }
+    let _ = select.remove_attribute(PENDING);
+}
+
+/// Sets a state on the widget, in order, without events: what is more than a value (a preset,
+/// a size) through `Widget::restore`, the rest on the controls. Returns the keys nothing took.
+fn set_state(host: &HtmlElement, widget: &dyn Widget, entries: &[(String, String)]) -> Vec<String> {
+    let mut current = controls(host);
+    let mut refused = Vec::new();
+    for (key, value) in entries {
+        let took = match widget.restore(key, value) {
+            Some(took) => {
+                // A preset or a size rewrites or rebuilds controls: look them up again.
+                current = controls(host);
+                took
+            }
+            None => current.iter().find(|(k, _)| k == key).is_some_and(|(_, control)| control.set_direct(value)),
+        };
+        if !took {
+            refused.push(format!("«{key}»"));
+        }
+    }
+    refused
 }
 
 fn dispatch_edit(element: &Element) {
@@ -310,6 +371,7 @@ fn replace_address(url: &str) {
 /// Keeps one widget's state: saves it as the reader edits, restores it at mount, shares it.
 pub struct Keeper {
     host: HtmlElement,
+    widget: Rc<dyn Widget>,
     kind: String,
     slot: usize,
     site: bool,
@@ -354,6 +416,7 @@ pub fn keep(host: &HtmlElement, kind: &str, slot: usize, widget: Rc<dyn Widget>)
     let defaults = controls(host).into_iter().map(|(k, c)| (k, c.value())).collect();
     let keeper = Rc::new(Keeper {
         host: host.clone(),
+        widget: widget.clone(),
         kind: kind.to_string(),
         slot,
         site,
@@ -561,10 +624,29 @@ impl Keeper {
                 None
             }
         };
+        let Some(state) = state else {
+            *self.sticky.borrow_mut() = notes;
+            self.show_notes(&[]);
+            return;
+        };
+        self.forget.set_hidden(false);
+        if self.widget.sets_state() {
+            // The first computation (`Ctx::adopt`) draws what is set here.
+            let refused = set_state(&self.host, self.widget.as_ref(), &state.controls);
+            if !refused.is_empty() {
+                notes.push(format!("Estas entradas não valem para este widget e foram ignoradas: {}.", refused.join(", ")));
+            }
+            if !self.site {
+                if let Some(storage) = storage() {
+                    let _ = storage.set_item(&self.storage_key(), &state.to_json());
+                }
+            }
+            *self.sticky.borrow_mut() = notes;
+            self.show_notes(&[]);
+            return;
+        }
         *self.sticky.borrow_mut() = notes;
         self.show_notes(&[]);
-        let Some(state) = state else { return };
-        self.forget.set_hidden(false);
         let leftovers = self.apply(&state.controls);
         if leftovers.is_empty() {
             return;
@@ -587,7 +669,12 @@ impl Keeper {
 
     /// Puts the mount-time values back and forgets the saved state.
     fn forget(self: &Rc<Self>) {
-        self.apply(&self.defaults);
+        if self.widget.sets_state() {
+            set_state(&self.host, self.widget.as_ref(), &self.defaults);
+            self.widget.clone().recompute();
+        } else {
+            self.apply(&self.defaults);
+        }
         if let Some(storage) = storage() {
             let _ = storage.remove_item(&self.storage_key());
         }

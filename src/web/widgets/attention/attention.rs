@@ -227,4 +227,17 @@ impl Widget for AttentionWidget {
         let widget = self.clone();
         self.shell.compute_or(self.read_inputs(), move |inputs, trace, _| widget.draw(&trace, inputs.causal));
     }
+
+    /// A restored number of tokens (`x@size`) adds or removes rows of X, within the limit.
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        (key == "x@size").then(|| {
+            let mut x = self.editors.x.borrow_mut();
+            let rows = x.rows_for(value).filter(|n| (1..=MAX_TOKENS).contains(n));
+            rows.inspect(|&n| x.set_rows(n)).is_some()
+        })
+    }
+
+    fn sets_state(&self) -> bool {
+        true
+    }
 }

@@ -183,4 +183,8 @@ impl Widget for FfnWidget {
         let widget = self.clone();
         self.shell.compute_or(self.job(), move |job, out, _| widget.draw(job, &out));
     }
+
+    fn sets_state(&self) -> bool {
+        true
+    }
 }

@@ -190,6 +190,17 @@ impl CorpusFrame {
         self.panel.preset.value()
     }
 
+    /// Shows corpus preset `id` (its documents and stopwords), as choosing it in the menu does;
+    /// false when the menu has no such preset.
+    pub fn choose_preset(&self, id: &str) -> bool {
+        self.panel.preset.set_value(id);
+        if self.panel.preset.value() != id {
+            return false;
+        }
+        self.panel.apply_preset(id);
+        true
+    }
+
     /// Every edit of the widget recomputes it (listeners on its host).
     pub fn listen<W: TextWidget>(widget: &Rc<W>) {
         let shell = &widget.frame().shell;
@@ -245,6 +256,21 @@ impl CorpusFrame {
 impl<W: TextWidget> Widget for W {
     fn recompute(self: Rc<Self>) {
         update(self);
+    }
+
+    /// A restored preset fills the corpus and stopwords, as choosing it does.
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        (key == "preset").then(|| {
+            let took = self.frame().choose_preset(value);
+            if took {
+                self.preset_chosen(value);
+            }
+            took
+        })
+    }
+
+    fn sets_state(&self) -> bool {
+        true
     }
 }
 

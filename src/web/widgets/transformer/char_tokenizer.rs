@@ -139,4 +139,8 @@ impl Widget for CharTokenizerWidget {
     fn recompute(self: Rc<Self>) {
         self.shell.now(|| self.render());
     }
+
+    fn sets_state(&self) -> bool {
+        true
+    }
 }
