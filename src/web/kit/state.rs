@@ -97,7 +97,7 @@ impl Control {
     fn value(&self) -> String {
         match self {
             Control::Input(i) if self.is_toggle() => if i.checked() { "1" } else { "0" }.to_string(),
-            Control::Input(i) => i.value(),
+            Control::Input(i) => i.get_attribute(PENDING).unwrap_or_else(|| i.value()),
             Control::Area(a) => a.value(),
             Control::Select(s) => pending(s).unwrap_or_else(|| s.value()),
             Control::Size(e) => cell_count(e).to_string(),
@@ -109,7 +109,14 @@ impl Control {
     fn set_direct(&self, value: &str) -> bool {
         match self {
             Control::Input(i) if self.is_toggle() => i.set_checked(value == "1"),
-            Control::Input(i) => i.set_value(value),
+            Control::Input(i) => {
+                i.set_value(value);
+                // A slider whose range the first computation sets (a step of BPE) waits for it.
+                if i.value() != value && i.type_() == "range" {
+                    dom::set_attr(i, PENDING, value);
+                    return true;
+                }
+            }
             Control::Area(a) => a.set_value(value),
             Control::Select(s) => {
                 s.set_value(value);
@@ -203,14 +210,22 @@ fn controls(host: &HtmlElement) -> Vec<(String, Control)> {
     out
 }
 
-/// The attribute that keeps a restored value a select has no option for yet (a token the
-/// restored size adds, a choice the first computation offers): the select takes it when the
-/// widget sets its options (`ui::set_options`, `ui::sync_choices`), and forgets it then.
+/// The attribute that keeps a restored value a control cannot take yet (a select's token the
+/// restored size adds, a choice or a slider's range the first computation sets): the control
+/// takes it when the widget sets its options (`ui::set_options`, `ui::sync_choices`) or range,
+/// and forgets it then.
 pub const PENDING: &str = "data-restore";
 
 /// The restored value `select` still waits to offer.
 pub fn pending(select: &HtmlSelectElement) -> Option<String> {
     select.get_attribute(PENDING)
+}
+
+/// The restored value a slider waits to take once its range is set, forgotten.
+pub fn take_pending_value(input: &HtmlInputElement) -> Option<String> {
+    let value = input.get_attribute(PENDING);
+    let _ = input.remove_attribute(PENDING);
+    value
 }
 
 /// Selects the pending value if an option now has it, and forgets it either way.

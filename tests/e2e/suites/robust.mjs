@@ -18,7 +18,7 @@ const BOW = '[data-widget=bow]';
 const TEST_POST = '/static/blog/robusto.html';
 /** Widget kinds whose saved state is still restored by replaying edits (none once every widget
  * sets its state directly). */
-const STILL_REPLAYED = ['transitions', 'markov'];
+const STILL_REPLAYED = [];
 
 /** A blog-like page embedding `widgets` (HTML of the `data-widget` elements). */
 function post(widgets) {

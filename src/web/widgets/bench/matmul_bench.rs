@@ -231,4 +231,17 @@ impl Widget for BenchWidget {
         self.gpu_missing.borrow_mut().take();
         self.measure(sizes);
     }
+
+    /// A restored size moves the slider and its readout; the first computation measures it.
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        (key == "size").then(|| {
+            self.slider.set_value(value);
+            self.show_size();
+            self.slider.value() == value
+        })
+    }
+
+    fn sets_state(&self) -> bool {
+        true
+    }
 }

@@ -164,4 +164,12 @@ impl Widget for DocVectorsWidget {
         let widget = self.clone();
         self.shell.local(self.panel.debounce(), move || widget.panel.build().and_then(|model| widget.render(&model)));
     }
+
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        self.panel.restore(key, value)
+    }
+
+    fn sets_state(&self) -> bool {
+        true
+    }
 }

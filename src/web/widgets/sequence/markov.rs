@@ -234,4 +234,8 @@ impl Widget for MarkovWidget {
             }
         });
     }
+
+    fn sets_state(&self) -> bool {
+        true
+    }
 }

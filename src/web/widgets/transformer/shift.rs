@@ -135,4 +135,8 @@ impl Widget for ShiftWidget {
     fn recompute(self: Rc<Self>) {
         self.shell.now(|| self.update());
     }
+
+    fn sets_state(&self) -> bool {
+        true
+    }
 }

@@ -124,4 +124,23 @@ impl Widget for OneHotWidget {
     fn recompute(self: Rc<Self>) {
         self.shell.now(|| self.draw());
     }
+
+    /// A restored example fills the vocabulary and the sentence, as choosing it does.
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        (key == "preset").then(|| {
+            PRESETS
+                .iter()
+                .find(|p| p.0 == value)
+                .inspect(|(id, _, v, s)| {
+                    self.preset.set_value(id);
+                    self.vocabulary.set_value(v);
+                    self.sentence.set_value(s);
+                })
+                .is_some()
+        })
+    }
+
+    fn sets_state(&self) -> bool {
+        true
+    }
 }
