@@ -24,10 +24,6 @@ impl<T> Widget for Holding<T> {
     fn restore(&self, key: &str, value: &str) -> Option<bool> {
         self.widget.restore(key, value)
     }
-
-    fn sets_state(&self) -> bool {
-        self.widget.sets_state()
-    }
 }
 
 /// What every widget shares: the backend, and the list of widgets alive on the page.

@@ -16,9 +16,6 @@ const BOW_PAGE = 'frequencia-de-termos.html';
 const BOW = '[data-widget=bow]';
 /** A page of the site's folder that only exists in these tests (served by a route). */
 const TEST_POST = '/static/blog/robusto.html';
-/** Widget kinds whose saved state is still restored by replaying edits (none once every widget
- * sets its state directly). */
-const STILL_REPLAYED = [];
 
 /** A blog-like page embedding `widgets` (HTML of the `data-widget` elements). */
 function post(widgets) {
@@ -308,8 +305,6 @@ export default async function robust({ page, base, mode, browser }) {
 
   await check(`[${mode}] state: links and a saved state from before state became a struct (tests/fixtures/state_links.json) restore, without replayed events`, async () => {
     const fixtures = JSON.parse(fs.readFileSync(path.resolve('tests/fixtures/state_links.json'), 'utf8'));
-    /** Widget kinds whose restore still replays edits (kit::state's old path): none when done. */
-    const replayed = new Set(STILL_REPLAYED);
     const other = await browser.newContext();
     // Events a script dispatched (not the reader's): a restore that replays edits shows here.
     await other.addInitScript(() => {
@@ -330,7 +325,7 @@ export default async function robust({ page, base, mode, browser }) {
       }
       assert((await page2.textContent(`${host} .state-note`)).includes('restauradas do link'), `${link.name}: no note about the link`);
       const events = await page2.evaluate(() => window.__replayed);
-      if (!replayed.has(link.kind)) assert(events === 0, `${link.name}: the restore dispatched ${events} events`);
+      assert(events === 0, `${link.name}: the restore dispatched ${events} events`);
     }
     await other.close();
     // Embedded: the post's "copiar link" link, then the state its reader's browser kept.

@@ -236,8 +236,4 @@ impl Widget for AttentionWidget {
             rows.inspect(|&n| x.set_rows(n)).is_some()
         })
     }
-
-    fn sets_state(&self) -> bool {
-        true
-    }
 }

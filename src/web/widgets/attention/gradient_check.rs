@@ -387,15 +387,10 @@ impl Widget for GradientCheckWidget {
     }
 
     /// A restored part shows its inputs and its step, as choosing it does.
-    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+    fn restore(&self, key: &str, _: &str) -> Option<bool> {
         (key == "part").then(|| {
-            self.part.set_value(value);
             self.part_chosen();
-            self.part.value() == value
+            true
         })
-    }
-
-    fn sets_state(&self) -> bool {
-        true
     }
 }

@@ -103,8 +103,4 @@ impl Widget for MaskedSoftmaxWidget {
             t.inspect(|&t| self.scores.borrow_mut().resize(t, t)).is_some()
         })
     }
-
-    fn sets_state(&self) -> bool {
-        true
-    }
 }

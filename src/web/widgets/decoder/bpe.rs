@@ -14,7 +14,7 @@ use crate::core::bpe::{Bpe, MergeStep};
 use crate::core::format::format_pt;
 
 use crate::web::dom;
-use crate::web::kit::{state, ui};
+use crate::web::kit::{controls, ui};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 use crate::web::model_store;
@@ -145,7 +145,7 @@ impl BpeWidget {
         let finals = steps.last().map_or(bytes.clone(), |s| s.tokens.clone());
         dom::set_attr(&self.slider, "max", &steps.len().to_string());
         // The last step, or the one a restored state asked for (`kit::state`).
-        let restored = state::take_pending_value(&self.slider);
+        let restored = controls::take_pending(&self.slider);
         self.slider.set_value(&restored.unwrap_or_else(|| steps.len().to_string()));
         let rows = [
             ("caracteres".into(), chars.to_string()),
@@ -174,9 +174,5 @@ impl Widget for BpeWidget {
             }
             widget.encode(bpe)
         });
-    }
-
-    fn sets_state(&self) -> bool {
-        true
     }
 }

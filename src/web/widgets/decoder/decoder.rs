@@ -44,7 +44,7 @@ use crate::web::model_store;
 use super::trained::{self, Playable, TakesTrainedModel};
 
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::state::address_param;
+use crate::web::kit::address::address_param;
 use crate::web::kit::{action_of, control_of, show_error, show_ready, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "decoder", title: "O decodificador pré-treinado", mount };
@@ -1182,5 +1182,13 @@ impl Widget for DecoderWidget {
         } else {
             self.request(Action::Prefill);
         }
+    }
+
+    /// A restored preset writes its prompt, as choosing it does.
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        (key == "preset").then(|| {
+            self.prompt.set_value(preset_text(value));
+            true
+        })
     }
 }

@@ -168,8 +168,4 @@ impl Widget for DocVectorsWidget {
     fn restore(&self, key: &str, value: &str) -> Option<bool> {
         self.panel.restore(key, value)
     }
-
-    fn sets_state(&self) -> bool {
-        true
-    }
 }

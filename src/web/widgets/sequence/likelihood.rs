@@ -121,8 +121,4 @@ impl Widget for LikelihoodWidget {
     fn restore(&self, key: &str, value: &str) -> Option<bool> {
         self.panel.restore(key, value)
     }
-
-    fn sets_state(&self) -> bool {
-        true
-    }
 }

@@ -234,8 +234,4 @@ impl Widget for MarkovWidget {
             }
         });
     }
-
-    fn sets_state(&self) -> bool {
-        true
-    }
 }

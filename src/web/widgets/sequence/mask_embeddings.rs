@@ -189,8 +189,4 @@ impl Widget for MaskEmbeddingsWidget {
         let widget = self.clone();
         self.shell.compute_or(self.job(), move |job, out, _| widget.draw(job, &out));
     }
-
-    fn sets_state(&self) -> bool {
-        true
-    }
 }

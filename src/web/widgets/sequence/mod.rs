@@ -33,7 +33,7 @@ use crate::core::sequence::presets::{ngram_preset, NgramPreset, NGRAM_PRESETS};
 use crate::core::text::tokenizer::TokenizerOptions;
 
 use crate::web::dom;
-use crate::web::kit::{state, ui};
+use crate::web::kit::{controls, ui};
 use crate::web::kit::control_of;
 
 pub use super::text::corpus::{doc_label, documents_of, DEBOUNCE_BYTES};
@@ -46,8 +46,7 @@ pub const MAX_WORDS_SHOWN: usize = 30;
 pub fn sync_documents(select: &HtmlSelectElement, n: usize) -> usize {
     let wanted = select.get_attribute("data-wanted").and_then(|w| w.parse::<usize>().ok());
     // A restored state's choice among documents not offered yet comes first (`kit::state`).
-    let restored = state::pending(select).and_then(|p| p.parse::<usize>().ok());
-    let _ = select.remove_attribute(state::PENDING);
+    let restored = controls::take_pending(select).and_then(|p| p.parse::<usize>().ok());
     let chosen = restored.or(select.value().parse::<usize>().ok()).or(wanted).unwrap_or(0);
     if select.length() as usize != n {
         select.set_text_content(None);

@@ -133,8 +133,4 @@ impl Widget for SoftmaxLabWidget {
             n.inspect(|&n| self.scores.borrow_mut().resize(1, n)).is_some()
         })
     }
-
-    fn sets_state(&self) -> bool {
-        true
-    }
 }

@@ -242,11 +242,7 @@ impl Widget for SparsityWidget {
     fn restore(&self, key: &str, value: &str) -> Option<bool> {
         (key == "preset").then(|| {
             self.apply_preset(value);
-            self.preset.value() == value
+            true
         })
-    }
-
-    fn sets_state(&self) -> bool {
-        true
     }
 }

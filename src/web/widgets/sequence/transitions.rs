@@ -25,7 +25,7 @@ use crate::web::kit::ui::{self, live_note, text_field};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::graph::{GraphStyle, StateGraph};
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
-use crate::web::kit::{action_of, control_of, state, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{action_of, control_of, controls, Ctx, Shell, Widget, WidgetKind};
 
 use super::{NgramPanel, MAX_WORDS_SHOWN};
 
@@ -254,8 +254,7 @@ impl TransitionsWidget {
     fn sync_words(&self, labels: &[String]) -> usize {
         let wanted = self.word.get_attribute("data-wanted").unwrap_or_default();
         // A restored state's word comes first (`kit::state`: the select had no options yet).
-        let restored = state::pending(&self.word).unwrap_or_default();
-        let _ = self.word.remove_attribute(state::PENDING);
+        let restored = controls::take_pending(&self.word).unwrap_or_default();
         let current = self.word.value();
         self.word.set_text_content(None);
         for label in labels {
@@ -399,9 +398,5 @@ impl Widget for TransitionsWidget {
             self.preset_chosen();
         }
         Some(took)
-    }
-
-    fn sets_state(&self) -> bool {
-        true
     }
 }

@@ -190,17 +190,6 @@ impl CorpusFrame {
         self.panel.preset.value()
     }
 
-    /// Shows corpus preset `id` (its documents and stopwords), as choosing it in the menu does;
-    /// false when the menu has no such preset.
-    pub fn choose_preset(&self, id: &str) -> bool {
-        self.panel.preset.set_value(id);
-        if self.panel.preset.value() != id {
-            return false;
-        }
-        self.panel.apply_preset(id);
-        true
-    }
-
     /// Every edit of the widget recomputes it (listeners on its host).
     pub fn listen<W: TextWidget>(widget: &Rc<W>) {
         let shell = &widget.frame().shell;
@@ -261,16 +250,10 @@ impl<W: TextWidget> Widget for W {
     /// A restored preset fills the corpus and stopwords, as choosing it does.
     fn restore(&self, key: &str, value: &str) -> Option<bool> {
         (key == "preset").then(|| {
-            let took = self.frame().choose_preset(value);
-            if took {
-                self.preset_chosen(value);
-            }
-            took
+            self.frame().panel.apply_preset(value);
+            self.preset_chosen(value);
+            true
         })
-    }
-
-    fn sets_state(&self) -> bool {
-        true
     }
 }
 

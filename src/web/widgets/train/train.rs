@@ -728,4 +728,12 @@ impl Widget for TrainWidget {
     fn recompute(self: Rc<Self>) {
         self.rebuild(false);
     }
+
+    /// A restored source shows the text box when it is the reader's own text, as choosing it does.
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        (key == "source").then(|| {
+            self.text_label.set_hidden(value != "own");
+            true
+        })
+    }
 }

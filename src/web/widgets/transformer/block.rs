@@ -262,8 +262,4 @@ impl Widget for BlockWidget {
         let widget = self.clone();
         self.shell.compute_or(self.job(), move |job, trace, _| widget.draw(&job.ids, &trace, job.norm, job.causal));
     }
-
-    fn sets_state(&self) -> bool {
-        true
-    }
 }

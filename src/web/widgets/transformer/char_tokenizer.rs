@@ -139,8 +139,4 @@ impl Widget for CharTokenizerWidget {
     fn recompute(self: Rc<Self>) {
         self.shell.now(|| self.render());
     }
-
-    fn sets_state(&self) -> bool {
-        true
-    }
 }

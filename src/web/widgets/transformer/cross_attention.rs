@@ -160,8 +160,4 @@ impl Widget for CrossWidget {
         let widget = self.clone();
         self.shell.compute_or(self.job(), move |job, cross, _| widget.draw(job, &cross));
     }
-
-    fn sets_state(&self) -> bool {
-        true
-    }
 }

@@ -159,15 +159,10 @@ impl Widget for OutputHeadWidget {
     }
 
     /// A restored token to copy makes h its embedding, as choosing it does.
-    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+    fn restore(&self, key: &str, _: &str) -> Option<bool> {
         (key == "copy").then(|| {
-            self.copy.set_value(value);
             self.copy_embedding();
-            self.copy.value() == value
+            true
         })
-    }
-
-    fn sets_state(&self) -> bool {
-        true
     }
 }

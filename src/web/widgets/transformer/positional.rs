@@ -116,8 +116,4 @@ impl Widget for PositionalWidget {
         let widget = self.clone();
         self.shell.compute(BothJob { main: self.job() }, move |job, (main, small), _| widget.draw(&job.main, &main, &small));
     }
-
-    fn sets_state(&self) -> bool {
-        true
-    }
 }

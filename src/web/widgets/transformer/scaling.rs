@@ -125,15 +125,10 @@ impl Widget for ScalingWidget {
     }
 
     /// A restored log₂ d sets d, as moving the slider does.
-    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+    fn restore(&self, key: &str, _: &str) -> Option<bool> {
         (key == "log-d").then(|| {
-            self.slider.set_value(value);
             self.set_d_from_slider();
-            self.slider.value() == value
+            true
         })
-    }
-
-    fn sets_state(&self) -> bool {
-        true
     }
 }

@@ -284,4 +284,21 @@ impl Widget for StepsWidget {
         let widget = self.clone();
         self.shell.compute_or(self.read(), move |inputs, trace, _| widget.draw(inputs, &trace));
     }
+
+    /// A restored number of tokens (`x@size`) adds or removes rows of X; a restored example
+    /// fills the editors, as choosing it does.
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        match key {
+            "x@size" => {
+                let mut x = self.editors.x.borrow_mut();
+                let rows = x.rows_for(value).filter(|n| (1..=MAX_TOKENS).contains(n));
+                Some(rows.inspect(|&n| x.set_rows(n)).is_some())
+            }
+            "preset" => {
+                self.load_preset();
+                Some(true)
+            }
+            _ => None,
+        }
+    }
 }

@@ -135,8 +135,4 @@ impl Widget for ShiftWidget {
     fn recompute(self: Rc<Self>) {
         self.shell.now(|| self.update());
     }
-
-    fn sets_state(&self) -> bool {
-        true
-    }
 }

@@ -214,20 +214,12 @@ impl Widget for DotProductWidget {
     /// rows) sets the number of dimensions.
     fn restore(&self, key: &str, value: &str) -> Option<bool> {
         match key {
-            "preset" => Some(preset_matrix(value).inspect(|m| {
-                self.preset.set_value(value);
-                self.editor.borrow_mut().set(m);
-            })
-            .is_some()),
+            "preset" => Some(preset_matrix(value).inspect(|m| self.editor.borrow_mut().set(m)).is_some()),
             "uv@size" => {
                 let cols = value.parse::<usize>().ok().filter(|n| n % 2 == 0).map(|n| n / 2).filter(|c| (1..=MAX_DIMS).contains(c));
                 Some(cols.inspect(|&c| self.editor.borrow_mut().resize(2, c)).is_some())
             }
             _ => None,
         }
-    }
-
-    fn sets_state(&self) -> bool {
-        true
     }
 }

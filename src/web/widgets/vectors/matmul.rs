@@ -201,19 +201,7 @@ impl Widget for MatmulWidget {
     }
 
     /// A restored example or size rewrites the editors, as choosing it does.
-    fn restore(&self, key: &str, value: &str) -> Option<bool> {
-        let select = match key {
-            "preset" => &self.preset,
-            "rows-a" => &self.shape[0],
-            "inner" => &self.shape[1],
-            "cols-b" => &self.shape[2],
-            _ => return None,
-        };
-        select.set_value(value);
-        Some(select.value() == value && self.shape_changed(key))
-    }
-
-    fn sets_state(&self) -> bool {
-        true
+    fn restore(&self, key: &str, _: &str) -> Option<bool> {
+        matches!(key, "preset" | "rows-a" | "inner" | "cols-b").then(|| self.shape_changed(key))
     }
 }

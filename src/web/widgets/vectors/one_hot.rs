@@ -131,16 +131,11 @@ impl Widget for OneHotWidget {
             PRESETS
                 .iter()
                 .find(|p| p.0 == value)
-                .inspect(|(id, _, v, s)| {
-                    self.preset.set_value(id);
+                .inspect(|(_, _, v, s)| {
                     self.vocabulary.set_value(v);
                     self.sentence.set_value(s);
                 })
                 .is_some()
         })
-    }
-
-    fn sets_state(&self) -> bool {
-        true
     }
 }

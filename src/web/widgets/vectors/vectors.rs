@@ -235,8 +235,4 @@ impl Widget for VectorsWidget {
     fn recompute(self: Rc<Self>) {
         self.shell.now(|| self.draw());
     }
-
-    fn sets_state(&self) -> bool {
-        true
-    }
 }
