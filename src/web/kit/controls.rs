@@ -140,12 +140,15 @@ pub fn controls(host: &HtmlElement) -> Vec<(String, Control)> {
     out
 }
 
-/// Sets a state on the widget, in order, without events: what is more than a value (a preset,
-/// a size) through `Widget::restore`, the rest on the controls. Returns the keys nothing took.
+/// Sets a state on the widget without events: what is more than a value (a preset, a size)
+/// through `Widget::restore`, the rest on the controls. The example menu (`preset`) goes first,
+/// wherever the widget shows it, since it rewrites the fields whose values the state then sets;
+/// the rest in page order. Returns the keys nothing took.
 pub fn set_state(host: &HtmlElement, widget: &dyn Widget, entries: &[(String, String)]) -> Vec<String> {
     let mut current = controls(host);
     let mut refused = Vec::new();
-    for (key, value) in entries {
+    let (preset, rest): (Vec<_>, Vec<_>) = entries.iter().partition(|(key, _)| key == "preset");
+    for (key, value) in preset.into_iter().chain(rest) {
         // What already holds the value is left alone (a preset chosen again would rewrite the
         // fields set before it).
         if current.iter().any(|(k, control)| k == key && control.value() == *value) {
