@@ -15,6 +15,15 @@ use super::Widget;
 /// The attribute that keeps a restored value a control cannot take yet; the widget hands it
 /// over with `take_pending` when it sets the control's options or range.
 pub const PENDING: &str = "data-restore";
+/// Marks a control whose options or range the widget sets once it has computed (a token's
+/// select, a step's slider): only there does a value it does not offer yet wait (`PENDING`);
+/// anywhere else such a value is refused, and the reader told.
+const LATE: &str = "data-late";
+
+/// Marks `element` as offered later (see `LATE`).
+pub fn offered_later(element: &Element) {
+    dom::set_attr(element, LATE, "");
+}
 
 /// The restored value `element` waits to take, forgotten once read.
 pub fn take_pending(element: &Element) -> Option<String> {
@@ -50,12 +59,12 @@ impl Control {
         matches!(self, Control::Input(i) if matches!(i.type_().as_str(), "checkbox" | "radio"))
     }
 
-    /// Selects, toggles, sliders and sizes: short values that may rewrite others, always kept.
+    /// Selects, toggles and sliders: short values that may rewrite others, always kept.
     pub fn is_choice(&self) -> bool {
         match self {
             Control::Input(i) => matches!(i.type_().as_str(), "checkbox" | "radio" | "range"),
-            Control::Area(_) => false,
-            Control::Select(_) | Control::Size(_) => true,
+            Control::Select(_) => true,
+            Control::Area(_) | Control::Size(_) => false,
         }
     }
 
@@ -73,32 +82,27 @@ impl Control {
     /// Sets the value as text, without events; false when the control would not take it. A
     /// select without that option yet, or a slider without that range yet, keeps it pending.
     fn set(&self, value: &str) -> bool {
-        let waits: Option<&Element> = match self {
-            Control::Input(i) if self.is_toggle() => {
-                i.set_checked(value == "1");
-                None
-            }
-            Control::Input(i) => {
-                i.set_value(value);
-                (i.type_() == "range").then(|| i.as_ref())
-            }
-            Control::Area(a) => {
-                a.set_value(value);
-                None
-            }
-            Control::Select(s) => {
-                s.set_value(value);
-                Some(s.as_ref())
-            }
+        match self {
+            Control::Input(i) if self.is_toggle() => i.set_checked(value == "1"),
+            Control::Input(i) => i.set_value(value),
+            Control::Area(a) => a.set_value(value),
+            Control::Select(s) => s.set_value(value),
             // A size is the widget's to set (`Widget::restore`).
             Control::Size(_) => return false,
-        };
-        match waits {
-            Some(element) if self.value() != value => {
-                dom::set_attr(element, PENDING, value);
-                true
-            }
-            _ => self.value() == value,
+        }
+        let element = self.element();
+        if self.value() != value && element.has_attribute(LATE) {
+            dom::set_attr(element, PENDING, value);
+        }
+        self.value() == value
+    }
+
+    fn element(&self) -> &Element {
+        match self {
+            Control::Input(e) => e,
+            Control::Area(e) => e,
+            Control::Select(e) => e,
+            Control::Size(e) => e,
         }
     }
 }

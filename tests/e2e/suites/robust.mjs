@@ -253,6 +253,15 @@ export default async function robust({ page, base, mode, browser }) {
     await page.goto(`${base}/${BOW_PAGE}?w0=${stateParam('attention', [['corpus', 'x']])}`);
     await waitWidget(page, BOW);
     assert((await page.textContent(`${BOW} .state-note`)).includes('outro widget'), 'wrong kind not reported');
+    // Values no control takes (an example that does not exist, a size past the widget's limit)
+    // are named and ignored; the rest of the state is set.
+    await page.goto(`${base}/${BOW_PAGE}?w0=${stateParam('bow', [['preset', '<img src=x onerror="window.__pwned=7">'], ['accents', '0']])}`);
+    await waitWidget(page, BOW);
+    assert((await page.textContent(`${BOW} .state-note`)).includes('«preset»') && !(await page.isChecked(`${BOW} [data-control=accents]`)), 'an unknown preset was not refused alone');
+    await page.goto(`${base}/${ATTENTION_PAGE}?w0=${stateParam('attention', [['x@size', '99999'], ['causal', '1']])}`);
+    await waitWidget(page, ATTENTION);
+    assert((await page.textContent(`${ATTENTION} .state-note`)).includes('ignoradas: «x@size»'), 'a size past the limit was not refused');
+    assert(await page.isChecked(`${ATTENTION} [data-control=causal]`), 'the rest of the state was lost with the size');
     const payload = '<img src=x onerror="window.__pwned=1"> gato\n<script>window.__pwned=2</script> javascript:window.__pwned=3 cão';
     await page.goto(`${base}/${BOW_PAGE}?w0=${stateParam('bow', [['corpus', payload]])}`);
     await waitWidget(page, BOW);

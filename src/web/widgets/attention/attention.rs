@@ -21,7 +21,7 @@ use crate::web::kit::ui::{self, sync_choices};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::chain::{self, Chain, Editors, Queries, Step, Views};
 use crate::web::kit::draw::BarView;
-use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{controls, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { name: "attention", title: "Atenção com Q, K e V", mount };
 
@@ -87,6 +87,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     dom::append(&query_label, &dom::text("span", "", "consulta "));
     let query = dom::el("select", "").unchecked_into::<HtmlSelectElement>();
     dom::set_attr(&query, "data-control", "query");
+    // One option per token, set when drawn: a restored query among added tokens waits for it.
+    controls::offered_later(&query);
     dom::append(&query_label, &query);
     dom::append_all(&stepper, &[&previous, &query_label, &next]);
     let add = ui::button("+ token", "add-token");

@@ -50,6 +50,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     dom::append(&shell.inputs, &text);
 
     let (slider_label, slider) = ui::slider("passo ", "step", 0.0, 0.0, 1.0, 0.0);
+    controls::offered_later(&slider);
     shell.control(&[
         &ui::button("◀◀ bytes", "first"),
         &ui::button("◀ fusão anterior", "prev"),

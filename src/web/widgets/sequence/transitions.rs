@@ -95,6 +95,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> std::result::
     let (view_label, view) = ui::select("mostrar ", "view", &views, "prob");
     let (word_label, word_select) = ui::select("vetor one-hot de ", "word", ui::NO_OPTIONS, "");
     dom::set_attr(&word_select, "data-wanted", &word);
+    controls::offered_later(&word_select);
     let animate = ui::button("animar h × T", "animate");
     let sample = ui::button("sortear frase", "sample");
     let first_doc = ngram_preset(&preset_id).map_or("", |p| p.documents[0]);

@@ -20,7 +20,7 @@ use crate::web::dom;
 use crate::web::kit::ui::{self, live_note, sync_choices};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::BarView;
-use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{control_of, controls, Ctx, Shell, Widget, WidgetKind};
 use crate::web::kit::chain::{self, Chain, Editors, Queries, Step, Views};
 
 pub const KIND: WidgetKind = WidgetKind { name: "self-attention-steps", title: "Autoatenção passo a passo", mount };
@@ -84,6 +84,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let (preset_label, preset_select) = ui::select("exemplo ", "preset", &options, wanted);
     let query_options: Vec<(String, String)> = (0..3).map(|i| (i.to_string(), token(i))).collect();
     let (query_label, query) = ui::select("consulta ", "query", &query_options, "1");
+    controls::offered_later(&query);
     let (causal_label, causal) = ui::checkbox(" máscara causal (j ≤ i)", "causal", causal0);
     let (scaled_label, scaled) = ui::checkbox("", "scaled", inputs.scaled);
     dom::append(&scaled_label, &dom::notation("span", "", " dividir por √d_k"));
