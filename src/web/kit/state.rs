@@ -4,12 +4,12 @@
 //! the widget's own element (so it works inside an embedded widget's shadow root). Old links
 //! and saved states decode to the same state (tests/fixtures/state_links.json).
 //!
-//! Restoring sets that state on the widget directly and renders once: plain controls take
-//! their values (as text, never HTML), what is more than a value (a preset that fills the
-//! fields after it, an editor's size) is set by the widget (`Widget::restore`), a value a
-//! control cannot take yet (a token of a restored size, a choice the first computation
-//! offers) waits on it as `PENDING` until the widget offers it; then the widget's first
-//! computation (`Ctx::adopt`) draws it all. No event is dispatched, nothing is replayed.
+//! Restoring sets that state on the widget directly and renders once (`controls::set_state`):
+//! plain controls take their values (as text, never HTML), what is more than a value (a preset
+//! that fills the fields after it, an editor's size) the widget sets (`Widget::restore`), a
+//! value that a control filled later cannot take yet (a token of a restored size) waits on it
+//! until the widget offers it, and the widget's first computation (`Ctx::adopt`) draws it all.
+//! No event is dispatched, nothing is replayed; what nothing takes is named in a note.
 //!
 //! Where it is kept (`address`): on the site in the page's query string (`slug.html?w2=…`,
 //! rewritten as the reader edits; old `#/slug?w2=…` links are sent there by static/site.js),
@@ -152,7 +152,9 @@ impl Keeper {
         }
         if let Some(storage) = storage() {
             match to_store {
-                None => drop(storage.remove_item(&self.storage_key)),
+                None => {
+                    let _ = storage.remove_item(&self.storage_key);
+                }
                 Some(mut state) => {
                     let too_big = state.fit_storage();
                     if !too_big.is_empty() {
@@ -210,14 +212,18 @@ impl Keeper {
                         query.set(&self.param, None);
                         replace_address(&address_with(false, &query));
                     }
-                    storage().map(|s| s.set_item(&self.storage_key, &state.to_json()));
+                    if let Some(storage) = storage() {
+                        let _ = storage.set_item(&self.storage_key, &state.to_json());
+                    }
                 }
                 Some(state)
             }
             None if !self.site => self.stored().inspect(|_| notes.push("Suas edições anteriores foram restauradas.".into())),
             None => {
                 // Nothing in the address refers to a stored value any more: free the storage.
-                storage().map(|s| s.remove_item(&self.storage_key));
+                if let Some(storage) = storage() {
+                    let _ = storage.remove_item(&self.storage_key);
+                }
                 None
             }
         }
@@ -242,7 +248,9 @@ impl Keeper {
     fn forget(&self) {
         set_state(&self.host, self.widget.as_ref(), &self.defaults);
         self.widget.clone().recompute();
-        storage().map(|s| s.remove_item(&self.storage_key));
+        if let Some(storage) = storage() {
+            let _ = storage.remove_item(&self.storage_key);
+        }
         if self.site {
             self.write_param(None);
         }
