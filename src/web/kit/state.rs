@@ -27,8 +27,7 @@ use web_sys::{Event, HtmlElement, HtmlInputElement};
 use crate::core::widget_state::{describe_dropped, slot_param, WidgetState};
 
 use super::address::{address_query, address_with, location_pathname, on_site, replace_address, storage};
-use super::controls::{controls, set_state};
-use super::{listen, Widget};
+use super::{controls::controls, controls::set_state, listen, Widget};
 use crate::web::dom::{self, Listener};
 
 /// Pause after the last edit before the state is written (fast typing writes once).
@@ -69,7 +68,10 @@ pub fn keep(host: &HtmlElement, kind: &str, slot: usize, widget: Rc<dyn Widget>)
     link.set_read_only(true);
     link.set_hidden(true);
     dom::set_attr(&link, "aria-label", "Link para este widget com as suas entradas");
-    let (status, note) = (super::ui::live("span", "share-status"), super::ui::live("span", "state-note"));
+    let (status, note) = (dom::el("span", "share-status"), dom::el("span", "state-note"));
+    for element in [&status, &note] {
+        dom::set_attr(element, "role", "status");
+    }
     let forget = super::ui::button("descartar edições", "forget-state");
     forget.set_hidden(true);
     dom::append_all(&bar, &[&share, &link, &status, &forget, &note]);
