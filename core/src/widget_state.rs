@@ -1,11 +1,12 @@
 //! A widget's inputs as the reader left them, in forms that survive a reload and fit a link.
 //!
-//! The web layer (`web::widgets::state`) reads a widget's form controls as (key, value) pairs,
+//! The web layer (`web::kit::state`) reads a widget's form controls as (key, value) pairs,
 //! in page order: the key is the control's `data-control` name (`~2`, `~3`, … for its later
-//! repeats) or a matrix cell's place (`x@1.2`: editor `x`, row 1, column 2, from 0). It keeps
-//! them in the page's URL hash (`#/slug?w2=…`: the widget in slot 2, base64url of the JSON
-//! below) and in localStorage (the JSON itself). Both come back from outside the program (a
-//! link someone sent, storage written by another version of the site), so decoding checks
+//! repeats), a matrix cell's place (`x@1.2`: editor `x`, row 1, column 2, from 0) or a resizable
+//! editor's size (`x@size`, its number of cells). It keeps them in the page's address
+//! (`slug.html?w2=…`, once `#/slug?w2=…`: the widget in slot 2, base64url of the JSON below)
+//! and in localStorage (the JSON itself). Both come back from outside the program (a link
+//! someone sent, storage written by another version of the site), so decoding checks
 //! everything and answers with a Portuguese message, never a panic: these are fuzzing targets.
 //!
 //! JSON: `{"v":1,"k":"attention","c":[["x@0.1","2"],["causal","1"]],"o":["corpus"]}`, where
@@ -150,6 +151,46 @@ impl WidgetState {
     pub fn fit_storage(&mut self) -> Vec<(String, usize)> {
         self.fit(MAX_STORED_CHARS, |s| s.to_json().chars().count())
     }
+
+    /// The state to keep of a widget's controls, given as (key, is a choice, value) in page
+    /// order: choices always (a choice may rewrite the fields after it, so a restore must see
+    /// it), text fields only where they differ from `defaults` (their values at mount), so an
+    /// untouched example never weighs on a link.
+    pub fn of_controls(kind: &str, controls: Vec<(String, bool, String)>, defaults: &[(String, String)]) -> WidgetState {
+        let at_default = |key: &str, value: &str| defaults.iter().any(|(k, v)| k == key && v == value);
+        let kept = controls.into_iter().filter(|(key, choice, value)| *choice || !at_default(key, value)).map(|(key, _, value)| (key, value)).collect();
+        WidgetState::new(kind, kept)
+    }
+
+    /// Whether anything differs from `defaults` (a value, or one left out for size).
+    pub fn differs_from(&self, defaults: &[(String, String)]) -> bool {
+        !self.omitted.is_empty() || self.controls.iter().any(|(key, value)| !defaults.iter().any(|(k, v)| k == key && v == value))
+    }
+
+    /// Takes the values a link left out for size from `stored` (this browser's copy), in place;
+    /// returns the keys neither has.
+    pub fn fill_omitted(&mut self, stored: Option<&WidgetState>) -> Vec<String> {
+        let mut missing = Vec::new();
+        for key in std::mem::take(&mut self.omitted) {
+            match stored.and_then(|s| s.get(&key)) {
+                Some(value) => self.controls.push((key, value.to_string())),
+                None => missing.push(key),
+            }
+        }
+        missing
+    }
+}
+
+/// The values `fit` left out, for the reader: «corpus» (1,2 MB), «stopword-list» (850 kB).
+pub fn describe_dropped(dropped: &[(String, usize)]) -> String {
+    let size = |bytes: usize| {
+        if bytes >= 1_000_000 {
+            format!("{} MB", crate::format::format_pt(bytes as f32 / 1e6, 1))
+        } else {
+            format!("{} kB", (bytes as f32 / 1e3).ceil())
+        }
+    };
+    dropped.iter().map(|(key, n)| format!("«{key}» ({})", size(*n))).collect::<Vec<_>>().join(", ")
 }
 
 /// Control keys: 1 to 64 of `A–Z a–z 0–9 _ . @ ~ -`.
@@ -299,6 +340,41 @@ pub fn base64url_decode(text: &str) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn of_controls_keeps_choices_and_edited_text_only() {
+        let defaults = pairs(&[("preset", "bow"), ("corpus", "o gato"), ("accents", "1")]);
+        let controls = vec![("preset".into(), true, "bow".into()), ("corpus".into(), false, "o gato".into()), ("accents".into(), true, "0".into())];
+        let state = WidgetState::of_controls("bow", controls, &defaults);
+        assert_eq!(state.controls, pairs(&[("preset", "bow"), ("accents", "0")]));
+        assert!(state.differs_from(&defaults));
+        let untouched = WidgetState::new("bow", pairs(&[("preset", "bow"), ("accents", "1")]));
+        assert!(!untouched.differs_from(&defaults));
+        let edited = vec![("corpus".into(), false, "o cão".into())];
+        assert_eq!(WidgetState::of_controls("bow", edited, &defaults).controls, pairs(&[("corpus", "o cão")]));
+    }
+
+    #[test]
+    fn fill_omitted_takes_what_storage_has_and_names_the_rest() {
+        let mut linked = WidgetState::new("bow", pairs(&[("accents", "0")]));
+        linked.omitted = vec!["corpus".into(), "stopword-list".into()];
+        let stored = WidgetState::new("bow", pairs(&[("corpus", "grande")]));
+        assert_eq!(linked.fill_omitted(Some(&stored)), vec!["stopword-list".to_string()]);
+        assert_eq!(linked.controls, pairs(&[("accents", "0"), ("corpus", "grande")]));
+        assert!(linked.omitted.is_empty());
+        let mut alone = WidgetState::new("bow", Vec::new());
+        alone.omitted = vec!["corpus".into()];
+        assert_eq!(alone.fill_omitted(None), vec!["corpus".to_string()]);
+    }
+
+    #[test]
+    fn dropped_values_are_described_in_portuguese() {
+        assert_eq!(describe_dropped(&[("corpus".into(), 1_234_567), ("stopword-list".into(), 850)]), "«corpus» (1,2 MB), «stopword-list» (1 kB)");
+    }
 
     fn sample() -> WidgetState {
         WidgetState::new(

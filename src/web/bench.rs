@@ -150,7 +150,7 @@ async fn run(ctx: Rc<Ctx>, root: HtmlElement, status: HtmlElement, table: HtmlEl
     let mut kernels_json = Vec::new();
     // `bench.html?medir=decodificador` skips the kernels: the script that holds the playground
     // to this page's next-token rate takes the two in turns, under the same load.
-    let kernels = if crate::web::kit::state::address_param("medir").as_deref() == Some("decodificador") { &[][..] } else { &Kernel::SUITE[..] };
+    let kernels = if crate::web::kit::address::address_param("medir").as_deref() == Some("decodificador") { &[][..] } else { &Kernel::SUITE[..] };
     for (i, kernel) in kernels.iter().enumerate() {
         status.set_text_content(Some(&format!("Medindo {} ({} de {})…", kernel.name(), i + 1, kernels.len())));
         dom::sleep(0).await;

@@ -3,7 +3,7 @@
 //
 // Each suite in suites/ covers one part of the site and reads golden numbers back from the
 // widgets' table twins. E2E_MODES=webgpu,cpu and E2E_SUITES=site,attention,… pick
-// a subset while developing; the suites in ONCE run in one mode only. Screenshots go to
+// a subset while developing (E2E_ONLY=text: only the checks whose name contains it); the suites in ONCE run in one mode only. Screenshots go to
 // tests/artifacts/. Ends with "N passed, M failed".
 import { chromium } from 'playwright-core';
 import path from 'node:path';

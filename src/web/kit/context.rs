@@ -20,6 +20,10 @@ impl<T> Widget for Holding<T> {
     fn recompute(self: Rc<Self>) {
         self.widget.clone().recompute();
     }
+
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        self.widget.restore(key, value)
+    }
 }
 
 /// What every widget shares: the backend, and the list of widgets alive on the page.

@@ -4,7 +4,8 @@
 //! - `context`: `Ctx`, what the widgets of a page share;
 //! - `update`: the update lifecycle (a job on the backend, a newer edit wins, ready or error);
 //! - `hood`: the "por dentro" panel; `chain`: linked highlighting along Q·Kᵀ → softmax → ·V;
-//! - `attributes`: data attributes read with warnings; `state`: inputs kept in the address;
+//! - `attributes`: data attributes read with warnings; `state`: inputs kept in the address
+//!   (`address`) and set back without events (`controls`, `Widget::restore`);
 //! - `ui`: inputs (the matrix editor, buttons, checkboxes, selects, sliders, text and number
 //!   fields, corpora);
 //! - `draw`: heatmaps, bars, plots, graphs and their table twins.
@@ -15,9 +16,11 @@
 //! Portuguese message (`.widget-error`). Every matrix drawn has a `<table>` twin with the
 //! same numbers ("ver números").
 
+pub mod address;
 pub mod attributes;
 pub mod chain;
 pub mod context;
+pub mod controls;
 pub mod draw;
 pub mod hood;
 pub mod shell;
@@ -42,6 +45,16 @@ pub use update::{Update, Updates};
 pub trait Widget {
     /// Recomputes from the current inputs and redraws (async; sets `data-state`).
     fn recompute(self: Rc<Self>);
+
+    /// One value of a restored state (`kit::state`), once the kit has set it on its control
+    /// (without events): where the reader's edit of that control does more than change its
+    /// value (a preset fills the fields after it), the widget does the rest here, without
+    /// drawing (a restore ends in one computation), and says whether it took the value. Values
+    /// the kit cannot set are the widget's alone: an editor's size (`editor@size`, its number
+    /// of cells), controls drawn later (a pair's toggle). `None`: nothing more to do.
+    fn restore(&self, _key: &str, _value: &str) -> Option<bool> {
+        None
+    }
 }
 
 /// Builds a widget inside its host element, or says in Portuguese why it cannot.

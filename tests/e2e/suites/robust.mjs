@@ -253,6 +253,15 @@ export default async function robust({ page, base, mode, browser }) {
     await page.goto(`${base}/${BOW_PAGE}?w0=${stateParam('attention', [['corpus', 'x']])}`);
     await waitWidget(page, BOW);
     assert((await page.textContent(`${BOW} .state-note`)).includes('outro widget'), 'wrong kind not reported');
+    // Values no control takes (an example that does not exist, a size past the widget's limit)
+    // are named and ignored; the rest of the state is set.
+    await page.goto(`${base}/${BOW_PAGE}?w0=${stateParam('bow', [['preset', '<img src=x onerror="window.__pwned=7">'], ['accents', '0']])}`);
+    await waitWidget(page, BOW);
+    assert((await page.textContent(`${BOW} .state-note`)).includes('«preset»') && !(await page.isChecked(`${BOW} [data-control=accents]`)), 'an unknown preset was not refused alone');
+    await page.goto(`${base}/${ATTENTION_PAGE}?w0=${stateParam('attention', [['x@size', '99999'], ['causal', '1']])}`);
+    await waitWidget(page, ATTENTION);
+    assert((await page.textContent(`${ATTENTION} .state-note`)).includes('ignoradas: «x@size»'), 'a size past the limit was not refused');
+    assert(await page.isChecked(`${ATTENTION} [data-control=causal]`), 'the rest of the state was lost with the size');
     const payload = '<img src=x onerror="window.__pwned=1"> gato\n<script>window.__pwned=2</script> javascript:window.__pwned=3 cão';
     await page.goto(`${base}/${BOW_PAGE}?w0=${stateParam('bow', [['corpus', payload]])}`);
     await waitWidget(page, BOW);
@@ -301,6 +310,50 @@ export default async function robust({ page, base, mode, browser }) {
     await fresh.page.waitForFunction(() => !location.hash.includes('w0='));
     await fresh.context.close();
     assert(errors.length + fresh.errors.length === 0, [...errors, ...fresh.errors].join('\n'));
+  });
+
+  await check(`[${mode}] state: links and a saved state from before state became a struct (tests/fixtures/state_links.json) restore, without replayed events`, async () => {
+    const fixtures = JSON.parse(fs.readFileSync(path.resolve('tests/fixtures/state_links.json'), 'utf8'));
+    const other = await browser.newContext();
+    // Events a script dispatched (not the reader's): a restore that replays edits shows here.
+    await other.addInitScript(() => {
+      window.__replayed = 0;
+      for (const kind of ['input', 'change', 'click']) window.addEventListener(kind, (e) => { if (!e.isTrusted) window.__replayed += 1; }, true);
+    });
+    const shown = (p, host, selector) => p.$eval(`${host} ${selector}`, (e) => e.classList.contains('editor-row-label')
+      ? String(e.parentElement.querySelectorAll('.editor-row-label').length)
+      : e.type === 'checkbox' ? (e.checked ? 'marcado' : 'desmarcado') : e.value);
+    const page2 = await other.newPage();
+    for (const link of fixtures.links) {
+      const host = `[data-widget=${link.kind}]`;
+      await page2.goto(`${base}/${link.url}`);
+      await waitWidget(page2, host);
+      for (const [selector, want] of link.shows) {
+        const got = await shown(page2, host, selector);
+        assert(got === want, `${link.name}: ${selector} shows ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+      }
+      assert((await page2.textContent(`${host} .state-note`)).includes('restauradas do link'), `${link.name}: no note about the link`);
+      const events = await page2.evaluate(() => window.__replayed);
+      assert(events === 0, `${link.name}: the restore dispatched ${events} events`);
+    }
+    await other.close();
+    // Embedded: the post's "copiar link" link, then the state its reader's browser kept.
+    const { embedded } = fixtures;
+    for (const how of ['link', 'stored']) {
+      const { context, page: blog, errors } = await openPost(browser, embedded.html);
+      if (how === 'stored') {
+        await context.addInitScript((entries) => { for (const [k, v] of entries) localStorage.setItem(k, v); }, embedded.stored);
+      }
+      await context.route(`**${embedded.post}*`, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: embedded.html }));
+      await blog.goto(how === 'link' ? `${base}${embedded.link}` : `${base}${embedded.post}`);
+      await settled(blog, '#t');
+      for (const [selector, want] of embedded.shows) {
+        const got = await blog.$eval(`#t ${selector}`, (e) => e.value);
+        assert(got === want, `embedded (${how}): ${selector} shows ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+      }
+      await context.close();
+      assert(errors.length === 0, errors.join('\n'));
+    }
   });
 
   await check(`[${mode}] hostile data attributes in an embedded post are shown as text and never run`, async () => {

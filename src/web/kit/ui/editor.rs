@@ -181,6 +181,23 @@ impl MatrixEditor {
         }
     }
 
+    /// The rows a saved size asks for (`kit::state` keeps an editor's size as its number of
+    /// cells) at this editor's width; None when it is not a whole number of rows.
+    pub fn rows_for(&self, cells: &str) -> Option<usize> {
+        let cells = cells.parse::<usize>().ok()?;
+        (self.cols > 0 && cells % self.cols == 0).then_some(cells / self.cols)
+    }
+
+    /// Adds rows of zeros or removes the last ones until there are `rows` (at least one).
+    pub fn set_rows(&mut self, rows: usize) {
+        while self.rows() < rows {
+            self.add_row();
+        }
+        while self.rows() > rows.max(1) {
+            self.remove_row();
+        }
+    }
+
     pub fn cols(&self) -> usize {
         self.cols
     }

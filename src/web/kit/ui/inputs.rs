@@ -44,7 +44,8 @@ pub fn select(label: &str, control: &str, options: &[(impl AsRef<str>, impl AsRe
 /// No (value, label) options yet: a select filled once there is something to choose.
 pub const NO_OPTIONS: &[(&str, &str)] = &[];
 
-/// Replaces a `<select>`'s (value, label) options and selects `selected`.
+/// Replaces a `<select>`'s (value, label) options and selects `selected`, or the value a
+/// restored state left for options it did not have yet (`kit::controls::PENDING`), if one is it.
 pub fn set_options(select: &web_sys::HtmlSelectElement, options: &[(impl AsRef<str>, impl AsRef<str>)], selected: &str) {
     select.set_text_content(None);
     for (value, text_label) in options {
@@ -53,6 +54,12 @@ pub fn set_options(select: &web_sys::HtmlSelectElement, options: &[(impl AsRef<s
         dom::append(select, &option);
     }
     select.set_value(selected);
+    if let Some(restored) = crate::web::kit::controls::take_pending(select) {
+        select.set_value(&restored);
+        if select.value() != restored {
+            select.set_value(selected);
+        }
+    }
 }
 
 /// A labelled range slider `data-control=…`; `readout` gives its label a place for the value.

@@ -10,6 +10,7 @@ pub use inputs::{button, checkbox, number_field, read_count, read_number, readou
 use web_sys::HtmlElement;
 
 use crate::web::dom;
+use crate::web::kit::controls;
 
 /// A corpus panel (`div.corpus-panel`): the preset menu `data-control=preset` under
 /// `preset_label`, the corpus textarea under `text_label`, and a row for the settings
@@ -46,7 +47,8 @@ pub fn corpus_textarea(panel: &HtmlElement, label: &str) -> web_sys::HtmlTextAre
 /// Gives `select` one option per label (values 0, 1, …) when their number changed, keeping
 /// the choice while it exists, else `default` (or the last); returns the index chosen.
 pub fn sync_choices(select: &web_sys::HtmlSelectElement, labels: &[String], default: usize) -> usize {
-    let previous = select.value().parse::<usize>().ok();
+    // A restored state's choice among options it did not have yet comes first (`kit::state`).
+    let previous = controls::take_pending(select).unwrap_or_else(|| select.value()).parse::<usize>().ok();
     let chosen = previous.filter(|&i| i < labels.len()).unwrap_or(default.min(labels.len().saturating_sub(1)));
     if select.length() as usize != labels.len() {
         let options: Vec<(String, &String)> = labels.iter().enumerate().map(|(i, label)| (i.to_string(), label)).collect();

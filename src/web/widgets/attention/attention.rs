@@ -21,7 +21,7 @@ use crate::web::kit::ui::{self, sync_choices};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::chain::{self, Chain, Editors, Queries, Step, Views};
 use crate::web::kit::draw::BarView;
-use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{controls, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::ATTENTION, mount };
 
@@ -87,6 +87,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     dom::append(&query_label, &dom::text("span", "", "consulta "));
     let query = dom::el("select", "").unchecked_into::<HtmlSelectElement>();
     dom::set_attr(&query, "data-control", "query");
+    // One option per token, set when drawn: a restored query among added tokens waits for it.
+    controls::offered_later(&query);
     dom::append(&query_label, &query);
     dom::append_all(&stepper, &[&previous, &query_label, &next]);
     let add = ui::button("+ token", "add-token");
@@ -226,5 +228,14 @@ impl Widget for AttentionWidget {
     fn recompute(self: Rc<Self>) {
         let widget = self.clone();
         self.shell.compute_or(self.read_inputs(), move |inputs, trace, _| widget.draw(&trace, inputs.causal));
+    }
+
+    /// A restored number of tokens (`x@size`) adds or removes rows of X, within the limit.
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        (key == "x@size").then(|| {
+            let mut x = self.editors.x.borrow_mut();
+            let rows = x.rows_for(value).filter(|n| (1..=MAX_TOKENS).contains(n));
+            rows.inspect(|&n| x.set_rows(n)).is_some()
+        })
     }
 }

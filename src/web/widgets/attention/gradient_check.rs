@@ -169,9 +169,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     shell.on(&widget, &shell.inputs, &["input"], |w, _| w.clone().recompute());
     shell.on(&widget, &shell.controls, &["change"], |w, e| {
         if control_of(e) == "part" {
-            w.show_part();
-            // Each part starts at its own best step.
-            w.step.set_value(&if w.part() == Part::Model { MODEL_STEP } else { DEFAULT_STEP }.to_string());
+            w.part_chosen();
         }
         w.clone().recompute();
     });
@@ -191,6 +189,12 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
 }
 
 impl GradientCheckWidget {
+    /// Shows the chosen part's inputs; each part starts at its own best step.
+    fn part_chosen(&self) {
+        self.show_part();
+        self.step.set_value(&if self.part() == Part::Model { MODEL_STEP } else { DEFAULT_STEP }.to_string());
+    }
+
     fn part(&self) -> Part {
         Part::of(&self.part.value())
     }
@@ -380,5 +384,13 @@ impl Widget for GradientCheckWidget {
             let (check, what) = widget.check()?;
             widget.draw(&check, &what)
         });
+    }
+
+    /// A restored part shows its inputs and its step, as choosing it does.
+    fn restore(&self, key: &str, _: &str) -> Option<bool> {
+        (key == "part").then(|| {
+            self.part_chosen();
+            true
+        })
     }
 }

@@ -95,4 +95,13 @@ impl Widget for MaskedSoftmaxWidget {
             widget.weights.update(HeatmapData { matrix: weights, row_labels: labels.clone(), col_labels: labels, scale: Scale::Probability, masked: None });
         });
     }
+
+    /// A restored size (`scores@size`, t × t cells) makes the scores t × t.
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        (key == "scores@size").then(|| {
+            let cells = value.parse::<usize>().unwrap_or(0);
+            let t = (1..=MAX_TOKENS).find(|t| t * t == cells);
+            t.inspect(|&t| self.scores.borrow_mut().resize(t, t)).is_some()
+        })
+    }
 }

@@ -234,4 +234,17 @@ impl Widget for SoftDictionaryWidget {
         let widget = self.clone();
         self.shell.compute_or(self.read_inputs(), move |dict, out, _| widget.draw(dict, &out));
     }
+
+    /// A restored number of entries (`keys@size`) adds or removes rows of K and V together.
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        (key == "keys@size").then(|| {
+            let (mut keys, mut values) = (self.keys.borrow_mut(), self.values.borrow_mut());
+            let rows = keys.rows_for(value).filter(|n| (1..=MAX_ENTRIES).contains(n));
+            rows.inspect(|&n| {
+                keys.set_rows(n);
+                values.set_rows(n);
+            })
+            .is_some()
+        })
+    }
 }

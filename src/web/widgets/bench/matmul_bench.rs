@@ -231,4 +231,12 @@ impl Widget for BenchWidget {
         self.gpu_missing.borrow_mut().take();
         self.measure(sizes);
     }
+
+    /// A restored size moves the slider and its readout; the first computation measures it.
+    fn restore(&self, key: &str, _: &str) -> Option<bool> {
+        (key == "size").then(|| {
+            self.show_size();
+            true
+        })
+    }
 }

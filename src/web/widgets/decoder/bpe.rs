@@ -14,7 +14,7 @@ use crate::core::bpe::{Bpe, MergeStep};
 use crate::core::format::format_pt;
 
 use crate::web::dom;
-use crate::web::kit::ui;
+use crate::web::kit::{controls, ui};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 use crate::web::model_store;
@@ -50,6 +50,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     dom::append(&shell.inputs, &text);
 
     let (slider_label, slider) = ui::slider("passo ", "step", 0.0, 0.0, 1.0, 0.0);
+    controls::offered_later(&slider);
     shell.control(&[
         &ui::button("◀◀ bytes", "first"),
         &ui::button("◀ fusão anterior", "prev"),
@@ -144,7 +145,9 @@ impl BpeWidget {
         let (bytes, steps) = bpe.encode_steps(&text, MAX_STEPS);
         let finals = steps.last().map_or(bytes.clone(), |s| s.tokens.clone());
         dom::set_attr(&self.slider, "max", &steps.len().to_string());
-        self.slider.set_value(&steps.len().to_string());
+        // The last step, or the one a restored state asked for (`kit::state`).
+        let restored = controls::take_pending(&self.slider);
+        self.slider.set_value(&restored.unwrap_or_else(|| steps.len().to_string()));
         let rows = [
             ("caracteres".into(), chars.to_string()),
             ("bytes".into(), bytes.len().to_string()),

@@ -44,8 +44,8 @@ use crate::web::model_store;
 use super::trained::{self, Playable, TakesTrainedModel};
 
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::state::address_param;
-use crate::web::kit::{action_of, control_of, show_error, show_ready, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::address::address_param;
+use crate::web::kit::{action_of, control_of, controls, show_error, show_ready, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::DECODER, mount };
 
@@ -331,6 +331,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let lens_controls = dom::el("div", "widget-controls lens-controls");
     let (position_label, lens_position) = ui::select("posição lida ", "lens-position", &[("", "a última")], "");
     let (token_label, lens_token) = ui::select("token analisado ", "lens-token", ui::NO_OPTIONS, "");
+    controls::offered_later(&lens_position);
+    controls::offered_later(&lens_token);
     dom::append_all(&lens_controls, &[&position_label, &token_label]);
     dom::append(outputs, &lens_controls);
     let lens_outputs = dom::el("div", "lens");
@@ -1182,5 +1184,13 @@ impl Widget for DecoderWidget {
         } else {
             self.request(Action::Prefill);
         }
+    }
+
+    /// A restored preset writes its prompt, as choosing it does.
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        (key == "preset").then(|| {
+            self.prompt.set_value(preset_text(value));
+            true
+        })
     }
 }

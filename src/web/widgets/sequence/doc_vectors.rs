@@ -19,7 +19,7 @@ use crate::web::dom;
 use crate::web::kit::ui::{self, live_note, show_results};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{HeatmapData, MatrixView, Scale};
-use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{control_of, controls, on_hover, Ctx, Shell, Widget, WidgetKind};
 use super::{doc_label, sync_documents, NgramPanel, MAX_WORDS_SHOWN};
 
 pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::DOC_VECTORS, mount };
@@ -48,6 +48,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let panel = NgramPanel::new(attrs.choice("data-preset"), true);
     dom::append(&shell.inputs, &panel.root);
     let (doc_label_el, document) = ui::select("documento ", "document", ui::NO_OPTIONS, "");
+    controls::offered_later(&document);
     let approaches = vec![("pairs", "pares fixos (abordagem 2)"), ("triples", "triplas (abordagem 1)")];
     let (approach_label, approach) = ui::select("vetor ", "approach", &approaches, "pairs");
     let (normalize_label, normalize) = ui::checkbox(" normalizar (L2)", "normalize", true);
@@ -163,5 +164,9 @@ impl Widget for DocVectorsWidget {
     fn recompute(self: Rc<Self>) {
         let widget = self.clone();
         self.shell.local(self.panel.debounce(), move || widget.panel.build().and_then(|model| widget.render(&model)));
+    }
+
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        self.panel.restore(key, value)
     }
 }

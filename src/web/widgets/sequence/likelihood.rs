@@ -19,7 +19,7 @@ use crate::web::dom;
 use crate::web::kit::ui::{self, show_results};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
-use crate::web::kit::{control_of, on_hover, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{control_of, controls, on_hover, Ctx, Shell, Widget, WidgetKind};
 use super::{doc_label, sync_documents, NgramPanel, MAX_WORDS_SHOWN};
 
 pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::LIKELIHOOD, mount };
@@ -47,6 +47,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let panel = NgramPanel::new(&preset_id, true);
     dom::append(&shell.inputs, &panel.root);
     let (doc_el, document) = ui::select("documento ", "document", ui::NO_OPTIONS, "");
+    controls::offered_later(&document);
     dom::set_attr(&document, "data-wanted", &first_doc.to_string());
     shell.control(&[&doc_el]);
     let tokens = dom::el("p", "text-info wide");
@@ -116,5 +117,9 @@ impl Widget for LikelihoodWidget {
     fn recompute(self: Rc<Self>) {
         let widget = self.clone();
         self.shell.local(self.panel.debounce(), move || widget.panel.build().and_then(|model| widget.render(&model)));
+    }
+
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        self.panel.restore(key, value)
     }
 }

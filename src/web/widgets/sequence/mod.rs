@@ -33,7 +33,7 @@ use crate::core::sequence::presets::{ngram_preset, NgramPreset, NGRAM_PRESETS};
 use crate::core::text::tokenizer::TokenizerOptions;
 
 use crate::web::dom;
-use crate::web::kit::ui;
+use crate::web::kit::{controls, ui};
 use crate::web::kit::control_of;
 
 pub use super::text::corpus::{doc_label, documents_of, DEBOUNCE_BYTES};
@@ -45,7 +45,9 @@ pub const MAX_WORDS_SHOWN: usize = 30;
 /// `data-wanted` one the widget was mounted with); returns the chosen index.
 pub fn sync_documents(select: &HtmlSelectElement, n: usize) -> usize {
     let wanted = select.get_attribute("data-wanted").and_then(|w| w.parse::<usize>().ok());
-    let chosen = select.value().parse::<usize>().ok().or(wanted).unwrap_or(0);
+    // A restored state's choice among documents not offered yet comes first (`kit::state`).
+    let restored = controls::take_pending(select).and_then(|p| p.parse::<usize>().ok());
+    let chosen = restored.or(select.value().parse::<usize>().ok()).or(wanted).unwrap_or(0);
     if select.length() as usize != n {
         select.set_text_content(None);
         for d in 0..n {
@@ -102,6 +104,12 @@ impl NgramPanel {
         self.accents.set_checked(preset.strip_accents);
         self.start.set_checked(preset.start);
         self.end.set_checked(preset.end);
+    }
+
+    /// A restored preset (`Widget::restore`) fills the text and the settings, as choosing it
+    /// does; `None` for the panel's other controls, plain values.
+    pub fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        (key == "preset").then(|| ngram_preset(value).inspect(|_| self.apply_preset(value)).is_some())
     }
 
     fn current_preset(&self) -> Option<&'static NgramPreset> {

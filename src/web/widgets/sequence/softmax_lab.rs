@@ -125,4 +125,12 @@ impl Widget for SoftmaxLabWidget {
         let widget = self.clone();
         self.shell.compute(job, move |job, lab, _| widget.draw(job, &lab));
     }
+
+    /// A restored number of scores (`z@size`, one row) resizes the row.
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        (key == "z@size").then(|| {
+            let n = value.parse::<usize>().ok().filter(|n| (1..=MAX_SCORES).contains(n));
+            n.inspect(|&n| self.scores.borrow_mut().resize(1, n)).is_some()
+        })
+    }
 }

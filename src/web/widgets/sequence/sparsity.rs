@@ -101,8 +101,6 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     widget.apply_preset(&preset_id);
     let shell = &widget.shell;
     shell.on(&widget, &shell.host, &["input", "change"], |w, e| {
-        w.n_readout.set_text_content(Some(&w.n.value()));
-        w.s_readout.set_text_content(Some(&w.s.value().replace('.', ",")));
         match (e.type_().as_str(), control_of(e).as_str()) {
             ("change", "preset") => {
                 w.apply_preset(&w.preset.value());
@@ -229,6 +227,8 @@ impl SparsityWidget {
 
 impl Widget for SparsityWidget {
     fn recompute(self: Rc<Self>) {
+        self.n_readout.set_text_content(Some(&self.n.value()));
+        self.s_readout.set_text_content(Some(&self.s.value().replace('.', ",")));
         let widget = self.clone();
         self.shell.local(self.text.value().len() > DEBOUNCE_BYTES, move || {
             let v = widget.vocabulary_size()?;
@@ -236,5 +236,13 @@ impl Widget for SparsityWidget {
             widget.draw_explosion(v, n);
             widget.draw_corpus(v)
         });
+    }
+
+    /// A restored corpus preset fills the text and the accents setting, as choosing it does.
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        (key == "preset").then(|| {
+            self.apply_preset(value);
+            true
+        })
     }
 }

@@ -25,7 +25,7 @@ use crate::web::kit::ui::{self, live_note, text_field};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::graph::{GraphStyle, StateGraph};
 use crate::web::kit::draw::{BarView, HeatmapData, MatrixView, Scale};
-use crate::web::kit::{action_of, control_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{action_of, control_of, controls, Ctx, Shell, Widget, WidgetKind};
 
 use super::{NgramPanel, MAX_WORDS_SHOWN};
 
@@ -95,6 +95,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> std::result::
     let (view_label, view) = ui::select("mostrar ", "view", &views, "prob");
     let (word_label, word_select) = ui::select("vetor one-hot de ", "word", ui::NO_OPTIONS, "");
     dom::set_attr(&word_select, "data-wanted", &word);
+    controls::offered_later(&word_select);
     let animate = ui::button("animar h × T", "animate");
     let sample = ui::button("sortear frase", "sample");
     let first_doc = ngram_preset(&preset_id).map_or("", |p| p.documents[0]);
@@ -170,9 +171,7 @@ impl TransitionsWidget {
     fn on_event(self: &Rc<Self>, event: &web_sys::Event) {
         if self.panel.edited(event) {
             if control_of(event) == "preset" {
-                if let Some(p) = ngram_preset(&self.panel.preset.value()) {
-                    self.sentence.set_value(p.documents[0]);
-                }
+                self.preset_chosen();
             }
             return self.clone().recompute();
         }
@@ -181,6 +180,14 @@ impl TransitionsWidget {
             ("click", _, "sample") => self.sample(),
             ("input", "sentence", _) | ("change", "view" | "word", _) => self.clone().recompute(),
             _ => {}
+        }
+    }
+
+    /// A preset was chosen (the panel has filled in its corpus): its first document is the
+    /// sentence whose probability is shown.
+    fn preset_chosen(&self) {
+        if let Some(p) = ngram_preset(&self.panel.preset.value()) {
+            self.sentence.set_value(p.documents[0]);
         }
     }
 
@@ -247,6 +254,8 @@ impl TransitionsWidget {
     /// Keeps one option per shown word, preserving the choice; returns the chosen index.
     fn sync_words(&self, labels: &[String]) -> usize {
         let wanted = self.word.get_attribute("data-wanted").unwrap_or_default();
+        // A restored state's word comes first (`kit::state`: the select had no options yet).
+        let restored = controls::take_pending(&self.word).unwrap_or_default();
         let current = self.word.value();
         self.word.set_text_content(None);
         for label in labels {
@@ -254,7 +263,7 @@ impl TransitionsWidget {
             dom::set_attr(&option, "value", label);
             dom::append(&self.word, &option);
         }
-        let pick = [current, wanted]
+        let pick = [restored, current, wanted]
             .iter()
             .find_map(|w| labels.iter().position(|l| l == w))
             .unwrap_or_else(|| labels.iter().position(|l| !l.starts_with('<')).unwrap_or(0));
@@ -382,5 +391,13 @@ impl Widget for TransitionsWidget {
                 widget.sample();
             }
         });
+    }
+
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        let took = self.panel.restore(key, value)?;
+        if took {
+            self.preset_chosen();
+        }
+        Some(took)
     }
 }

@@ -87,6 +87,9 @@ pub struct VotesWidget {
     /// Weight per earlier word (all positions holding the word share it, as the article's
     /// mask is a set of words); words not listed weigh `default_weight`.
     word_weights: RefCell<HashMap<String, f32>>,
+    /// A restored state's pair toggles or weights (row, weight): their words are known once
+    /// the pairs are, at the next computation.
+    restored_rows: RefCell<Vec<(usize, f32)>>,
     default_weight: Cell<f32>,
 }
 
@@ -160,6 +163,7 @@ pub fn mount_mode(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes, mode: M
         scores,
         prediction,
         word_weights: RefCell::new(HashMap::new()),
+        restored_rows: RefCell::new(Vec::new()),
         default_weight: Cell::new(1.0),
     });
     widget.apply_preset(&preset_id, sentence_index);
@@ -184,8 +188,7 @@ impl VotesWidget {
         let control = control_of(event);
         match (event.type_().as_str(), control.as_str()) {
             ("change", "preset") => {
-                self.apply_preset(&self.preset.value(), 0);
-                self.set_keep(None);
+                self.preset_chosen();
                 self.clone().recompute();
             }
             ("input", "sentence") => {
@@ -220,6 +223,12 @@ impl VotesWidget {
             }
             _ => {}
         }
+    }
+
+    /// A preset chosen: its corpus, weights and first sentence, every pair on.
+    fn preset_chosen(&self) {
+        self.apply_preset(&self.preset.value(), 0);
+        self.set_keep(None);
     }
 
     fn apply_preset(&self, id: &str, sentence_index: usize) {
@@ -295,6 +304,11 @@ impl VotesWidget {
         }
         let cut = self.sync_prefix(false).min(tokens.len());
         let table = model.vote_table_for(&tokens[..cut]).map_err(|e| e.to_string())?;
+        for (row, weight) in self.restored_rows.take() {
+            if let Some(word) = table.previous.get(row) {
+                self.word_weights.borrow_mut().insert(word.clone(), weight);
+            }
+        }
         let weights = self.word_weights.borrow();
         let mask: Vec<f32> = table.previous.iter().map(|w| weights.get(w).copied().unwrap_or(self.default_weight.get())).collect();
         Ok((model, table, mask))
@@ -456,5 +470,29 @@ impl Widget for VotesWidget {
             Ok(ScoresJob { scores: VoteScoresJob { votes: table.votes.clone(), mask: mask.clone() }, model, table, mask })
         };
         self.shell.compute_after(self.text.value().len() > DEBOUNCE_BYTES, prepare, move |job, out, _| widget.draw(&job.model, &job.table, &job.mask, &out));
+    }
+
+    /// A restored preset or sentence does what choosing or typing it does; a pair's toggle or
+    /// weight (`row`, `row~2`, … or `weight`, …: the pairs in order) waits for the pairs.
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        match key {
+            "preset" => {
+                self.preset_chosen();
+                Some(true)
+            }
+            "sentence" => {
+                self.sync_prefix(true);
+                Some(true)
+            }
+            _ => {
+                let (name, n) = key.split_once('~').map_or((key, Some(1)), |(name, n)| (name, n.parse::<usize>().ok()));
+                if name != "row" && name != "weight" {
+                    return None;
+                }
+                let weight = if name == "row" { Some(if value == "1" { 1.0 } else { 0.0 }) } else { value.parse::<f32>().ok().filter(|w| (0.0..=1.0).contains(w)) };
+                let row = n.filter(|&n| n >= 1).map(|n| n - 1);
+                Some(row.zip(weight).inspect(|&entry| self.restored_rows.borrow_mut().push(entry)).is_some())
+            }
+        }
     }
 }

@@ -246,6 +246,15 @@ impl<W: TextWidget> Widget for W {
     fn recompute(self: Rc<Self>) {
         update(self);
     }
+
+    /// A restored preset fills the corpus and stopwords, as choosing it does.
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        (key == "preset").then(|| {
+            self.frame().panel.apply_preset(value);
+            self.preset_chosen(value);
+            true
+        })
+    }
 }
 
 /// Reads the corpus (in slices, after a pause in typing when it is large) and lets the widget

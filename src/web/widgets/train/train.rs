@@ -37,7 +37,7 @@ use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::figures::DenseHeatmap;
 use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
 use crate::web::kit::draw::Scale;
-use crate::web::kit::{control_of, listen, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{control_of, controls, listen, Ctx, Shell, Widget, WidgetKind};
 use crate::web::model_store;
 use crate::web::widgets::decoder::trained::{self, TrainedModel};
 
@@ -174,6 +174,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     let download_config = ui::button("baixar config", "download-config");
     let (layer_label, layer) = ui::select("camada ", "layer", &index_options(defaults.n_layers), "0");
     let (head_label, head) = ui::select("cabeça ", "head", &index_options(defaults.n_heads), "0");
+    controls::offered_later(&layer);
+    controls::offered_later(&head);
     shell.control(&[&train, &pause, &restart, &use_it, &download, &download_config, &layer_label, &head_label]);
 
     // The outputs.
@@ -727,5 +729,13 @@ impl Widget for TrainWidget {
     /// change (a switch does not restart training).
     fn recompute(self: Rc<Self>) {
         self.rebuild(false);
+    }
+
+    /// A restored source shows the text box when it is the reader's own text, as choosing it does.
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        (key == "source").then(|| {
+            self.text_label.set_hidden(value != "own");
+            true
+        })
     }
 }

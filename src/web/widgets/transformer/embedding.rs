@@ -139,37 +139,49 @@ impl EmbeddingWidget {
     }
 
     fn on_text(self: &Rc<Self>) {
+        self.text_changed();
+        self.clone().recompute();
+    }
+
+    /// A new text: the editor shows its tokens' rows, and any animation stops.
+    fn text_changed(&self) {
         self.position.set(None);
         self.animation.set(self.animation.get().wrapping_add(1));
         self.sync_editor();
-        self.clone().recompute();
+    }
+
+    fn on_edit(self: &Rc<Self>) {
+        match self.write_back() {
+            Ok(()) => self.clone().recompute(),
+            Err(e) => {
+                self.shell.begin();
+                self.shell.fail(&e);
+            }
+        }
     }
 
     /// Writes the edited rows back into E, so repeated tokens share them.
-    fn on_edit(self: &Rc<Self>) {
-        let edited = match self.editor.borrow().read() {
-            Ok(m) => m,
-            Err(e) => {
-                self.shell.begin();
-                return self.shell.fail(&e);
-            }
-        };
-        {
-            let mut table = self.table.borrow_mut();
-            for (r, &id) in self.editor_ids.borrow().iter().enumerate() {
-                for c in 0..edited.cols().min(table.cols()) {
-                    table.set(id as usize, c, edited.get(r, c));
-                }
+    fn write_back(&self) -> Result<(), String> {
+        let edited = self.editor.borrow().read()?;
+        let mut table = self.table.borrow_mut();
+        for (r, &id) in self.editor_ids.borrow().iter().enumerate() {
+            for c in 0..edited.cols().min(table.cols()) {
+                table.set(id as usize, c, edited.get(r, c));
             }
         }
-        self.clone().recompute();
+        Ok(())
     }
 
     fn on_dims(self: &Rc<Self>) {
+        self.dims_changed();
+        self.clone().recompute();
+    }
+
+    /// A new width: E is drawn again at that width.
+    fn dims_changed(&self) {
         let d = self.dims.value().parse::<usize>().unwrap_or(4).clamp(2, 8);
         *self.table.borrow_mut() = seeded_table(VOCAB_SIZE, d, TABLE_SEED);
         self.sync_editor();
-        self.clone().recompute();
     }
 
     fn step(self: &Rc<Self>, delta: i32) {
@@ -288,5 +300,21 @@ impl Widget for EmbeddingWidget {
             *widget.last.borrow_mut() = Some((job.ids.clone(), lookup));
             widget.highlight();
         });
+    }
+
+    /// A restored text or width rebuilds the editor, as typing or choosing it does; a restored
+    /// cell of E's rows is written back into E (repeated tokens share it).
+    fn restore(&self, key: &str, _: &str) -> Option<bool> {
+        match key {
+            "text" => {
+                self.text_changed();
+                Some(true)
+            }
+            "dims" => {
+                self.dims_changed();
+                Some(true)
+            }
+            _ => key.starts_with("table@").then(|| self.write_back().is_ok()),
+        }
     }
 }

@@ -127,13 +127,18 @@ fn mount_example(ctx: &Rc<Ctx>, host: &HtmlElement) -> Result<Rc<dyn Widget>, St
 
 impl ExampleWidget {
     fn load_head_1(self: &Rc<Self>) {
+        self.source_chosen();
+        self.clone().recompute();
+    }
+
+    /// Head 1 as the article prints it, or computed from its inputs at the next computation.
+    fn source_chosen(&self) {
         if self.source.value() == "artigo" {
             self.head_1.borrow_mut().set(&example_3_head_1_as_printed());
             self.pending_head.set(false);
         } else {
             self.pending_head.set(true);
         }
-        self.clone().recompute();
     }
 
     /// Outlines where a cell came from: a cell of the concatenation from its head (the block
@@ -202,6 +207,14 @@ impl Widget for ExampleWidget {
             widget.output.show(&out.output, labels, numbered(out.output.cols()), Scale::Signed);
             widget.note.set_text_content(Some(&widget.note_text(&head_1, &out.output)));
         });
+    }
+
+    /// A restored source of head 1 loads it, as choosing it does.
+    fn restore(&self, key: &str, _: &str) -> Option<bool> {
+        (key == "source").then(|| {
+            self.source_chosen();
+            true
+        })
     }
 }
 
@@ -350,5 +363,13 @@ impl ReshapeWidget {
 impl Widget for ReshapeWidget {
     fn recompute(self: Rc<Self>) {
         self.shell.now(|| self.draw());
+    }
+
+    /// A restored slider sets h, as moving it does.
+    fn restore(&self, key: &str, _: &str) -> Option<bool> {
+        (key == "h-slider").then(|| {
+            self.h.set_value(&self.h_slider.value());
+            true
+        })
     }
 }

@@ -104,8 +104,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     });
     shell.on(&widget, &shell.controls, &["change"], |w, e| {
         if control_of(e) == "copy" {
-            let id = w.copy.value().parse::<u32>().unwrap_or(DEFAULT_TOKEN).min(VOCAB_SIZE as u32 - 1);
-            w.hidden.borrow_mut().set(&unit_embedding(&w.table, id as usize));
+            w.copy_embedding();
             w.clone().recompute();
         }
     });
@@ -113,6 +112,12 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
 }
 
 impl OutputHeadWidget {
+    /// h becomes the chosen token's embedding (normalised).
+    fn copy_embedding(&self) {
+        let id = self.copy.value().parse::<u32>().unwrap_or(DEFAULT_TOKEN).min(VOCAB_SIZE as u32 - 1);
+        self.hidden.borrow_mut().set(&unit_embedding(&self.table, id as usize));
+    }
+
     fn draw(&self, out: &HeadOutput, temperature: f32) {
         let t = format_pt_short(temperature, 2);
         self.readout.set_text_content(Some(&format!("T = {t}")));
@@ -151,5 +156,13 @@ impl Widget for OutputHeadWidget {
         });
         let widget = self.clone();
         self.shell.compute_or(job, move |job, out, _| widget.draw(&out, job.temperature));
+    }
+
+    /// A restored token to copy makes h its embedding, as choosing it does.
+    fn restore(&self, key: &str, _: &str) -> Option<bool> {
+        (key == "copy").then(|| {
+            self.copy_embedding();
+            true
+        })
     }
 }

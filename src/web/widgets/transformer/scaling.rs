@@ -54,12 +54,19 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let shell = &widget.shell;
     shell.on(&widget, &shell.controls, &["input"], |w, e| {
         if control_of(e) == "log-d" {
-            let exponent = w.slider.value().parse::<u32>().unwrap_or(6).min(12);
-            w.d.set_value(&(1usize << exponent).to_string());
+            w.set_d_from_slider();
         }
         w.clone().recompute();
     });
     Ok(widget)
+}
+
+impl ScalingWidget {
+    /// d = 2^(the slider's value).
+    fn set_d_from_slider(&self) {
+        let exponent = self.slider.value().parse::<u32>().unwrap_or(6).min(12);
+        self.d.set_value(&(1usize << exponent).to_string());
+    }
 }
 
 impl ScalingWidget {
@@ -115,5 +122,13 @@ impl Widget for ScalingWidget {
             }
             widget.draw(&scaling, &curve);
         });
+    }
+
+    /// A restored log₂ d sets d, as moving the slider does.
+    fn restore(&self, key: &str, _: &str) -> Option<bool> {
+        (key == "log-d").then(|| {
+            self.set_d_from_slider();
+            true
+        })
     }
 }

@@ -20,7 +20,7 @@ use crate::web::dom;
 use crate::web::kit::ui::{self, live_note, sync_choices};
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::BarView;
-use crate::web::kit::{control_of, Ctx, Shell, Widget, WidgetKind};
+use crate::web::kit::{control_of, controls, Ctx, Shell, Widget, WidgetKind};
 use crate::web::kit::chain::{self, Chain, Editors, Queries, Step, Views};
 
 pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::SELF_ATTENTION_STEPS, mount };
@@ -84,6 +84,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let (preset_label, preset_select) = ui::select("exemplo ", "preset", &options, wanted);
     let query_options: Vec<(String, String)> = (0..3).map(|i| (i.to_string(), token(i))).collect();
     let (query_label, query) = ui::select("consulta ", "query", &query_options, "1");
+    controls::offered_later(&query);
     let (causal_label, causal) = ui::checkbox(" máscara causal (j ≤ i)", "causal", causal0);
     let (scaled_label, scaled) = ui::checkbox("", "scaled", inputs.scaled);
     dom::append(&scaled_label, &dom::notation("span", "", " dividir por √d_k"));
@@ -283,5 +284,22 @@ impl Widget for StepsWidget {
     fn recompute(self: Rc<Self>) {
         let widget = self.clone();
         self.shell.compute_or(self.read(), move |inputs, trace, _| widget.draw(inputs, &trace));
+    }
+
+    /// A restored number of tokens (`x@size`) adds or removes rows of X; a restored example
+    /// fills the editors, as choosing it does.
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        match key {
+            "x@size" => {
+                let mut x = self.editors.x.borrow_mut();
+                let rows = x.rows_for(value).filter(|n| (1..=MAX_TOKENS).contains(n));
+                Some(rows.inspect(|&n| x.set_rows(n)).is_some())
+            }
+            "preset" => {
+                self.load_preset();
+                Some(true)
+            }
+            _ => None,
+        }
     }
 }

@@ -209,4 +209,17 @@ impl Widget for DotProductWidget {
     fn recompute(self: Rc<Self>) {
         self.shell.now(|| self.draw());
     }
+
+    /// A restored example fills u and v, as choosing it does; a restored size (`uv@size`, two
+    /// rows) sets the number of dimensions.
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        match key {
+            "preset" => Some(preset_matrix(value).inspect(|m| self.editor.borrow_mut().set(m)).is_some()),
+            "uv@size" => {
+                let cols = value.parse::<usize>().ok().filter(|n| n % 2 == 0).map(|n| n / 2).filter(|c| (1..=MAX_DIMS).contains(c));
+                Some(cols.inspect(|&c| self.editor.borrow_mut().resize(2, c)).is_some())
+            }
+            _ => None,
+        }
+    }
 }

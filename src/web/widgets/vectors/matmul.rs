@@ -108,7 +108,15 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
 impl MatmulWidget {
     /// The example or a size changed (the editors' cells only fire "input").
     fn on_shape(self: &Rc<Self>, event: &web_sys::Event) {
-        match control_of(event).as_str() {
+        if self.shape_changed(&control_of(event)) {
+            self.clone().recompute();
+        }
+    }
+
+    /// Rewrites the editors after `control` (the example or a size) changed; false for another
+    /// control.
+    fn shape_changed(&self, control: &str) -> bool {
+        match control {
             "preset" => {
                 let presets = article_matrix_products();
                 if let Some((_, _, a, b)) = presets.iter().find(|p| p.0 == self.preset.value()) {
@@ -125,10 +133,10 @@ impl MatmulWidget {
                 self.a.borrow_mut().resize(m, k);
                 self.b.borrow_mut().resize(k, p);
             }
-            _ => return,
+            _ => return false,
         }
         self.selected.set((0, 0));
-        self.clone().recompute();
+        true
     }
 
     fn next_cell(&self) {
@@ -190,5 +198,10 @@ impl Widget for MatmulWidget {
         let job = self.a.borrow().read().and_then(|a| Ok(MatmulJob { a, b: self.b.borrow().read()? }));
         let widget = self.clone();
         self.shell.compute_or(job, move |job, product, _| widget.draw(&job.a, &job.b, product));
+    }
+
+    /// A restored example or size rewrites the editors, as choosing it does.
+    fn restore(&self, key: &str, _: &str) -> Option<bool> {
+        matches!(key, "preset" | "rows-a" | "inner" | "cols-b").then(|| self.shape_changed(key))
     }
 }

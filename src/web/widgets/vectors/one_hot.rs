@@ -124,4 +124,18 @@ impl Widget for OneHotWidget {
     fn recompute(self: Rc<Self>) {
         self.shell.now(|| self.draw());
     }
+
+    /// A restored example fills the vocabulary and the sentence, as choosing it does.
+    fn restore(&self, key: &str, value: &str) -> Option<bool> {
+        (key == "preset").then(|| {
+            PRESETS
+                .iter()
+                .find(|p| p.0 == value)
+                .inspect(|(_, _, v, s)| {
+                    self.vocabulary.set_value(v);
+                    self.sentence.set_value(s);
+                })
+                .is_some()
+        })
+    }
 }
