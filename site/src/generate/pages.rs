@@ -41,11 +41,17 @@ pub fn prerender(site: &Site, map: &ModelMap, dir: &Path) {
         // Under the heading, where the page sits in the whole model.
         writeln!(main, "<h1>{}</h1>\n{}<div class=\"prose\">\n{}</div>", esc(&page.title), map.html(&page.slug, &titles), page.html).unwrap();
         if article.is_none() {
-            // An article's introduction lists its sections.
+            // An article's introduction lists its sections: each with what it says (its
+            // description) and what the reader can try there (its widgets, by title).
             let (_, sections) = articles.iter().find(|(a, _)| a.slug == page.slug).expect("an article of the list");
-            main.push_str("<ol class=\"section-list\">\n");
+            main.push_str("<h2 id=\"secoes\">As seções</h2>\n<ol class=\"section-list\">\n");
             for s in sections {
-                writeln!(main, "<li><a href=\"{}\">{}</a></li>", page_href(&s.slug), esc(&s.title)).unwrap();
+                write!(main, "<li><a href=\"{}\">{}</a>\n<p>{}</p>", page_href(&s.slug), esc(&s.title), esc(&s.description)).unwrap();
+                let tried: Vec<String> = widget_kinds(&s.html).iter().filter_map(|k| widgets::doc(k)).map(|d| typeset(d.title)).collect();
+                if !tried.is_empty() {
+                    write!(main, "<p class=\"section-widgets\">Para experimentar: {}</p>", tried.join(" · ")).unwrap();
+                }
+                main.push_str("</li>\n");
             }
             main.push_str("</ol>\n");
         }
@@ -315,7 +321,9 @@ mod tests {
         assert!(soma.starts_with("<main id=\"app\" data-site data-page=\"soma\""), "{soma}");
         assert!(soma.contains("<p class=\"breadcrumb\"><a href=\"vetores.html\">Vetores</a></p>"), "{soma}");
         assert!(soma.contains("rel=\"prev\" href=\"vetores.html\">← Vetores</a>") && soma.contains("rel=\"next\" href=\"produto.html\">Produto $W^Q$ →</a>"), "{soma}");
-        assert!(read("vetores.main.html").contains("<ol class=\"section-list\">"), "an article lists its sections");
+        let intro = read("vetores.main.html");
+        assert!(intro.contains("<ol class=\"section-list\">"), "an article lists its sections");
+        assert!(intro.contains("<li><a href=\"soma.html\">Soma de vetores</a>\n<p>Como somar.</p><p class=\"section-widgets\">Para experimentar: "), "each with its description and its widgets: {intro}");
         assert!(soma.contains("<li data-part=\"v\"><a href=\"vetores.html\" aria-current=\"location\">Vetores</a></li>"), "the map marks the page's part: {soma}");
         assert!(!read("catalogo.main.html").contains("data-model-map"), "only the articles' pages carry the map");
         assert!(read("soma.head.html").contains("<title>Soma de vetores · atenção</title>") && read("soma.head.html").contains("content=\"Como somar.\""));
