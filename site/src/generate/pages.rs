@@ -63,6 +63,17 @@ pub fn prerender(site: &Site, dir: &Path) {
             main,
         });
     }
+    // Pages of no article (the original articles, the notation): heading and prose, linked from
+    // the footer and from the prose.
+    for page in &site.pages {
+        pages.push(Prerendered {
+            name: page.slug.clone(),
+            title: page.title.clone(),
+            description: page.description.clone(),
+            og_type: "article",
+            main: format!("<h1>{}</h1>\n<div class=\"prose\">\n{}</div>\n", esc(&page.title), page.html),
+        });
+    }
     pages.push(Prerendered {
         name: "catalogo".into(),
         title: "Catálogo de widgets".into(),
@@ -162,11 +173,11 @@ fn home(articles: &[(Page, Vec<Page>)], start: &Page) -> Prerendered {
     write!(
         main,
         "<section class=\"home-try\" aria-labelledby=\"experimente\">\n<h2 id=\"experimente\">Experimente: a atenção, calculada aqui</h2>\n\
-         <p>Três palavras e três matrizes de pesos: mude qualquer número e veja os escores, os pesos do softmax e a saída \
+         <p>Três palavras e três matrizes de pesos: mude qualquer número e veja os scores, os pesos do softmax e a saída \
          serem recalculados no seu navegador. Cada passo é explicado na página <a href=\"{qkv}\">{qkv_title}</a>.</p>\n\
          <div data-widget=\"attention\" data-on-demand><div class=\"widget-placeholder on-demand\">\
          <p><strong class=\"widget-placeholder-label\">Exemplo interativo.</strong> A autoatenção inteira, com os números do \
-         Exemplo 2 do livro-texto: X, W<sup>Q</sup>, W<sup>K</sup> e W<sup>V</sup> editáveis; Q, K, V, os escores, os pesos e a saída.</p>\n{formula}\
+         Exemplo 2 da autoatenção: X, W<sup>Q</sup>, W<sup>K</sup> e W<sup>V</sup> editáveis; Q, K, V, os scores, os pesos e a saída.</p>\n{formula}\
          <button type=\"button\" class=\"btn on-demand-start\">experimentar aqui</button></div></div>\n</section>\n",
         qkv = page_href("queries-keys-values"),
         qkv_title = esc(&title_of(articles, "queries-keys-values")),

@@ -175,14 +175,12 @@ impl ExampleWidget {
         }
         if *head_1 == example_3_head_1_as_printed() {
             format!(
-                "O capítulo diz que este produto dá [0,914; 0,79; 0,761]; a conta, feita acima, dá [{}]. Além disso, a cabeça 1 impressa \
-                 não é a saída correta do Exemplo 2: escolha a versão calculada.",
+                "Com a cabeça 1 como impressa, o produto dá [{}]. A versão calculada usa a saída a₂ do Exemplo 2.",
                 shown(output)
             )
         } else {
             format!(
-                "Com a cabeça 1 corrigida ([{}], a saída a₂ do Exemplo 2), o resultado é [{}]. O capítulo imprime [0,914; 0,79; 0,761], \
-                 que não é nem o produto da sua própria concatenação.",
+                "Com a cabeça 1 calculada ([{}], a saída a₂ do Exemplo 2), o resultado é [{}].",
                 shown(head_1),
                 shown(output)
             )
