@@ -199,7 +199,7 @@ export default async function transformer({ page, base, mode }) {
     await page.goto(`${base}/multi-head-em-lote.html`);
     await waitWidget(page, host);
     let r = await readResults(page, host, 'reshape');
-    assert(r['transposta (cabeças como lote)'] === '2 × 2 × 4 × 4' && r['com d = 512 (artigo)'] === '1.048.576', JSON.stringify(r));
+    assert(r['transposta (cabeças como lote)'] === '2 × 2 × 4 × 4' && r['com d = 512 (artigo original)'] === '1.048.576', JSON.stringify(r));
     assertMatrix('columns per head', await readTable(page, 'assignment', host), [[0, 1, 2, 3], [4, 5, 6, 7]], 0);
     await page.fill(`${host} [data-control=h]`, '3');
     const message = await errorText(page, host);
@@ -302,8 +302,8 @@ export default async function transformer({ page, base, mode }) {
     await sameInBothModes(mode, 'paper weights', flat(paper), 2e-4);
     const r = await readResults(page, host, 'probe');
     assert(r['original: maior mudança nas saídas anteriores à última'] === '0,0000', JSON.stringify(r));
-    assert(parsePt(r['código do artigo: mudança na saída da posição 1']) > 1e-3, JSON.stringify(r));
-    assert(parsePt(r['código do artigo: peso futuro na posição 1']) > 0.5, JSON.stringify(r));
+    assert(parsePt(r['código do artigo original: mudança na saída da posição 1']) > 1e-3, JSON.stringify(r));
+    assert(parsePt(r['código do artigo original: peso futuro na posição 1']) > 0.5, JSON.stringify(r));
     await page.selectOption(`${host} [data-control=decoder]`, 'resposta');
     await waitWidget(page, host);
     assert(await page.isVisible(`${host} .wiring-message`), 'length mismatch not explained');
@@ -327,7 +327,7 @@ export default async function transformer({ page, base, mode }) {
     const logits = await page.$$eval(`${host} table.twin[data-bars=logits] td`, (tds) => tds.map((td) => td.textContent));
     assert(near(logits[0], 4, 2e-3), `top logit ${logits[0]}`);
     assert(r['soma das probabilidades'] === '1,0000', JSON.stringify(r));
-    assert(r['o código do artigo devolveria (argmax + 2)'].startsWith(String(id + 2)), JSON.stringify(r));
+    assert(r['o código do artigo original devolveria (argmax + 2)'].startsWith(String(id + 2)), JSON.stringify(r));
     const probs = await page.$$eval(`${host} table.twin[data-bars=probs] td`, (tds) => tds.map((td) => td.textContent));
     assert(near(probs[0], parsePt(r['probabilidade do escolhido'])), 'top bar is the argmax');
     await sameInBothModes(mode, 'output probs', probs.map(parsePt), 1e-4);

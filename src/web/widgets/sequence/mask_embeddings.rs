@@ -70,7 +70,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let (query_label, query) = ui::select("consulta t = ", "query", &positions, &example.t.to_string());
     let modes = vec![
         ("additive", "aditiva: score + ln m (0 → −∞)"),
-        ("multiplicative", "multiplicativa: score × m (como no artigo)"),
+        ("multiplicative", "multiplicativa: score × m (como no artigo original)"),
         ("none", "sem máscara"),
     ];
     let (mode_label, mode) = ui::select("máscara ", "mode", &modes, mode0);

@@ -337,7 +337,7 @@ impl ReshapeWidget {
             ("transposta (cabeças como lote)".to_string(), format!("{b} × {h} × {t} × {d_h}")),
             ("de volta, depois da atenção".to_string(), format!("{b} × {t} × {d}")),
             ("parâmetros (4·d², sem viés)".to_string(), format_count(mha_parameters(d as u64))),
-            ("com d = 512 (artigo)".to_string(), format_count(mha_parameters(512))),
+            ("com d = 512 (artigo original)".to_string(), format_count(mha_parameters(512))),
         ];
         show_results(&self.results, "reshape", "Formas do tensor", &results);
         self.draw_tensors(&shape);
