@@ -31,7 +31,8 @@ function oldLinkTarget() {
   const [, slug, query] = match;
   let file;
   if (slug === '' || slug === 'inicio') file = './';
-  // Every article and section is in the table of contents, the catalogue in the footer.
+  // Every article and section is in the table of contents; the catalogue, the original articles
+  // and the notation are in the footer.
   // (slug is [a-z0-9-]*: safe inside the selector's quotes.)
   else if (slug === 'bench' || document.querySelector(`a[href="${slug}.html"]`)) file = `${slug}.html`;
   else return null;

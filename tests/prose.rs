@@ -3,7 +3,8 @@
 //! contents plus the home page, the catalogue and the benchmark; real MathML, no LaTeX left
 //! over; a meta description and Open Graph tags; the table of contents with the page marked;
 //! a placeholder saying what each widget will show; only relative links between pages; the
-//! contents folded per article, and the home page's widget, path and map (issue 22).
+//! contents folded per article, and the home page's widget, path and map (issue 22); the page on
+//! the original articles, which every correction note links to (issue 37).
 
 use atencao::site::{page_href, ARTICLES};
 
@@ -18,6 +19,30 @@ fn part(name: &str, part: &str) -> String {
 
 fn slugs() -> Vec<&'static str> {
     ARTICLES.iter().flat_map(|a| std::iter::once(a.slug).chain(a.sections.iter().map(|s| s.slug))).collect()
+}
+
+/// The pages of no article (content/NN-slug.md, issue 37): the original articles, the notation.
+const STANDALONE: [&str; 2] = ["artigos-originais", "notacao"];
+
+/// Issue 37: the original articles are introduced on a page of their own, and every page that
+/// corrects them links to it, in the line that counts the notes and in each note.
+#[test]
+fn every_correction_links_to_the_page_on_the_original_articles() {
+    let sources = part("artigos-originais", "main");
+    assert!(sources.contains("<h1>Os artigos originais</h1>") && sources.contains("<h2 id=\"correcoes\">"), "the page and its section on corrections");
+    assert!(sources.contains("href=\"notacao.html\""), "it links the notation table");
+    let mut pages = 0;
+    for name in slugs() {
+        let main = part(name, "main");
+        let notes = main.matches("<details class=\"correcao\">").count();
+        if notes == 0 {
+            continue;
+        }
+        pages += 1;
+        assert!(main.contains("Esta página corrige") && main.contains("<a href=\"artigos-originais.html\">artigo original</a>"), "{name}: the count line links the page");
+        assert_eq!(main.matches("<p class=\"correcao-fonte\"><a href=\"artigos-originais.html#correcoes\">").count(), notes, "{name}: every note links the page");
+    }
+    assert!(pages >= 20, "only {pages} pages with correction notes");
 }
 
 #[test]
@@ -50,6 +75,7 @@ fn the_page_list_names_every_page() {
     let listed: Vec<&str> = listed.lines().collect();
     let mut want = vec!["index"];
     want.extend(slugs());
+    want.extend(STANDALONE);
     want.extend(["catalogo", "bench"]);
     assert_eq!(listed, want);
 }
@@ -58,6 +84,7 @@ fn the_page_list_names_every_page() {
 fn every_page_has_a_description_and_open_graph_tags() {
     let mut names = vec!["index", "catalogo", "bench"];
     names.extend(slugs());
+    names.extend(STANDALONE);
     let mut descriptions = std::collections::BTreeSet::new();
     for name in names {
         let head = part(name, "head");

@@ -11,6 +11,13 @@ pub mod widgets;
 #[cfg(feature = "generate")]
 pub mod generate;
 
+/// The page about the original articles (the five posts this site follows): every correction
+/// note links to it, so it must exist.
+pub const SOURCES_SLUG: &str = "artigos-originais";
+
+/// The page with the notation table (`generate::notation` holds the variants it retires).
+pub const NOTATION_SLUG: &str = "notacao";
+
 /// The address of page `slug` (an article, a section, the catalogue, the benchmark) relative
 /// to the site's root, so the site works under a sub-path: `slug.html`, the home page `./`.
 pub fn page_href(slug: &str) -> String {

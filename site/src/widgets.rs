@@ -142,9 +142,9 @@ const VOTE_KEEP: AttributeDoc =
 pub static ATTENTION: WidgetDoc = WidgetDoc {
     name: "attention",
     title: "Atenção com Q, K e V",
-    summary: "X, W^Q, W^K e W^V editáveis (padrão: o Exemplo 2 do livro-texto) → Q, K, V, escores QKᵀ/√d_k, pesos do softmax e saída; máscara causal; barras com os pesos de uma consulta.",
+    summary: "X, W^Q, W^K e W^V editáveis (padrão: o Exemplo 2 da autoatenção) → Q, K, V, scores QKᵀ/√d_k, pesos do softmax e saída; máscara causal; barras com os pesos de uma consulta.",
     attributes: &[
-        choice("data-preset", "exemplo inicial", "exemplo-2 (padrão: o Exemplo 2 do livro-texto), prestando-e5 (as três palavras de «Prestando atenção»)", &["exemplo-2", "prestando-e5"], "exemplo-2"),
+        choice("data-preset", "exemplo inicial", "exemplo-2 (padrão: o Exemplo 2 da autoatenção), prestando-e5 (as três palavras de «Prestando atenção»)", &["exemplo-2", "prestando-e5"], "exemplo-2"),
         flag("data-causal", "começa com a máscara causal ligada", "true"),
         attr("data-matrices", "matrizes próprias em JSON; as ausentes vêm do exemplo", r#"{"x": [[1, 0], [0, 1]], "w_q": …, "w_k": …, "w_v": …}, até 12 tokens"#),
     ],
@@ -154,8 +154,8 @@ pub static ATTENTION: WidgetDoc = WidgetDoc {
 pub static MASKED_SOFTMAX: WidgetDoc = WidgetDoc {
     name: "masked-softmax",
     title: "Máscara causal e softmax",
-    summary: "Escores editáveis, a máscara causal somada como −∞ acima da diagonal (hachurada) e o softmax de cada linha (padrão: o exemplo de máscara de «Explicando Transformers»).",
-    attributes: &[attr("data-matrices", "escores próprios em JSON (linha = consulta, coluna = chave)", r#"{"scores": [[…], …]}, quadrada, até 10 × 10"#)],
+    summary: "Scores editáveis, a máscara causal somada como −∞ acima da diagonal (hachurada) e o softmax de cada linha (padrão: o exemplo de máscara de «Explicando Transformers»).",
+    attributes: &[attr("data-matrices", "scores próprios em JSON (linha = consulta, coluna = chave)", r#"{"scores": [[…], …]}, quadrada, até 10 × 10"#)],
     example: &[],
 };
 
@@ -331,7 +331,7 @@ pub static LIKELIHOOD: WidgetDoc = WidgetDoc {
 pub static VOTES: WidgetDoc = WidgetDoc {
     name: "votes",
     title: "Pares com saltos: a tabela de votos",
-    summary: "Votos de pares com saltos: contagens de trincas, tabela de votos, uma caixa por palavra anterior, barras empilhadas dos votos, escores e margem.",
+    summary: "Votos de pares com saltos: contagens de trincas, tabela de votos, uma caixa por palavra anterior, barras empilhadas dos votos, scores e margem.",
     attributes: &[VOTE_PRESET, VOTE_SENTENCE, VOTE_KEEP],
     example: &[],
 };
@@ -339,7 +339,7 @@ pub static VOTES: WidgetDoc = WidgetDoc {
 pub static VOTE_MASK: WidgetDoc = WidgetDoc {
     name: "vote-mask",
     title: "Máscara sobre os votos (produto de Hadamard)",
-    summary: "Produto de Hadamard sobre os votos: um peso em [0, 1] por palavra anterior; painéis V, m, V ∘ m e os escores.",
+    summary: "Produto de Hadamard sobre os votos: um peso em [0, 1] por palavra anterior; painéis V, m, V ∘ m e os scores.",
     attributes: &[VOTE_PRESET, VOTE_SENTENCE, VOTE_KEEP],
     example: &[],
 };
@@ -390,9 +390,9 @@ pub static EMBEDDING_LOOKUP: WidgetDoc = WidgetDoc {
 pub static SELF_ATTENTION_STEPS: WidgetDoc = WidgetDoc {
     name: "self-attention-steps",
     title: "Autoatenção passo a passo",
-    summary: "Uma consulta passo a passo: produtos escalares, ÷√d_k, exp, pesos do softmax e soma ponderada (Exemplos 1 e 2 do livro-texto, com os valores impressos ao lado dos corretos); máscara causal; mapas de S, A e da saída.",
+    summary: "Uma consulta passo a passo: produtos escalares, ÷√d_k, exp, pesos do softmax e soma ponderada (Exemplos 1 e 2 da autoatenção); máscara causal; mapas de S, A e da saída.",
     attributes: &[
-        choice("data-preset", "exemplo do livro-texto", "exemplo-1 (padrão), exemplo-2", &["exemplo-1", "exemplo-2"], "exemplo-1"),
+        choice("data-preset", "exemplo da autoatenção", "exemplo-1 (padrão), exemplo-2", &["exemplo-1", "exemplo-2"], "exemplo-1"),
         flag("data-causal", "começa com a máscara causal ligada", "sim"),
     ],
     example: &[],

@@ -43,7 +43,7 @@ pub fn render(app: &Element, ctx: &Rc<Ctx>) -> String {
         title,
         "Cada widget deste tutorial funciona em qualquer página, por exemplo num post de blog: carregue o script \
          uma vez e ponha um elemento com data-widget onde quiser que o widget apareça. Os atributos data-… \
-         configuram cada um; sem eles, o widget mostra o exemplo do artigo.",
+         configuram cada um; sem eles, o widget mostra o exemplo do artigo original.",
     );
     let script = script_line();
     dom::append(app, &dom::text("h2", "", "Como incorporar"));
@@ -111,7 +111,7 @@ fn entry(doc: &WidgetDoc, script: &str, ctx: &Rc<Ctx>) -> HtmlElement {
 
 fn attribute_table(doc: &WidgetDoc) -> HtmlElement {
     if doc.attributes.is_empty() {
-        return dom::text("p", "note", "Sem atributos: o widget mostra o exemplo do artigo.");
+        return dom::text("p", "note", "Sem atributos: o widget mostra o exemplo do artigo original.");
     }
     let table = dom::el("table", "catalogue-attributes");
     dom::append(&table, &dom::text("caption", "", "Atributos"));

@@ -9,13 +9,17 @@ use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 use super::files::sorted_entries;
 use super::markdown::render_markdown;
+use crate::{NOTATION_SLUG, SOURCES_SLUG};
 
-/// The whole site's content: the articles in order, each with its sections, and the home
-/// page's own text.
+/// The whole site's content: the articles in order, each with its sections, the home page's
+/// own text, and the pages that belong to no article (`content/NN-slug.md`: the original
+/// articles, the notation), linked from every page's footer.
 pub struct Site {
     pub articles: Vec<(Page, Vec<Page>)>,
     pub start: Page,
+    pub pages: Vec<Page>,
 }
+
 
 /// Reads `content` (layout in the module's documentation of `generate`), checking that slugs
 /// are well formed and unique, that none takes a reserved route, and that every `#/slug`
@@ -43,6 +47,19 @@ pub fn read_site(content: &Path, shaders: &Path) -> Site {
         }
         articles.push((article, sections));
     }
+    // Pages of no article: `content/NN-slug.md`.
+    let mut pages = Vec::new();
+    for file in sorted_entries(content).into_iter().filter(|p| p.is_file()) {
+        let name = file.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        if !name.ends_with(".md") || name.starts_with('_') {
+            continue;
+        }
+        let page = read_page(&file, strip_order(&file), shaders, &mut links);
+        if !slugs.insert(page.slug.clone()) {
+            panic!("{}: the slug `{}` is used twice", file.display(), page.slug);
+        }
+        pages.push(page);
+    }
     for reserved in RESERVED_ROUTES {
         if slugs.contains(*reserved) {
             panic!("content/: the slug `{reserved}` is the name of a page the site draws itself");
@@ -55,7 +72,7 @@ pub fn read_site(content: &Path, shaders: &Path) -> Site {
             panic!("{file}: link to `#/{target}`, which no page has");
         }
     }
-    Site { articles, start }
+    Site { articles, start, pages }
 }
 
 /// One page of the content: an article's introduction, a section, or the home page's text.
@@ -107,11 +124,32 @@ fn read_page(path: &Path, slug: String, shaders: &Path, links: &mut Vec<(String,
     if description.is_empty() {
         panic!("{}: no description: give the page a `descricao:` in its front matter", path.display());
     }
-    let html = render_markdown(body, &path.display().to_string(), shaders, links);
+    let file = path.display().to_string();
+    super::notation::check(&text, &file, &slug);
+    let mut html = render_markdown(body, &file, shaders, links);
+    // Optional depth (`aprofundamento:` in the front matter, the page's result in one paragraph):
+    // the page opens with that paragraph, marked, so a reader who skips the rest keeps the result.
+    if let Some(result) = field("aprofundamento") {
+        html = format!("{}{html}", depth_note(&result, &file, shaders, links));
+    }
     let highlights = field("destaques")
         .map(|list| list.split(',').map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).collect())
         .unwrap_or_default();
     Page { slug, title, summary, description, html, highlights }
+}
+
+/// The box that opens a page of optional depth: what it is, and its result in one paragraph
+/// (`result`, Markdown with formulas) for the reader who skips the derivations.
+fn depth_note(result: &str, file: &str, shaders: &Path, links: &mut Vec<(String, String)>) -> String {
+    let rendered = render_markdown(result, file, shaders, links);
+    let inner = rendered.trim().strip_prefix("<p>").and_then(|r| r.strip_suffix("</p>")).unwrap_or_else(|| {
+        panic!("{file}: `aprofundamento:` holds the page's result as one paragraph, not «{result}»")
+    });
+    format!(
+        "<div class=\"aprofundamento\" role=\"note\"><p class=\"aprofundamento-rotulo\">Aprofundamento opcional</p>\n\
+         <p>O resto desta página deriva o resultado abaixo; quem preferir pode ler só ele e seguir para a próxima página.</p>\n\
+         <p class=\"aprofundamento-resultado\"><strong>O resultado:</strong> {inner}</p></div>\n"
+    )
 }
 
 /// How long a meta description from the prose gets (search engines show about 155 characters).
@@ -257,6 +295,24 @@ pub(crate) mod tests {
         let result = std::panic::catch_unwind(|| read_site(&root, Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../src/gpu/shaders"))));
         fs::remove_dir_all(&root).ok();
         std::panic::resume_unwind(result.err().expect("the link is refused"));
+    }
+
+    #[test]
+    fn pages_of_no_article_and_pages_of_optional_depth() {
+        let root = tiny_content("avulsas", "");
+        fs::write(root.join("01-artigos-originais.md"), "---\ntitulo: Os artigos originais\ndescricao: De onde vem o texto.\n---\nCinco posts.\n").unwrap();
+        fs::write(
+            root.join("01-vetores").join("04-fundo.md"),
+            "---\ntitulo: Fundo\ndescricao: As contas.\naprofundamento: a derivada de $x^2$ é $2x$.\n---\nA derivação.\n",
+        )
+        .unwrap();
+        let site = read_site(&root, Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../src/gpu/shaders")));
+        fs::remove_dir_all(&root).ok();
+        assert_eq!(site.pages.iter().map(|p| p.slug.as_str()).collect::<Vec<_>>(), [SOURCES_SLUG]);
+        assert_eq!(site.articles[0].1.len(), 4, "a top-level page is no article's section");
+        let depth = &site.articles[0].1[3].html;
+        assert!(depth.starts_with("<div class=\"aprofundamento\" role=\"note\"><p class=\"aprofundamento-rotulo\">Aprofundamento opcional</p>"), "{depth}");
+        assert!(depth.contains("<strong>O resultado:</strong> a derivada de <math") && depth.contains("<p>A derivação.</p>"), "{depth}");
     }
 
     #[test]

@@ -10,6 +10,7 @@ use pulldown_latex::config::DisplayMode;
 use pulldown_latex::{RenderConfig, Storage};
 
 use super::files::sorted_entries;
+use crate::SOURCES_SLUG;
 use crate::notation::Piece;
 use crate::page_href;
 use crate::wgsl_highlight::highlight;
@@ -70,10 +71,15 @@ pub fn render_markdown(body: &str, file: &str, shaders: &Path, links: &mut Vec<(
     let corrections = fold_corrections(&mut events, file);
     let mut out = String::new();
     if corrections > 0 {
+        // The notes correct the original articles, which the page `artigos-originais` introduces:
+        // the count line and every note link to it (checked like any `#/slug` link).
+        links.push((file.to_string(), SOURCES_SLUG.to_string()));
         let (points, notes) = if corrections == 1 { ("ponto", "nota recolhida") } else { ("pontos", "notas recolhidas") };
         writeln!(
             out,
-            "<p class=\"correcoes-contagem\" data-correcoes=\"{corrections}\">Esta página corrige {corrections} {points} do artigo original ({notes} abaixo).</p>"
+            "<p class=\"correcoes-contagem\" data-correcoes=\"{corrections}\">Esta página corrige {corrections} {points} do \
+             <a href=\"{}\">artigo original</a> que ela acompanha ({notes} abaixo).</p>",
+            page_href(SOURCES_SLUG)
         )
         .expect("writing to a String");
     }
@@ -86,7 +92,9 @@ pub fn render_markdown(body: &str, file: &str, shaders: &Path, links: &mut Vec<(
 const CORRECTION_MARK: &str = "Correção:";
 
 /// Turns each correction blockquote into a note collapsed by default,
-/// `<details class="correcao"><summary>Correção ao artigo: gist</summary>body</details>`, and
+/// `<details class="correcao"><summary>Correção ao artigo original: gist</summary>body, a link
+/// to the page on the original articles</details>` (the link sits in the body, not in the
+/// summary, which is the fold's button and holds nothing interactive), and
 /// returns how many the page has. The notes correct an article the reader may never have read,
 /// so the page's own prose states the right values and the note only explains the difference:
 /// collapsed, it stays out of the way. (`correcao`, not `correction`: widgets draw their own
@@ -132,12 +140,15 @@ fn fold_corrections(events: &mut Vec<Event>, file: &str) -> usize {
         if let Event::Text(text) = &events[i + 5] {
             events[i + 5] = Event::Text(CowStr::from(text.trim_start().to_string()));
         }
-        events[end] = Event::Html(CowStr::from("</details>\n"));
+        events[end] = Event::Html(CowStr::from(format!(
+            "<p class=\"correcao-fonte\"><a href=\"{}#correcoes\">O que é uma correção e de onde vêm os artigos originais</a></p>\n</details>\n",
+            page_href(SOURCES_SLUG)
+        )));
         events[gist_end] = Event::Html(CowStr::from("</summary>\n"));
         events.splice(
             i..i + 5,
             [Event::Html(CowStr::from(
-                "<details class=\"correcao\">\n<summary><span class=\"correcao-rotulo\">Correção ao artigo:</span> ",
+                "<details class=\"correcao\">\n<summary><span class=\"correcao-rotulo\">Correção ao artigo original:</span> ",
             ))],
         );
         i += 1;
@@ -321,10 +332,12 @@ mod tests {
 
     #[test]
     fn correction_notes_fold_and_are_counted() {
-        let (html, _) = render("Texto.\n\n> **Correção:** o valor certo é 0,6.\n>\n> O artigo imprime 0,5 porque arredonda antes.\n");
-        assert!(html.starts_with("<p class=\"correcoes-contagem\" data-correcoes=\"1\">Esta página corrige 1 ponto"), "{html}");
-        assert!(html.contains("<details class=\"correcao\">\n<summary><span class=\"correcao-rotulo\">Correção ao artigo:</span> o valor certo"), "{html}");
-        assert!(html.contains("</summary>\n<p>O artigo imprime") && html.contains("</details>"), "{html}");
+        let (html, links) = render("Texto.\n\n> **Correção:** o valor certo é 0,6.\n>\n> O artigo imprime 0,5 porque arredonda antes.\n");
+        assert!(html.starts_with("<p class=\"correcoes-contagem\" data-correcoes=\"1\">Esta página corrige 1 ponto do <a href=\"artigos-originais.html\">artigo original</a>"), "{html}");
+        assert!(html.contains("<details class=\"correcao\">\n<summary><span class=\"correcao-rotulo\">Correção ao artigo original:</span> o valor certo"), "{html}");
+        assert!(html.contains("</summary>\n<p>O artigo imprime"), "{html}");
+        assert!(html.contains("<p class=\"correcao-fonte\"><a href=\"artigos-originais.html#correcoes\">") && html.ends_with("</p>\n</details>\n"), "each note links to the page on the original articles: {html}");
+        assert!(links.contains(&("test.md".to_string(), "artigos-originais".to_string())), "and that page must exist: {links:?}");
     }
 
     #[test]

@@ -7,8 +7,11 @@
 //! `content/NN-article-slug/NN-section-slug.md` (front matter `titulo`, and optionally
 //! `descricao`, the page's meta description) and `content/_inicio.md`, the home page's own text
 //! (`titulo`, `resumo` as its lead, `descricao`, and the "comece aqui" path as Markdown whose
-//! `#/slug` links are checked like any page's). Slugs name the pages (`slug.html`) and must be
-//! unique across the site.
+//! `#/slug` links are checked like any page's), and `content/NN-slug.md`, the pages of no
+//! article (the original articles, the notation), linked from every page's footer. A section
+//! of optional depth says so with `aprofundamento:` in its front matter, its result in one
+//! paragraph, which then opens the page. Slugs name the pages (`slug.html`) and must be unique
+//! across the site.
 //!
 //! Outputs:
 //! - `OUT_DIR/content.rs`, the table of contents compiled into the wasm (`site::ARTICLES`), and
@@ -23,12 +26,14 @@
 //!   per page, so every page reads with no JavaScript and before the wasm arrives.
 //!
 //! Modules: `content` reads the pages, `map` the map of the model (`content/_mapa.txt`),
-//! `markdown` renders prose, `pages` writes the prerendered parts, `files` does the file chores.
+//! `markdown` renders prose, `notation` fails the build on a retired variant of the site's
+//! notation, `pages` writes the prerendered parts, `files` does the file chores.
 
 pub mod content;
 pub mod files;
 pub mod map;
 pub mod markdown;
+pub mod notation;
 pub mod pages;
 
 use std::fmt::Write as _;

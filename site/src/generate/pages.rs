@@ -72,6 +72,17 @@ pub fn prerender(site: &Site, map: &ModelMap, dir: &Path) {
             main,
         });
     }
+    // Pages of no article (the original articles, the notation): heading and prose, linked from
+    // the footer and from the prose.
+    for page in &site.pages {
+        pages.push(Prerendered {
+            name: page.slug.clone(),
+            title: page.title.clone(),
+            description: page.description.clone(),
+            og_type: "article",
+            main: format!("<h1>{}</h1>\n<div class=\"prose\">\n{}</div>\n", esc(&page.title), page.html),
+        });
+    }
     pages.push(Prerendered {
         name: "catalogo".into(),
         title: "Catálogo de widgets".into(),

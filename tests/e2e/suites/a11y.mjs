@@ -16,6 +16,8 @@ const PAGES = ['', 'queries-keys-values.html', 'tf-idf-e-cosseno.html', 'matriz-
 // The soft dictionary and the gradient checker (issue 22).
 const CONTENT2 = ['dicionario-suave.html', 'atencao-diferenciavel.html'];
 PAGES.push(...CONTENT2);
+// The page on the original articles and the notation table (issue 37).
+PAGES.push('artigos-originais.html', 'notacao.html');
 const BLOG = 'static/blog/exemplo.html';
 
 /** The serious and critical violations axe finds on the page as it is now. */

@@ -27,7 +27,7 @@ function computingKinds() {
       if (entry.isDirectory()) walk(file);
       else if (file.endsWith('.rs')) {
         const source = fs.readFileSync(file, 'utf8');
-        if (/update::(run|compute)\b|shell\.compute(_or|_after)?\(/.test(source)) for (const m of source.matchAll(/WidgetKind \{ name: "([^"]+)"/g)) kinds.add(m[1]);
+        if (/update::(run|compute)\b|shell\.compute(_or|_after)?\(/.test(source)) for (const m of source.matchAll(/WidgetKind \{ doc: &crate::site::widgets::([A-Z_]+)/g)) kinds.add(m[1].toLowerCase().replaceAll('_', '-'));
       }
     }
   };

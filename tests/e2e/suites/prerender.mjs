@@ -23,7 +23,12 @@ export default async function prerender({ browser, page, base, mode }) {
       assert(await plain.$$eval('.cards .card', (cs) => cs.length) === 5, 'home cards');
       let mathPages = 0;
       let widgets = 0;
-      const pages = [...toc, ['catalogo.html', 'Catálogo de widgets'], ['bench.html', 'Desempenho neste navegador'], ['./', 'Atenção, passo a passo']];
+      // The pages of no article (issue 37) are linked from the footer, not the contents.
+      const footer = await plain.$$eval('footer a.footer-link', (as) => as.map((a) => a.getAttribute('href')));
+      assert(['artigos-originais.html', 'notacao.html', 'catalogo.html'].every((h) => footer.includes(h)), `footer links ${footer}`);
+      const standalone = [['artigos-originais.html', 'Os artigos originais'], ['notacao.html', 'Tabela de notação']];
+      const pages = [...toc, ...standalone, ['catalogo.html', 'Catálogo de widgets'], ['bench.html', 'Desempenho neste navegador'], ['./', 'Atenção, passo a passo']];
+      let correctionPages = 0;
       for (const [href, title] of pages) {
         await plain.goto(`${base}/${href}`);
         const info = await plain.evaluate(() => ({
@@ -42,6 +47,9 @@ export default async function prerender({ browser, page, base, mode }) {
           pager: [...document.querySelectorAll('main .pager a')].map((a) => a.getAttribute('href')),
           links: [...document.querySelectorAll('a[href]')].map((a) => a.getAttribute('href')).filter((h) => h.startsWith('/') || h.startsWith('#/')),
           note: !!document.querySelector('.noscript-note'),
+          // Every correction note, and the line that counts them, link to the page on the original articles.
+          corrections: [...document.querySelectorAll('main details.correcao')].map((d) => !!d.querySelector('a[href="artigos-originais.html#correcoes"]')),
+          countLink: !!document.querySelector('main .correcoes-contagem a[href="artigos-originais.html"]'),
         }));
         const name = pageName(href);
         assert(info.page === name, `${href}: main#app[data-page] = ${info.page}`);
@@ -51,7 +59,13 @@ export default async function prerender({ browser, page, base, mode }) {
         assert(info.ogTitle.length > 0, `${href}: no og:title`);
         assert(info.links.length === 0, `${href}: absolute or old-style links ${info.links.join(' ')}`);
         assert(info.note, `${href}: no note about JavaScript`);
-        if (href.endsWith('.html') && !['catalogo.html', 'bench.html'].includes(href)) {
+        if (info.corrections.length > 0) {
+          correctionPages++;
+          assert(info.countLink && info.corrections.every(Boolean), `${href}: a correction note without its link to artigos-originais.html`);
+        }
+        if (standalone.some(([h]) => h === href)) {
+          assert(info.prose > 100, `${href}: only ${info.prose} characters of prose`);
+        } else if (href.endsWith('.html') && !['catalogo.html', 'bench.html'].includes(href)) {
           assert(info.prose > 100, `${href}: only ${info.prose} characters of prose`);
           assert(info.current === href, `${href}: the contents mark ${info.current}`);
           assert(info.pager.length >= 1, `${href}: no previous or next page`);
@@ -64,6 +78,7 @@ export default async function prerender({ browser, page, base, mode }) {
         if (info.math > 0) mathPages++;
       }
       assert(mathPages >= 20, `only ${mathPages} pages with formulas`);
+      assert(correctionPages >= 20, `only ${correctionPages} pages with correction notes`);
       assert(widgets >= 30, `only ${widgets} widget placeholders`);
 
       // Links work as links: the next page, the contents, the brand.

@@ -110,7 +110,7 @@ export default async function transformer({ page, base, mode }) {
     await shot(page, host, 'embeddings', mode);
   });
 
-  await check(`[${mode}] Example 1 step by step: corrected weights, printed ones, causal version`, async () => {
+  await check(`[${mode}] Example 1 step by step: corrected weights, causal version`, async () => {
     const host = '[data-widget=self-attention-steps]';
     await page.goto(`${base}/autoatencao-basica.html`);
     await waitWidget(page, host);
@@ -121,7 +121,8 @@ export default async function transformer({ page, base, mode }) {
     assert(total === 'a₂ = [0,5777; 0,8446; 0,0000]', total);
     assert(near(await page.textContent(`${host} tr.total td[data-col=exp]`), 6.4366), 'Σ exp = 1 + 2e');
     const note = await page.textContent(`${host} .correction`);
-    assert(note.includes('0,14; 0,43; 0,43') && note.includes('0,1554; 0,4223; 0,4223'), note);
+    // The printed (wrong) values live in the page's correction notes, not in the widget (issue 37).
+    assert(note.includes('0,1554; 0,4223; 0,4223') && !note.includes('0,14; 0,43; 0,43'), note);
     await page.check(`${host} [data-control=causal]`);
     await waitWidget(page, host);
     assertMatrix('causal α₂', [await stepCells(page, host, 'weight')], [[0.2689, 0.7311, 0]]);
@@ -140,7 +141,7 @@ export default async function transformer({ page, base, mode }) {
     assertMatrix('α₂', [await stepCells(page, host, 'weight')], [[0.3035, 0.2340, 0.4625]]);
     const total = await page.textContent(`${host} tr.total td[data-col=output]`);
     assert(total === 'a₂ = [0,2228; 0,5154; 0,8079]', total);
-    assert((await page.textContent(`${host} .correction`)).includes('0,30; 0,23; 0,47'), 'printed values not shown');
+    assert((await page.textContent(`${host} .correction`)).includes('0,3035; 0,2340; 0,4625'), 'computed weights not in the caption');
     await page.fill(`${host} [data-editor=w_q] input >> nth=0`, 'abc');
     assert((await errorText(page, host)).includes('não é um número'), 'bad cell message');
     await page.fill(`${host} [data-editor=w_q] input >> nth=0`, '0,1');
@@ -187,7 +188,9 @@ export default async function transformer({ page, base, mode }) {
     await page.selectOption(`${host} [data-control=source]`, 'artigo');
     await waitWidget(page, host);
     assertMatrix('as printed', await readTable(page, 'output', host), [[1.593, 1.580, 1.567]], 1e-3);
-    assert((await page.textContent(`${host} .correction`)).includes('0,914; 0,79; 0,761'), 'printed value not shown');
+    // The product the original article prints lives in the page's correction note (issue 37).
+    const caption = await page.textContent(`${host} .correction`);
+    assert(caption.includes('[1,593') && !caption.includes('0,914'), caption);
     await shot(page, host, 'example-3', mode);
   });
 
@@ -196,7 +199,7 @@ export default async function transformer({ page, base, mode }) {
     await page.goto(`${base}/multi-head-em-lote.html`);
     await waitWidget(page, host);
     let r = await readResults(page, host, 'reshape');
-    assert(r['transposta (cabeças como lote)'] === '2 × 2 × 4 × 4' && r['com d = 512 (artigo)'] === '1.048.576', JSON.stringify(r));
+    assert(r['transposta (cabeças como lote)'] === '2 × 2 × 4 × 4' && r['com d = 512 (artigo original)'] === '1.048.576', JSON.stringify(r));
     assertMatrix('columns per head', await readTable(page, 'assignment', host), [[0, 1, 2, 3], [4, 5, 6, 7]], 0);
     await page.fill(`${host} [data-control=h]`, '3');
     const message = await errorText(page, host);
@@ -299,8 +302,8 @@ export default async function transformer({ page, base, mode }) {
     await sameInBothModes(mode, 'paper weights', flat(paper), 2e-4);
     const r = await readResults(page, host, 'probe');
     assert(r['original: maior mudança nas saídas anteriores à última'] === '0,0000', JSON.stringify(r));
-    assert(parsePt(r['código do artigo: mudança na saída da posição 1']) > 1e-3, JSON.stringify(r));
-    assert(parsePt(r['código do artigo: peso futuro na posição 1']) > 0.5, JSON.stringify(r));
+    assert(parsePt(r['código do artigo original: mudança na saída da posição 1']) > 1e-3, JSON.stringify(r));
+    assert(parsePt(r['código do artigo original: peso futuro na posição 1']) > 0.5, JSON.stringify(r));
     await page.selectOption(`${host} [data-control=decoder]`, 'resposta');
     await waitWidget(page, host);
     assert(await page.isVisible(`${host} .wiring-message`), 'length mismatch not explained');
@@ -324,7 +327,7 @@ export default async function transformer({ page, base, mode }) {
     const logits = await page.$$eval(`${host} table.twin[data-bars=logits] td`, (tds) => tds.map((td) => td.textContent));
     assert(near(logits[0], 4, 2e-3), `top logit ${logits[0]}`);
     assert(r['soma das probabilidades'] === '1,0000', JSON.stringify(r));
-    assert(r['o código do artigo devolveria (argmax + 2)'].startsWith(String(id + 2)), JSON.stringify(r));
+    assert(r['o código do artigo original devolveria (argmax + 2)'].startsWith(String(id + 2)), JSON.stringify(r));
     const probs = await page.$$eval(`${host} table.twin[data-bars=probs] td`, (tds) => tds.map((td) => td.textContent));
     assert(near(probs[0], parsePt(r['probabilidade do escolhido'])), 'top bar is the argmax');
     await sameInBothModes(mode, 'output probs', probs.map(parsePt), 1e-4);

@@ -52,7 +52,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let approaches = vec![("pairs", "pares fixos (abordagem 2)"), ("triples", "triplas (abordagem 1)")];
     let (approach_label, approach) = ui::select("vetor ", "approach", &approaches, "pairs");
     let (normalize_label, normalize) = ui::checkbox(" normalizar (L2)", "normalize", true);
-    let modes = vec![("full", "matriz inteira achatada"), ("nonzero", "só não nulos (código do artigo)")];
+    let modes = vec![("full", "matriz inteira achatada"), ("nonzero", "só não nulos (código do artigo original)")];
     let (flatten_label, flatten) = ui::select("comparar com ", "flatten", &modes, "full");
     shell.control(&[&doc_label_el, &approach_label, &normalize_label, &flatten_label]);
     let notice = live_note("note wide");
@@ -120,7 +120,7 @@ impl DocVectorsWidget {
             let rows: Vec<Vec<f32>> = (0..docs_shown).map(|k| nonzero_vector(model, k)).collect();
             let width = rows.iter().map(Vec::len).max().unwrap_or(0);
             let cols: Vec<String> = (1..=width).map(|k| format!("{k}º")).collect();
-            (rows_to_matrix(&rows, width), cols, "Vetores do código do artigo (só não nulos, normalizados)")
+            (rows_to_matrix(&rows, width), cols, "Vetores do código do artigo original (só não nulos, normalizados)")
         } else {
             let rows: Vec<Vec<f32>> = (0..docs_shown)
                 .map(|k| {

@@ -81,7 +81,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> std::result::
     let truth0 = attrs.flag("data-truth");
     let shell = Shell::new(ctx, host, &KIND);
     let toggles = dom::el("fieldset", "row-toggles");
-    dom::append(&toggles, &dom::notation("legend", "", "Entrada C_t"));
+    dom::append(&toggles, &dom::notation("legend", "", "Entrada a_i"));
     let inputs: Vec<HtmlInputElement> = example
         .input_labels
         .iter()
@@ -135,7 +135,7 @@ impl FfnWidget {
         let single = &out.single;
         let labels: Vec<String> = (0..single.pre_activation.cols()).map(neuron_label).collect();
         let act = if job.single.activation == Activation::Gelu { "GeLU" } else { "ReLU" };
-        self.pre.update("Antes da ativação: W_1·C_t + b_1 (b_1 = 0)", &labels, &single.pre_activation.row(0));
+        self.pre.update("Antes da ativação: W_1·a_i + b_1 (b_1 = 0)", &labels, &single.pre_activation.row(0));
         self.post.update(&format!("Depois da {act}"), &labels, &single.post_activation.row(0));
         let on: Vec<&str> = single.post_activation.row(0).iter().zip(NEURONS).filter(|(v, _)| **v > 0.0).map(|(_, n)| n).collect();
         let rows = vec![("neurônios ativos".to_string(), if on.is_empty() { "nenhum".into() } else { on.join(", ") })];

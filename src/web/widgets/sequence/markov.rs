@@ -199,7 +199,7 @@ impl MarkovWidget {
             .map(|(s, p)| (format!("π({s})"), format_pt(*p, 4)))
             .collect();
         rows.push(("iterações".into(), stationary.iterations.to_string()));
-        show_results(&self.stationary, "stationary", "π = πP (não está no artigo)", &rows);
+        show_results(&self.stationary, "stationary", "π = πP (não está no artigo original)", &rows);
     }
 }
 

@@ -70,7 +70,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let (query_label, query) = ui::select("consulta t = ", "query", &positions, &example.t.to_string());
     let modes = vec![
         ("additive", "aditiva: score + ln m (0 → −∞)"),
-        ("multiplicative", "multiplicativa: score × m (como no artigo)"),
+        ("multiplicative", "multiplicativa: score × m (como no artigo original)"),
         ("none", "sem máscara"),
     ];
     let (mode_label, mode) = ui::select("máscara ", "mode", &modes, mode0);
@@ -78,12 +78,12 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     shell.control(&[&query_label, &mode_label, &reset]);
     let notice = live_note("note wide");
     let views = Views::new([
-        ("q", "q_t = e_t · W^Q", ""),
+        ("q", "q_i = e_i · W^Q", ""),
         ("k", "K = E · W^K", ""),
         ("v", "V = E · W^V", ""),
-        ("scores", "Scores de q_t", " produto, ÷ √dₖ, depois da máscara"),
-        ("weights", "α_t = softmax", " soma 1"),
-        ("context", "c_t = Σ_i α_{ti} v_i", ""),
+        ("scores", "Scores de q_i", " produto, ÷ √dₖ, depois da máscara"),
+        ("weights", "α_i = softmax", " soma 1"),
+        ("context", "a_i = Σ_j α_{ij} v_j", ""),
     ]);
     let bars = BarView::new("alpha", "").probabilities();
     let [q, k, v, scores, weights, context] = views.all();

@@ -80,7 +80,7 @@ impl NgramPanel {
     /// With the `<START>`/`<END>` toggles only if `markers`.
     pub fn new(preset_id: &str, markers: bool) -> NgramPanel {
         let options: Vec<(&str, &str)> = NGRAM_PRESETS.iter().map(|p| (p.id, p.label)).collect();
-        let (root, preset, text, settings) = ui::corpus_panel("corpus do artigo ", &options, preset_id, "Documentos (um por linha)");
+        let (root, preset, text, settings) = ui::corpus_panel("corpus do artigo original ", &options, preset_id, "Documentos (um por linha)");
         let (l1, lowercase) = ui::checkbox(" minúsculas", "lowercase", true);
         let (l2, accents) = ui::checkbox(" remover acentos", "accents", false);
         let (l3, start) = ui::checkbox(" <START> no início", "start", false);

@@ -103,7 +103,7 @@ pub fn mount_mode(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes, mode: M
     let shell = Shell::new(ctx, host, kind);
 
     let options: Vec<(&str, &str)> = VOTE_PRESETS.iter().map(|p| (p.id, p.label)).collect();
-    let (panel, preset, text, settings) = ui::corpus_panel("corpus do artigo ", &options, &preset_id, "Documentos de treino (um por linha)");
+    let (panel, preset, text, settings) = ui::corpus_panel("corpus do artigo original ", &options, &preset_id, "Documentos de treino (um por linha)");
     let (weights_label, weights) = text_field("pesos (um por documento) ", "weights", "");
     let (accents_label, accents) = ui::checkbox(" remover acentos", "accents", false);
     dom::append_all(&settings, &[&weights_label, &accents_label]);

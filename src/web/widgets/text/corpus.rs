@@ -62,7 +62,7 @@ impl CorpusPanel {
             options.insert(0, (PAGE_CORPUS, "corpus desta página"));
         }
         let preset_id = if own.is_some() { PAGE_CORPUS } else { preset_id };
-        let (panel, preset, text, settings) = ui::corpus_panel("corpus do artigo ", &options, preset_id, "Documentos (um por linha)");
+        let (panel, preset, text, settings) = ui::corpus_panel("corpus do artigo original ", &options, preset_id, "Documentos (um por linha)");
         let (l1, lowercase) = ui::checkbox(" minúsculas", "lowercase", true);
         let (l2, punctuation) = ui::checkbox(" remover pontuação", "punctuation", true);
         let (l3, accents) = ui::checkbox(" remover acentos", "accents", false);

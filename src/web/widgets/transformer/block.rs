@@ -106,7 +106,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let (text_label, text) = text_field("texto ", "text", &text0);
     dom::append(&shell.inputs, &text_label);
     let options = [
-        ("post", "post-LN (como no artigo)"),
+        ("post", "post-LN (como no artigo original)"),
         ("pre", "pre-LN (modelos atuais)"),
     ];
     let (norm_label, norm) = ui::select("normalização ", "norm", &options, "post");

@@ -75,7 +75,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let paper_box = panel("Artigo original (2017)", "Q ← decodificador · K, V ← codificador");
     let paper = MatrixView::new("paper-weights", "Pesos: linha = posição do decodificador, coluna = posição do codificador", "");
     dom::append(&paper_box, &paper.root);
-    let article_box = panel("Código do artigo", "Q, K ← codificador · V ← decodificador");
+    let article_box = panel("Código do artigo original", "Q, K ← codificador · V ← decodificador");
     let article = MatrixView::new("article-weights", "Pesos: linha = posição de saída, coluna = posição do decodificador cujo value entra", "");
     let article_message = dom::el("p", "wiring-message");
     dom::set_attr(&article_message, "role", "status");
@@ -146,8 +146,8 @@ impl CrossWidget {
                 self.article.show(&article.weights, enc, dec, Scale::Probability);
                 let positions: Vec<String> = (1..=article.future_weight.len()).map(|p| format!("posição {p}")).collect();
                 self.leak.update("Peso em posições posteriores do decodificador (Σ de α nas colunas j > i)", &positions, &article.future_weight);
-                rows.push(("código do artigo: mudança na saída da posição 1".to_string(), format_pt(article.change_on_probe[0], 4)));
-                rows.push(("código do artigo: peso futuro na posição 1".to_string(), format_pt(article.future_weight[0], 4)));
+                rows.push(("código do artigo original: mudança na saída da posição 1".to_string(), format_pt(article.change_on_probe[0], 4)));
+                rows.push(("código do artigo original: peso futuro na posição 1".to_string(), format_pt(article.future_weight[0], 4)));
             }
             Err(reason) => self.article_message.set_text_content(Some(reason)),
         }

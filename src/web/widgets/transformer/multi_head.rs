@@ -180,14 +180,12 @@ impl ExampleWidget {
         }
         if *head_1 == example_3_head_1_as_printed() {
             format!(
-                "O capítulo diz que este produto dá [0,914; 0,79; 0,761]; a conta, feita acima, dá [{}]. Além disso, a cabeça 1 impressa \
-                 não é a saída correta do Exemplo 2: escolha a versão calculada.",
+                "Com a cabeça 1 como impressa, o produto dá [{}]. A versão calculada usa a saída a₂ do Exemplo 2.",
                 shown(output)
             )
         } else {
             format!(
-                "Com a cabeça 1 corrigida ([{}], a saída a₂ do Exemplo 2), o resultado é [{}]. O capítulo imprime [0,914; 0,79; 0,761], \
-                 que não é nem o produto da sua própria concatenação.",
+                "Com a cabeça 1 calculada ([{}], a saída a₂ do Exemplo 2), o resultado é [{}].",
                 shown(head_1),
                 shown(output)
             )
@@ -352,7 +350,7 @@ impl ReshapeWidget {
             ("transposta (cabeças como lote)".to_string(), format!("{b} × {h} × {t} × {d_h}")),
             ("de volta, depois da atenção".to_string(), format!("{b} × {t} × {d}")),
             ("parâmetros (4·d², sem viés)".to_string(), format_count(mha_parameters(d as u64))),
-            ("com d = 512 (artigo)".to_string(), format_count(mha_parameters(512))),
+            ("com d = 512 (artigo original)".to_string(), format_count(mha_parameters(512))),
         ];
         show_results(&self.results, "reshape", "Formas do tensor", &results);
         self.draw_tensors(&shape);

@@ -139,7 +139,7 @@ impl OutputHeadWidget {
             ("argmax (escolha gulosa)".to_string(), format!("{} («{}»)", out.argmax, chip_label(out.argmax as u32))),
             ("probabilidade do escolhido".to_string(), format_pt(probs[out.argmax], 4)),
             ("soma das probabilidades".to_string(), format_pt(probs.iter().sum(), 4)),
-            ("o código do artigo devolveria (argmax + 2)".to_string(), article_text),
+            ("o código do artigo original devolveria (argmax + 2)".to_string(), article_text),
         ];
         show_results(&self.results, "choice", "A escolha", &rows);
     }

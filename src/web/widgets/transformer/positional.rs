@@ -60,7 +60,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let (theta_label, log_theta) = ui::slider("log₁₀ θ ", "log-theta", 1.0, 6.0, 0.5, 4.0);
     let readout = ui::live("span", "readout");
     shell.control(&[&t_label, &d_label, &theta_label, &readout]);
-    let small = MatrixView::new("pe-small", "PE com t = 5, d = 4, θ = 10000", " (o exemplo do artigo)");
+    let small = MatrixView::new("pe-small", "PE com t = 5, d = 4, θ = 10000", " (o exemplo do artigo original)");
     let heatmap = DenseHeatmap::new("pe", Scale::UnitSigned);
     let offsets = LinePlot::new("offset", "PE(0)·PE(k): produto escalar contra a distância k");
     let results = results_slot();

@@ -42,16 +42,12 @@ fn short_vector(values: &[f32]) -> String {
     format!("[{}]", parts.join("; "))
 }
 
-/// The chapter's printed (wrong) numbers for query x₂ without the mask.
-struct Printed {
-    weights: &'static str,
-    output: &'static str,
-}
-
-fn preset(id: &str) -> (StepInputs, Printed) {
+/// The example a preset names. (What the original article prints for them is in the pages'
+/// correction notes, not in the widget.)
+fn preset(id: &str) -> StepInputs {
     match id {
-        "exemplo-2" => (StepInputs::example_2(), Printed { weights: "0,30; 0,23; 0,47", output: "[0,22; 0,48; 0,77]" }),
-        _ => (StepInputs::example_1(), Printed { weights: "0,14; 0,43; 0,43", output: "[0,57; 0,86; 0]" }),
+        "exemplo-2" => StepInputs::example_2(),
+        _ => StepInputs::example_1(),
     }
 }
 
@@ -71,7 +67,7 @@ pub struct StepsWidget {
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     let wanted = attrs.choice("data-preset");
     let causal0 = attrs.flag("data-causal");
-    let (inputs, _) = preset(wanted);
+    let inputs = preset(wanted);
     let shell = Shell::new(ctx, host, &KIND);
     let a = &inputs.attention;
     let editors = Editors::new(&shell.inputs, ("x", "X (um token por linha)"), token, [&a.x, &a.w_q, &a.w_k, &a.w_v]);
@@ -154,7 +150,7 @@ impl StepsWidget {
     }
 
     fn load_preset(&self) {
-        let (inputs, _) = preset(&self.preset.value());
+        let inputs = preset(&self.preset.value());
         let a = &inputs.attention;
         self.editors.set([&a.x, &a.w_q, &a.w_k, &a.w_v]);
         self.scaled.set_checked(inputs.scaled);
@@ -256,22 +252,21 @@ impl StepsWidget {
         self.link(Step::Scores, None);
     }
 
-    /// Compares with the chapter when the inputs are its own; otherwise explains the mask.
+    /// What the mask does to query x₂ of the example when the inputs are its own (the values
+    /// the original article prints are in the page's correction notes); otherwise explains the mask.
     fn correction_text(&self, inputs: &StepInputs, step: &QueryStep, i: usize) -> String {
-        let (reference, printed) = preset(&self.preset.value());
+        let reference = preset(&self.preset.value());
         let (a, r) = (&inputs.attention, &reference.attention);
         let same = a.x == r.x && a.w_q == r.w_q && a.w_k == r.w_k && a.w_v == r.w_v && inputs.scaled == reference.scaled;
         let weights = step.weights.iter().map(|v| format_pt(*v, 4)).collect::<Vec<_>>().join("; ");
         match (same, a.causal, i) {
             (true, false, 1) => format!(
-                "O capítulo imprime α = [{}] e a₂ = {}. As contas acima dão α = [{weights}] e a₂ = {}. \
-                 E x₃ vem depois de x₂: a fórmula do capítulo (só j ≤ i) não o deixaria entrar; ligue a máscara causal para ver.",
-                printed.weights,
-                printed.output,
+                "As contas acima dão α = [{weights}] e a₂ = {}. Sem a máscara, x₃, que vem depois de x₂, também entra na soma; \
+                 a fórmula com j ≤ i o deixa de fora: ligue a máscara causal para ver.",
                 vector(&step.output)
             ),
             (true, true, 1) => format!(
-                "Com a máscara, x₃ (posterior a x₂) fica de fora, como a fórmula do capítulo pede: α = [{weights}] e a₂ = {}.",
+                "Com a máscara, x₃ (posterior a x₂) fica de fora, como pede a fórmula com j ≤ i: α = [{weights}] e a₂ = {}.",
                 vector(&step.output)
             ),
             (_, true, _) => "Com a máscara causal, as chaves posteriores à consulta recebem score −∞ e peso 0.".into(),

@@ -51,7 +51,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     // restored in page order).
     let shape_row = dom::el("div", "widget-controls");
     let options: Vec<(String, String)> = presets.iter().map(|p| (p.0.to_string(), p.1.to_string())).collect();
-    let (preset_label, preset) = ui::select("exemplo do artigo ", "preset", &options, wanted);
+    let (preset_label, preset) = ui::select("exemplo do artigo original ", "preset", &options, wanted);
     let sizes = numbered(MAX_SIDE).into_iter().map(|n| (n.clone(), n)).collect::<Vec<_>>();
     let (m_label, m) = ui::select("A: linhas ", "rows-a", &sizes, &a0.rows().to_string());
     let (k_label, k) = ui::select(" colunas (= linhas de B) ", "inner", &sizes, &a0.cols().to_string());
