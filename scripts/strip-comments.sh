@@ -6,8 +6,8 @@
 # line whose first non-blank characters are `//`, and a `/* … */` block whose first line starts
 # with `/*` and whose last line ends with `*/`. Any other shape is left as it is. So no line
 # inside a string or template literal of these files may begin with `//` or `/*` (none does;
-# the e2e suites run the stripped files). main.css is left whole: the pages name it with an
-# integrity hash that trunk computed (its copy compiled into the wasm loses its comments in build.rs).
+# the e2e suites run the stripped files). main.css is done by scripts/strip-css.sh, which also
+# computes its integrity hash again.
 set -euo pipefail
 stage="${TRUNK_STAGING_DIR:?run by trunk as a post_build hook (TRUNK_STAGING_DIR unset)}"
 for file in "$stage/static/site.js" "$stage/static/compat.js" "$stage/atencao.js"; do

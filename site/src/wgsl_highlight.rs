@@ -137,6 +137,22 @@ fn number_len(s: &str) -> usize {
     i
 }
 
+/// The source the GPU compiles and the wasm carries: `src` without its `//` comments (WGSL has
+/// no strings, so `//` always starts one), each line's trailing space and the lines left empty.
+/// The comments (about 6 KB of the wasm, gzipped) stay in the repository's files, which the
+/// "por dentro" panel downloads when a reader opens it; stripped, a file must give this text.
+pub fn without_comments(src: &str) -> String {
+    let mut out = String::with_capacity(src.len());
+    for line in src.lines() {
+        let code = line.split_once("//").map_or(line, |(code, _)| code).trim_end();
+        if !code.trim().is_empty() {
+            out.push_str(code);
+            out.push('\n');
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,6 +195,13 @@ mod tests {
         ];
         let want: Vec<(Class, String)> = want.iter().map(|(c, t)| (*c, t.to_string())).collect();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn comments_go_and_the_code_stays() {
+        let src = "// a kernel\n@compute @workgroup_size(64) // entry\nfn main() {\n\n    let x = 1.0; // one\n}\n";
+        assert_eq!(without_comments(src), "@compute @workgroup_size(64)\nfn main() {\n    let x = 1.0;\n}\n");
+        assert_eq!(without_comments(&without_comments(src)), without_comments(src), "stripping twice changes nothing");
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub struct SharedWgsl {
 /// Declares each shared file as a static: one copy in the binary.
 macro_rules! shared_wgsl {
     ($($(#[doc = $doc:literal])* $konst:ident = $file:literal;)*) => {
-        $($(#[doc = $doc])* pub static $konst: SharedWgsl = SharedWgsl { name: $file, text: include_str!(concat!("shaders/", $file, ".wgsl")) };)*
+        $($(#[doc = $doc])* pub static $konst: SharedWgsl = SharedWgsl { name: $file, text: include_str!(concat!(env!("OUT_DIR"), "/shaders/", $file, ".wgsl")) };)*
     };
 }
 
@@ -86,7 +86,7 @@ macro_rules! kernel_params {
             /// The WGSL struct the kernels declare their uniform with.
             pub const WGSL: &'static str = concat!(
                 "struct Params {\n",
-                $("    ", stringify!($field), ": ", stringify!($ty), ",", $("  //", $fdoc,)* "\n",)*
+                $("    ", stringify!($field), ": ", stringify!($ty), ",\n",)*
                 "}\n"
             );
         }
@@ -141,7 +141,7 @@ macro_rules! kernels {
         /// The table, in `KernelId` order (`KernelId::row` indexes it by discriminant).
         static ROWS: [KernelRow; KERNEL_COUNT] = [$(KernelRow {
             name: $file,
-            file: include_str!(concat!("shaders/", $file, ".wgsl")),
+            file: include_str!(concat!(env!("OUT_DIR"), "/shaders/", $file, ".wgsl")),
             params_wgsl: $params::WGSL,
             shared: &[$(&$shared),*],
             bindings: ($inputs, $outputs),
@@ -368,7 +368,8 @@ impl KernelId {
         format!("src/gpu/shaders/{}.wgsl", self.name())
     }
 
-    /// The composed WGSL source, exactly what the GPU compiles: its file, then `shared`.
+    /// The composed WGSL source, exactly what the GPU compiles: its file, then `shared`, all
+    /// without comments (the repository's files keep them; the "por dentro" panel shows those).
     pub fn source(self) -> String {
         format!("{}\n{}", self.row().file, self.shared())
     }
@@ -527,6 +528,8 @@ impl Kernel {
 mod tests {
     use super::*;
 
+    use crate::site::wgsl_highlight::without_comments;
+
     fn repository_file(stem: &str) -> String {
         let path = format!("{}/src/gpu/shaders/{stem}.wgsl", env!("CARGO_MANIFEST_DIR"));
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
@@ -536,10 +539,11 @@ mod tests {
     fn sources_are_the_repository_files_composed() {
         for id in KernelId::ALL {
             let row = id.row();
-            assert_eq!(row.file, repository_file(id.name()), "{}", id.path());
+            // The wasm carries each file without its comments (the panel downloads the rest).
+            assert_eq!(row.file, without_comments(&repository_file(id.name())), "{}", id.path());
             let mut want = format!("{}\n{}", row.file, row.params_wgsl);
             for shared in row.shared {
-                assert_eq!(shared.text, repository_file(shared.name), "{}", shared.name);
+                assert_eq!(shared.text, without_comments(&repository_file(shared.name)), "{}", shared.name);
                 want = format!("{want}\n{}", shared.text);
             }
             assert_eq!(id.source(), want, "{}", id.name());

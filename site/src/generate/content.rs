@@ -9,7 +9,6 @@ use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 use super::files::sorted_entries;
 use super::markdown::render_markdown;
-use crate::{NOTATION_SLUG, SOURCES_SLUG};
 
 /// The whole site's content: the articles in order, each with its sections, the home page's
 /// own text, and the pages that belong to no article (`content/NN-slug.md`: the original
@@ -250,6 +249,7 @@ fn split_front_matter(text: &str) -> Option<(&str, &str)> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::SOURCES_SLUG;
     use std::path::PathBuf;
 
     /// A content tree in a fresh temporary folder: one article with two sections, and the

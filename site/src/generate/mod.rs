@@ -14,7 +14,8 @@
 //! across the site.
 //!
 //! Outputs:
-//! - `OUT_DIR/content.rs`, the table of contents compiled into the wasm (`site::ARTICLES`), and
+//! - `OUT_DIR/content.rs`, the table of contents compiled into the wasm (`site::ARTICLES`),
+//!   `OUT_DIR/shaders/*.wgsl`, the kernels without their comments (what the GPU compiles), and
 //!   `OUT_DIR/main.css`, `OUT_DIR/embed.css`, the stylesheets without comments (the embedded
 //!   widgets carry them);
 //! - `target/site/`, the parts of every prerendered page: for each page `NAME` (the home page
@@ -57,6 +58,15 @@ pub fn run(crate_dir: &Path, out_dir: &Path) {
         let path = crate_dir.join("styles").join(sheet);
         let css = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         write_if_changed(&out_dir.join(sheet), &without_css_comments(&for_embedding(&css)));
+    }
+    // The kernels as the wasm carries them, without their comments (`wgsl_highlight::without_comments`).
+    let shaders = out_dir.join("shaders");
+    fs::create_dir_all(&shaders).unwrap_or_else(|e| panic!("{}: {e}", shaders.display()));
+    for file in files::sorted_entries(&crate_dir.join("src/gpu/shaders")) {
+        if file.extension().is_some_and(|x| x == "wgsl") {
+            let source = fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            write_if_changed(&shaders.join(file.file_name().expect("a file")), &crate::wgsl_highlight::without_comments(&source));
+        }
     }
     let site = content::read_site(&crate_dir.join("content"), &crate_dir.join("src/gpu/shaders"));
     let map = map::read_map(&crate_dir.join("content/_mapa.txt"), &site);

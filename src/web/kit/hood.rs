@@ -22,9 +22,10 @@ use crate::core::executor::{BackendKind, Job};
 use crate::core::format::format_pt;
 use crate::core::trace::{compare, format_scientific, OpRecord, Trace};
 use crate::gpu::KernelId;
-use crate::site::wgsl_highlight::highlight;
+use crate::site::wgsl_highlight::{highlight, without_comments};
 use crate::web::backend::{now_ms, Backend};
 use crate::web::dom::{self, Listener};
+use super::Ctx;
 
 /// The panel of one update of a widget: what `kit::update` records each job's trace into.
 pub struct PanelUpdate {
@@ -35,8 +36,8 @@ pub struct PanelUpdate {
 
 /// Begins a new update of the widget at `host` (its ops replace the panel's), or, with
 /// `new_update` false, continues the current one (a widget that runs several jobs per update).
-pub fn begin(host: &HtmlElement, backend: &Rc<Backend>, new_update: bool) -> PanelUpdate {
-    let panel = Panel::of(host, backend);
+pub fn begin(host: &HtmlElement, ctx: &Ctx, new_update: bool) -> PanelUpdate {
+    let panel = Panel::of(host, ctx);
     let update = if new_update { panel.begin() } else { panel.update.get() };
     PanelUpdate { panel, update, new_update }
 }
@@ -94,6 +95,8 @@ struct Panel {
     timing_pending: Cell<bool>,
     /// Each kernel's highlighted source, built once.
     sources: RefCell<HashMap<KernelId, HtmlElement>>,
+    /// Where the site serves the kernels' files with their comments (`static/shaders/`).
+    shaders_url: String,
     listeners: RefCell<Vec<Listener>>,
 }
 
@@ -108,20 +111,20 @@ fn open_keys(root: &HtmlElement) -> Vec<String> {
 
 impl Panel {
     /// The panel of the widget at `host`, created at the widget's end on first use.
-    fn of(host: &HtmlElement, backend: &Rc<Backend>) -> Rc<Panel> {
+    fn of(host: &HtmlElement, ctx: &Ctx) -> Rc<Panel> {
         PANELS.with(|panels| {
             let mut panels = panels.borrow_mut();
             panels.retain(|p| p.host.is_connected());
             if let Some(found) = panels.iter().find(|p| p.host.is_same_node(Some(host)) && p.root.is_connected()) {
                 return found.clone();
             }
-            let panel = Panel::build(host, backend);
+            let panel = Panel::build(host, &ctx.backend, ctx.asset_url(SHADERS));
             panels.push(panel.clone());
             panel
         })
     }
 
-    fn build(host: &HtmlElement, backend: &Rc<Backend>) -> Rc<Panel> {
+    fn build(host: &HtmlElement, backend: &Rc<Backend>, shaders_url: String) -> Rc<Panel> {
         let root = dom::el("details", "hood").unchecked_into::<HtmlDetailsElement>();
         dom::set_attr(&root, "data-hood", "");
         let summary = dom::text("summary", "", "por dentro");
@@ -150,6 +153,7 @@ impl Panel {
             comparing: Cell::new(false),
             timing_pending: Cell::new(false),
             sources: RefCell::new(HashMap::new()),
+            shaders_url,
             listeners: RefCell::new(Vec::new()),
         });
         let on_toggle = super::listen(&panel, &panel.root, "toggle", |panel, _| {
@@ -365,7 +369,7 @@ impl Panel {
             let details = dom::el("details", "hood-kernel");
             dom::set_attr(&details, "data-kernel", id.name());
             dom::append(&details, &dom::text("summary", "", &kernel_summary(id)));
-            let block = self.sources.borrow_mut().entry(id).or_insert_with(|| wgsl_block(id)).clone();
+            let block = self.sources.borrow_mut().entry(id).or_insert_with(|| wgsl_block(id, &self.shaders_url)).clone();
             dom::append(&details, &block);
             dom::append(content, &details);
         }
@@ -607,26 +611,67 @@ fn kernel_summary(id: KernelId) -> String {
     text
 }
 
-/// The kernel's composed source (the very string the GPU compiles: its file, its `Params`,
-/// the shared files), highlighted with spans of text:
-/// `<pre class="wgsl" data-kernel=… data-shared=…><code>`.
-pub fn wgsl_block(id: KernelId) -> HtmlElement {
+/// Where the built site keeps the kernels' files as the repository has them (index.html copies
+/// src/gpu/shaders/ there), relative to its root.
+pub const SHADERS: &str = "static/shaders/";
+
+/// The kernel's composed source, highlighted with spans of text:
+/// `<pre class="wgsl" data-kernel=… data-shared=… data-source=…><code>`. At first the very
+/// string the GPU compiles (its file, its `Params`, the shared files, without comments:
+/// `data-source="compilado"`); then, once downloaded from `shaders_url` (the site's
+/// `static/shaders/`, only when a reader opens a panel), the repository's files with their
+/// comments, if each, stripped, gives exactly what was compiled (`data-source="arquivos"`).
+pub fn wgsl_block(id: KernelId, shaders_url: &str) -> HtmlElement {
     let pre = dom::el("pre", "wgsl");
     let shared: Vec<&str> = id.row().shared.iter().map(|shared| shared.name).collect();
-    dom::set_attrs(&pre, &[("data-kernel", id.name()), ("data-shared", &shared.join(" "))]);
+    dom::set_attrs(&pre, &[("data-kernel", id.name()), ("data-shared", &shared.join(" ")), ("data-source", "compilado")]);
     let code = dom::el("code", "");
-    let Some(document) = dom::document() else { return pre };
-    let source = id.source();
-    for (class, piece) in highlight(&source) {
+    highlight_into(&code, &id.source());
+    dom::append(&pre, &code);
+    let (shown, base) = (pre.clone(), shaders_url.to_string());
+    wasm_bindgen_futures::spawn_local(async move {
+        if let Some(commented) = commented_source(id, &base).await {
+            code.set_text_content(None);
+            highlight_into(&code, &commented);
+            dom::set_attr(&shown, "data-source", "arquivos");
+        }
+    });
+    pre
+}
+
+/// `source` as highlighted spans and text nodes in `code`.
+fn highlight_into(code: &HtmlElement, source: &str) {
+    let Some(document) = dom::document() else { return };
+    for (class, piece) in highlight(source) {
         match class.css() {
-            Some(css) => dom::append(&code, &dom::text("span", css, piece)),
+            Some(css) => dom::append(code, &dom::text("span", css, piece)),
             None => {
                 let _ = code.append_child(&document.create_text_node(piece));
             }
         }
     }
-    dom::append(&pre, &code);
-    pre
+}
+
+/// The kernel's source composed from the repository's files, comments included, as the site
+/// serves them; None if one is missing or is not, stripped, what the GPU compiled.
+async fn commented_source(id: KernelId, base: &str) -> Option<String> {
+    let row = id.row();
+    let file = |name: &str| format!("{base}{name}.wgsl");
+    let text = |bytes: Vec<u8>| String::from_utf8(bytes).ok();
+    let own = text(crate::web::model_store::fetch_bytes(&file(id.name()), 0.0, &|_, _| {}).await.ok()?)?;
+    if without_comments(&own) != row.file {
+        return None;
+    }
+    let mut composed = format!("{own}\n{}", row.params_wgsl);
+    for shared in row.shared {
+        let piece = text(crate::web::model_store::fetch_bytes(&file(shared.name), 0.0, &|_, _| {}).await.ok()?)?;
+        if without_comments(&piece) != shared.text {
+            return None;
+        }
+        composed.push('\n');
+        composed.push_str(&piece);
+    }
+    Some(composed)
 }
 
 /// The WGSL kernel that runs a recorded op on the GPU (a product's depends on its size; a

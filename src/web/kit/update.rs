@@ -56,7 +56,7 @@ impl Update {
 
 /// Runs `job` for the widget at `host` as a new update (its panel shows this job's ops).
 pub async fn run<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, job: J) -> Result<(J::Output, BackendKind)> {
-    let panel = hood::begin(host, &ctx.backend, true);
+    let panel = hood::begin(host, ctx, true);
     let job = Rc::new(job);
     match ctx.backend.run_traced(&*job).await {
         Ok((out, trace)) => {
@@ -105,10 +105,10 @@ where
 /// Shows a pass the widget ran itself as a new update (the decoder's session); `job` is what
 /// "comparar" reruns on both backends.
 pub fn show<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, trace: Trace, job: J) {
-    hood::begin(host, &ctx.backend, true).record(Rc::new(job), trace);
+    hood::begin(host, ctx, true).record(Rc::new(job), trace);
 }
 
 /// Adds a second pass to the update `show` began (the decoder's logit lens after its step).
 pub fn show_also<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, trace: Trace, job: J) {
-    hood::begin(host, &ctx.backend, false).record(Rc::new(job), trace);
+    hood::begin(host, ctx, false).record(Rc::new(job), trace);
 }

@@ -98,10 +98,12 @@ export default async function hood({ page, base, mode }) {
     await waitWidget(page, HOST);
   });
 
-  await check(`[${mode}] the WGSL shown is the repository's files composed, highlighted`, async () => {
+  await check(`[${mode}] the WGSL shown is the repository's files composed, highlighted (downloaded with their comments; the wasm carries them without)`, async () => {
     const kernels = await page.$$eval(`${PANEL} details.hood-kernel`, (ds) => ds.map((d) => d.dataset.kernel));
     assert(JSON.stringify(kernels) === JSON.stringify(['matmul_small', 'softmax_small']), JSON.stringify(kernels));
     for (const kernel of kernels) {
+      // First what the GPU compiled (no comments), then the repository's files, downloaded.
+      await page.waitForSelector(`${PANEL} pre.wgsl[data-kernel=${kernel}][data-source=arquivos]`, { state: 'attached', timeout: 30000 });
       const shown = await page.$eval(`${PANEL} pre.wgsl[data-kernel=${kernel}]`, (pre) => pre.textContent);
       // The kernel's file, its Params (written from the Rust struct), then the shared files.
       const shared = await page.$eval(`${PANEL} pre.wgsl[data-kernel=${kernel}]`, (pre) => pre.dataset.shared.split(' ').filter(Boolean));

@@ -24,7 +24,7 @@ use crate::web::dom;
 use crate::web::kit::ui;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
-use crate::web::kit::hood::{avg_ms, ms_value, wgsl_block};
+use crate::web::kit::hood::{avg_ms, ms_value, wgsl_block, SHADERS};
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::MATMUL_BENCH, mount };
@@ -88,7 +88,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     ] {
         let kernel = dom::el("details", "hood-kernel");
         dom::set_attr(&kernel, "data-kernel", id.name());
-        dom::append_all(&kernel, &[&dom::text("summary", "", &format!("o kernel medido para {when}: {}", id.path())), &wgsl_block(id)]);
+        dom::append_all(&kernel, &[&dom::text("summary", "", &format!("o kernel medido para {when}: {}", id.path())), &wgsl_block(id, &ctx.asset_url(SHADERS))]);
         dom::append(host, &kernel);
     }
 

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Trunk post_build hook (Trunk.toml, first, before pages.sh copies index.html into every page):
+# the served stylesheet without its /* … */ comments and blank lines (styles/main.css keeps its
+# explanations; readers do not download them: about 1,5 KB gzipped), and index.html's
+# integrity hash for it computed again, since trunk hashed the file with its comments. Needs
+# bash, coreutils and perl-base (every Debian has it).
+set -euo pipefail
+stage="${TRUNK_STAGING_DIR:?run by trunk as a post_build hook (TRUNK_STAGING_DIR unset)}"
+css="$stage/main.css"
+[ -f "$css" ] || { echo "strip-css: $css is missing" >&2; exit 1; }
+perl -0777 -i -pe 's{/\*.*?\*/}{}gs; s/\n[ \t]*(?=\n)//g; s/\A\n+//' "$css"
+hex=$(sha384sum "$css" | cut -d' ' -f1)
+hash=$(printf '%b' "$(printf '%s' "$hex" | sed 's/../\\x&/g')" | base64 -w0)
+grep -q 'href="./main.css" integrity="sha384-' "$stage/index.html" || { echo "strip-css: index.html names main.css without its integrity hash" >&2; exit 1; }
+sed -i "s|href=\"./main.css\" integrity=\"sha384-[A-Za-z0-9+/=]*\"|href=\"./main.css\" integrity=\"sha384-$hash\"|" "$stage/index.html"
