@@ -33,7 +33,7 @@ thread_local! {
     static WIDTHS: std::cell::RefCell<Vec<(web_sys::Element, f64)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// `panel.clientWidth`, read once per task. A widget redraws its heatmaps one after another,
+/// `panel.clientWidth` less its padding, read once per task. A widget redraws its heatmaps one after another,
 /// each changing the page (canvas sizes, its table twin); reading the next panel's width then
 /// forced a layout of the whole page, six in a row for the attention widget. A panel's width
 /// comes from the page around it, not from the drawings in it, so one read per task serves
@@ -42,7 +42,12 @@ fn panel_width(panel: &web_sys::Element) -> f64 {
     if let Some(width) = WIDTHS.with(|w| w.borrow().iter().find(|(p, _)| p == panel).map(|(_, width)| *width)) {
         return width;
     }
-    let width = panel.client_width() as f64;
+    // The content box: a panel with padding (a bordered section) gives its drawings less.
+    let padding = web_sys::window().and_then(|w| w.get_computed_style(panel).ok().flatten()).map_or(0.0, |style| {
+        let px = |side: &str| style.get_property_value(side).ok().and_then(|v| v.trim_end_matches("px").parse::<f64>().ok()).unwrap_or(0.0);
+        px("padding-left") + px("padding-right")
+    });
+    let width = (panel.client_width() as f64 - padding).max(0.0);
     if width > 0.0 {
         let first = WIDTHS.with(|w| {
             let mut widths = w.borrow_mut();

@@ -297,11 +297,11 @@ impl MatrixView {
         }
         let widest = |labels: &[String], typeset| measure.as_ref().map_or(0.0, |ctx| labels.iter().map(|l| notation_width(ctx, l, LABEL_PX, typeset)).fold(0.0, f64::max));
         let label_w = widest(&data.row_labels, typeset) + 12.0;
-        // Cells shrink to fit the panel, so every column stays in view (issue 37), down to 8 px:
+        // Cells shrink to fit the panel, so every column stays in view (issue 37), down to 6 px:
         // a matrix that wide is read by its colours, with its numbers in the twin table.
         let panel = available_width(&self.root);
         self.drawn_for.set(panel);
-        let fit = |room: f64| ((panel - label_w - room) / cols.max(1) as f64).clamp(8.0, 56.0);
+        let fit = |room: f64| ((panel - label_w - room) / cols.max(1) as f64).clamp(6.0, 56.0);
         // Column labels wider than a cell are drawn at 45°, which needs more room on top and on
         // the right, where the last label leans: the cells make that room inside the panel.
         let col_w = widest(&data.col_labels, false);
