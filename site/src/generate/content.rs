@@ -20,6 +20,24 @@ pub struct Site {
 }
 
 
+/// The pages of folder `dir`: its `NN-slug.md` files in order (not `_…`, which open an
+/// article or the home page), each slug new to `slugs`.
+fn read_pages(dir: &Path, shaders: &Path, slugs: &mut BTreeSet<String>, links: &mut Vec<(String, String)>) -> Vec<Page> {
+    let mut pages = Vec::new();
+    for file in sorted_entries(dir).into_iter().filter(|p| p.is_file()) {
+        let name = file.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        if !name.ends_with(".md") || name.starts_with('_') {
+            continue;
+        }
+        let page = read_page(&file, strip_order(&file), shaders, links);
+        if !slugs.insert(page.slug.clone()) {
+            panic!("{}: the slug `{}` is used twice", file.display(), page.slug);
+        }
+        pages.push(page);
+    }
+    pages
+}
+
 /// Reads `content` (layout in the module's documentation of `generate`), checking that slugs
 /// are well formed and unique, that none takes a reserved route, and that every `#/slug`
 /// link leads to a page. Quoted kernels are checked against the files in `shaders`.
@@ -29,36 +47,14 @@ pub fn read_site(content: &Path, shaders: &Path) -> Site {
     let mut links = Vec::new();
     for dir in sorted_entries(content).into_iter().filter(|p| p.is_dir()) {
         let article = read_page(&dir.join("_artigo.md"), strip_order(&dir), shaders, &mut links);
-        let mut sections = Vec::new();
-        for file in sorted_entries(&dir) {
-            let name = file.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
-            if !name.ends_with(".md") || name.starts_with('_') {
-                continue;
-            }
-            let section = read_page(&file, strip_order(&file), shaders, &mut links);
-            if !slugs.insert(section.slug.clone()) {
-                panic!("{}: the slug `{}` is used twice", file.display(), section.slug);
-            }
-            sections.push(section);
-        }
+        let sections = read_pages(&dir, shaders, &mut slugs, &mut links);
         if !slugs.insert(article.slug.clone()) {
             panic!("{}: the slug `{}` is used twice", dir.display(), article.slug);
         }
         articles.push((article, sections));
     }
     // Pages of no article: `content/NN-slug.md`.
-    let mut pages = Vec::new();
-    for file in sorted_entries(content).into_iter().filter(|p| p.is_file()) {
-        let name = file.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
-        if !name.ends_with(".md") || name.starts_with('_') {
-            continue;
-        }
-        let page = read_page(&file, strip_order(&file), shaders, &mut links);
-        if !slugs.insert(page.slug.clone()) {
-            panic!("{}: the slug `{}` is used twice", file.display(), page.slug);
-        }
-        pages.push(page);
-    }
+    let pages = read_pages(content, shaders, &mut slugs, &mut links);
     for reserved in RESERVED_ROUTES {
         if slugs.contains(*reserved) {
             panic!("content/: the slug `{reserved}` is the name of a page the site draws itself");

@@ -104,7 +104,7 @@ impl ModelMap {
         let mut last: Option<(usize, &str)> = None;
         for piece in html.split("href=\"").skip(1) {
             let Some(slug) = piece.split('"').next().and_then(|h| h.strip_suffix(".html")) else { continue };
-            let Some(at) = self.parts.iter().position(|p| p.pages.iter().any(|s| s == slug)) else { continue };
+            let Some(at) = self.index_of(slug) else { continue };
             if let Some((before, previous)) = last {
                 if at < before {
                     return Err(format!(
@@ -118,9 +118,14 @@ impl ModelMap {
         Ok(())
     }
 
+    /// Where in the map page `slug`'s part is.
+    fn index_of(&self, slug: &str) -> Option<usize> {
+        self.parts.iter().position(|p| p.pages.iter().any(|s| s == slug))
+    }
+
     /// The part that page `slug` belongs to.
     pub fn part_of(&self, slug: &str) -> Option<&Part> {
-        self.parts.iter().find(|p| p.pages.iter().any(|s| s == slug))
+        self.index_of(slug).map(|i| &self.parts[i])
     }
 
     /// The map as page `slug` shows it: `<nav data-model-map>` with the page's part marked

@@ -18,7 +18,8 @@
 //!   `OUT_DIR/shaders/*.wgsl`, the kernels without their comments (what the GPU compiles), and
 //!   `OUT_DIR/main.css`, `OUT_DIR/embed.css`, the stylesheets without comments (the embedded
 //!   widgets carry them);
-//! - `target/site/`, the parts of every prerendered page: for each page `NAME` (the home page
+//! - `target/site/`, the stylesheet as the pages load it (`main.css`, `served_css`), and the
+//!   parts of every prerendered page: for each page `NAME` (the home page
 //!   `index`, each article and section slug, `catalogo`, `bench`), `NAME.head.html` (title,
 //!   meta description, Open Graph), `NAME.toc.html` (the table of contents, this page marked
 //!   current) and `NAME.main.html` (the whole `<main>`: heading, prose with MathML, previous
@@ -54,10 +55,16 @@ pub const SITE_DIR: &str = "target/site";
 /// `src/gpu/shaders/`) into `out_dir` (cargo's OUT_DIR) and `crate_dir/target/site/`.
 /// A content error panics with its file: the build fails and says where.
 pub fn run(crate_dir: &Path, out_dir: &Path) {
+    let dir = crate_dir.join(SITE_DIR);
+    fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     for sheet in ["main.css", "embed.css"] {
         let path = crate_dir.join("styles").join(sheet);
         let css = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         write_if_changed(&out_dir.join(sheet), &without_css_comments(&for_embedding(&css)));
+        if sheet == "main.css" {
+            // The sheet the pages load: scripts/strip-css.sh puts it in place of trunk's copy.
+            write_if_changed(&dir.join(sheet), &served_css(&css));
+        }
     }
     // The kernels as the wasm carries them, without their comments (`wgsl_highlight::without_comments`).
     let shaders = out_dir.join("shaders");
@@ -74,24 +81,7 @@ pub fn run(crate_dir: &Path, out_dir: &Path) {
         panic!("{e}");
     }
     write_if_changed(&out_dir.join("content.rs"), &contents_table(&site));
-    let dir = crate_dir.join(SITE_DIR);
-    fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     pages::prerender(&site, &map, &dir);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn embedded_widgets_carry_no_page_only_rules_and_no_comments() {
-        let css = "a { x: 1; }\n/* page only: chrome */\n.toc { y: 2; }\n/* end of page only */\n/* note */ b { z: 3; }\n";
-        assert_eq!(without_css_comments(&for_embedding(css)), "a { x: 1; }\n\n b { z: 3; }\n");
-        let sheet = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../styles/main.css")).expect("the site's stylesheet");
-        let embedded = for_embedding(&sheet);
-        assert!(!embedded.contains("#toc") && !embedded.contains(".model-map") && !embedded.contains(".site-header"), "page chrome left out");
-        assert!(embedded.contains(".widget") && embedded.contains("--accent"), "the widgets' rules and the theme stay");
-    }
 }
 
 /// The table of contents as Rust source: `ARTICLES`, included by the wasm's `site` module.
@@ -111,7 +101,7 @@ pub fn contents_table(site: &Site) -> String {
 
 /// The marks around the rules of the site's own pages (header, contents, the map of the model,
 /// home page, pager, prose, correction notes, placeholders, catalogue), which an embedded
-/// widget never shows. Terse on purpose: main.css is served with its comments.
+/// widget never shows.
 const PAGE_ONLY: &str = "/* page only";
 const END_OF_PAGE_ONLY: &str = "/* end of page only */";
 
@@ -130,6 +120,17 @@ pub fn for_embedding(css: &str) -> String {
     out
 }
 
+/// The stylesheet as the site's pages load it: every rule, without the comments (the source
+/// keeps its explanations; readers do not download them) and without blank lines.
+pub fn served_css(css: &str) -> String {
+    let mut out = String::with_capacity(css.len());
+    for line in without_css_comments(css).lines().filter(|line| !line.trim().is_empty()) {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
 /// `css` without its `/* … */` comments: the stylesheets compiled into the wasm for embedded
 /// widgets (the wasm's `web::embed`) need no explanations (no string in them holds `/*`).
 fn without_css_comments(css: &str) -> String {
@@ -141,4 +142,23 @@ fn without_css_comments(css: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_widgets_carry_no_page_only_rules_and_no_comments() {
+        let css = "a { x: 1; }\n/* page only: chrome */\n.toc { y: 2; }\n/* end of page only */\n/* note */ b { z: 3; }\n";
+        assert_eq!(without_css_comments(&for_embedding(css)), "a { x: 1; }\n\n b { z: 3; }\n");
+        let sheet = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../styles/main.css")).expect("the site's stylesheet");
+        let embedded = for_embedding(&sheet);
+        assert!(!embedded.contains("#toc") && !embedded.contains(".model-map") && !embedded.contains(".site-header"), "page chrome left out");
+        assert!(embedded.contains(".widget") && embedded.contains("--accent"), "the widgets' rules and the theme stay");
+        // The served sheet keeps every rule, without comments or blank lines.
+        assert_eq!(served_css("a { x: 1; }\n\n/* note */\n  /* more */\nb { y: 2; } /* tail */\n"), "a { x: 1; }\nb { y: 2; } \n");
+        let served = served_css(&sheet);
+        assert!(served.contains("#toc") && !served.contains("/*") && !served.contains("\n\n"), "the page chrome stays, the comments go");
+    }
 }

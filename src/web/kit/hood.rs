@@ -653,7 +653,9 @@ fn highlight_into(code: &HtmlElement, source: &str) {
 }
 
 /// The kernel's source composed from the repository's files, comments included, as the site
-/// serves them; None if one is missing or is not, stripped, what the GPU compiled.
+/// serves them; None if one is missing or is not, stripped, what the GPU compiled. Composed
+/// as `KernelId::source` composes the stripped files (file, Params, shared files, a newline
+/// apart; e2e `hood.mjs` compares the two): one generic composer for both cost 0,4 KB of wasm.
 async fn commented_source(id: KernelId, base: &str) -> Option<String> {
     let row = id.row();
     let file = |name: &str| format!("{base}{name}.wgsl");

@@ -87,7 +87,8 @@ impl StateGraph {
                 }
                 let faded = style.focus_edges && style.highlight.is_some_and(|h| h != i);
                 // On a dark page the heatmap's deep purple would vanish: a light purple (the bars'
-                // colour of a magnitude) whose opacity follows p.
+                // colour of a magnitude, `palette::bar_color(false, true)`, written out: formatting
+                // its bytes here cost 0,3 KB of the wasm) whose opacity follows p.
                 let stroke = if dark {
                     format!("rgba(188,160,240,{:.2})", 0.45 + 0.55 * prob.min(1.0))
                 } else {
