@@ -2,6 +2,7 @@
 //!
 //! Row-vector convention of the textbook chapter: q_i = x_i W^Q, so Q = X W^Q (t,d_k).
 
+pub mod cause;
 pub mod gradient_check;
 pub mod soft_dictionary;
 

@@ -20,6 +20,11 @@ pub fn format_pt(value: f32, decimals: usize) -> String {
     }
 }
 
+/// `n` in subscript digits (x₁₂), as the site writes indices.
+pub fn subscript(n: usize) -> String {
+    n.to_string().chars().map(|c| char::from_u32(0x2080 + c.to_digit(10).unwrap_or(0)).unwrap_or(c)).collect()
+}
+
 /// Like `format_pt` with up to `decimals` places, without trailing zeros: 4, 0,5, −1,25.
 pub fn format_pt_short(value: f32, decimals: usize) -> String {
     let full = format_pt(value, decimals);

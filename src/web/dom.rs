@@ -116,12 +116,7 @@ pub fn prefers_dark() -> bool {
 }
 
 /// Subscript digits for labels such as x₁₂.
-pub fn subscript(n: usize) -> String {
-    n.to_string()
-        .chars()
-        .map(|c| char::from_u32(0x2080 + c.to_digit(10).unwrap_or(0)).unwrap_or(c))
-        .collect()
-}
+pub use crate::core::format::subscript;
 
 pub fn log_warn(message: &str) {
     web_sys::console::warn_1(&message.into());

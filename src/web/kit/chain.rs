@@ -10,24 +10,14 @@ use std::rc::Rc;
 
 use web_sys::HtmlElement;
 
+use crate::core::attention::cause::ChainNumbers;
 use crate::core::Matrix;
 use crate::web::dom;
 
 use super::draw::{numbered, HeatmapData, MatrixView, Scale};
 use super::ui::{numbered_row, MatrixEditor};
 
-/// A step of the chain: which heatmap a cell is in.
-#[derive(Clone, Copy, PartialEq)]
-pub enum Step {
-    Q,
-    K,
-    V,
-    Scores,
-    Weights,
-    Output,
-}
-
-const STEPS: [Step; 6] = [Step::Q, Step::K, Step::V, Step::Scores, Step::Weights, Step::Output];
+pub use crate::core::attention::cause::Step;
 
 /// Whose rows the results have.
 #[derive(Clone, Copy)]
@@ -76,6 +66,15 @@ impl Views {
         let masked = causal.then(|| Box::new(|r: usize, c: usize| c > r) as Box<dyn Fn(usize, usize) -> bool>);
         self.scores.update(HeatmapData { matrix: scores.clone(), row_labels: tokens.to_vec(), col_labels: tokens.to_vec(), scale: Scale::Signed, masked });
         self.weights.show(weights, tokens.to_vec(), tokens.to_vec(), Scale::Probability);
+    }
+
+    /// Each cell's tooltip says how it was computed, with these numbers (`ChainNumbers::cause`).
+    pub fn explain(&self, numbers: ChainNumbers) {
+        let numbers = Rc::new(numbers);
+        for (view, step) in self.all().into_iter().zip(Step::ALL) {
+            let numbers = numbers.clone();
+            view.set_cause(move |i, j| numbers.cause(step, i, j));
+        }
     }
 }
 
@@ -193,7 +192,7 @@ impl Chain<'_> {
 /// Hovering or focusing a cell of any of the six views hands its step and the cell (or `None`)
 /// to `link`. Holds the widget weakly.
 pub fn on_hover<W: 'static>(widget: &Rc<W>, views: &Views, link: fn(&W, Step, Option<(usize, usize)>)) {
-    for (view, step) in views.all().into_iter().zip(STEPS) {
+    for (view, step) in views.all().into_iter().zip(Step::ALL) {
         super::on_hover(widget, view, move |w, cell| link(w, step, cell));
     }
 }

@@ -131,6 +131,16 @@ export default async function attention({ page, base, mode }) {
     await canvas.hover({ position: { x: box.width - 12, y: box.height - 12 } });
     const tip = await page.textContent('[data-widget=attention] [data-matrix=weights] .mv-tooltip');
     assert(tip.includes('0,5138'), `tooltip says "${tip}"`);
+    // Its cause, with the numbers: the softmax share of x₃'s own score among its row's scores.
+    assert(tip.includes('e^s₃₃ / Σ e^s₃ₖ = e^1,53 / (e^0,947 + e^0,583 + e^1,53)'), `tooltip cause "${tip}"`);
+    // A score's cell: q₁·k₂ written out and divided by √dₖ = √3; its operands outlined.
+    const scores = await page.$('[data-widget=attention] [data-matrix=scores] canvas');
+    const sbox = await scores.boundingBox();
+    await scores.hover({ position: { x: sbox.width * 0.5, y: sbox.height * 0.2 } });
+    const scoreTip = await page.textContent('[data-widget=attention] [data-matrix=scores] .mv-tooltip');
+    assert(scoreTip.includes('0,1617') && scoreTip.includes('q₁·k₂ / √dₖ = (0,1×0,6 + 0,2×0,5 + 0,3×0,4) / 1,732'), `score tooltip "${scoreTip}"`);
+    assert(await page.getAttribute('[data-widget=attention] [data-matrix=q]', 'data-highlight') === '[0]|[]', 'q₁ outlined');
+    assert(await page.getAttribute('[data-widget=attention] [data-matrix=k]', 'data-highlight') === '[1]|[]', 'k₂ outlined');
   });
 
   await check(`[${mode}] causal mask gives the corrected causal weights and output`, async () => {

@@ -84,6 +84,8 @@ struct Layout {
 type SelectHandler = Box<dyn Fn(usize, usize)>;
 /// What it calls with the cell under the pointer or the keyboard (`None`: none any more).
 type HoverHandler = Box<dyn Fn(Option<(usize, usize)>)>;
+/// How cell (row, column) was computed, with its numbers, for the tooltip's second line.
+type CauseText = Box<dyn Fn(usize, usize) -> Option<String>>;
 
 /// A titled panel: canvas + legend + tooltip + twin table.
 pub struct MatrixView {
@@ -103,6 +105,7 @@ pub struct MatrixView {
     /// Called when the reader picks a cell (click, or arrow keys on the focused canvas).
     on_select: RefCell<Option<SelectHandler>>,
     on_hover: RefCell<Option<HoverHandler>>,
+    cause: RefCell<Option<CauseText>>,
     layout: RefCell<Layout>,
     /// Row labels are notation the widget wrote (`h_{meus}`), typeset; off by default, since
     /// labels are mostly the reader's words. Column labels are always plain text.
@@ -163,6 +166,7 @@ impl MatrixView {
             marked: RefCell::new((Vec::new(), Vec::new())),
             on_select: RefCell::new(None),
             on_hover: RefCell::new(None),
+            cause: RefCell::new(None),
             layout: RefCell::new(Layout { cell: 40.0, left: 0.0, top: 0.0 }),
             typeset_rows: Cell::new(false),
             drawn_for: Cell::new(0.0),
@@ -217,6 +221,11 @@ impl MatrixView {
     /// Tells `callback` which cell is under the pointer or the keyboard (for linked highlighting).
     pub fn set_on_hover(&self, callback: impl Fn(Option<(usize, usize)>) + 'static) {
         *self.on_hover.borrow_mut() = Some(Box::new(callback));
+    }
+
+    /// Gives each cell's tooltip a second line: how the cell was computed, with its numbers.
+    pub fn set_cause(&self, cause: impl Fn(usize, usize) -> Option<String> + 'static) {
+        *self.cause.borrow_mut() = Some(Box::new(cause));
     }
 
     fn notify_select(&self, r: usize, c: usize) {
@@ -451,20 +460,29 @@ impl MatrixView {
             let Some(d) = data.as_ref() else { return };
             let row = d.row_labels.get(r).map_or_else(|| (r + 1).to_string(), |l| if self.typeset_rows.get() { spoken(l) } else { l.clone() });
             let col = d.col_labels.get(c).cloned().unwrap_or_else(|| (c + 1).to_string());
-            format!("{} [{row}, {col}] = {}", self.name, d.cell_text(r, c))
+            let cause = self.cause.borrow().as_ref().and_then(|f| f(r, c)).map_or_else(String::new, |line| format!("\n{line}"));
+            format!("{} [{row}, {col}] = {}{cause}", self.name, d.cell_text(r, c))
         };
         self.focus.set((r, c));
         self.tooltip.set_text_content(Some(&text));
         self.tooltip.set_hidden(false);
-        // Beside the cell, but never past the frame's right edge (the last column's tooltip
-        // goes to the cell's left instead).
-        let (cell_left, cell_right, top) = {
+        // Beside the cell, inside the frame (which scrolls what passes its edge); where neither
+        // side has room (a formula wider than the matrix), under the cell's row, or over it.
+        let (cell_left, cell_right, cell_top, cell) = {
             let l = self.layout.borrow();
-            (l.left + l.cell * c as f64, l.left + l.cell * (c as f64 + 1.0), l.top + l.cell * r as f64)
+            (l.left + l.cell * c as f64, l.left + l.cell * (c as f64 + 1.0), l.top + l.cell * r as f64, l.cell)
         };
-        let frame_width = self.canvas.parent_element().map_or(0.0, |f| f.client_width() as f64);
-        let width = self.tooltip.offset_width() as f64;
-        let left = if frame_width > 0.0 && cell_right + width > frame_width { (cell_left - width).max(0.0) } else { cell_right };
+        let frame = self.canvas.parent_element();
+        let (frame_w, frame_h) = frame.map_or((0.0, 0.0), |f| (f.client_width() as f64, f.client_height() as f64));
+        let (width, height) = (self.tooltip.offset_width() as f64, self.tooltip.offset_height() as f64);
+        let (left, top) = if frame_w <= 0.0 || cell_right + width <= frame_w {
+            (cell_right, cell_top)
+        } else if cell_left >= width {
+            (cell_left - width, cell_top)
+        } else {
+            let below = cell_top + cell;
+            ((frame_w - width).max(0.0), if below + height <= frame_h || cell_top < height { below } else { cell_top - height })
+        };
         let style = self.tooltip.style();
         let _ = style.set_property("left", &format!("{left}px"));
         let _ = style.set_property("top", &format!("{top}px"));

@@ -12,6 +12,7 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
 
+use crate::core::attention::cause::ChainNumbers;
 use crate::core::attention::{AttentionInputs, AttentionTrace};
 use crate::core::examples::textbook_example_2;
 use crate::core::sequence::presets::three_word_attention;
@@ -216,9 +217,14 @@ impl AttentionWidget {
         Ok(AttentionInputs { x, w_q, w_k, w_v, causal: self.causal.checked() })
     }
 
-    fn draw(&self, trace: &AttentionTrace, causal: bool) {
+    fn draw(&self, inputs: &AttentionInputs, trace: &AttentionTrace) {
         let tokens: Vec<String> = (0..trace.q.rows()).map(token_label).collect();
+        let causal = inputs.causal;
         self.views.show_all(&tokens, [&trace.q, &trace.k, &trace.v, &trace.scores, &trace.weights, &trace.output], causal);
+        let (q, k, v, scores, weights) = (trace.q.clone(), trace.k.clone(), trace.v.clone(), trace.scores.clone(), trace.weights.clone());
+        let w = Some([inputs.w_q.clone(), inputs.w_k.clone(), inputs.w_v.clone()]);
+        let divisor = (trace.q.cols() as f32).sqrt();
+        self.views.explain(ChainNumbers { x: inputs.x.clone(), w, q, k, v, scores, divisor, causal, weights });
         self.draw_query(trace);
         *self.last.borrow_mut() = Some(trace.clone());
     }
@@ -227,7 +233,7 @@ impl AttentionWidget {
 impl Widget for AttentionWidget {
     fn recompute(self: Rc<Self>) {
         let widget = self.clone();
-        self.shell.compute_or(self.read_inputs(), move |inputs, trace, _| widget.draw(&trace, inputs.causal));
+        self.shell.compute_or(self.read_inputs(), move |inputs, trace, _| widget.draw(inputs, &trace));
     }
 
     /// A restored number of tokens (`x@size`) adds or removes rows of X, within the limit.

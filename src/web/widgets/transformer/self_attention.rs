@@ -12,6 +12,7 @@ use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
 
+use crate::core::attention::cause::ChainNumbers;
 use crate::core::attention::AttentionInputs;
 use crate::core::format::{format_pt, format_pt_short};
 use crate::core::transformer::self_attention::{identity, QueryStep, StepInputs, StepTrace};
@@ -246,6 +247,10 @@ impl StepsWidget {
         self.bars.update(&format!("Pesos da consulta {}", token(i)), &tokens, &step.weights);
         self.views.show_all(&tokens, [&trace.q, &trace.k, &trace.v, &trace.scores, &trace.weights, &trace.output], trace.causal);
         let example_1 = self.is_example_1();
+        let a = &inputs.attention;
+        let w = (!example_1).then(|| [a.w_q.clone(), a.w_k.clone(), a.w_v.clone()]);
+        let (q, k, v, scores, weights) = (trace.q.clone(), trace.k.clone(), trace.v.clone(), trace.scores.clone(), trace.weights.clone());
+        self.views.explain(ChainNumbers { x: a.x.clone(), w, q, k, v, scores, divisor: trace.divisor, causal: trace.causal, weights });
         self.views.scores.set_title(if inputs.scaled { "Scores QKᵀ/√d_k" } else { "Scores X·Xᵀ (produtos escalares)" });
         self.views.output.set_title(if example_1 { "Saídas a = α · X" } else { "Saídas a = α · V" });
         self.correction.set_text_content(Some(&self.correction_text(inputs, &step, i)));
