@@ -375,7 +375,10 @@ pub static CHAR_TOKENIZER: WidgetDoc = WidgetDoc {
     name: "char-tokenizer",
     title: "Tokenizador de caracteres",
     summary: "Textos → ids de caracteres com a tabela fixa (<pad> = 0, <bos> = 1, <eos> = 2, a = 3 …, acentos, <unk>); o lote b × t com preenchimento à esquerda ou à direita, t mais longo ou fixo, truncamento.",
-    attributes: &[choice("data-preset", "texto ou lote inicial", "frase (padrão: «gato»), lote (os cinco animais do artigo)", &["frase", "lote"], "frase")],
+    attributes: &[
+        choice("data-preset", "texto ou lote inicial", "frase (padrão: «gato»), lote (os cinco animais do artigo)", &["frase", "lote"], "frase"),
+        attr("data-text", "textos iniciais, um por linha (no lugar dos do data-preset)", "texto"),
+    ],
     example: &[],
 };
 

@@ -20,6 +20,12 @@
 //! Everything a widget shows is computed here, on the `Executor` it is given wherever there
 //! is tensor math, so WebGPU and the CPU show the same numbers.
 
+/// The sentence the pages of "Explicando Transformers" carry from the tokenizer through the
+/// embeddings to the block (issue 37: one running example). Short enough for a phone's
+/// heatmaps (14 tokens with `<bos>` and `<eos>`), with a letter that repeats (three «o»), so
+/// the embedding lookup shows identical rows.
+pub const RUNNING_EXAMPLE: &str = "o gato dorme";
+
 pub mod block;
 pub mod char_tokenizer;
 pub mod cross_attention;

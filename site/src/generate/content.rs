@@ -312,6 +312,19 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn the_running_example_is_the_same_sentence_on_every_page_that_carries_it() {
+        // Issue 37: one sentence from the tokenizer to the block; a page that drifts to
+        // another text would break the thread the prose promises.
+        let article = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../content/05-explicando-transformers"));
+        let attribute = format!("data-text=\"{}\"", atencao_core::transformer::RUNNING_EXAMPLE);
+        for (page, widget) in [("03-tokenizacao-por-caractere.md", "char-tokenizer"), ("05-embeddings.md", "embedding-lookup"), ("11-bloco-transformer.md", "transformer-block")] {
+            let text = fs::read_to_string(article.join(page)).unwrap();
+            assert!(text.contains(&format!("<div data-widget=\"{widget}\" {attribute}></div>")), "{page}: the {widget} does not start from the running example");
+            assert!(text.contains(&format!("\"{}\"", atencao_core::transformer::RUNNING_EXAMPLE)), "{page}: the prose does not name it");
+        }
+    }
+
+    #[test]
     fn order_prefixes_are_not_part_of_the_slug() {
         assert_eq!(strip_order(Path::new("content/03-tf-idf.md")), "tf-idf");
         assert_eq!(strip_order(Path::new("content/tf-idf.md")), "tf-idf");

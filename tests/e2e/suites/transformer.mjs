@@ -40,9 +40,13 @@ async function errorText(page, host) {
 }
 
 export default async function transformer({ page, base, mode }) {
-  await check(`[${mode}] char tokenizer: gato → [1, 9, 3, 22, 17, 2], <unk>, empty text`, async () => {
+  await check(`[${mode}] char tokenizer: the running example, gato → [1, 9, 3, 22, 17, 2], <unk>, empty text`, async () => {
     const host = '[data-widget=char-tokenizer]';
     await page.goto(`${base}/tokenizacao-por-caractere.html`);
+    await waitWidget(page, host);
+    // The page starts from the sentence article 5 carries (o=17, space=29, d=6, r=20, m=15, e=7).
+    assert((await chipIds(page, host)).join(',') === '1,17,29,9,3,22,17,29,6,17,20,15,7,2', `o gato dorme ${await chipIds(page, host)}`);
+    await page.fill(`${host} [data-control=texts]`, 'gato');
     await waitWidget(page, host);
     assert((await chipIds(page, host)).join(',') === '1,9,3,22,17,2', `gato ${await chipIds(page, host)}`);
     await page.fill(`${host} [data-control=texts]`, 'baba\nÑandu 😀');
@@ -86,6 +90,11 @@ export default async function transformer({ page, base, mode }) {
     await page.goto(`${base}/embeddings.html`);
     await waitWidget(page, host);
     assert(await page.getAttribute(host, 'data-computed-on') === mode, 'backend');
+    // The running example: the three «o» rows of X (positions 1, 6 and 9) are one row of E.
+    const sentence = await readTable(page, 'product', host);
+    assert(sentence.length === 14 && sentence[1].join() === sentence[6].join() && sentence[1].join() === sentence[9].join(), 'o gato dorme: the «o» rows differ');
+    await page.fill(`${host} [data-control=text]`, 'baba');
+    await waitWidget(page, host);
     const oneHot = await readTable(page, 'one-hot', host);
     assertMatrix('O (baba)', oneHot, [[1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0], [0, 0, 0, 1], [0, 0, 1, 0], [0, 1, 0, 0]], 0);
     let x = await readTable(page, 'product', host);
@@ -269,6 +278,10 @@ export default async function transformer({ page, base, mode }) {
     await page.goto(`${base}/bloco-transformer.html`);
     await waitWidget(page, host);
     assert(await page.getAttribute(host, 'data-computed-on') === mode, 'backend');
+    // The running example's 14 tokens, then the article's «gato» for the checks below.
+    assert((await readTable(page, 'hidden', host)).length === 14, 'o gato dorme: 14 rows');
+    await page.fill(`${host} [data-control=text]`, 'gato');
+    await waitWidget(page, host);
     assert(await page.getAttribute(`${host} .block-diagram`, 'data-norm') === 'post', 'diagram');
     let r = await readResults(page, host, 'block');
     assert(r['média e desvio da 1ª linha, depois da LN'] === '0,0000 e 1,0000', JSON.stringify(r));

@@ -3,7 +3,8 @@
 //! right, t = the longest text or a fixed value, and optional truncation. Characters outside
 //! the table become `<unk>` and are listed; nothing typed is ever lost.
 //!
-//! Attributes: `data-preset` = frase (default: "gato") | lote (the article's five animals).
+//! Attributes: `data-preset` = frase (default: "gato") | lote (the article's five animals);
+//! `data-text` (texts to start with, one per line; instead of the preset's).
 
 use std::rc::Rc;
 
@@ -40,7 +41,8 @@ pub struct CharTokenizerWidget {
 
 fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn Widget>, String> {
     let preset = attrs.choice("data-preset");
-    let initial = PRESETS.iter().find(|p| p.0 == preset).unwrap_or(&PRESETS[0]).1;
+    let written = attrs.text("data-text");
+    let initial = written.as_deref().unwrap_or(PRESETS.iter().find(|p| p.0 == preset).unwrap_or(&PRESETS[0]).1);
     let shell = Shell::new(ctx, host, &KIND);
     let texts = corpus_textarea(&shell.inputs, "textos (um por linha)");
     dom::set_attrs(&texts, &[("data-control", "texts"), ("rows", &initial.lines().count().max(2).to_string())]);
