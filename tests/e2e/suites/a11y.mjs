@@ -14,8 +14,8 @@ const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 const PAGES = ['', 'queries-keys-values.html', 'tf-idf-e-cosseno.html', 'matriz-de-transicao.html', 'decodificador.html', 'atencao-multicabeca.html'];
 // The soft dictionary and the gradient checker (issue 22).
-const CONTENT2 = ['dicionario-suave.html', 'atencao-diferenciavel.html'];
-PAGES.push(...CONTENT2);
+const SOFT_LOOKUP_AND_GRADIENT_PAGES = ['dicionario-suave.html', 'atencao-diferenciavel.html'];
+PAGES.push(...SOFT_LOOKUP_AND_GRADIENT_PAGES);
 // The page on the original articles and the notation table (issue 37).
 PAGES.push('artigos-originais.html', 'notacao.html');
 const BLOG = 'static/blog/exemplo.html';
@@ -111,7 +111,7 @@ export default async function a11y({ page, base, mode, browser }) {
 
   await check(`[${mode}] every heatmap has a legend and a colour domain that follows its meaning`, async () => {
     const all = [];
-    for (const route of ['queries-keys-values.html', 'tf-idf-e-cosseno.html', 'matriz-de-transicao.html', 'autorregressao-e-mascara.html', 'codificacao-posicional.html', 'vetorizacao-por-documento.html', ...CONTENT2]) {
+    for (const route of ['queries-keys-values.html', 'tf-idf-e-cosseno.html', 'matriz-de-transicao.html', 'autorregressao-e-mascara.html', 'codificacao-posicional.html', 'vetorizacao-por-documento.html', ...SOFT_LOOKUP_AND_GRADIENT_PAGES]) {
       await page.goto(`${base}/${route}`);
       await settled(page, route);
       all.push(...(await heatmaps(page)).map((h) => ({ ...h, route })));
@@ -138,7 +138,7 @@ export default async function a11y({ page, base, mode, browser }) {
       // The widest matrices of the site (a 28-word transition matrix, the FFN's hidden layer, TF-IDF
       // over a vocabulary) must keep every column in view on a phone (issue 37).
       const widest = width === 390 ? ['token-start.html', 'tf-idf-busca.html', 'tf-bruta-e-normalizada.html', 'vetorizacao-por-documento.html', 'padding-e-truncamento.html'] : [];
-      for (const route of ['queries-keys-values.html', 'encoder-e-decoder.html', 'tf-idf-e-cosseno.html', 'decodificador.html', 'atencao-multicabeca.html', 'bloco-transformer.html', 'razao-de-verossimilhanca.html', ...CONTENT2, ...widest]) {
+      for (const route of ['queries-keys-values.html', 'encoder-e-decoder.html', 'tf-idf-e-cosseno.html', 'decodificador.html', 'atencao-multicabeca.html', 'bloco-transformer.html', 'razao-de-verossimilhanca.html', ...SOFT_LOOKUP_AND_GRADIENT_PAGES, ...widest]) {
         await page.goto(`${base}/${route}`);
         await settled(page, route);
         const wide = await page.evaluate(() => {
