@@ -13,6 +13,7 @@ use crate::small_matmul;
 
 pub mod adamw;
 pub mod backward;
+pub mod modern;
 
 fn shape_err(op: &'static str, left: Dims, right: Dims) -> ComputeError {
     ComputeError::Shape { op, left, right }

@@ -1,0 +1,261 @@
+//! The four parts today's decoders changed in the 2017 block (issue 41), as CPU ops with their
+//! gradients, the references their kernels will be tested against:
+//! - RoPE: positions as rotations of q and k, not a vector added to x;
+//! - RMSNorm: scale by the root mean square, no centring, no β;
+//! - SwiGLU: a gated FFN, SiLU(gate) ⊙ up, then the down projection (a plain product);
+//! - GQA: fewer K and V heads than Q heads, each shared by a group (`repeat_kv`), MQA with one.
+//!
+//! Shapes as in `core::ops`: rows are positions, a head's columns are contiguous
+//! (head h owns columns h·d_h … (h+1)·d_h), as the decoder lays out Q, K and V.
+
+use crate::error::{ComputeError, Result};
+use crate::matrix::Matrix;
+
+/// RoPE's base: the rotation of pair i turns by θ^(−2i/d_h) per position (Llama's 10 000).
+pub const ROPE_THETA: f32 = 10_000.0;
+
+/// The angle by which position `position` turns pair `pair` of a head `head_width` wide.
+/// In f64, then rounded once, so long contexts lose no accuracy in the product.
+pub fn rope_angle(position: usize, pair: usize, head_width: usize, theta: f32) -> f32 {
+    let frequency = (theta as f64).powf(-2.0 * pair as f64 / head_width as f64);
+    (position as f64 * frequency) as f32
+}
+
+fn check_heads(x: &Matrix, heads: usize, what: &str) -> Result<usize> {
+    if heads == 0 || x.cols() % heads != 0 {
+        return Err(ComputeError::Invalid(format!("{what}: a largura {} não se divide em {heads} cabeças iguais.", x.cols())));
+    }
+    let width = x.cols() / heads;
+    if width % 2 != 0 {
+        return Err(ComputeError::Invalid(format!("{what}: cada cabeça precisa de largura par para girar em pares (d_h = {width}).")));
+    }
+    Ok(width)
+}
+
+/// Turns each pair (2i, 2i+1) of every head of X (t, heads·d_h) by the angle of its row's
+/// position (`first_position` + row) times ω_i = θ^(−2i/d_h); `sign` −1 turns back.
+fn rotate(x: &Matrix, heads: usize, theta: f32, first_position: usize, sign: f32) -> Result<Matrix> {
+    let width = check_heads(x, heads, "RoPE")?;
+    let cols = x.cols();
+    let mut out = x.as_slice().to_vec();
+    for (row, values) in out.chunks_exact_mut(cols.max(1)).enumerate() {
+        for pair in 0..width / 2 {
+            let (sin, cos) = (sign * rope_angle(first_position + row, pair, width, theta)).sin_cos();
+            for head in 0..heads {
+                let i = head * width + 2 * pair;
+                let (a, b) = (values[i], values[i + 1]);
+                values[i] = a * cos - b * sin;
+                values[i + 1] = a * sin + b * cos;
+            }
+        }
+    }
+    Matrix::from_vec(x.rows(), cols, out)
+}
+
+/// RoPE on Q or K (t, heads·d_h), row r at position `first_position` + r (a KV cache's new rows
+/// start past the cached ones). The pairs are adjacent columns (2i, 2i+1), candle's `rope_i`.
+pub fn rope(x: &Matrix, heads: usize, theta: f32, first_position: usize) -> Result<Matrix> {
+    rotate(x, heads, theta, first_position, 1.0)
+}
+
+/// Through Y = RoPE(X): a rotation's inverse is its transpose, so dX turns dY back.
+pub fn rope_backward(dy: &Matrix, heads: usize, theta: f32, first_position: usize) -> Result<Matrix> {
+    rotate(dy, heads, theta, first_position, -1.0)
+}
+
+fn check_gamma(x: &Matrix, gamma: &Matrix) -> Result<()> {
+    if gamma.shape() != (1, x.cols()) {
+        return Err(ComputeError::Shape { op: "RMSNorm γ", left: x.shape(), right: gamma.shape() });
+    }
+    Ok(())
+}
+
+/// 1/√(mean(x²) + ε) of a row.
+fn inverse_rms(row: &[f32], eps: f32) -> f32 {
+    let mean_square = row.iter().map(|v| v * v).sum::<f32>() / row.len().max(1) as f32;
+    1.0 / (mean_square + eps).sqrt()
+}
+
+/// Y = γ ⊙ x / √(mean(x²) + ε), row by row: the size of a vector is normalised, its mean is
+/// kept (layer norm also subtracts the mean and adds β).
+pub fn rms_norm(x: &Matrix, gamma: &Matrix, eps: f32) -> Result<Matrix> {
+    check_gamma(x, gamma)?;
+    let cols = x.cols();
+    let mut out = x.as_slice().to_vec();
+    for row in out.chunks_exact_mut(cols.max(1)) {
+        let r = inverse_rms(row, eps);
+        for (v, g) in row.iter_mut().zip(gamma.as_slice()) {
+            *v *= r * g;
+        }
+    }
+    Matrix::from_vec(x.rows(), cols, out)
+}
+
+/// The gradients of an RMSNorm.
+#[derive(Debug)]
+pub struct RmsNormGrads {
+    pub dx: Matrix,
+    /// (1, d).
+    pub dgamma: Matrix,
+}
+
+/// Through Y = γ ⊙ x·r, r = 1/√(mean(x²) + ε): with g = dY ⊙ γ and n = d,
+/// dX = r·g − x·r³·(g·x)/n, dγ = Σ_rows dY ⊙ x·r.
+pub fn rms_norm_backward(x: &Matrix, gamma: &Matrix, dy: &Matrix, eps: f32) -> Result<RmsNormGrads> {
+    check_gamma(x, gamma)?;
+    if dy.shape() != x.shape() {
+        return Err(ComputeError::Shape { op: "RMSNorm dY", left: x.shape(), right: dy.shape() });
+    }
+    let cols = x.cols();
+    let n = cols.max(1) as f32;
+    let mut dx = vec![0.0f32; x.as_slice().len()];
+    let mut dgamma = vec![0.0f32; cols];
+    let rows = x.as_slice().chunks_exact(cols.max(1)).zip(dy.as_slice().chunks_exact(cols.max(1)));
+    for ((xr, dyr), dxr) in rows.zip(dx.chunks_exact_mut(cols.max(1))) {
+        let r = inverse_rms(xr, eps);
+        let g_dot_x: f32 = xr.iter().zip(dyr).zip(gamma.as_slice()).map(|((x, dy), g)| dy * g * x).sum();
+        for j in 0..cols {
+            let g = dyr[j] * gamma.as_slice()[j];
+            dxr[j] = r * g - xr[j] * r * r * r * g_dot_x / n;
+            dgamma[j] += dyr[j] * xr[j] * r;
+        }
+    }
+    Ok(RmsNormGrads { dx: Matrix::from_vec(x.rows(), cols, dx)?, dgamma: Matrix::from_vec(1, cols, dgamma)? })
+}
+
+/// SiLU(x) = x·σ(x), the "Swish" the gate goes through.
+pub fn silu(x: f32) -> f32 {
+    x / (1.0 + (-x).exp())
+}
+
+fn check_same(a: &Matrix, b: &Matrix, op: &'static str) -> Result<()> {
+    if a.shape() != b.shape() {
+        return Err(ComputeError::Shape { op, left: a.shape(), right: b.shape() });
+    }
+    Ok(())
+}
+
+/// SwiGLU's hidden layer: SiLU(gate) ⊙ up, with gate = x·W_gate and up = x·W_up (t, d_ff).
+/// The FFN is then hidden·W_down: three matrices where the 2017 FFN has two, so at equal
+/// parameters d_ff is ⅔ of the ReLU FFN's.
+pub fn swiglu(gate: &Matrix, up: &Matrix) -> Result<Matrix> {
+    check_same(gate, up, "SwiGLU")?;
+    let values = gate.as_slice().iter().zip(up.as_slice()).map(|(&g, &u)| silu(g) * u).collect();
+    Matrix::from_vec(gate.rows(), gate.cols(), values)
+}
+
+/// The gradients of SwiGLU's hidden layer.
+#[derive(Debug)]
+pub struct SwigluGrads {
+    pub dgate: Matrix,
+    pub dup: Matrix,
+}
+
+/// Through H = SiLU(G) ⊙ U: dU = dH ⊙ SiLU(G), dG = dH ⊙ U ⊙ SiLU′(G), with
+/// SiLU′(g) = σ(g)·(1 + g·(1 − σ(g))).
+pub fn swiglu_backward(gate: &Matrix, up: &Matrix, dh: &Matrix) -> Result<SwigluGrads> {
+    check_same(gate, up, "SwiGLU")?;
+    check_same(gate, dh, "SwiGLU dH")?;
+    let (mut dgate, mut dup) = (Vec::with_capacity(dh.as_slice().len()), Vec::with_capacity(dh.as_slice().len()));
+    for ((&g, &u), &d) in gate.as_slice().iter().zip(up.as_slice()).zip(dh.as_slice()) {
+        let sigma = 1.0 / (1.0 + (-g).exp());
+        dup.push(d * g * sigma);
+        dgate.push(d * u * sigma * (1.0 + g * (1.0 - sigma)));
+    }
+    Ok(SwigluGrads { dgate: Matrix::from_vec(gate.rows(), gate.cols(), dgate)?, dup: Matrix::from_vec(up.rows(), up.cols(), dup)? })
+}
+
+/// Q heads per K/V head: `n_heads` / `n_kv_heads`, which must divide.
+pub fn group_size(n_heads: usize, n_kv_heads: usize) -> Result<usize> {
+    if n_kv_heads == 0 || n_heads % n_kv_heads != 0 {
+        return Err(ComputeError::Invalid(format!("{n_kv_heads} cabeças de K e V não dividem {n_heads} cabeças de Q em grupos iguais.")));
+    }
+    Ok(n_heads / n_kv_heads)
+}
+
+/// GQA: K or V (t, n_kv·d_h) widened to (t, n_heads·d_h), kv head j repeated for Q heads
+/// j·g … (j+1)·g − 1 (g = n_heads / n_kv), so the attention of multi-head runs unchanged.
+/// n_kv = n_heads is multi-head attention (a copy); n_kv = 1 is MQA.
+pub fn repeat_kv(x: &Matrix, n_heads: usize, n_kv_heads: usize) -> Result<Matrix> {
+    let group = group_size(n_heads, n_kv_heads)?;
+    if x.cols() % n_kv_heads != 0 {
+        return Err(ComputeError::Invalid(format!("A largura {} não se divide em {n_kv_heads} cabeças de K e V.", x.cols())));
+    }
+    let width = x.cols() / n_kv_heads;
+    let mut out = Vec::with_capacity(x.rows() * width * n_heads);
+    for row in x.as_slice().chunks_exact(x.cols().max(1)) {
+        for head in 0..n_heads {
+            let kv = head / group;
+            out.extend_from_slice(&row[kv * width..(kv + 1) * width]);
+        }
+    }
+    Matrix::from_vec(x.rows(), width * n_heads, out)
+}
+
+/// Through `repeat_kv`: each kv head's gradient is the sum over the Q heads of its group.
+pub fn repeat_kv_backward(dy: &Matrix, n_heads: usize, n_kv_heads: usize) -> Result<Matrix> {
+    let group = group_size(n_heads, n_kv_heads)?;
+    if dy.cols() % n_heads != 0 {
+        return Err(ComputeError::Invalid(format!("A largura {} não se divide em {n_heads} cabeças.", dy.cols())));
+    }
+    let width = dy.cols() / n_heads;
+    let mut out = vec![0.0f32; dy.rows() * width * n_kv_heads];
+    for (row, grads) in dy.as_slice().chunks_exact(dy.cols().max(1)).zip(out.chunks_exact_mut((width * n_kv_heads).max(1))) {
+        for head in 0..n_heads {
+            let kv = head / group;
+            for (g, v) in grads[kv * width..(kv + 1) * width].iter_mut().zip(&row[head * width..(head + 1) * width]) {
+                *g += v;
+            }
+        }
+    }
+    Matrix::from_vec(dy.rows(), width * n_kv_heads, out)
+}
+
+/// Bytes a KV cache holds: K and V for every layer, `context` positions, `n_kv_heads` heads of
+/// width `head_width`, `bytes_per_value` each (4 for f32, 2 for f16): what GQA saves.
+pub fn kv_cache_bytes(layers: usize, context: usize, n_kv_heads: usize, head_width: usize, bytes_per_value: usize) -> usize {
+    2 * layers * context * n_kv_heads * head_width * bytes_per_value
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(rows: usize, cols: usize, values: &[f32]) -> Matrix {
+        Matrix::from_vec(rows, cols, values.to_vec()).unwrap()
+    }
+
+    #[test]
+    fn rope_turns_each_pair_by_its_position() {
+        // One head of width 2: pair 0 turns by p radians (ω₀ = 1).
+        let x = m(2, 2, &[1.0, 0.0, 1.0, 0.0]);
+        let y = rope(&x, 1, ROPE_THETA, 0).unwrap();
+        assert_eq!(y.row(0), vec![1.0, 0.0]);
+        assert!((y.get(1, 0) - 1f32.cos()).abs() < 1e-7 && (y.get(1, 1) - 1f32.sin()).abs() < 1e-7);
+        // The second row of a cache's new rows at position 5 turns by 6.
+        let z = rope(&x, 1, ROPE_THETA, 5).unwrap();
+        assert!((z.get(1, 0) - 6f32.cos()).abs() < 1e-6);
+        assert!(rope(&m(1, 3, &[0.0; 3]), 1, ROPE_THETA, 0).is_err());
+    }
+
+    #[test]
+    fn rms_norm_keeps_the_mean_that_layer_norm_removes() {
+        let x = m(1, 4, &[1.0, 2.0, 3.0, 4.0]);
+        let y = rms_norm(&x, &m(1, 4, &[1.0; 4]), 0.0).unwrap();
+        let rms = (30.0f32 / 4.0).sqrt();
+        for (j, v) in y.row(0).iter().enumerate() {
+            assert!((v - (j + 1) as f32 / rms).abs() < 1e-6);
+        }
+    }
+
+    #[test]
+    fn repeat_kv_copies_a_group_and_its_backward_sums_it() {
+        // Two kv heads of width 1 shared by four Q heads.
+        let kv = m(1, 2, &[7.0, 9.0]);
+        assert_eq!(repeat_kv(&kv, 4, 2).unwrap().row(0), vec![7.0, 7.0, 9.0, 9.0]);
+        let dy = m(1, 4, &[1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(repeat_kv_backward(&dy, 4, 2).unwrap().row(0), vec![3.0, 7.0]);
+        assert!(repeat_kv(&kv, 3, 2).is_err());
+        assert_eq!(kv_cache_bytes(4, 128, 2, 32, 4), 2 * 4 * 128 * 2 * 32 * 4);
+    }
+}
