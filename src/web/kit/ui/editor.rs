@@ -130,10 +130,12 @@ impl MatrixEditor {
         self.cols = m.cols();
         let rows: Vec<Vec<String>> = (0..m.rows()).map(|r| m.row(r).iter().map(|v| exact_text(*v)).collect()).collect();
         // Cells as wide as their longest value (a computed 0,22840437 is not cut to "0,2284"),
-        // at least the 4,5em that fits a typed number.
+        // 4,5em where there is room for a number typed later; on a phone they shrink, but never
+        // below their longest value: the editor scrolls sideways rather than cut a number.
         let longest = rows.iter().flatten().map(|v| v.chars().count()).max().unwrap_or(0);
-        let widest = (0.62 * longest as f64 + 1.0).max(4.5);
-        let _ = self.grid.style().set_property("grid-template-columns", &format!("auto repeat({}, minmax(3.2em, {widest:.1}em))", m.cols()));
+        let needed = (0.62 * longest as f64 + 1.0).max(3.2);
+        let widest = needed.max(4.5);
+        let _ = self.grid.style().set_property("grid-template-columns", &format!("auto repeat({}, minmax({needed:.1}em, {widest:.1}em))", m.cols()));
         for values in &rows {
             self.push_row(values);
         }
