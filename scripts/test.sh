@@ -23,6 +23,9 @@ mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 step "1/4 native tests (core, golden values, GPU kernels on llvmpipe)"
 # A missing Vulkan adapter fails the GPU tests here instead of skipping them.
 ATENCAO_REQUIRE_GPU=1 cargo test --all-targets
+# The core against candle (its own crate, so the site never compiles candle): training, and
+# the modern block's ops (RoPE, RMSNorm, SwiGLU, shared K/V heads) with their gradients.
+cargo test -p atencao-train --profile train --test core_training_vs_candle --test modern_ops_vs_candle
 
 step "2/4 browser tests (wasm-bindgen-test in headless Chromium)"
 export CHROMEDRIVER=/usr/bin/chromedriver
