@@ -78,10 +78,10 @@ impl ChainNumbers {
     /// an input copied as it is (Q = X without projection).
     pub fn cause(&self, step: Step, i: usize, j: usize) -> Option<String> {
         let n = |k: usize| subscript(k + 1);
-        // Where the keys and values come from: K and V, or X itself.
-        let (keys, values, key_name) = match &self.w {
-            Some(_) => (&self.k, &self.v, ("q", "k")),
-            None => (&self.x, &self.x, ("x", "x")),
+        // Where the keys and values come from, and the rows' names: K and V, or X itself.
+        let (keys, values, [query_row, key_row, value_row]) = match &self.w {
+            Some(_) => (&self.k, &self.v, ["q", "k", "v"]),
+            None => (&self.x, &self.x, ["x"; 3]),
         };
         let masked = |i: usize, j: usize| self.causal && j > i;
         let text = match step {
@@ -90,11 +90,11 @@ impl ChainNumbers {
                 let name = ["Q", "K", "V"][step as usize];
                 format!("x{}·(coluna {} de W^{name}) = {}", n(i), j + 1, dot_terms(&self.x.row(i), &column(w, j)))
             }
-            Step::Scores if masked(i, j) => format!("{}{} > {}: a máscara causal põe −∞ (o futuro não conta)", key_name.1, n(j), n(i)),
+            Step::Scores if masked(i, j) => format!("{key_row}{} > {}: a máscara causal põe −∞ (o futuro não conta)", n(j), n(i)),
             Step::Scores => {
                 let queries = if self.w.is_some() { &self.q } else { &self.x };
                 let dot = dot_terms(&queries.row(i), &keys.row(j));
-                let pair = format!("{}{}·{}{}", key_name.0, n(i), key_name.1, n(j));
+                let pair = format!("{query_row}{}·{key_row}{}", n(i), n(j));
                 if self.divisor == 1.0 {
                     format!("{pair} = {dot}")
                 } else {
@@ -107,7 +107,7 @@ impl ChainNumbers {
                 let seen: Vec<String> = (0..row.len()).filter(|&k| !masked(i, k)).map(|k| format!("e^{}", term(row[k]))).collect();
                 format!("e^s{}{} / Σ e^s{}ₖ = e^{} / ({})", n(i), n(j), n(i), term(row[j]), sum_of(seen))
             }
-            Step::Output => format!("Σⱼ a{}ⱼ·v[j, {}] = {}", n(i), j + 1, dot_terms(&self.weights.row(i), &column(values, j))),
+            Step::Output => format!("Σⱼ α{}ⱼ·{value_row}[j, {}] = {}", n(i), j + 1, dot_terms(&self.weights.row(i), &column(values, j))),
         };
         Some(text)
     }
@@ -146,7 +146,7 @@ mod tests {
         let n = numbers(false);
         assert_eq!(n.cause(Step::Scores, 0, 1).unwrap(), "q₁·k₂ / √dₖ = (2×1 + 0×(−0,25)) / 1,414");
         assert_eq!(n.cause(Step::Weights, 1, 0).unwrap(), "e^s₂₁ / Σ e^s₂ₖ = e^0,3 / (e^0,3 + e^(−0,4))");
-        assert_eq!(n.cause(Step::Output, 0, 1).unwrap(), "Σⱼ a₁ⱼ·v[j, 2] = 0,6×0 + 0,4×(−0,25)");
+        assert_eq!(n.cause(Step::Output, 0, 1).unwrap(), "Σⱼ α₁ⱼ·v[j, 2] = 0,6×0 + 0,4×(−0,25)");
     }
 
     #[test]
@@ -164,5 +164,7 @@ mod tests {
         let n = ChainNumbers { x: wide.clone(), w: None, q: wide.clone(), k: wide.clone(), v: wide.clone(), scores: one.clone(), divisor: 1.0, causal: false, weights: one };
         assert_eq!(n.cause(Step::Q, 0, 0), None);
         assert_eq!(n.cause(Step::Scores, 0, 0).unwrap(), "x₁·x₁ = 1×1 + 1×1 + 1×1 + … (6 termos)");
+        // Without projections the values are X's rows.
+        assert!(n.cause(Step::Output, 0, 0).unwrap().starts_with("Σⱼ α₁ⱼ·x[j, 1] = "));
     }
 }
