@@ -90,7 +90,8 @@ type CauseText = Box<dyn Fn(usize, usize) -> Option<String>>;
 /// A titled panel: canvas + legend + tooltip + twin table.
 pub struct MatrixView {
     pub root: HtmlElement,
-    name: String,
+    /// The title as plain text (tooltips, the twin table's caption, labels); follows `set_title`.
+    name: RefCell<String>,
     title: HtmlElement,
     canvas: HtmlCanvasElement,
     tooltip: HtmlElement,
@@ -154,7 +155,7 @@ impl MatrixView {
 
         let view = Rc::new(MatrixView {
             root,
-            name: plain,
+            name: RefCell::new(plain),
             title: title_el,
             canvas,
             tooltip,
@@ -210,12 +211,13 @@ impl MatrixView {
     /// Replaces the title (typeset).
     pub fn set_title(&self, title: &str) {
         dom::set_notation(&self.title, title);
+        *self.name.borrow_mut() = crate::site::notation::plain(title);
     }
 
     /// Makes cells selectable: `callback(row, col)` on click or arrow keys.
     pub fn set_on_select(&self, callback: impl Fn(usize, usize) + 'static) {
         *self.on_select.borrow_mut() = Some(Box::new(callback));
-        dom::set_attr(&self.canvas, "aria-label", &format!("{}: clique numa célula ou use as setas para escolhê-la", self.name));
+        dom::set_attr(&self.canvas, "aria-label", &format!("{}: clique numa célula ou use as setas para escolhê-la", self.name.borrow()));
     }
 
     /// Tells `callback` which cell is under the pointer or the keyboard (for linked highlighting).
@@ -290,7 +292,7 @@ impl MatrixView {
     }
 
     fn fill_table(&self, data: &HeatmapData) {
-        twin::fill_typeset(&self.table, &self.name, "", &data.col_labels, twin::matrix_rows(&data.matrix, &data.row_labels, |r, c| data.cell_text(r, c)), self.typeset_rows.get());
+        twin::fill_typeset(&self.table, &self.name.borrow(), "", &data.col_labels, twin::matrix_rows(&data.matrix, &data.row_labels, |r, c| data.cell_text(r, c)), self.typeset_rows.get());
     }
 
     fn redraw(&self) {
@@ -461,7 +463,7 @@ impl MatrixView {
             let row = d.row_labels.get(r).map_or_else(|| (r + 1).to_string(), |l| if self.typeset_rows.get() { spoken(l) } else { l.clone() });
             let col = d.col_labels.get(c).cloned().unwrap_or_else(|| (c + 1).to_string());
             let cause = self.cause.borrow().as_ref().and_then(|f| f(r, c)).map_or_else(String::new, |line| format!("\n{line}"));
-            format!("{} [{row}, {col}] = {}{cause}", self.name, d.cell_text(r, c))
+            format!("{} [{row}, {col}] = {}{cause}", self.name.borrow(), d.cell_text(r, c))
         };
         self.focus.set((r, c));
         self.tooltip.set_text_content(Some(&text));

@@ -245,14 +245,20 @@ impl StepsWidget {
         dom::append(&self.steps, &self.step_table(trace, &step, i, inputs.scaled));
 
         self.bars.update(&format!("Pesos da consulta {}", token(i)), &tokens, &step.weights);
-        self.views.show_all(&tokens, [&trace.q, &trace.k, &trace.v, &trace.scores, &trace.weights, &trace.output], trace.causal);
         let example_1 = self.is_example_1();
         let a = &inputs.attention;
         let w = (!example_1).then(|| [a.w_q.clone(), a.w_k.clone(), a.w_v.clone()]);
         let (q, k, v, scores, weights) = (trace.q.clone(), trace.k.clone(), trace.v.clone(), trace.scores.clone(), trace.weights.clone());
         self.views.explain(ChainNumbers { x: a.x.clone(), w, q, k, v, scores, divisor: trace.divisor, causal: trace.causal, weights });
-        self.views.scores.set_title(if inputs.scaled { "Scores QKᵀ/√d_k" } else { "Scores X·Xᵀ (produtos escalares)" });
+        self.views.scores.set_title(match (example_1, inputs.scaled) {
+            (true, true) => "Scores X·Xᵀ/√d_k",
+            (true, false) => "Scores X·Xᵀ (produtos escalares)",
+            (false, true) => "Scores QKᵀ/√d_k",
+            (false, false) => "Scores QKᵀ (sem dividir por √d_k)",
+        });
         self.views.output.set_title(if example_1 { "Saídas a = α · X" } else { "Saídas a = α · V" });
+        // After the titles: the twin tables' captions and the tooltips name the matrices by them.
+        self.views.show_all(&tokens, [&trace.q, &trace.k, &trace.v, &trace.scores, &trace.weights, &trace.output], trace.causal);
         self.correction.set_text_content(Some(&self.correction_text(inputs, &step, i)));
         self.link(Step::Scores, None);
     }
