@@ -17,13 +17,25 @@ use web_sys::HtmlSelectElement;
 
 use crate::core::error::{ComputeError, Result};
 use crate::core::executor::{BackendKind, Cpu, Job};
+use crate::core::runtime::{Placed, Runtime};
 use crate::core::trace::{run_traced, run_traced_with_results, Trace};
-use crate::gpu::GpuContext;
+use crate::gpu::{GpuContext, GpuTensor};
 
 use crate::web::dom;
 use super::kit::Ctx;
 
 const STORAGE_KEY: &str = "atencao.backend";
+
+/// The site's GPU (a widget that keeps work on it holds one).
+pub type Gpu = Rc<GpuContext>;
+/// A tensor of the site's runtime: on the CPU or on its GPU (`core::runtime`).
+pub type Tensor = Placed<GpuTensor>;
+
+/// The runtime over `gpu`, or the CPU: what resident work (the decoder's session, a
+/// training run) computes on.
+pub fn runtime(gpu: Option<&Gpu>) -> Runtime<'_, GpuContext> {
+    gpu.map_or(Runtime::Cpu, |g| Runtime::Device(&**g))
+}
 
 thread_local! {
     /// The page's backend, for the memory readout (`web::memory_report`); one per page.

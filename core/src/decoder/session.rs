@@ -11,8 +11,10 @@
 use std::rc::Rc;
 
 use crate::error::{ComputeError, Result};
-use crate::executor::Executor;
+use crate::executor::{BackendKind, Executor};
 use crate::rng::Rng;
+use crate::runtime::{Fallback, Placed, Runtime};
+use crate::trace::{Clock, Trace, Traced};
 
 use super::config::DecoderConfig;
 use super::lens::{forward_with_lens, read_forward_with_lens, LensReading};
@@ -98,6 +100,32 @@ pub struct Session<T> {
     history: History,
     weights: Rc<DecoderWeights<T>>,
     cache: KvCache<T>,
+    /// Where it computes (the executor it was started or resumed on).
+    on: BackendKind,
+    /// The weights on the host, for a session on a `Runtime` to go on on the CPU after a
+    /// device failure (`keep_host_copy`).
+    host: Option<Rc<DecoderWeights>>,
+}
+
+/// What one resilient step of a session did (`Session::advance`).
+#[derive(Debug, Default)]
+pub struct Advanced {
+    /// The token sampled (a step), none for a sync.
+    pub token: Option<u32>,
+    /// Its ops, when traced.
+    pub trace: Option<Trace>,
+    /// Set when a device failure sent the session to the CPU during this step.
+    pub fallback: Option<Fallback>,
+}
+
+/// What `Session::generate` did.
+#[derive(Debug, Default)]
+pub struct Generation {
+    /// Tokens sampled and run.
+    pub made: usize,
+    /// The last token's ops, when asked (`generate`'s `trace_last`).
+    pub trace: Option<Trace>,
+    pub fallback: Option<Fallback>,
 }
 
 impl<T: Clone> Session<T> {
@@ -116,7 +144,18 @@ impl<T: Clone> Session<T> {
     /// Goes on with `history` on `e`'s backend: the next `sync` recomputes the window there.
     pub fn resume<E: Executor<Tensor = T>>(e: &E, weights: Rc<DecoderWeights<T>>, history: History) -> Result<Session<T>> {
         let cache = KvCache::new(e, &weights.config)?;
-        Ok(Session { history, weights, cache })
+        Ok(Session { history, weights, cache, on: e.kind(), host: None })
+    }
+
+    /// Keeps `host`, the weights on the host, for a fallback to the CPU (`advance`).
+    pub fn keep_host_copy(mut self, host: Rc<DecoderWeights>) -> Self {
+        self.host = Some(host);
+        self
+    }
+
+    /// Where the session computes now.
+    pub fn on(&self) -> BackendKind {
+        self.on
     }
 
     pub fn history(&self) -> &History {
@@ -210,6 +249,110 @@ impl<T: Clone> Session<T> {
         }
         self.sync(e).await?;
         Ok(next)
+    }
+}
+
+impl<G: Clone> Session<Placed<G>> {
+    /// One step (`Some(opts)`: sample and run a token; `None`: bring the cache up to date) on
+    /// `rt`, traced when `trace` gives a clock. A device failure moves the session to the CPU
+    /// (the history is its host copy; the weights come from `keep_host_copy`) and redoes what
+    /// failed there: only the pass when the token was already sampled (it is kept, and the
+    /// generator is not drawn twice), so the text is the one a CPU-only session would write.
+    /// A session that fell back stays on the CPU whatever `rt` says, until it is resumed.
+    pub async fn advance<D: Executor<Tensor = G>>(&mut self, rt: &Runtime<'_, D>, opts: Option<&SamplingOptions>, trace: Option<Clock<'_>>) -> Result<Advanced> {
+        let cpu = Runtime::<D>::Cpu;
+        let rt = if self.on == BackendKind::Cpu { &cpu } else { rt };
+        let before = (self.history.ids.len(), self.history.dropped);
+        match self.advance_on(rt, opts, trace).await {
+            Err(error) if error.is_gpu_failure() && rt.kind() != BackendKind::Cpu => {
+                let sampled = (self.history.ids.len(), self.history.dropped) != before;
+                let at = self.history.ids.len();
+                self.fall_back::<D>(&error)?;
+                let mut done = self.advance_on(&cpu, if sampled { None } else { opts }, trace).await?;
+                if sampled {
+                    done.token = self.history.ids.last().copied();
+                }
+                done.fallback = Some(Fallback { error, at, resumed_from: at });
+                Ok(done)
+            }
+            other => other,
+        }
+    }
+
+    async fn advance_on<D: Executor<Tensor = G>>(&mut self, rt: &Runtime<'_, D>, opts: Option<&SamplingOptions>, trace: Option<Clock<'_>>) -> Result<Advanced> {
+        let Some(clock) = trace else {
+            let token = match opts {
+                Some(o) => Some(self.step(rt, o).await?),
+                None => self.sync(rt).await.map(|()| None)?,
+            };
+            return Ok(Advanced { token, ..Advanced::default() });
+        };
+        let tracer = Traced::new(rt, clock);
+        let token = match opts {
+            Some(o) => Some(self.step(&tracer, o).await?),
+            None => self.sync(&tracer).await.map(|()| None)?,
+        };
+        Ok(Advanced { token, trace: Some(tracer.finish()), fallback: None })
+    }
+
+    /// Moves the session to the CPU after `error`: host weights, a fresh cache (the next pass
+    /// recomputes the window from the history).
+    fn fall_back<D: Executor<Tensor = G>>(&mut self, error: &ComputeError) -> Result<()> {
+        let host = self.host.clone().ok_or_else(|| error.clone())?;
+        let cpu = Runtime::<D>::Cpu;
+        let weights = Rc::new(host.try_map(|m| Ok(Placed::Host(m.clone())))?);
+        self.cache = KvCache::new(&cpu, &weights.config)?;
+        self.weights = weights;
+        self.on = BackendKind::Cpu;
+        Ok(())
+    }
+
+    /// Samples and runs up to `n` tokens on `rt` (each through `advance`), the last one traced
+    /// when `trace_last` gives a clock. `on_token(token, made)` sees each one and returns
+    /// whether to go on: a stop, or the end of the caller's time slice (it calls again).
+    pub async fn generate<D: Executor<Tensor = G>>(
+        &mut self,
+        rt: &Runtime<'_, D>,
+        n: usize,
+        opts: &SamplingOptions,
+        trace_last: Option<Clock<'_>>,
+        mut on_token: impl FnMut(u32, usize) -> bool,
+    ) -> Result<Generation> {
+        let mut out = Generation::default();
+        while out.made < n {
+            let done = self.advance(rt, Some(opts), trace_last.filter(|_| out.made + 1 == n)).await?;
+            out.made += 1;
+            out.fallback = done.fallback.or(out.fallback);
+            out.trace = done.trace;
+            if !on_token(done.token.unwrap_or_default(), out.made) {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// `lens` on `rt`, traced when `trace` gives a clock, with the same fallback as `advance`
+    /// (the session moves to the CPU and reads it there).
+    pub async fn lens_on<D: Executor<Tensor = G>>(&mut self, rt: &Runtime<'_, D>, position: usize, trace: Option<Clock<'_>>) -> Result<(LensReading, Advanced)> {
+        let cpu = Runtime::<D>::Cpu;
+        let rt = if self.on == BackendKind::Cpu { &cpu } else { rt };
+        match self.lens_traced(rt, position, trace).await {
+            Err(error) if error.is_gpu_failure() && rt.kind() != BackendKind::Cpu => {
+                let at = self.history.ids.len();
+                self.fall_back::<D>(&error)?;
+                let (reading, mut done) = self.lens_traced(&cpu, position, trace).await?;
+                done.fallback = Some(Fallback { error, at, resumed_from: at });
+                Ok((reading, done))
+            }
+            other => other,
+        }
+    }
+
+    async fn lens_traced<D: Executor<Tensor = G>>(&self, rt: &Runtime<'_, D>, position: usize, trace: Option<Clock<'_>>) -> Result<(LensReading, Advanced)> {
+        let Some(clock) = trace else { return Ok((self.lens(rt, position).await?, Advanced::default())) };
+        let tracer = Traced::new(rt, clock);
+        let reading = self.lens(&tracer, position).await?;
+        Ok((reading, Advanced { trace: Some(tracer.finish()), ..Advanced::default() }))
     }
 }
 

@@ -23,7 +23,7 @@ pub mod settings;
 pub mod text;
 pub mod tokens;
 
-pub use run::{Engine, EvalPoint, SamplePoint, StepReport, TrainRun};
+pub use run::{EvalPoint, SamplePoint, StepReport, TrainRun};
 pub use settings::TrainSettings;
 pub use text::{prepare_text, PreparedText, MAX_CHARS};
 pub use tokens::{token_unit, Tokens};

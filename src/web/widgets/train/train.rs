@@ -6,17 +6,18 @@
 //! side; the attention of a chosen layer and head on a fixed probe; the weights saved
 //! ("baixar") or handed to the decoder playground on the same page ("usar no decodificador").
 //!
-//! The widget only times, schedules and draws: the run (corpus, engine, batches, history,
-//! samples) is `core::train_run::TrainRun`. Training runs on the main thread in slices of
-//! about `SLICE_MS` (one step when a step is longer), yielding to the browser between slices,
-//! and draws at most once per animation frame. A hidden tab pauses it; it resumes when the tab
+//! The widget only schedules and draws: the run (corpus, trainer, batches, history, samples)
+//! is `core::train_run::TrainRun`, on the site's runtime (`core::runtime`). Training runs on
+//! the main thread in slices of about `SLICE_MS` (core's `steps_for`: one step when a step is
+//! longer), yielding to the browser between slices, and draws at most once per animation frame. A hidden tab pauses it; it resumes when the tab
 //! shows again if the reader had it running.
 //!
 //! "treinar em": automatically, the run goes to the GPU when the site computes on WebGPU and
 //! the adapter is real hardware (a software adapter trains far slower than the CPU: 3 s a
 //! step on llvmpipe against 50 ms); the reader can force either. On the GPU a step is one
 //! submission; the host copy the page reads (curve, samples, attention, downloads) is taken
-//! at each evaluation. A lost device moves the run to the CPU from that copy, and says so.
+//! at each evaluation. A lost device moves the run to the CPU from that copy (core's fallback:
+//! the steps since it are redone on the same batches), and the widget says so.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -25,12 +26,11 @@ use std::rc::{Rc, Weak};
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
-use crate::core::executor::{block_on_ready, BackendKind};
+use crate::core::executor::BackendKind;
 use crate::core::format::format_pt;
 use crate::core::train_run::{prepare_text, token_unit, StepReport, TrainRun, TrainSettings, MAX_CHARS};
-use crate::gpu::{GpuContext, GpuTensor};
 use crate::core::transformer::format_count;
-use crate::web::backend::now_ms;
+use crate::web::backend::{now_ms, runtime, Gpu, Tensor};
 use crate::web::dom;
 use crate::web::kit::ui::{self, live_note, number_field, read_count, show_results};
 use crate::web::kit::attributes::Attributes;
@@ -95,8 +95,8 @@ pub struct TrainWidget {
     attention: DenseHeatmap,
     probe: HtmlElement,
     preset: RefCell<Option<Rc<String>>>,
-    /// The run (out of the cell while a GPU step is in flight).
-    run: RefCell<Option<TrainRun<GpuTensor>>>,
+    /// The run (out of the cell while a slice is in flight).
+    run: RefCell<Option<TrainRun<Tensor>>>,
     /// The GPU failed during this run: it stays on the CPU until it is rebuilt.
     gpu_failed: Cell<bool>,
     built_from: RefCell<Option<Inputs>>,
@@ -319,7 +319,7 @@ impl TrainWidget {
             if !update.is_current() {
                 return Ok(());
             }
-            let run = TrainRun::<GpuTensor>::new(&prepared, bpe.as_deref(), inputs.settings.clone()).map_err(|e| e.to_string())?;
+            let run = TrainRun::new(&runtime(None), &prepared, bpe.as_deref(), inputs.settings.clone()).map_err(|e| e.to_string())?;
             let unit = token_unit(&run.tokenizer);
             widget.model_info.set_text_content(Some(&format!(
                 "{} parâmetros, com um vocabulário de {} {unit}s; {} {unit}s para treinar, {} guardados para validação.",
@@ -426,7 +426,7 @@ impl TrainWidget {
 
     /// The GPU the run should be on now: "WebGPU" forced, or automatically one that is
     /// hardware; none when the site computes on the CPU or the GPU failed in this run.
-    fn wanted_device(&self) -> Option<Rc<GpuContext>> {
+    fn wanted_device(&self) -> Option<Gpu> {
         if self.gpu_failed.get() {
             return None;
         }
@@ -438,62 +438,48 @@ impl TrainWidget {
         }
     }
 
-    /// One slice of training: steps until `SLICE_MS` has passed (at least one). The run moves
-    /// first if it is not where it should be; a GPU failure moves it to the CPU.
+    /// One slice of training: core's `steps_for`, on the runtime the run should be on (it
+    /// moves first if it is not there). A GPU failure is core's to recover from; the widget
+    /// tells the site and the reader, and keeps the run on the CPU.
     async fn slice(self: &Rc<Self>) -> Result<(), String> {
-        let start = now_ms();
         let Some(mut run) = self.run.borrow_mut().take() else { return Ok(()) };
-        let outcome = self.steps_until(&mut run, start).await;
-        let outcome = match outcome {
-            Err(e) if e.is_gpu_failure() => {
-                self.shell.ctx.backend.gpu_failed(&e);
-                self.gpu_failed.set(true);
-                let at = run.steps_taken();
-                match run.to_cpu::<GpuContext>(None).await {
-                    Ok(lost) => {
-                        self.say(&format!(
-                            "A GPU falhou no passo {at} ({e}). O treino continua na CPU, com os mesmos pesos, a partir do passo {} (a última cópia vinda da GPU; {lost} passos refeitos).",
-                            run.steps_taken()
-                        ));
-                        Ok(())
-                    }
-                    Err(e) => Err(e.to_string()),
-                }
+        let gpu = self.wanted_device();
+        let rt = runtime(gpu.as_ref());
+        let outcome = async {
+            run.place(&rt).await?;
+            run.steps_for(&rt, SLICE_MS, &now_ms, |report, ms| self.record(report, ms)).await
+        }
+        .await;
+        let failed = match outcome {
+            Ok(fallback) => fallback.map(|f| (f.error, f.at, f.resumed_from)),
+            // The run could not go up to the GPU: it stays on the CPU, where it was.
+            Err(e) if e.is_gpu_failure() => Some((e, run.steps_taken(), run.steps_taken())),
+            Err(e) => {
+                *self.run.borrow_mut() = Some(run);
+                return Err(e.to_string());
             }
-            other => other.map_err(|e| e.to_string()),
         };
-        self.shell.mark(run.engine.kind());
+        if let Some((e, at, from)) = failed {
+            self.shell.ctx.backend.gpu_failed(&e);
+            self.gpu_failed.set(true);
+            self.say(&format!(
+                "A GPU falhou no passo {at} ({e}). O treino continua na CPU, com os mesmos pesos, a partir do passo {from} (a última cópia vinda da GPU; {} passos refeitos com os mesmos lotes).",
+                at - from
+            ));
+        }
+        self.shell.mark(run.on());
         *self.run.borrow_mut() = Some(run);
-        outcome
+        Ok(())
     }
 
-    async fn steps_until(self: &Rc<Self>, run: &mut TrainRun<GpuTensor>, start: f64) -> crate::core::error::Result<()> {
-        let device = self.wanted_device();
-        match (&device, run.engine.kind()) {
-            (Some(gpu), BackendKind::Cpu) => run.to_device(&**gpu)?,
-            (None, BackendKind::WebGpu) => {
-                let gpu = self.shell.ctx.backend.gpu();
-                run.to_cpu(gpu.as_deref()).await?;
-            }
-            _ => {}
-        }
-        loop {
-            let before = now_ms();
-            let report: StepReport = match &device {
-                Some(gpu) => run.step_on(Some(&**gpu)).await?,
-                // The CPU engine never waits: its step is ready at once.
-                None => block_on_ready(run.step_on::<GpuContext>(None))?,
-            };
-            let after = now_ms();
-            let plain = report.eval.is_none() && report.sample.is_none();
-            let mut times = self.times.borrow_mut();
-            times.push_back((after, after - before, plain));
-            while times.front().is_some_and(|&(t, _, _)| after - t > RATE_WINDOW_MS) {
-                times.pop_front();
-            }
-            if after - start >= SLICE_MS {
-                return Ok(());
-            }
+    /// A step's timing, for the rates.
+    fn record(&self, report: &StepReport, ms: f64) {
+        let now = now_ms();
+        let plain = report.eval.is_none() && report.sample.is_none();
+        let mut times = self.times.borrow_mut();
+        times.push_back((now, ms, plain));
+        while times.front().is_some_and(|&(t, _, _)| now - t > RATE_WINDOW_MS) {
+            times.pop_front();
         }
     }
 
@@ -572,7 +558,7 @@ impl TrainWidget {
             ("passos".to_string(), run.steps_taken().to_string()),
             ("passos por segundo".to_string(), or_dash(rate, 1)),
             ("ms por passo".to_string(), or_dash(step_ms, 1)),
-            ("calculado em".to_string(), self.placement_text(run.engine.kind())),
+            ("calculado em".to_string(), self.placement_text(run.on())),
             ("perda de treino".to_string(), or_dash(last.and_then(|p| p.train), 4)),
             ("perda de validação".to_string(), or_dash(last.map(|p| p.validation), 4)),
             ("bigrama (validação)".to_string(), format_pt(run.bigram as f32, 4)),
@@ -651,13 +637,13 @@ impl TrainWidget {
     fn use_in_decoder(self: &Rc<Self>) {
         let model = match self.run.borrow().as_ref() {
             Some(run) => TrainedModel {
-                weights: run.engine.weights().clone(),
+                weights: run.weights().clone(),
                 tokenizer: run.tokenizer.clone(),
                 training_ids: run.tokens.train.clone(),
                 label: format!(
                     "treinado nesta página ({} passos, perda de validação {})",
                     // On the GPU, the host copy's step (taken at the last evaluation).
-                    run.steps_taken() - run.engine.steps_not_copied(),
+                    run.host_step(),
                     format_pt(run.validation_loss() as f32, 4)
                 ),
             },
