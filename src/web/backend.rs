@@ -16,7 +16,7 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlSelectElement;
 
 use crate::core::error::{ComputeError, Result};
-use crate::core::executor::{BackendKind, Cpu, Job};
+use crate::core::executor::{BackendKind, Job};
 use crate::core::runtime::{Placed, Runtime};
 use crate::core::trace::{run_traced, run_traced_with_results, Trace};
 use crate::gpu::{GpuContext, GpuTensor};
@@ -237,17 +237,18 @@ impl Backend {
         Ok((out, trace.backend))
     }
 
-    /// `run`, with every op the job ran recorded (the "por dentro" panel shows them).
+    /// `run`, with every op the job ran recorded (the "por dentro" panel shows them). Jobs run
+    /// on the site's runtime, so each is compiled once for both sides.
     pub async fn run_traced<J: Job>(&self, job: &J) -> Result<(J::Output, Trace)> {
         let gpu = self.gpu.borrow().clone();
         if let Some(gpu) = gpu {
-            match run_traced(job, &*gpu, &now_ms).await {
+            match run_traced(job, &runtime(Some(&gpu)), &now_ms).await {
                 Ok(done) => return Ok(done),
                 Err(e) if e.is_gpu_failure() => self.gpu_failed(&e),
                 Err(e) => return Err(e),
             }
         }
-        run_traced(job, &Cpu, &now_ms).await
+        run_traced(job, &runtime(None), &now_ms).await
     }
 
     /// Runs `job` on exactly `kind`, with no fallback (to compare backends), with every op's
@@ -255,11 +256,10 @@ impl Backend {
     /// adapter, or one opened for comparing while the CPU computes).
     pub async fn run_traced_on<J: Job>(&self, job: &J, kind: BackendKind, with_results: bool) -> Result<(J::Output, Trace)> {
         let run = |gpu: Option<Rc<GpuContext>>| async move {
-            match (gpu, with_results) {
-                (None, false) => run_traced(job, &Cpu, &now_ms).await,
-                (None, true) => run_traced_with_results(job, &Cpu, &now_ms).await,
-                (Some(gpu), false) => run_traced(job, &*gpu, &now_ms).await,
-                (Some(gpu), true) => run_traced_with_results(job, &*gpu, &now_ms).await,
+            let rt = runtime(gpu.as_ref());
+            match with_results {
+                false => run_traced(job, &rt, &now_ms).await,
+                true => run_traced_with_results(job, &rt, &now_ms).await,
             }
         };
         match kind {

@@ -12,6 +12,7 @@ use std::rc::Rc;
 
 use crate::error::{ComputeError, Result};
 use crate::executor::{BackendKind, Executor};
+use crate::matrix::Matrix;
 use crate::rng::Rng;
 use crate::runtime::{Fallback, Placed, Runtime};
 use crate::trace::{Clock, Trace, Traced};
@@ -92,6 +93,30 @@ impl History {
     /// The next token's distribution at `temperature` (the bars the playground draws).
     pub fn distribution(&self, temperature: f32) -> Vec<f32> {
         probabilities(&self.logits, temperature)
+    }
+
+    /// One head's attention (index layer·nh + head) over the last `last` positions, as a
+    /// square matrix (the future's weight is 0), and the first position it shows.
+    pub fn attention_window(&self, index: usize, last: usize) -> (Matrix, usize) {
+        let rows = self.attention.get(index).map_or(&[][..], Vec::as_slice);
+        let start = rows.len().saturating_sub(last);
+        let size = rows.len() - start;
+        let mut m = Matrix::zeros(size, size);
+        for (r, row) in rows[start..].iter().enumerate() {
+            for c in 0..size {
+                m.set(r, c, row.get(start + c).copied().unwrap_or(0.0));
+            }
+        }
+        (m, start)
+    }
+
+    /// The window as text: the prompt's part and the generated part, decoded together so a
+    /// character split across two tokens comes out whole.
+    pub fn texts(&self, tokenizer: &(impl TokenCodec + ?Sized)) -> (String, String) {
+        let prompt = tokenizer.decode_ids(&self.ids[..self.prompt_len]);
+        let all = tokenizer.decode_ids(&self.ids);
+        let generated = all.strip_prefix(&prompt).map(str::to_string).unwrap_or_else(|| tokenizer.decode_ids(&self.ids[self.prompt_len..]));
+        (prompt, generated)
     }
 }
 
@@ -383,6 +408,24 @@ mod tests {
         assert!(diff < 1e-5, "{diff}");
         assert_eq!(s.cached(), s.history().ids.len(), "the session's cache is untouched");
         assert!(block_on_ready(s.lens(&Cpu, last + 1)).is_err());
+    }
+
+    #[test]
+    fn the_enlarged_window_and_the_two_texts() {
+        let (w, bpe) = tiny();
+        let mut s = Session::start(&Cpu, w, &bpe, "abcdef", 3).unwrap();
+        for _ in 0..4 {
+            block_on_ready(s.step(&Cpu, &SamplingOptions::greedy())).unwrap();
+        }
+        let h = s.history();
+        let (m, start) = h.attention_window(1, 4);
+        assert_eq!((m.shape(), start), ((4, 4), 6));
+        assert_eq!(m.get(3, 3), h.attention[1][9][9]);
+        assert_eq!((m.get(0, 1), m.get(2, 0)), (0.0, h.attention[1][8][6]), "the future is 0, the past is read");
+        assert_eq!(h.attention_window(1, 50).0.shape(), (10, 10));
+        let (prompt, generated) = h.texts(&bpe);
+        assert_eq!(prompt, "abcdef");
+        assert_eq!(prompt + &generated, bpe.decode_ids(&h.ids));
     }
 
     #[test]

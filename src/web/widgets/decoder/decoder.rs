@@ -32,7 +32,6 @@ use crate::core::format::format_pt;
 use crate::core::runtime::Fallback;
 use crate::core::trace::Trace;
 use crate::core::widget_input::choice_setting;
-use crate::core::Matrix;
 use crate::web::backend::{now_ms, runtime, Gpu, Tensor};
 
 use crate::web::dom;
@@ -629,17 +628,9 @@ impl DecoderWidget {
         let stages = reading.stages();
         let stage_label = |s: usize| if s == 0 { "embedding".to_string() } else { format!("camada {s}") };
         // Candidates: the model's top ones here, and the token that really came next.
-        let mut candidates: Vec<u32> = reading.top(stages - 1, LENS_CANDIDATES).into_iter().map(|(t, _)| t).collect();
         let next = h.ids.get(position + 1).copied();
-        if let Some(next) = next.filter(|t| !candidates.contains(t)) {
-            candidates.push(next);
-        }
-        let mut m = Matrix::zeros(stages, candidates.len());
-        for (c, &token) in candidates.iter().enumerate() {
-            for (s, p) in reading.trajectory(token).into_iter().enumerate() {
-                m.set(s, c, p);
-            }
-        }
+        let candidates = reading.candidates(LENS_CANDIDATES, next);
+        let m = reading.trajectories(&candidates);
         let labels: Vec<String> = candidates.iter().map(|&t| bpe.label(t)).collect();
         self.lens_view.show(&m, (0..stages).map(stage_label).collect(), labels.clone(), Scale::Probability);
         let after = bpe.label(h.ids[*position]);
@@ -684,13 +675,7 @@ impl DecoderWidget {
             }
         };
         let (layers, heads) = parts.heads.shape();
-        let mut m = Matrix::zeros(layers, heads + 1);
-        for l in 0..layers {
-            for h in 0..heads {
-                m.set(l, h, parts.heads.get(l, h));
-            }
-            m.set(l, heads, parts.ffn[l]);
-        }
+        let m = parts.by_layer();
         let mut cols: Vec<String> = (1..=heads).map(|h| format!("cabeça {h}")).collect();
         cols.push("FFN".into());
         self.push_view.show(&m, (1..=layers).map(|l| format!("camada {l}")).collect(), cols, Scale::Signed);
@@ -882,11 +867,7 @@ impl DecoderWidget {
                 shown.push(id);
             }
         }
-        // Text: prompt part and generated part (decoded together, so characters split across
-        // tokens come out whole).
-        let prompt_text = bpe.decode_ids(&h.ids[..h.prompt_len]);
-        let all = bpe.decode_ids(&h.ids);
-        let generated = all.strip_prefix(&prompt_text).map(str::to_string).unwrap_or_else(|| bpe.decode_ids(&h.ids[h.prompt_len..]));
+        let (prompt_text, generated) = h.texts(bpe);
         self.text_prompt.set_text_content(Some(&prompt_text));
         self.text_generated.set_text_content(Some(&generated));
         let kind = session.on();
@@ -997,16 +978,8 @@ impl DecoderWidget {
             return;
         }
         let (layer, head) = self.selected.get();
-        let rows = &h.attention[layer * heads + head];
-        let n = rows.len();
-        let start = n.saturating_sub(ENLARGED_POSITIONS);
-        let size = n - start;
-        let mut m = Matrix::zeros(size, size);
-        for (r, row) in rows[start..].iter().enumerate() {
-            for c in 0..size {
-                m.set(r, c, row.get(start + c).copied().unwrap_or(0.0));
-            }
-        }
+        let (m, start) = h.attention_window(layer * heads + head, ENLARGED_POSITIONS);
+        let size = m.rows();
         let labels: Vec<String> = h.ids[start..].iter().map(|&id| model.tokenizer.label(id)).collect();
         // Weights, not scores, and nothing hatched: the future's weight is exactly 0 (its score was −∞).
         self.enlarged.show(&m, labels.clone(), labels, Scale::Probability);

@@ -20,7 +20,6 @@
 //! the steps since it are redone on the same batches), and the widget says so.
 
 use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
 use std::rc::{Rc, Weak};
 
 use wasm_bindgen::JsCast;
@@ -28,7 +27,7 @@ use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElem
 
 use crate::core::executor::BackendKind;
 use crate::core::format::format_pt;
-use crate::core::train_run::{prepare_text, token_unit, StepReport, TrainRun, TrainSettings, MAX_CHARS};
+use crate::core::train_run::{prepare_text, token_unit, Pace, TrainRun, TrainSettings, MAX_CHARS};
 use crate::core::transformer::format_count;
 use crate::web::backend::{now_ms, runtime, Gpu, Tensor};
 use crate::web::dom;
@@ -105,8 +104,8 @@ pub struct TrainWidget {
     resume_on_visible: Cell<bool>,
     /// Bumped to stop a training loop (a newer one, or none, takes over).
     generation: Cell<u64>,
-    /// Recent steps: (when it ended, its duration in ms, whether it was a plain step).
-    times: RefCell<VecDeque<(f64, f64, bool)>>,
+    /// Steps per second and a plain step's duration.
+    pace: RefCell<Pace>,
     draw_booked: Cell<bool>,
     status_drawn_at: Cell<f64>,
     /// The history and sample counts last drawn.
@@ -219,7 +218,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
         running: Cell::new(false),
         resume_on_visible: Cell::new(false),
         generation: Cell::new(0),
-        times: RefCell::new(VecDeque::new()),
+        pace: RefCell::new(Pace::new(RATE_WINDOW_MS)),
         draw_booked: Cell::new(false),
         status_drawn_at: Cell::new(f64::NEG_INFINITY),
         drawn: Cell::new((usize::MAX, usize::MAX)),
@@ -335,7 +334,7 @@ impl TrainWidget {
             ui::set_options(&widget.head, &index_options(inputs.settings.n_heads), &head);
             *widget.run.borrow_mut() = Some(run);
             *widget.built_from.borrow_mut() = Some(inputs);
-            widget.times.borrow_mut().clear();
+            widget.pace.borrow_mut().clear();
             widget.shell.mark(BackendKind::Cpu);
             widget.drawn.set((usize::MAX, usize::MAX));
             widget.draw_now();
@@ -447,7 +446,7 @@ impl TrainWidget {
         let rt = runtime(gpu.as_ref());
         let outcome = async {
             run.place(&rt).await?;
-            run.steps_for(&rt, SLICE_MS, &now_ms, |report, ms| self.record(report, ms)).await
+            run.steps_for(&rt, SLICE_MS, &now_ms, |report, ms| self.pace.borrow_mut().record(report, now_ms(), ms)).await
         }
         .await;
         let failed = match outcome {
@@ -470,17 +469,6 @@ impl TrainWidget {
         self.shell.mark(run.on());
         *self.run.borrow_mut() = Some(run);
         Ok(())
-    }
-
-    /// A step's timing, for the rates.
-    fn record(&self, report: &StepReport, ms: f64) {
-        let now = now_ms();
-        let plain = report.eval.is_none() && report.sample.is_none();
-        let mut times = self.times.borrow_mut();
-        times.push_back((now, ms, plain));
-        while times.front().is_some_and(|&(t, _, _)| now - t > RATE_WINDOW_MS) {
-            times.pop_front();
-        }
     }
 
     /// Books a draw for the next animation frame (at most one per frame).
@@ -521,19 +509,6 @@ impl TrainWidget {
         self.draw();
     }
 
-    /// Steps per second over the recent window (wall clock, drawing and yielding included)
-    /// and the mean duration of a plain step (no evaluation or sample) in ms.
-    fn rates(&self) -> (Option<f64>, Option<f64>) {
-        let times = self.times.borrow();
-        let rate = match (times.front(), times.back()) {
-            (Some(first), Some(last)) if times.len() >= 2 && last.0 > first.0 => Some((times.len() - 1) as f64 * 1000.0 / (last.0 - first.0)),
-            _ => None,
-        };
-        let plain: Vec<f64> = times.iter().filter(|t| t.2).map(|t| t.1).collect();
-        let mean = (!plain.is_empty()).then(|| plain.iter().sum::<f64>() / plain.len() as f64);
-        (rate, mean)
-    }
-
     /// Where the run computes, and why not on the GPU when the reader might expect it.
     fn placement_text(&self, kind: BackendKind) -> String {
         let software = self.shell.ctx.backend.gpu().is_some_and(|g| g.facts().software);
@@ -551,7 +526,7 @@ impl TrainWidget {
         self.status_drawn_at.set(now_ms());
         let run = self.run.borrow();
         let Some(run) = run.as_ref() else { return };
-        let (rate, step_ms) = self.rates();
+        let (rate, step_ms) = self.pace.borrow().rates();
         let or_dash = |v: Option<f64>, decimals: usize| v.map_or("—".to_string(), |v| format_pt(v as f32, decimals));
         let last = run.history.last();
         let rows = vec![
