@@ -5,15 +5,17 @@
 //! the sides without changing type.
 //!
 //! The one fallback policy for everything resident: on a device failure, the work goes on on
-//! the CPU from its last host copy (the decoder's history, a training run's last snapshot)
-//! and says so with a `Fallback`; nothing the reader saw is lost (a token already sampled is
-//! kept; training steps after the copy are redone on the same batches).
+//! the CPU from its last host copy (a job's inputs: `run_job`; the decoder's history, a
+//! training run's last snapshot) and says so with a `Fallback`; nothing the reader saw is lost
+//! (a token already sampled is kept; training steps after the copy are redone on the same
+//! batches).
 
 use crate::error::{ComputeError, Result};
-use crate::executor::{BackendKind, Cpu, Executor};
+use crate::executor::{BackendKind, Cpu, Executor, Job};
 use crate::matrix::{Dims, Matrix};
 use crate::op::Op;
 use crate::ops::adamw::AdamWStep;
+use crate::trace::{run_traced, Clock, Trace};
 
 /// A runtime's tensor: on the host (the CPU side) or on the device.
 #[derive(Clone, Debug)]
@@ -44,6 +46,23 @@ pub struct Fallback {
     pub at: usize,
     /// Where the CPU went on from (the last host copy): `at` when nothing had to be redone.
     pub resumed_from: usize,
+}
+
+/// Runs `job` on `rt` with its ops traced; after a device failure, again on the CPU (a job's
+/// host copy is its inputs), telling `fell_back` (a callback rather than a returned
+/// `Fallback`: this is compiled once per job, and the smaller result weighs less wasm).
+pub async fn run_job<J: Job, D: Executor>(job: &J, rt: &Runtime<'_, D>, clock: Clock<'_>, fell_back: &dyn Fn(&ComputeError)) -> Result<(J::Output, Trace)> {
+    let mut rt = *rt;
+    // One call site for the job, whichever side it runs on.
+    loop {
+        match run_traced(job, &rt, clock).await {
+            Err(error) if error.is_gpu_failure() && rt.kind() != BackendKind::Cpu => {
+                fell_back(&error);
+                rt = Runtime::Cpu;
+            }
+            done => return done,
+        }
+    }
 }
 
 fn misplaced() -> ComputeError {

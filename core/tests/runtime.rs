@@ -189,7 +189,9 @@ fn training_by_budget_steps_until_the_clock_says_so() {
     // A budget already spent still takes one step.
     block_on_ready(run.steps_for(&Runtime::<Faulty<Cpu>>::Cpu, 0.0, &clock, |_, _| {})).unwrap();
     assert_eq!(run.steps_taken(), 4);
-    // On the CPU the host copy follows every step (downloads get the current weights).
+    // The host copy is the last evaluation's until it is refreshed (before a download).
+    assert_eq!(run.host_step(), 0);
+    block_on_ready(run.refresh_host(&Runtime::<Faulty<Cpu>>::Cpu)).unwrap();
     assert_eq!(run.host_step(), 4);
     // Moving to a device and back keeps the run: the same as straight on the CPU.
     let device = Faulty::new(&Cpu, usize::MAX);
@@ -206,6 +208,30 @@ fn training_by_budget_steps_until_the_clock_says_so() {
     }
     block_on_ready(run.steps_for(&Runtime::<Faulty<Cpu>>::Cpu, 0.0, &clock, |_, _| {})).unwrap();
     block_on_ready(run.steps_for(&Runtime::<Faulty<Cpu>>::Cpu, 0.0, &clock, |_, _| {})).unwrap();
+    block_on_ready(run.refresh_host(&Runtime::<Faulty<Cpu>>::Cpu)).unwrap();
+    assert_eq!(run.host_step(), 7);
     assert!(run.safetensors() == straight.safetensors());
     assert_eq!(run.history, straight.history);
+}
+
+/// A job (a widget's update) on a device lost at its read: run again on the CPU, the same
+/// numbers, and the fallback reported.
+#[test]
+fn a_job_on_a_lost_device_runs_again_on_the_cpu() {
+    use atencao_core::executor::MatmulJob;
+    use atencao_core::runtime::run_job;
+    let job = MatmulJob { a: Matrix::from_rows(&[[1.0, 2.0], [3.0, 4.0]]).unwrap(), b: Matrix::from_rows(&[[0.5], [-1.0]]).unwrap() };
+    let clock = || 0.0;
+    let failures = Cell::new(0);
+    let fell_back = |e: &atencao_core::ComputeError| {
+        assert!(e.is_gpu_failure());
+        failures.set(failures.get() + 1);
+    };
+    let never = Faulty::new(&Cpu, usize::MAX);
+    let (on_device, trace) = block_on_ready(run_job(&job, &Runtime::Device(&never), &clock, &fell_back)).unwrap();
+    assert!(failures.get() == 0 && trace.backend == BackendKind::WebGpu);
+    let lost = Faulty::new(&Cpu, 1);
+    let (again, trace) = block_on_ready(run_job(&job, &Runtime::Device(&lost), &clock, &fell_back)).unwrap();
+    assert_eq!((again.to_rows(), on_device.to_rows()), (vec![vec![-1.5], vec![-2.5]], vec![vec![-1.5], vec![-2.5]]));
+    assert!(failures.get() == 1 && trace.backend == BackendKind::Cpu && trace.ops.len() == 1);
 }

@@ -17,7 +17,7 @@ use web_sys::HtmlSelectElement;
 
 use crate::core::error::{ComputeError, Result};
 use crate::core::executor::{BackendKind, Job};
-use crate::core::runtime::{Placed, Runtime};
+use crate::core::runtime::{run_job, Placed, Runtime};
 use crate::core::trace::{run_traced, run_traced_with_results, Trace};
 use crate::gpu::{GpuContext, GpuTensor};
 
@@ -238,17 +238,10 @@ impl Backend {
     }
 
     /// `run`, with every op the job ran recorded (the "por dentro" panel shows them). Jobs run
-    /// on the site's runtime, so each is compiled once for both sides.
+    /// on the site's runtime, so each is compiled once for both sides, under core's fallback.
     pub async fn run_traced<J: Job>(&self, job: &J) -> Result<(J::Output, Trace)> {
         let gpu = self.gpu.borrow().clone();
-        if let Some(gpu) = gpu {
-            match run_traced(job, &runtime(Some(&gpu)), &now_ms).await {
-                Ok(done) => return Ok(done),
-                Err(e) if e.is_gpu_failure() => self.gpu_failed(&e),
-                Err(e) => return Err(e),
-            }
-        }
-        run_traced(job, &runtime(None), &now_ms).await
+        run_job(job, &runtime(gpu.as_ref()), &now_ms, &self.on_gpu_failure()).await
     }
 
     /// Runs `job` on exactly `kind`, with no fallback (to compare backends), with every op's
@@ -299,6 +292,12 @@ impl Backend {
             Some(Err(why)) => Some(why.clone()),
             _ => None,
         }
+    }
+
+    /// `gpu_failed` as one callback type for every job (a closure per job type would be
+    /// compiled once per job).
+    fn on_gpu_failure(&self) -> impl Fn(&ComputeError) + '_ {
+        move |e| self.gpu_failed(e)
     }
 
     /// Takes note of a GPU failure the caller will redo on the CPU: a lost device switches

@@ -180,8 +180,8 @@ impl<T> TrainRun<T> {
         self.on
     }
 
-    /// The weights as the host last saw them: the current ones on the CPU, the last copy
-    /// (an evaluation's or a sample's) on a device.
+    /// The weights as the host last saw them: the last copy (an evaluation's, a sample's, or
+    /// one taken by `refresh_host`).
     pub fn weights(&self) -> &DecoderWeights {
         &self.host.trainer.weights
     }
@@ -192,17 +192,17 @@ impl<T> TrainRun<T> {
     }
 
     /// One training step on `e`, the executor the run computes on; an evaluation and a sample
-    /// when their turn comes. The host copy is taken then, and after every step where a copy
-    /// costs nothing (a backend that is not deferred: the CPU).
+    /// when their turn comes, and the host copy then (a copy every step would cost a few
+    /// per cent of a CPU step, and a readback of everything on a GPU).
     pub async fn step_on<E: Executor<Tensor = T>>(&mut self, e: &E) -> Result<StepReport> {
         let batch = self.tokens.sample_batch(&mut self.batches, self.settings.batch, self.settings.context)?;
         let loss = self.trainer.step_on(e, &batch).await?;
         self.pending.push(loss);
         let step = self.steps_taken();
         let (due_eval, due_sample) = (step % self.settings.eval_every == 0, step % self.settings.sample_every == 0);
-        let copied = due_eval || due_sample || !e.deferred();
+        let copied = due_eval || due_sample;
         if copied {
-            self.copy_to_host(e).await?;
+            self.refresh_host(e).await?;
         }
         let eval = if due_eval { Some(self.evaluate()?) } else { None };
         let sample = if due_sample { Some(self.sample()?) } else { None };
@@ -213,7 +213,9 @@ impl<T> TrainRun<T> {
         Ok(StepReport { step, loss, eval, sample })
     }
 
-    async fn copy_to_host<E: Executor<Tensor = T>>(&mut self, e: &E) -> Result<()> {
+    /// Takes the host copy now (before a download, or handing the weights over), so `weights`
+    /// are the current ones. On a GPU, one readback of every weight and moment.
+    pub async fn refresh_host<E: Executor<Tensor = T>>(&mut self, e: &E) -> Result<()> {
         self.host = HostCopy { trainer: self.trainer.snapshot(e).await?, batches: self.batches.clone(), pending: self.pending.clone() };
         Ok(())
     }
@@ -239,7 +241,7 @@ impl<G> TrainRun<Placed<G>> {
             return Ok(());
         }
         if self.on == BackendKind::Cpu {
-            self.copy_to_host(&Runtime::<D>::Cpu).await?;
+            self.refresh_host(&Runtime::<D>::Cpu).await?;
         }
         self.restore(rt).map(|_| ())
     }
@@ -362,9 +364,11 @@ impl<T> TrainRun<T> {
 }
 
 impl TrainRun<Matrix> {
-    /// One step on the CPU (see `step_on`): what native tests run.
+    /// One step on the CPU (see `step_on`), the host copy kept current: what native tests run.
     pub fn step(&mut self) -> Result<StepReport> {
-        block_on_ready(self.step_on(&Cpu))
+        let report = block_on_ready(self.step_on(&Cpu))?;
+        block_on_ready(self.refresh_host(&Cpu))?;
+        Ok(report)
     }
 }
 

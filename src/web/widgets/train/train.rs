@@ -25,7 +25,7 @@ use std::rc::{Rc, Weak};
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
-use crate::core::executor::BackendKind;
+use crate::core::executor::{block_on_ready, BackendKind};
 use crate::core::format::format_pt;
 use crate::core::train_run::{prepare_text, token_unit, Pace, TrainRun, TrainSettings, MAX_CHARS};
 use crate::core::transformer::format_count;
@@ -610,6 +610,7 @@ impl TrainWidget {
     /// "usar no decodificador": the weights of this step go to every decoder playground on
     /// the page (a copy: training may go on), with the tokenizer and the training text's ids.
     fn use_in_decoder(self: &Rc<Self>) {
+        self.refresh_host();
         let model = match self.run.borrow().as_ref() {
             Some(run) => TrainedModel {
                 weights: run.weights().clone(),
@@ -631,8 +632,19 @@ impl TrainWidget {
         }
     }
 
+    /// On the CPU, the current weights to the host copy (a copy, at once); on the GPU the copy
+    /// stays the last evaluation's (its step is named).
+    fn refresh_host(&self) {
+        if let Some(run) = self.run.borrow_mut().as_mut().filter(|r| r.on() == BackendKind::Cpu) {
+            if let Err(e) = block_on_ready(run.refresh_host(&runtime(None))) {
+                self.say(&e.to_string());
+            }
+        }
+    }
+
     /// Offers the model's `weights`, or else its configuration, as a file.
     fn download(self: &Rc<Self>, weights: bool) {
+        self.refresh_host();
         let file = self.run.borrow().as_ref().map(|run| match weights {
             true => (run.safetensors(), "treinado.safetensors", "application/octet-stream"),
             false => (run.config_json().into_bytes(), "treinado-config.json", "application/json"),
