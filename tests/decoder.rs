@@ -157,6 +157,29 @@ fn a_backend_switch_mid_generation_keeps_the_text() {
     assert_eq!(m.bpe.decode(&session.history().ids), m.bpe.decode(&cpu_ids));
 }
 
+/// The widget's path on a real device: the session on the site's runtime over the GPU, core's
+/// generation loop, then the device destroyed mid-generation (as a lost WebGPU device): core
+/// goes on on the CPU from the history, says so, and the text is the CPU's from the same seed.
+#[test]
+fn the_runtime_generates_on_the_gpu_and_a_lost_device_keeps_the_text() {
+    use atencao::core::runtime::{Placed, Runtime};
+    let Some(gpu) = gpu() else { return };
+    let m = model();
+    let prompt = "A galinha atravessou a rua";
+    let (cpu_ids, _) = block_on_ready(generate(&Cpu, on_cpu(&m), &m, prompt, 16, 9));
+    let rt = Runtime::Device(&gpu);
+    let weights = std::rc::Rc::new(m.weights.upload(&rt).unwrap());
+    let mut session: Session<Placed<GpuTensor>> = Session::start(&rt, weights, &m.bpe, prompt, 9).unwrap().keep_host_copy(on_cpu(&m));
+    let first = pollster::block_on(session.generate(&rt, 8, &OPTS, None, |_, _| true)).unwrap();
+    assert!(first.fallback.is_none() && first.made == 8);
+    gpu.destroy();
+    let rest = pollster::block_on(session.generate(&rt, 8, &OPTS, None, |_, _| true)).unwrap();
+    let fallback = rest.fallback.expect("the lost device is reported");
+    assert!(matches!(fallback.error, atencao::core::ComputeError::DeviceLost(_)), "{:?}", fallback.error);
+    assert_eq!((rest.made, session.on()), (8, atencao::core::executor::BackendKind::Cpu));
+    assert_eq!(m.bpe.decode(&session.history().ids), m.bpe.decode(&cpu_ids));
+}
+
 /// Generating past the context on the real model: the window slides by the one rule, and what
 /// the session predicts is what a fresh pass over the window predicts.
 #[test]

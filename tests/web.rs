@@ -9,7 +9,7 @@ use atencao::core::executor::BackendKind;
 use atencao::core::rng::Rng;
 use atencao::core::{Cpu, Matrix};
 use atencao::gpu::{parity, GpuContext};
-use atencao::web::backend::{Backend, Preference, SOFTWARE_NOTE};
+use atencao::web::backend::{now_ms, Backend, Preference, SOFTWARE_NOTE};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -164,29 +164,31 @@ async fn a_lost_device_falls_back_to_the_cpu_with_the_same_numbers() {
 
 /// The automatic choice leaves a software adapter aside, and the footer says why; choosing
 /// WebGPU uses it all the same. With no adapter at all, the CPU and the reason.
-/// The train widget's run on the browser's WebGPU: the same losses as the CPU run from the
-/// same seed, one submission per step; then the device is destroyed, the next step fails as a
-/// GPU failure, and the run goes on on the CPU from its last host copy.
+/// The train widget's run on the browser's WebGPU (through the site's runtime): the same
+/// losses as the CPU run from the same seed, one submission per step; then the device is
+/// destroyed, and core's fallback goes on on the CPU from the last host copy.
 #[wasm_bindgen_test]
 async fn training_on_webgpu_matches_the_cpu_and_survives_a_lost_device() {
     use atencao::core::train_run::{prepare_text, TrainRun, TrainSettings};
-    use atencao::gpu::GpuTensor;
+    use atencao::web::backend::runtime;
     let Ok(gpu) = GpuContext::acquire().await else {
         assert_ne!(EXPECTED_BACKEND, Some("webgpu"), "expected WebGPU");
         return;
     };
+    let gpu = std::rc::Rc::new(gpu);
     let words = ["a casa", "o gato", "a missa", "do galo", "era noite"];
     let mut rng = Rng::new(5);
     let raw = (0..300).map(|_| words[rng.below(words.len() as u64) as usize]).collect::<Vec<_>>().join(" ");
     // Small enough for SwiftShader: 1 block of width 16, windows of 16.
     let settings = TrainSettings { n_layers: 1, d_model: 16, n_heads: 2, context: 16, batch: 4, eval_every: 4, sample_every: 8, sample_chars: 8, ..TrainSettings::tiny() };
     let text = prepare_text(&raw, false, settings.min_chars()).unwrap();
-    let mut on_cpu = TrainRun::<Matrix>::new(&text, None, settings.clone()).unwrap();
-    let mut on_gpu = TrainRun::<GpuTensor>::new(&text, None, settings).unwrap();
-    on_gpu.to_device(&gpu).unwrap();
+    let mut on_cpu = TrainRun::<Matrix>::new(&Cpu, &text, None, settings.clone()).unwrap();
+    let rt = runtime(Some(&gpu));
+    let mut on_gpu = TrainRun::new(&runtime(None), &text, None, settings).unwrap();
+    on_gpu.place(&rt).await.unwrap();
     for _ in 0..10 {
-        let want = on_cpu.step_on(Some(&Cpu)).await.unwrap();
-        let got = on_gpu.step_on(Some(&gpu)).await.unwrap();
+        let want = on_cpu.step_on(&Cpu).await.unwrap();
+        let got = on_gpu.step_on(&rt).await.unwrap();
         assert_eq!(got.step, want.step);
         assert!((got.loss - want.loss).abs() < 1e-3, "step {}: GPU {} vs CPU {}", got.step, got.loss, want.loss);
     }
@@ -194,14 +196,12 @@ async fn training_on_webgpu_matches_the_cpu_and_survives_a_lost_device() {
     assert!((a - b).abs() < 1e-3, "validation: GPU {a} vs CPU {b}");
     // Step 10: the last host copy is step 8's (an evaluation and a sample).
     gpu.destroy();
-    let err = on_gpu.step_on(Some(&gpu)).await.unwrap_err();
-    assert!(err.is_gpu_failure(), "{err}");
-    let lost = on_gpu.to_cpu::<GpuContext>(None).await.unwrap();
-    // Steps 9 and 10 (and the failed 11th, had the device counted it) are redone.
-    assert!(lost >= 2, "{lost}");
-    assert_eq!((on_gpu.steps_taken(), on_gpu.engine.label()), (8, "CPU"));
-    let report = on_gpu.step_on::<GpuContext>(None).await.unwrap();
-    assert!(report.step == 9 && report.loss.is_finite());
+    let fallback = on_gpu.steps_for(&rt, 0.0, &now_ms, |_, _| {}).await.unwrap().expect("a fallback");
+    assert!(fallback.error.is_gpu_failure(), "{:?}", fallback.error);
+    // Steps 9 and 10 (and the failed 11th) are redone on the CPU, from step 8.
+    assert_eq!((fallback.resumed_from, on_gpu.on()), (8, BackendKind::Cpu));
+    assert!(fallback.at >= 10, "{fallback:?}");
+    assert_eq!(on_gpu.steps_taken(), 9);
 }
 
 #[wasm_bindgen_test]

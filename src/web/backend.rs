@@ -16,14 +16,26 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlSelectElement;
 
 use crate::core::error::{ComputeError, Result};
-use crate::core::executor::{BackendKind, Cpu, Job};
+use crate::core::executor::{BackendKind, Job};
+use crate::core::runtime::{run_job, Placed, Runtime};
 use crate::core::trace::{run_traced, run_traced_with_results, Trace};
-use crate::gpu::GpuContext;
+use crate::gpu::{GpuContext, GpuTensor};
 
 use crate::web::dom;
 use super::kit::Ctx;
 
 const STORAGE_KEY: &str = "atencao.backend";
+
+/// The site's GPU (a widget that keeps work on it holds one).
+pub type Gpu = Rc<GpuContext>;
+/// A tensor of the site's runtime: on the CPU or on its GPU (`core::runtime`).
+pub type Tensor = Placed<GpuTensor>;
+
+/// The runtime over `gpu`, or the CPU: what resident work (the decoder's session, a
+/// training run) computes on.
+pub fn runtime(gpu: Option<&Gpu>) -> Runtime<'_, GpuContext> {
+    gpu.map_or(Runtime::Cpu, |g| Runtime::Device(&**g))
+}
 
 thread_local! {
     /// The page's backend, for the memory readout (`web::memory_report`); one per page.
@@ -225,17 +237,11 @@ impl Backend {
         Ok((out, trace.backend))
     }
 
-    /// `run`, with every op the job ran recorded (the "por dentro" panel shows them).
+    /// `run`, with every op the job ran recorded (the "por dentro" panel shows them). Jobs run
+    /// on the site's runtime, so each is compiled once for both sides, under core's fallback.
     pub async fn run_traced<J: Job>(&self, job: &J) -> Result<(J::Output, Trace)> {
         let gpu = self.gpu.borrow().clone();
-        if let Some(gpu) = gpu {
-            match run_traced(job, &*gpu, &now_ms).await {
-                Ok(done) => return Ok(done),
-                Err(e) if e.is_gpu_failure() => self.gpu_failed(&e),
-                Err(e) => return Err(e),
-            }
-        }
-        run_traced(job, &Cpu, &now_ms).await
+        run_job(job, &runtime(gpu.as_ref()), &now_ms, &self.on_gpu_failure()).await
     }
 
     /// Runs `job` on exactly `kind`, with no fallback (to compare backends), with every op's
@@ -243,11 +249,10 @@ impl Backend {
     /// adapter, or one opened for comparing while the CPU computes).
     pub async fn run_traced_on<J: Job>(&self, job: &J, kind: BackendKind, with_results: bool) -> Result<(J::Output, Trace)> {
         let run = |gpu: Option<Rc<GpuContext>>| async move {
-            match (gpu, with_results) {
-                (None, false) => run_traced(job, &Cpu, &now_ms).await,
-                (None, true) => run_traced_with_results(job, &Cpu, &now_ms).await,
-                (Some(gpu), false) => run_traced(job, &*gpu, &now_ms).await,
-                (Some(gpu), true) => run_traced_with_results(job, &*gpu, &now_ms).await,
+            let rt = runtime(gpu.as_ref());
+            match with_results {
+                false => run_traced(job, &rt, &now_ms).await,
+                true => run_traced_with_results(job, &rt, &now_ms).await,
             }
         };
         match kind {
@@ -287,6 +292,12 @@ impl Backend {
             Some(Err(why)) => Some(why.clone()),
             _ => None,
         }
+    }
+
+    /// `gpu_failed` as one callback type for every job (a closure per job type would be
+    /// compiled once per job).
+    fn on_gpu_failure(&self) -> impl Fn(&ComputeError) + '_ {
+        move |e| self.gpu_failed(e)
     }
 
     /// Takes note of a GPU failure the caller will redo on the CPU: a lost device switches

@@ -13,11 +13,11 @@ use crate::core::bench::{self, Kernel, Timing};
 use crate::core::decoder::load::Model;
 use crate::core::decoder::model::{forward, read_forward, KvCache};
 use crate::core::error::Result;
-use crate::core::executor::{BackendKind, Cpu, Executor};
+use crate::core::executor::{BackendKind, Executor};
 use crate::core::format::format_pt;
 use crate::core::trace::median;
 
-use crate::web::backend::now_ms;
+use crate::web::backend::{now_ms, runtime};
 use crate::web::dom;
 use crate::web::kit::ui;
 use crate::web::model_store::{self, DEFAULT_BASE};
@@ -97,18 +97,12 @@ fn json_string(s: &str) -> String {
 }
 
 async fn time_kernel(ctx: &Ctx, kernel: Kernel) -> Result<Timing> {
-    match ctx.backend.gpu() {
-        Some(gpu) => bench::time(&*gpu, kernel, 5, 20.0, &now_ms).await,
-        None => bench::time(&Cpu, kernel, 5, 20.0, &now_ms).await,
-    }
+    bench::time(&runtime(ctx.backend.gpu().as_ref()), kernel, 5, 20.0, &now_ms).await
 }
 
 /// (prompt ms, ms per generated token) of the decoder on the active backend.
 async fn time_decoder(ctx: &Ctx, model: &Model) -> Result<(f64, f64)> {
-    match ctx.backend.gpu() {
-        Some(gpu) => time_decoder_on(&*gpu, model).await,
-        None => time_decoder_on(&Cpu, model).await,
-    }
+    time_decoder_on(&runtime(ctx.backend.gpu().as_ref()), model).await
 }
 
 /// The prompt in one pass, then one token per pass through the KV cache, each pass read back

@@ -127,6 +127,19 @@ impl LogitParts {
     pub fn total(&self) -> f32 {
         self.embedding + self.heads.as_slice().iter().sum::<f32>() + self.ffn.iter().sum::<f32>() + self.bias
     }
+
+    /// Layer by layer, each head's push and then the FFN's: (L, nh + 1), the playground's map.
+    pub fn by_layer(&self) -> Matrix {
+        let (layers, heads) = self.heads.shape();
+        let mut m = Matrix::zeros(layers, heads + 1);
+        for l in 0..layers {
+            for h in 0..heads {
+                m.set(l, h, self.heads.get(l, h));
+            }
+            m.set(l, heads, self.ffn.get(l).copied().unwrap_or(0.0));
+        }
+        m
+    }
 }
 
 /// A whole window run with the lens at its last position (weights uploaded to the backend
@@ -204,6 +217,27 @@ impl LensReading {
     /// The probability of `token` at every stage.
     pub fn trajectory(&self, token: u32) -> Vec<f32> {
         self.readings.iter().map(|p| p.get(token as usize).copied().unwrap_or(0.0)).collect()
+    }
+
+    /// The tokens the playground follows: the `k` most probable at the last stage, and `next`
+    /// (the token that came after the position) when it is not among them.
+    pub fn candidates(&self, k: usize, next: Option<u32>) -> Vec<u32> {
+        let mut candidates: Vec<u32> = self.top(self.stages().saturating_sub(1), k).into_iter().map(|(t, _)| t).collect();
+        if let Some(next) = next.filter(|t| !candidates.contains(t)) {
+            candidates.push(next);
+        }
+        candidates
+    }
+
+    /// Each of `tokens`' trajectories as a column: (stages, tokens).
+    pub fn trajectories(&self, tokens: &[u32]) -> Matrix {
+        let mut m = Matrix::zeros(self.stages(), tokens.len());
+        for (c, &token) in tokens.iter().enumerate() {
+            for (s, p) in self.trajectory(token).into_iter().enumerate() {
+                m.set(s, c, p);
+            }
+        }
+        m
     }
 
     /// σ of the final layer norm at this position: √(var(residual) + ε).
@@ -338,5 +372,25 @@ mod tests {
         }
         let pushes = reading.head_pushes(&w, 17).unwrap();
         assert_eq!(pushes.shape(), (cfg.n_layers, cfg.n_heads));
+        // The playground's map: the heads, then the FFN's column; its sum is the layers' part.
+        let split = reading.logit_parts(&w, 17).unwrap();
+        let map = split.by_layer();
+        assert_eq!((map.shape(), map.get(1, cfg.n_heads), map.get(0, 1)), ((cfg.n_layers, cfg.n_heads + 1), split.ffn[1], pushes.get(0, 1)));
+    }
+
+    /// The candidates: the last stage's top ones, the token that came added when it is not
+    /// among them; their columns are their trajectories.
+    #[test]
+    fn candidates_and_their_trajectories() {
+        let w = DecoderWeights::random(&DecoderConfig::tiny(), 8);
+        let (_, reading) = lens(&w, &[1, 2, 3, 4]);
+        let top: Vec<u32> = reading.top(reading.stages() - 1, 3).into_iter().map(|(t, _)| t).collect();
+        assert_eq!(reading.candidates(3, Some(top[1])), top);
+        let outsider = (0..300).find(|t| !top.contains(t)).unwrap();
+        let with = reading.candidates(3, Some(outsider));
+        assert_eq!((with.len(), with[3]), (4, outsider));
+        let m = reading.trajectories(&with);
+        assert_eq!(m.shape(), (reading.stages(), 4));
+        assert_eq!((0..reading.stages()).map(|s| m.get(s, 3)).collect::<Vec<_>>(), reading.trajectory(outsider));
     }
 }

@@ -11,8 +11,11 @@
 use std::rc::Rc;
 
 use crate::error::{ComputeError, Result};
-use crate::executor::Executor;
+use crate::executor::{BackendKind, Executor};
+use crate::matrix::Matrix;
 use crate::rng::Rng;
+use crate::runtime::{Fallback, Placed, Runtime};
+use crate::trace::{Clock, Trace, Traced};
 
 use super::config::DecoderConfig;
 use super::lens::{forward_with_lens, read_forward_with_lens, LensReading};
@@ -91,6 +94,30 @@ impl History {
     pub fn distribution(&self, temperature: f32) -> Vec<f32> {
         probabilities(&self.logits, temperature)
     }
+
+    /// One head's attention (index layer·nh + head) over the last `last` positions, as a
+    /// square matrix (the future's weight is 0), and the first position it shows.
+    pub fn attention_window(&self, index: usize, last: usize) -> (Matrix, usize) {
+        let rows = self.attention.get(index).map_or(&[][..], Vec::as_slice);
+        let start = rows.len().saturating_sub(last);
+        let size = rows.len() - start;
+        let mut m = Matrix::zeros(size, size);
+        for (r, row) in rows[start..].iter().enumerate() {
+            for c in 0..size {
+                m.set(r, c, row.get(start + c).copied().unwrap_or(0.0));
+            }
+        }
+        (m, start)
+    }
+
+    /// The window as text: the prompt's part and the generated part, decoded together so a
+    /// character split across two tokens comes out whole.
+    pub fn texts(&self, tokenizer: &(impl TokenCodec + ?Sized)) -> (String, String) {
+        let prompt = tokenizer.decode_ids(&self.ids[..self.prompt_len]);
+        let all = tokenizer.decode_ids(&self.ids);
+        let generated = all.strip_prefix(&prompt).map(str::to_string).unwrap_or_else(|| tokenizer.decode_ids(&self.ids[self.prompt_len..]));
+        (prompt, generated)
+    }
 }
 
 /// A history with the model on one backend: its weights (uploaded once) and its KV cache.
@@ -98,6 +125,32 @@ pub struct Session<T> {
     history: History,
     weights: Rc<DecoderWeights<T>>,
     cache: KvCache<T>,
+    /// Where it computes (the executor it was started or resumed on).
+    on: BackendKind,
+    /// The weights on the host, for a session on a `Runtime` to go on on the CPU after a
+    /// device failure (`keep_host_copy`).
+    host: Option<Rc<DecoderWeights>>,
+}
+
+/// What one resilient step of a session did (`Session::advance`).
+#[derive(Debug, Default)]
+pub struct Advanced {
+    /// The token sampled (a step), none for a sync.
+    pub token: Option<u32>,
+    /// Its ops, when traced.
+    pub trace: Option<Trace>,
+    /// Set when a device failure sent the session to the CPU during this step.
+    pub fallback: Option<Fallback>,
+}
+
+/// What `Session::generate` did.
+#[derive(Debug, Default)]
+pub struct Generation {
+    /// Tokens sampled and run.
+    pub made: usize,
+    /// The last token's ops, when asked (`generate`'s `trace_last`).
+    pub trace: Option<Trace>,
+    pub fallback: Option<Fallback>,
 }
 
 impl<T: Clone> Session<T> {
@@ -116,7 +169,18 @@ impl<T: Clone> Session<T> {
     /// Goes on with `history` on `e`'s backend: the next `sync` recomputes the window there.
     pub fn resume<E: Executor<Tensor = T>>(e: &E, weights: Rc<DecoderWeights<T>>, history: History) -> Result<Session<T>> {
         let cache = KvCache::new(e, &weights.config)?;
-        Ok(Session { history, weights, cache })
+        Ok(Session { history, weights, cache, on: e.kind(), host: None })
+    }
+
+    /// Keeps `host`, the weights on the host, for a fallback to the CPU (`advance`).
+    pub fn keep_host_copy(mut self, host: Rc<DecoderWeights>) -> Self {
+        self.host = Some(host);
+        self
+    }
+
+    /// Where the session computes now.
+    pub fn on(&self) -> BackendKind {
+        self.on
     }
 
     pub fn history(&self) -> &History {
@@ -213,6 +277,110 @@ impl<T: Clone> Session<T> {
     }
 }
 
+impl<G: Clone> Session<Placed<G>> {
+    /// One step (`Some(opts)`: sample and run a token; `None`: bring the cache up to date) on
+    /// `rt`, traced when `trace` gives a clock. A device failure moves the session to the CPU
+    /// (the history is its host copy; the weights come from `keep_host_copy`) and redoes what
+    /// failed there: only the pass when the token was already sampled (it is kept, and the
+    /// generator is not drawn twice), so the text is the one a CPU-only session would write.
+    /// A session that fell back stays on the CPU whatever `rt` says, until it is resumed.
+    pub async fn advance<D: Executor<Tensor = G>>(&mut self, rt: &Runtime<'_, D>, opts: Option<&SamplingOptions>, trace: Option<Clock<'_>>) -> Result<Advanced> {
+        let cpu = Runtime::<D>::Cpu;
+        let rt = if self.on == BackendKind::Cpu { &cpu } else { rt };
+        let before = (self.history.ids.len(), self.history.dropped);
+        match self.advance_on(rt, opts, trace).await {
+            Err(error) if error.is_gpu_failure() && rt.kind() != BackendKind::Cpu => {
+                let sampled = (self.history.ids.len(), self.history.dropped) != before;
+                let at = self.history.ids.len();
+                self.fall_back::<D>(&error)?;
+                let mut done = self.advance_on(&cpu, if sampled { None } else { opts }, trace).await?;
+                if sampled {
+                    done.token = self.history.ids.last().copied();
+                }
+                done.fallback = Some(Fallback { error, at, resumed_from: at });
+                Ok(done)
+            }
+            other => other,
+        }
+    }
+
+    async fn advance_on<D: Executor<Tensor = G>>(&mut self, rt: &Runtime<'_, D>, opts: Option<&SamplingOptions>, trace: Option<Clock<'_>>) -> Result<Advanced> {
+        let Some(clock) = trace else {
+            let token = match opts {
+                Some(o) => Some(self.step(rt, o).await?),
+                None => self.sync(rt).await.map(|()| None)?,
+            };
+            return Ok(Advanced { token, ..Advanced::default() });
+        };
+        let tracer = Traced::new(rt, clock);
+        let token = match opts {
+            Some(o) => Some(self.step(&tracer, o).await?),
+            None => self.sync(&tracer).await.map(|()| None)?,
+        };
+        Ok(Advanced { token, trace: Some(tracer.finish()), fallback: None })
+    }
+
+    /// Moves the session to the CPU after `error`: host weights, a fresh cache (the next pass
+    /// recomputes the window from the history).
+    fn fall_back<D: Executor<Tensor = G>>(&mut self, error: &ComputeError) -> Result<()> {
+        let host = self.host.clone().ok_or_else(|| error.clone())?;
+        let cpu = Runtime::<D>::Cpu;
+        let weights = Rc::new(host.try_map(|m| Ok(Placed::Host(m.clone())))?);
+        self.cache = KvCache::new(&cpu, &weights.config)?;
+        self.weights = weights;
+        self.on = BackendKind::Cpu;
+        Ok(())
+    }
+
+    /// Samples and runs up to `n` tokens on `rt` (each through `advance`), the last one traced
+    /// when `trace_last` gives a clock. `on_token(token, made)` sees each one and returns
+    /// whether to go on: a stop, or the end of the caller's time slice (it calls again).
+    pub async fn generate<D: Executor<Tensor = G>>(
+        &mut self,
+        rt: &Runtime<'_, D>,
+        n: usize,
+        opts: &SamplingOptions,
+        trace_last: Option<Clock<'_>>,
+        mut on_token: impl FnMut(u32, usize) -> bool,
+    ) -> Result<Generation> {
+        let mut out = Generation::default();
+        while out.made < n {
+            let done = self.advance(rt, Some(opts), trace_last.filter(|_| out.made + 1 == n)).await?;
+            out.made += 1;
+            out.fallback = done.fallback.or(out.fallback);
+            out.trace = done.trace;
+            if !on_token(done.token.unwrap_or_default(), out.made) {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// `lens` on `rt`, traced when `trace` gives a clock, with the same fallback as `advance`
+    /// (the session moves to the CPU and reads it there).
+    pub async fn lens_on<D: Executor<Tensor = G>>(&mut self, rt: &Runtime<'_, D>, position: usize, trace: Option<Clock<'_>>) -> Result<(LensReading, Advanced)> {
+        let cpu = Runtime::<D>::Cpu;
+        let rt = if self.on == BackendKind::Cpu { &cpu } else { rt };
+        match self.lens_traced(rt, position, trace).await {
+            Err(error) if error.is_gpu_failure() && rt.kind() != BackendKind::Cpu => {
+                let at = self.history.ids.len();
+                self.fall_back::<D>(&error)?;
+                let (reading, mut done) = self.lens_traced(&cpu, position, trace).await?;
+                done.fallback = Some(Fallback { error, at, resumed_from: at });
+                Ok((reading, done))
+            }
+            other => other,
+        }
+    }
+
+    async fn lens_traced<D: Executor<Tensor = G>>(&self, rt: &Runtime<'_, D>, position: usize, trace: Option<Clock<'_>>) -> Result<(LensReading, Advanced)> {
+        let Some(clock) = trace else { return Ok((self.lens(rt, position).await?, Advanced::default())) };
+        let tracer = Traced::new(rt, clock);
+        let reading = self.lens(&tracer, position).await?;
+        Ok((reading, Advanced { trace: Some(tracer.finish()), ..Advanced::default() }))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,6 +408,24 @@ mod tests {
         assert!(diff < 1e-5, "{diff}");
         assert_eq!(s.cached(), s.history().ids.len(), "the session's cache is untouched");
         assert!(block_on_ready(s.lens(&Cpu, last + 1)).is_err());
+    }
+
+    #[test]
+    fn the_enlarged_window_and_the_two_texts() {
+        let (w, bpe) = tiny();
+        let mut s = Session::start(&Cpu, w, &bpe, "abcdef", 3).unwrap();
+        for _ in 0..4 {
+            block_on_ready(s.step(&Cpu, &SamplingOptions::greedy())).unwrap();
+        }
+        let h = s.history();
+        let (m, start) = h.attention_window(1, 4);
+        assert_eq!((m.shape(), start), ((4, 4), 6));
+        assert_eq!(m.get(3, 3), h.attention[1][9][9]);
+        assert_eq!((m.get(0, 1), m.get(2, 0)), (0.0, h.attention[1][8][6]), "the future is 0, the past is read");
+        assert_eq!(h.attention_window(1, 50).0.shape(), (10, 10));
+        let (prompt, generated) = h.texts(&bpe);
+        assert_eq!(prompt, "abcdef");
+        assert_eq!(prompt + &generated, bpe.decode_ids(&h.ids));
     }
 
     #[test]

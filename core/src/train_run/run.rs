@@ -1,14 +1,17 @@
 //! `TrainRun`: one run from fresh weights, stepped by whoever drives it (the widget, in time
-//! slices; a test, in a loop). It owns everything that makes the run reproducible: the
-//! corpus, the engine, the generator of the batches (apart from the samples', so sampling
+//! slices: `steps_for`; a test, in a loop). It owns everything that makes the run
+//! reproducible: the corpus, the trainer on its executor (a `Runtime`'s CPU or device), its
+//! last host copy, the generator of the batches (apart from the samples', so sampling
 //! or evaluating more or less often never changes the batches), the loss history and the
 //! samples. Pausing is not stepping: resuming continues the same run, and N steps then M
 //! steps are N + M steps (a test checks it).
 
 use crate::decoder::DecoderWeights;
-use crate::error::{ComputeError, Result};
+use crate::error::Result;
 use crate::executor::{block_on_ready, BackendKind, Cpu, Executor};
 use crate::rng::Rng;
+use crate::runtime::{Fallback, Placed, Runtime};
+use crate::trace::Clock;
 use crate::training::model::to_safetensors;
 use crate::training::{bigram_loss, uniform_loss, Batch, CharTokenizer, Trainer, TrainerOn};
 use crate::Matrix;
@@ -19,66 +22,14 @@ use super::text::PreparedText;
 use super::tokens::{token_unit, Tokens};
 use crate::decoder::tokenizer::{TokenCodec, Tokenizer};
 
-/// The backend that steps: one step = one batch's loss, gradients and AdamW update.
-pub enum Engine<T = Matrix> {
-    /// `training::Trainer`, the reference.
-    Cpu(Trainer),
-    /// Resident on a device (WebGPU): the run there, one submission per step, and its latest
-    /// copy on the host, taken at each evaluation or sample. The host copy is what the
-    /// evaluations, samples, attention map and downloads read, and what the CPU continues
-    /// from when the device is lost (a lost device can no longer be read).
-    Device { run: TrainerOn<T>, host: Trainer },
-}
-
-/// A host run's copy (weights, moments, steps): `Trainer` holds no device handle to share.
-fn copy(t: &Trainer) -> Result<Trainer> {
-    let (m, v) = t.moments();
-    Trainer::from_state(t.weights.clone(), m.clone(), v.clone(), t.steps_taken(), t.options)
-}
-
-impl<T> Engine<T> {
-    /// Where it computes (a device engine is the site's WebGPU).
-    pub fn kind(&self) -> BackendKind {
-        match self {
-            Engine::Cpu(_) => BackendKind::Cpu,
-            Engine::Device { .. } => BackendKind::WebGpu,
-        }
-    }
-
-    /// The name the widget shows ("CPU", "WebGPU").
-    pub fn label(&self) -> &'static str {
-        self.kind().label()
-    }
-
-    /// The weights on the host: the current ones on the CPU, the last copy from a device.
-    pub fn weights(&self) -> &DecoderWeights {
-        match self {
-            Engine::Cpu(t) => &t.weights,
-            Engine::Device { host, .. } => &host.weights,
-        }
-    }
-
-    pub fn steps_taken(&self) -> usize {
-        match self {
-            Engine::Cpu(t) => t.steps_taken(),
-            Engine::Device { run, .. } => run.steps_taken(),
-        }
-    }
-
-    pub fn next_learning_rate(&self) -> f64 {
-        match self {
-            Engine::Cpu(t) => t.next_learning_rate(),
-            Engine::Device { run, .. } => run.next_learning_rate(),
-        }
-    }
-
-    /// Whether the host copy is behind the device (steps since the last copy).
-    pub fn steps_not_copied(&self) -> usize {
-        match self {
-            Engine::Cpu(_) => 0,
-            Engine::Device { run, host } => run.steps_taken() - host.steps_taken(),
-        }
-    }
+/// The run as the host last saw it: what the evaluations, samples, attention map and
+/// downloads read, and what the CPU continues from after a device failure. With the batches'
+/// generator and the losses not yet evaluated as they were then, the steps after it are redone
+/// on the same batches: the run is the one a CPU-only run makes.
+struct HostCopy {
+    trainer: Trainer,
+    batches: Rng,
+    pending: Vec<f32>,
 }
 
 /// `TrainRun::config_json`'s file.
@@ -146,7 +97,11 @@ pub struct TrainRun<T = Matrix> {
     pub tokens: Tokens,
     /// The validation tail as windows of T (at most `max_validation_windows`).
     validation: Vec<Batch>,
-    pub engine: Engine<T>,
+    /// The run where it computes (host matrices, or a `Runtime`'s tensors on either side).
+    trainer: TrainerOn<T>,
+    /// Where `trainer` computes.
+    on: BackendKind,
+    host: HostCopy,
     /// Draws the training batches, and nothing else.
     batches: Rng,
     /// ln V: the loss of guessing uniformly.
@@ -171,9 +126,9 @@ const BIGRAM_ALPHA: f64 = 0.1;
 
 impl<T> TrainRun<T> {
     /// A fresh run on `text` (already through `prepare_text`), cut into characters, or by
-    /// `bpe` when given: vocabulary, held-out tail, baselines, weights from `settings.seed`,
-    /// and the first evaluation and sample (step 0).
-    pub fn new(text: &PreparedText, bpe: Option<&crate::bpe::Bpe>, settings: TrainSettings) -> Result<TrainRun<T>> {
+    /// `bpe` when given, computing on `e`: vocabulary, held-out tail, baselines, weights from
+    /// `settings.seed`, and the first evaluation and sample (step 0).
+    pub fn new<E: Executor<Tensor = T>>(e: &E, text: &PreparedText, bpe: Option<&crate::bpe::Bpe>, settings: TrainSettings) -> Result<TrainRun<T>> {
         settings.validate()?;
         let tokenizer = match bpe {
             Some(bpe) => Tokenizer::Bpe(bpe.clone()),
@@ -186,15 +141,18 @@ impl<T> TrainRun<T> {
         let trainer = Trainer::new(&settings.config(vocab), settings.seed, settings.optimizer())?;
         let bigram = bigram_loss(&tokens.train, &validation, vocab, BIGRAM_ALPHA);
         let probe = tokens.validation[..PROBE_CHARS.min(settings.context).min(tokens.validation.len())].to_vec();
+        let batches = Rng::new(settings.seed ^ BATCH_STREAM);
         let mut run = TrainRun {
             uniform: uniform_loss(vocab),
             bigram,
-            batches: Rng::new(settings.seed ^ BATCH_STREAM),
+            trainer: TrainerOn::upload(e, &trainer)?,
+            on: e.kind(),
+            host: HostCopy { trainer, batches: batches.clone(), pending: Vec::new() },
+            batches,
             settings,
             tokenizer,
             tokens,
             validation,
-            engine: Engine::Cpu(trainer),
             history: Vec::new(),
             samples: Vec::new(),
             pending: Vec::new(),
@@ -210,68 +168,128 @@ impl<T> TrainRun<T> {
     }
 
     pub fn parameter_count(&self) -> usize {
-        self.engine.weights().config.parameter_count()
+        self.weights().config.parameter_count()
     }
 
     pub fn steps_taken(&self) -> usize {
-        self.engine.steps_taken()
+        self.trainer.steps_taken()
     }
 
+    /// Where the run computes.
+    pub fn on(&self) -> BackendKind {
+        self.on
+    }
+
+    /// The weights as the host last saw them: the last copy (an evaluation's, a sample's, or
+    /// one taken by `refresh_host`).
+    pub fn weights(&self) -> &DecoderWeights {
+        &self.host.trainer.weights
+    }
+
+    /// The step of the host copy (`weights`).
+    pub fn host_step(&self) -> usize {
+        self.host.trainer.steps_taken()
+    }
+
+    /// One training step on `e`, the executor the run computes on; an evaluation and a sample
+    /// when their turn comes, and the host copy then (a copy every step would cost a few
+    /// per cent of a CPU step, and a readback of everything on a GPU).
+    pub async fn step_on<E: Executor<Tensor = T>>(&mut self, e: &E) -> Result<StepReport> {
+        let batch = self.tokens.sample_batch(&mut self.batches, self.settings.batch, self.settings.context)?;
+        let loss = self.trainer.step_on(e, &batch).await?;
+        self.pending.push(loss);
+        let step = self.steps_taken();
+        let (due_eval, due_sample) = (step % self.settings.eval_every == 0, step % self.settings.sample_every == 0);
+        let copied = due_eval || due_sample;
+        if copied {
+            self.refresh_host(e).await?;
+        }
+        let eval = if due_eval { Some(self.evaluate()?) } else { None };
+        let sample = if due_sample { Some(self.sample()?) } else { None };
+        if copied {
+            // The copy is of the run after its evaluation (which closes the stretch of losses).
+            self.host.pending.clone_from(&self.pending);
+        }
+        Ok(StepReport { step, loss, eval, sample })
+    }
+
+    /// Takes the host copy now (before a download, or handing the weights over), so `weights`
+    /// are the current ones. On a GPU, one readback of every weight and moment.
+    pub async fn refresh_host<E: Executor<Tensor = T>>(&mut self, e: &E) -> Result<()> {
+        self.host = HostCopy { trainer: self.trainer.snapshot(e).await?, batches: self.batches.clone(), pending: self.pending.clone() };
+        Ok(())
+    }
+
+    /// Goes on from the host copy on `e` (after a device failure: the CPU): the steps since
+    /// the copy are undone, to be redone on the same batches. Returns how many.
+    fn restore<E: Executor<Tensor = T>>(&mut self, e: &E) -> Result<usize> {
+        let undone = self.steps_taken() - self.host_step();
+        self.trainer = TrainerOn::upload(e, &self.host.trainer)?;
+        self.batches = self.host.batches.clone();
+        self.pending = self.host.pending.clone();
+        self.on = e.kind();
+        Ok(undone)
+    }
+}
+
+impl<G> TrainRun<Placed<G>> {
+    /// Puts the run on `rt` if it is on the other side. From the CPU, a fresh copy goes up;
+    /// from a device, the run goes on from its last host copy (a device may be gone by then,
+    /// and the steps since the copy are redone on the same batches: the same run).
+    pub async fn place<D: Executor<Tensor = G>>(&mut self, rt: &Runtime<'_, D>) -> Result<()> {
+        if rt.kind() == self.on {
+            return Ok(());
+        }
+        if self.on == BackendKind::Cpu {
+            self.refresh_host(&Runtime::<D>::Cpu).await?;
+        }
+        self.restore(rt).map(|_| ())
+    }
+
+    /// Steps on `rt` until `budget_ms` of `clock` has passed (at least one step), each one
+    /// reported to `on_step` with its duration. A device failure sends the run to the CPU from
+    /// its last host copy (the steps since it redone on the same batches), where it goes on
+    /// for the rest of the budget; the `Fallback` says so. A run that fell back stays on the
+    /// CPU until it is placed again.
+    pub async fn steps_for<D: Executor<Tensor = G>>(
+        &mut self,
+        rt: &Runtime<'_, D>,
+        budget_ms: f64,
+        clock: Clock<'_>,
+        mut on_step: impl FnMut(&StepReport, f64),
+    ) -> Result<Option<Fallback>> {
+        let cpu = Runtime::<D>::Cpu;
+        let mut rt = if self.on == BackendKind::Cpu { &cpu } else { rt };
+        let (start, mut fallback) = (clock(), None);
+        loop {
+            let before = clock();
+            match self.step_on(rt).await {
+                Ok(report) => on_step(&report, clock() - before),
+                Err(error) if error.is_gpu_failure() && rt.kind() != BackendKind::Cpu => {
+                    let at = self.steps_taken();
+                    self.restore(&cpu)?;
+                    fallback = Some(Fallback { error, at, resumed_from: self.steps_taken() });
+                    rt = &cpu;
+                    continue;
+                }
+                Err(error) => return Err(error),
+            }
+            if clock() - start >= budget_ms {
+                return Ok(fallback);
+            }
+        }
+    }
+}
+
+impl<T> TrainRun<T> {
     /// The last validation loss.
     pub fn validation_loss(&self) -> f64 {
         self.history.last().map_or(f64::NAN, |p| p.validation)
     }
 
-    /// One training step on the run's engine (`device`: the executor a `Device` engine lives
-    /// on); an evaluation and a sample when their turn comes, read from a fresh host copy
-    /// when the run is on a device.
-    pub async fn step_on<E: Executor<Tensor = T>>(&mut self, device: Option<&E>) -> Result<StepReport> {
-        let batch = self.tokens.sample_batch(&mut self.batches, self.settings.batch, self.settings.context)?;
-        let loss = match (&mut self.engine, device) {
-            (Engine::Cpu(t), _) => t.step(&batch)?,
-            (Engine::Device { run, .. }, Some(e)) => run.step_on(e, &batch).await?,
-            (Engine::Device { .. }, None) => return Err(ComputeError::Invalid("O treino está na GPU, mas a GPU não foi dada.".into())),
-        };
-        self.pending.push(loss);
-        let step = self.steps_taken();
-        let (due_eval, due_sample) = (step % self.settings.eval_every == 0, step % self.settings.sample_every == 0);
-        if due_eval || due_sample {
-            if let (Engine::Device { run, host }, Some(e)) = (&mut self.engine, device) {
-                *host = run.snapshot(e).await?;
-            }
-        }
-        let eval = if due_eval { Some(self.evaluate()?) } else { None };
-        let sample = if due_sample { Some(self.sample()?) } else { None };
-        Ok(StepReport { step, loss, eval, sample })
-    }
-
-    /// Moves the run onto `e` (weights and AdamW's moments uploaded once); a no-op when it is
-    /// on a device already.
-    pub fn to_device<E: Executor<Tensor = T>>(&mut self, e: &E) -> Result<()> {
-        if let Engine::Cpu(t) = &self.engine {
-            self.engine = Engine::Device { run: TrainerOn::upload(e, t)?, host: copy(t)? };
-        }
-        Ok(())
-    }
-
-    /// Brings the run back to the CPU from its host copy: when the device is readable
-    /// (`device`), a fresh copy first, so no step is lost; when it is lost, the last copy, and
-    /// the steps since it are lost (returned). The batches' generator is not rewound: the
-    /// steps after the copy are redone on new batches.
-    pub async fn to_cpu<E: Executor<Tensor = T>>(&mut self, device: Option<&E>) -> Result<usize> {
-        let Engine::Device { run, host } = &self.engine else { return Ok(0) };
-        let (fresh, lost) = match device {
-            Some(e) => (run.snapshot(e).await?, 0),
-            None => (copy(host)?, run.steps_taken() - host.steps_taken()),
-        };
-        self.engine = Engine::Cpu(fresh);
-        self.pending.clear();
-        Ok(lost)
-    }
-
     /// Scores the validation windows now, and closes the current stretch of training losses.
     pub fn evaluate(&mut self) -> Result<EvalPoint> {
-        let validation = self.engine_evaluate()?;
+        let validation = crate::training::evaluate(self.weights(), &self.validation)?;
         let train = (!self.pending.is_empty()).then(|| self.pending.iter().map(|&l| l as f64).sum::<f64>() / self.pending.len() as f64);
         self.pending.clear();
         let point = EvalPoint { step: self.steps_taken(), train, validation };
@@ -283,9 +301,6 @@ impl<T> TrainRun<T> {
         Ok(point)
     }
 
-    fn engine_evaluate(&self) -> Result<f64> {
-        crate::training::evaluate(self.engine.weights(), &self.validation)
-    }
 
     /// Generates `sample_chars` characters after the probe, seeded by the run's seed and the
     /// step (the same run gives the same samples).
@@ -293,7 +308,7 @@ impl<T> TrainRun<T> {
         let step = self.steps_taken();
         let prompt = &self.probe[..self.probe.len().min(8)];
         let seed = self.settings.seed.wrapping_mul(0x9E37_79B9).wrapping_add(step as u64);
-        let ids = generate(self.engine.weights(), prompt, self.settings.sample_chars, seed)?;
+        let ids = generate(self.weights(), prompt, self.settings.sample_chars, seed)?;
         let point = SamplePoint { step, text: self.tokenizer.decode_ids(&[prompt, &ids].concat()) };
         if self.samples.last().is_some_and(|s| s.step == step) {
             self.samples.pop();
@@ -314,12 +329,12 @@ impl<T> TrainRun<T> {
 
     /// Attention of `head` in block `layer` on the probe, with the current weights: (T, T).
     pub fn attention(&self, layer: usize, head: usize) -> Result<Matrix> {
-        attention_map(self.engine.weights(), &self.probe, layer, head)
+        attention_map(self.weights(), &self.probe, layer, head)
     }
 
     /// The weights as a safetensors file (the shipped model's names and shapes, F32).
     pub fn safetensors(&self) -> Vec<u8> {
-        to_safetensors(self.engine.weights())
+        to_safetensors(self.weights())
     }
 
     /// What the weights need beside them: the hyperparameters (the shipped `config.json`'s
@@ -330,7 +345,7 @@ impl<T> TrainRun<T> {
             Tokenizer::Bpe(_) => TokenizerFile { kind: "bpe (static/model/tokenizer.json)", chars: Vec::new() },
         };
         let file = TrainedFile {
-            config: &self.engine.weights().config,
+            config: &self.weights().config,
             tokenizer,
             training: TrainingFile {
                 steps: self.steps_taken(),
@@ -349,9 +364,11 @@ impl<T> TrainRun<T> {
 }
 
 impl TrainRun<Matrix> {
-    /// One step on the CPU (see `step_on`): what native tests and the CPU engine run.
+    /// One step on the CPU (see `step_on`), the host copy kept current: what native tests run.
     pub fn step(&mut self) -> Result<StepReport> {
-        block_on_ready(self.step_on(Some(&Cpu)))
+        let report = block_on_ready(self.step_on(&Cpu))?;
+        block_on_ready(self.refresh_host(&Cpu))?;
+        Ok(report)
     }
 }
 
@@ -378,7 +395,7 @@ mod tests {
     #[test]
     fn a_run_beats_the_bigram_on_held_out_text() {
         let text = prepare_text(&toy_text(), false, 10).unwrap();
-        let mut run = Run::new(&text, None, small()).unwrap();
+        let mut run = Run::new(&Cpu, &text, None, small()).unwrap();
         let start = run.validation_loss();
         assert!((start - run.uniform).abs() < 0.3, "fresh weights guess about uniformly: {start} vs ln V = {}", run.uniform);
         assert!(run.bigram < run.uniform);
@@ -400,8 +417,8 @@ mod tests {
     #[test]
     fn pause_and_resume_is_the_same_run() {
         let text = prepare_text(&toy_text(), false, 10).unwrap();
-        let mut straight = Run::new(&text, None, small()).unwrap();
-        let mut paused = Run::new(&text, None, small()).unwrap();
+        let mut straight = Run::new(&Cpu, &text, None, small()).unwrap();
+        let mut paused = Run::new(&Cpu, &text, None, small()).unwrap();
         for _ in 0..30 {
             straight.step().unwrap();
         }
@@ -419,45 +436,13 @@ mod tests {
         assert_eq!(straight.samples, paused.samples);
     }
 
-    /// The device engine's bookkeeping, run natively with the CPU executor as the "device"
-    /// (the WGSL kernels' agreement with it is `tests/gpu_parity.rs`'s).
-    #[test]
-    fn a_run_on_a_device_is_the_same_run_and_a_lost_device_continues_from_the_last_copy() {
-        let text = prepare_text(&toy_text(), false, 10).unwrap();
-        let settings = TrainSettings { eval_every: 10, sample_every: 20, ..small() };
-        let mut on_cpu = Run::new(&text, None, settings.clone()).unwrap();
-        let mut on_device = Run::new(&text, None, settings).unwrap();
-        on_device.to_device(&Cpu).unwrap();
-        assert_eq!(on_device.engine.label(), "WebGPU");
-        for _ in 0..25 {
-            let (a, b) = (on_cpu.step().unwrap(), on_device.step().unwrap());
-            assert_eq!(a, b);
-        }
-        assert_eq!(on_device.history, on_cpu.history);
-        assert_eq!(on_device.samples, on_cpu.samples);
-        // Step 25: the last copy was taken at step 20 (a sample and an evaluation).
-        assert_eq!(on_device.engine.steps_not_copied(), 5);
-        let lost = block_on_ready(on_device.to_cpu::<Cpu>(None)).unwrap();
-        assert_eq!((lost, on_device.steps_taken(), on_device.engine.label()), (5, 20, "CPU"));
-        let report = on_device.step().unwrap();
-        assert_eq!(report.step, 21);
-        // A readable device gives the current weights back: nothing is lost.
-        let mut again = Run::new(&text, None, small()).unwrap();
-        again.to_device(&Cpu).unwrap();
-        for _ in 0..7 {
-            again.step().unwrap();
-        }
-        assert_eq!(block_on_ready(again.to_cpu(Some(&Cpu))).unwrap(), 0);
-        assert_eq!(again.steps_taken(), 7);
-    }
-
     #[test]
     fn bad_inputs_are_errors() {
         let short = prepare_text("abc abc abc", false, 1).unwrap();
-        assert!(Run::new(&short, None, small()).is_err());
+        assert!(Run::new(&Cpu, &short, None, small()).is_err());
         let text = prepare_text(&toy_text(), false, 10).unwrap();
-        assert!(Run::new(&text, None, TrainSettings { n_heads: 5, ..small() }).is_err());
-        let run = Run::new(&text, None, small()).unwrap();
+        assert!(Run::new(&Cpu, &text, None, TrainSettings { n_heads: 5, ..small() }).is_err());
+        let run = Run::new(&Cpu, &text, None, small()).unwrap();
         assert!(run.attention(9, 0).is_err());
         let config: serde_json::Value = serde_json::from_str(&run.config_json()).unwrap();
         assert_eq!(config["config"]["vocab_size"], run.vocab_size());
@@ -466,7 +451,7 @@ mod tests {
         // The shipped file's names and shapes. (`DecoderWeights::from_safetensors` checks the
         // config with the BPE's lower bound on the vocabulary, so it is not used here.)
         let tensors = crate::decoder::safetensors::parse(&bytes).unwrap();
-        for (name, shape) in run.engine.weights().config.tensor_shapes() {
+        for (name, shape) in run.weights().config.tensor_shapes() {
             assert_eq!(tensors[&name].shape, shape, "{name}");
         }
     }
@@ -486,7 +471,7 @@ mod preset {
         let raw = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../static/train/missa-do-galo.txt"));
         let settings = TrainSettings::tiny();
         let text = prepare_text(raw, true, settings.min_chars()).unwrap();
-        let mut run = Run::new(&text, None, settings).unwrap();
+        let mut run = Run::new(&Cpu, &text, None, settings).unwrap();
         let mut beaten_at = None;
         let started = std::time::Instant::now();
         while run.steps_taken() < 600 {
@@ -521,7 +506,7 @@ mod preset {
         let bpe = crate::bpe::Bpe::from_json(json).unwrap();
         let settings = TrainSettings { eval_every: 5, sample_every: 5, ..TrainSettings::tiny() };
         let text = prepare_text(raw, true, settings.min_chars()).unwrap();
-        let mut run = Run::new(&text, Some(&bpe), settings).unwrap();
+        let mut run = Run::new(&Cpu, &text, Some(&bpe), settings).unwrap();
         assert_eq!(run.vocab_size(), 2048);
         assert_eq!(token_unit(&run.tokenizer), "token");
         let tokens = run.tokens.train.len() + run.tokens.validation.len();

@@ -14,12 +14,12 @@ use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement};
 
-use crate::core::executor::{BackendKind, Cpu};
+use crate::core::executor::BackendKind;
 use crate::core::format::format_pt;
 use crate::core::trace::{format_scientific, matmul_inputs, time_matmul, MatmulTiming};
 use crate::gpu::KernelId;
 
-use crate::web::backend::now_ms;
+use crate::web::backend::{now_ms, runtime};
 use crate::web::dom;
 use crate::web::kit::ui;
 use crate::web::kit::attributes::Attributes;
@@ -140,9 +140,9 @@ impl BenchWidget {
                 // Let the browser paint the status before the CPU is busy.
                 dom::sleep(0).await;
                 let (a, b) = matmul_inputs(n);
-                let cpu = time_matmul(&Cpu, &a, &b, SAMPLES, MIN_SAMPLE_MS, &now_ms).await.ok();
+                let cpu = time_matmul(&runtime(None), &a, &b, SAMPLES, MIN_SAMPLE_MS, &now_ms).await.ok();
                 let gpu_timing = match &gpu {
-                    Some(gpu) => match time_matmul(&**gpu, &a, &b, SAMPLES, MIN_SAMPLE_MS, &now_ms).await {
+                    Some(gpu) => match time_matmul(&runtime(Some(gpu)), &a, &b, SAMPLES, MIN_SAMPLE_MS, &now_ms).await {
                         Ok(t) => Some(t),
                         Err(e) => {
                             *widget.gpu_missing.borrow_mut() = Some(e.to_string());

@@ -5,9 +5,10 @@
 //! the logit lens: at a chosen position, what the residual stream predicts after the
 //! embedding and after each block, and how much each head pushes towards a chosen token.
 //!
-//! The widget only draws: `core::decoder::Session` owns the window, the KV cache, the logits
-//! and sampling. It runs on the backend the site computes on (weights uploaded once per
-//! backend); if the GPU fails mid-generation, the session moves to the CPU and goes on.
+//! The widget only draws: `core::decoder::Session` owns the window, the KV cache, the logits,
+//! sampling and the generation loop. It runs on the site's runtime (`core::runtime`: weights
+//! uploaded once per backend); if the GPU fails mid-generation, the session goes on on the
+//! CPU (core's one fallback policy) and the status says so.
 //! The reader's actions queue up and run in order (a click that lands while the prompt is
 //! being read runs after it), and drawing happens at most once per animation frame, so the
 //! model never waits on the page.
@@ -26,14 +27,12 @@ use crate::core::decoder::sampling::{top_n, SamplingOptions};
 use crate::core::decoder::session::{History, Session};
 use crate::core::decoder::tokenizer::TokenCodec;
 use crate::core::decoder::DecoderWeights;
-use crate::core::error::ComputeError;
-use crate::core::executor::{BackendKind, Cpu, Executor, Job};
+use crate::core::executor::{BackendKind, Executor, Job};
 use crate::core::format::format_pt;
-use crate::core::trace::{Trace, Traced};
+use crate::core::runtime::Fallback;
+use crate::core::trace::Trace;
 use crate::core::widget_input::choice_setting;
-use crate::core::Matrix;
-use crate::gpu::{GpuContext, GpuTensor};
-use crate::web::backend::now_ms;
+use crate::web::backend::{now_ms, runtime, Gpu, Tensor};
 
 use crate::web::dom;
 use crate::web::kit::ui::{self, number_field};
@@ -67,42 +66,6 @@ const DRAW_EVERY_MS: f64 = 200.0;
 /// the model slowing down (a draw there took 30–35 ms: 15 % of the time at one per 200 ms;
 /// with this share, one per 600 ms or so).
 const DRAW_SHARE: f64 = 0.05;
-
-/// The session on the backend that runs it.
-enum Engine {
-    Cpu(Session<Matrix>),
-    Gpu(Rc<GpuContext>, Session<GpuTensor>),
-}
-
-impl Engine {
-    fn history(&self) -> &History {
-        match self {
-            Engine::Cpu(s) => s.history(),
-            Engine::Gpu(_, s) => s.history(),
-        }
-    }
-
-    fn into_history(self) -> History {
-        match self {
-            Engine::Cpu(s) => s.into_history(),
-            Engine::Gpu(_, s) => s.into_history(),
-        }
-    }
-
-    fn kind(&self) -> BackendKind {
-        match self {
-            Engine::Cpu(_) => BackendKind::Cpu,
-            Engine::Gpu(..) => BackendKind::WebGpu,
-        }
-    }
-
-    fn reseed(&mut self, seed: u64) {
-        match self {
-            Engine::Cpu(s) => s.reseed(seed),
-            Engine::Gpu(_, s) => s.reseed(seed),
-        }
-    }
-}
 
 /// What the reader asked for, in the order asked.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -150,9 +113,10 @@ pub struct DecoderWidget {
     shell: Shell,
     base: String,
     model: RefCell<Option<Rc<Playable>>>,
-    /// The weights on the GPU, uploaded once per model (for the device they live on).
-    gpu_weights: RefCell<Option<(Rc<GpuContext>, Rc<DecoderWeights>, Rc<DecoderWeights<GpuTensor>>)>>,
-    engine: RefCell<Option<Engine>>,
+    /// The weights where the session runs, uploaded once per model and device (none: the CPU).
+    placed_weights: RefCell<Option<(Option<Gpu>, Rc<DecoderWeights>, Rc<DecoderWeights<Tensor>>)>>,
+    /// The session, on the CPU or the GPU (out of the cell while it computes).
+    session: RefCell<Option<Session<Tensor>>>,
     /// The prompt the session started from.
     prompt_used: RefCell<String>,
     queue: RefCell<VecDeque<Action>>,
@@ -347,8 +311,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let widget = Rc::new(DecoderWidget {
         base,
         model: RefCell::new(None),
-        gpu_weights: RefCell::new(None),
-        engine: RefCell::new(None),
+        placed_weights: RefCell::new(None),
+        session: RefCell::new(None),
         prompt_used: RefCell::new(String::new()),
         queue: RefCell::new(VecDeque::new()),
         running: Cell::new(false),
@@ -535,7 +499,7 @@ impl DecoderWidget {
             }
             widget.running.set(false);
             widget.set_busy(false);
-            if !failed && widget.engine.borrow().is_some() {
+            if !failed && widget.session.borrow().is_some() {
                 widget.draw_now();
                 show_ready(&widget.shell.host);
             }
@@ -552,14 +516,14 @@ impl DecoderWidget {
         self.step_shown.set(false);
         match action {
             Action::Prefill => self.start_session(&model)?,
-            Action::Generate { .. } if self.engine.borrow().is_none() || *self.prompt_used.borrow() != self.prompt.value() => {
+            Action::Generate { .. } if self.session.borrow().is_none() || *self.prompt_used.borrow() != self.prompt.value() => {
                 self.start_session(&model)?;
             }
             Action::Generate { .. } | Action::Lens => {}
         }
         // Bring the session up to date (the prompt, or the window after a backend change) and
         // show it; a generation that follows the drawn state draws nothing new first.
-        let computed = self.run_engine(&model, None, true).await?;
+        let computed = self.sync(&model).await?;
         if computed || !matches!(action, Action::Generate { .. }) {
             self.draw_now();
         }
@@ -570,29 +534,31 @@ impl DecoderWidget {
                     self.seed.set_value(&fresh_seed().to_string());
                 }
                 let seed = self.seed_value()?;
-                if let Some(engine) = self.engine.borrow_mut().as_mut() {
-                    engine.reseed(seed);
+                if let Some(session) = self.session.borrow_mut().as_mut() {
+                    session.reseed(seed);
                 }
             }
             let started = now_ms();
-            let mut slice = started;
+            let mut made = 0;
             self.generating.set(true);
             // The state before the first token is on the page already: the first draw waits.
             self.next_draw_at.set(started + self.draw_interval());
-            for made in 1..=n {
-                if self.stop_requested.get() {
-                    break;
-                }
-                // Only the last token is traced for "por dentro" (the panel shows the last step):
-                // tracing every op costs the model time it would otherwise spend generating.
-                self.run_engine(&model, Some(&opts), made == n).await?;
-                let now = now_ms();
-                self.rate.set(Some(made as f64 / ((now - started) / 1000.0).max(1e-6)));
+            // Core's loop, in slices of `SLICE_MS` with a yield between them. Only the last
+            // token is traced for "por dentro" (the panel shows the last step): tracing every
+            // op costs the model time it would otherwise spend generating.
+            while made < n && !self.stop_requested.get() {
+                let Some(mut session) = self.placed_session(&model)? else { break };
+                let (gpu, slice) = (self.wanted_gpu(), now_ms());
+                let go_on = |_: u32, _: usize| now_ms() - slice <= SLICE_MS && !self.stop_requested.get();
+                let done = session.generate(&runtime(gpu.as_ref()), n - made, &opts, Some(&now_ms), go_on).await;
+                let done = done.map(|g| {
+                    made += g.made;
+                    (g.trace, g.fallback)
+                });
+                self.keep_session(&model, session, done)?;
+                self.rate.set(Some(made as f64 / ((now_ms() - started) / 1000.0).max(1e-6)));
                 self.book_draw();
-                if now - slice > SLICE_MS {
-                    dom::yield_now().await;
-                    slice = now_ms();
-                }
+                dom::yield_now().await;
             }
             self.generating.set(false);
         }
@@ -614,39 +580,29 @@ impl DecoderWidget {
     /// The lens at the chosen position, on the session's backend: a pass of its own over the
     /// window up to there, traced in "por dentro" after the step it follows.
     async fn read_lens(&self, model: &Rc<Playable>) -> Result<(), String> {
-        let Some(engine) = self.engine.borrow_mut().take() else { return Ok(()) };
-        let n = engine.history().ids.len();
-        self.fill_lens_positions(model, engine.history());
+        let Some(mut session) = self.placed_session(model)? else { return Ok(()) };
+        let n = session.history().ids.len();
+        self.fill_lens_positions(model, session.history());
         let position = self.lens_position.value().parse::<usize>().ok().filter(|&p| p < n).unwrap_or(n.saturating_sub(1));
-        let outcome = match &engine {
-            Engine::Cpu(session) => lens_traced(&Cpu, session, position).await,
-            Engine::Gpu(gpu, session) => lens_traced(&**gpu, session, position).await,
+        let ids = session.history().ids[..=position.min(n.saturating_sub(1))].to_vec();
+        let gpu = self.wanted_gpu();
+        let outcome = session.lens_on(&runtime(gpu.as_ref()), position, Some(&now_ms)).await;
+        let (reading, done) = match outcome {
+            Ok((reading, done)) => (reading, done),
+            Err(e) => return self.keep_session(model, session, Err(e)),
         };
-        let ids = engine.history().ids[..=position.min(n.saturating_sub(1))].to_vec();
-        match outcome {
-            Ok((reading, trace)) => {
-                *self.engine.borrow_mut() = Some(engine);
-                let rerun = LensWindow { model: model.clone(), ids };
-                if self.step_shown.get() {
-                    crate::web::kit::update::show_also(&self.shell.ctx, &self.shell.host, trace, rerun);
-                } else {
-                    crate::web::kit::update::show(&self.shell.ctx, &self.shell.host, trace, rerun);
-                }
-                *self.lens.borrow_mut() = Some((position, reading));
-                self.draw_lens();
-                Ok(())
-            }
-            Err(e) if e.is_gpu_failure() => {
-                self.move_to_cpu(model, &e, engine.into_history())?;
-                self.run_engine(model, None, true).await?;
-                self.show_last_trace();
-                Box::pin(self.read_lens(model)).await
-            }
-            Err(e) => {
-                *self.engine.borrow_mut() = Some(engine);
-                Err(e.to_string())
+        self.keep_session(model, session, Ok((None, done.fallback)))?;
+        if let Some(trace) = done.trace {
+            let rerun = LensWindow { model: model.clone(), ids };
+            if self.step_shown.get() {
+                crate::web::kit::update::show_also(&self.shell.ctx, &self.shell.host, trace, rerun);
+            } else {
+                crate::web::kit::update::show(&self.shell.ctx, &self.shell.host, trace, rerun);
             }
         }
+        *self.lens.borrow_mut() = Some((position, reading));
+        self.draw_lens();
+        Ok(())
     }
 
     /// The position menu: "a última" and every position of the window, by its token.
@@ -666,23 +622,15 @@ impl DecoderWidget {
         let Some(model) = self.model.borrow().clone() else { return };
         let lens = self.lens.borrow();
         let Some((position, reading)) = lens.as_ref() else { return };
-        let engine = self.engine.borrow();
-        let Some(h) = engine.as_ref().map(Engine::history) else { return };
+        let session = self.session.borrow();
+        let Some(h) = session.as_ref().map(Session::history) else { return };
         let bpe = &model.tokenizer;
         let stages = reading.stages();
         let stage_label = |s: usize| if s == 0 { "embedding".to_string() } else { format!("camada {s}") };
         // Candidates: the model's top ones here, and the token that really came next.
-        let mut candidates: Vec<u32> = reading.top(stages - 1, LENS_CANDIDATES).into_iter().map(|(t, _)| t).collect();
         let next = h.ids.get(position + 1).copied();
-        if let Some(next) = next.filter(|t| !candidates.contains(t)) {
-            candidates.push(next);
-        }
-        let mut m = Matrix::zeros(stages, candidates.len());
-        for (c, &token) in candidates.iter().enumerate() {
-            for (s, p) in reading.trajectory(token).into_iter().enumerate() {
-                m.set(s, c, p);
-            }
-        }
+        let candidates = reading.candidates(LENS_CANDIDATES, next);
+        let m = reading.trajectories(&candidates);
         let labels: Vec<String> = candidates.iter().map(|&t| bpe.label(t)).collect();
         self.lens_view.show(&m, (0..stages).map(stage_label).collect(), labels.clone(), Scale::Probability);
         let after = bpe.label(h.ids[*position]);
@@ -707,7 +655,7 @@ impl DecoderWidget {
         let keep = options.iter().any(|(v, _)| *v == chosen);
         let first = options.first().map(|(v, _)| v.clone()).unwrap_or_default();
         ui::set_options(&self.lens_token, &options, if keep { &chosen } else { &first });
-        drop(engine);
+        drop(session);
         drop(lens);
         self.draw_pushes();
     }
@@ -727,13 +675,7 @@ impl DecoderWidget {
             }
         };
         let (layers, heads) = parts.heads.shape();
-        let mut m = Matrix::zeros(layers, heads + 1);
-        for l in 0..layers {
-            for h in 0..heads {
-                m.set(l, h, parts.heads.get(l, h));
-            }
-            m.set(l, heads, parts.ffn[l]);
-        }
+        let m = parts.by_layer();
         let mut cols: Vec<String> = (1..=heads).map(|h| format!("cabeça {h}")).collect();
         cols.push("FFN".into());
         self.push_view.show(&m, (1..=layers).map(|l| format!("camada {l}")).collect(), cols, Scale::Signed);
@@ -785,97 +727,87 @@ impl DecoderWidget {
         }
     }
 
-    /// Where the session should run: the site's backend, unless the GPU failed it.
-    fn wanted_kind(&self) -> BackendKind {
-        if self.cpu_only.get() {
-            BackendKind::Cpu
-        } else {
-            self.shell.ctx.backend.kind()
-        }
+    /// The GPU the session should run on: the site's, unless the GPU failed it.
+    fn wanted_gpu(&self) -> Option<Gpu> {
+        self.shell.ctx.backend.gpu().filter(|_| !self.cpu_only.get())
     }
 
     /// A new session on the prompt, on the site's backend.
     fn start_session(&self, model: &Rc<Playable>) -> Result<(), String> {
         let prompt = self.prompt.value();
         let history = History::new(&model.weights.config, &model.tokenizer, &prompt, self.seed_value()?).map_err(|e| e.to_string())?;
-        let engine = self.engine_for(model, history)?;
-        *self.engine.borrow_mut() = Some(engine);
+        *self.session.borrow_mut() = Some(self.session_for(model, history)?);
         *self.prompt_used.borrow_mut() = prompt;
         self.rate.set(None);
         Ok(())
     }
 
-    /// `history` on the backend the site computes on now (the weights uploaded on first use).
-    fn engine_for(&self, model: &Rc<Playable>, history: History) -> Result<Engine, String> {
-        if let Some(gpu) = self.shell.ctx.backend.gpu().filter(|_| !self.cpu_only.get()) {
-            let cached = self
-                .gpu_weights
-                .borrow()
-                .as_ref()
-                .filter(|(g, of, _)| Rc::ptr_eq(g, &gpu) && Rc::ptr_eq(of, &model.weights))
-                .map(|(_, _, w)| w.clone());
-            let weights = match cached {
-                Some(w) => Ok(w),
-                None => model.weights.upload(&*gpu).map(Rc::new),
-            };
-            match weights.and_then(|w| {
-                *self.gpu_weights.borrow_mut() = Some((gpu.clone(), model.weights.clone(), w.clone()));
-                Session::resume(&*gpu, w, history.clone())
-            }) {
-                Ok(session) => return Ok(Engine::Gpu(gpu, session)),
-                Err(e) => dom::log_warn(&format!("atencao: o decodificador não coube na GPU ({e}); usando a CPU")),
+    /// The model's weights on `gpu` (none: the CPU), kept for the next session there.
+    fn weights_on(&self, model: &Rc<Playable>, gpu: Option<&Gpu>) -> crate::core::error::Result<Rc<DecoderWeights<Tensor>>> {
+        if let Some((on, of, w)) = &*self.placed_weights.borrow() {
+            if Rc::ptr_eq(of, &model.weights) && on.as_ref().map(Rc::as_ptr) == gpu.map(Rc::as_ptr) {
+                return Ok(w.clone());
             }
         }
-        Session::resume(&Cpu, model.weights.clone(), history).map(Engine::Cpu).map_err(|e| e.to_string())
+        let w = Rc::new(model.weights.upload(&runtime(gpu))?);
+        *self.placed_weights.borrow_mut() = Some((gpu.cloned(), model.weights.clone(), w.clone()));
+        Ok(w)
     }
 
-    /// One step of the session (`Some(opts)`: sample and run a token; `None`: bring the cache
-    /// up to date), traced for the "por dentro" panel. The session follows the site's backend;
-    /// a GPU failure moves it to the CPU, which redoes the step. Says whether the model ran
-    /// (a traced `None` on an up-to-date session runs nothing).
-    async fn run_engine(&self, model: &Rc<Playable>, opts: Option<&SamplingOptions>, traced: bool) -> Result<bool, String> {
-        let Some(mut engine) = self.engine.borrow_mut().take() else { return Ok(false) };
-        if engine.kind() != self.wanted_kind() {
-            engine = self.engine_for(model, engine.into_history())?;
-        }
-        let before = (engine.history().ids.clone(), engine.history().dropped);
-        let outcome = match &mut engine {
-            Engine::Cpu(session) => advance(&Cpu, session, opts, traced).await,
-            Engine::Gpu(gpu, session) => advance(&**gpu, session, opts, traced).await,
-        };
-        match outcome {
-            Ok(trace) => {
-                let ran = trace.as_ref().is_none_or(|t| !t.ops.is_empty());
-                if let Some(trace) = trace.filter(|t| !t.ops.is_empty()) {
-                    let rerun = WindowPass { model: model.clone(), ids: engine.history().ids.clone() };
-                    *self.last_trace.borrow_mut() = Some((trace, rerun));
+    /// `history` as a session on the site's backend (on the CPU if the model does not fit
+    /// the GPU), keeping the host weights for core's fallback.
+    fn session_for(&self, model: &Rc<Playable>, history: History) -> Result<Session<Tensor>, String> {
+        let mut gpu = self.wanted_gpu();
+        let weights = match gpu.as_ref().map(|g| self.weights_on(model, Some(g))) {
+            Some(Ok(w)) => w,
+            other => {
+                if let Some(Err(e)) = other {
+                    dom::log_warn(&format!("atencao: o decodificador não coube na GPU ({e}); usando a CPU"));
                 }
-                *self.engine.borrow_mut() = Some(engine);
-                Ok(ran)
+                gpu = None;
+                self.weights_on(model, None).map_err(|e| e.to_string())?
             }
-            Err(e) if e.is_gpu_failure() => {
-                let history = engine.into_history();
-                // If the token was sampled before the failure, only the pass is redone.
-                let sampled = (history.ids.clone(), history.dropped) != before;
-                self.move_to_cpu(model, &e, history)?;
-                Box::pin(self.run_engine(model, if sampled { None } else { opts }, traced)).await
-            }
-            Err(e) => {
-                *self.engine.borrow_mut() = Some(engine);
-                Err(e.to_string())
-            }
-        }
+        };
+        let session = Session::resume(&runtime(gpu.as_ref()), weights, history).map_err(|e| e.to_string())?;
+        Ok(session.keep_host_copy(model.weights.clone()))
     }
 
-    /// After `error` on the GPU: a lost device moves the whole site to the CPU; any other GPU
-    /// error moves this session there (from `history`) until the reader or the site changes
-    /// backend.
-    fn move_to_cpu(&self, model: &Rc<Playable>, error: &ComputeError, history: History) -> Result<(), String> {
-        self.shell.ctx.backend.gpu_failed(error);
-        self.gpu_weights.borrow_mut().take();
-        self.cpu_only.set(true);
-        *self.engine.borrow_mut() = Some(self.engine_for(model, history)?);
-        Ok(())
+    /// The session, taken out of its cell and moved to the backend it should be on.
+    fn placed_session(&self, model: &Rc<Playable>) -> Result<Option<Session<Tensor>>, String> {
+        let Some(session) = self.session.borrow_mut().take() else { return Ok(None) };
+        let wanted = if self.wanted_gpu().is_some() { BackendKind::WebGpu } else { BackendKind::Cpu };
+        if session.on() == wanted {
+            return Ok(Some(session));
+        }
+        self.session_for(model, session.into_history()).map(Some)
+    }
+
+    /// Puts the session back after it computed: its trace for "por dentro", and after a GPU
+    /// failure (core went on on the CPU) the site told and the session kept on the CPU.
+    fn keep_session(&self, model: &Rc<Playable>, session: Session<Tensor>, done: crate::core::error::Result<(Option<Trace>, Option<Fallback>)>) -> Result<(), String> {
+        let done = done.map(|(trace, fallback)| {
+            if let Some(f) = fallback {
+                self.shell.ctx.backend.gpu_failed(&f.error);
+                self.placed_weights.borrow_mut().take();
+                self.cpu_only.set(true);
+            }
+            if let Some(trace) = trace.filter(|t| !t.ops.is_empty()) {
+                *self.last_trace.borrow_mut() = Some((trace, WindowPass { model: model.clone(), ids: session.history().ids.clone() }));
+            }
+        });
+        *self.session.borrow_mut() = Some(session);
+        done.map_err(|e| e.to_string())
+    }
+
+    /// Brings the session up to date (traced), on the backend it should be on. Says whether
+    /// the model ran (an up-to-date session runs nothing).
+    async fn sync(&self, model: &Rc<Playable>) -> Result<bool, String> {
+        let Some(mut session) = self.placed_session(model)? else { return Ok(false) };
+        let gpu = self.wanted_gpu();
+        let done = session.advance(&runtime(gpu.as_ref()), None, Some(&now_ms)).await;
+        let ran = done.as_ref().is_ok_and(|d| d.trace.as_ref().is_none_or(|t| !t.ops.is_empty()));
+        self.keep_session(model, session, done.map(|d| (d.trace, d.fallback)))?;
+        Ok(ran)
     }
 
     /// Books a draw for the next animation frame (at most one per frame, and while generating
@@ -910,9 +842,9 @@ impl DecoderWidget {
     fn draw_now(&self) {
         self.next_draw_at.set(now_ms() + self.draw_interval());
         let Some(model) = self.model.borrow().clone() else { return };
-        let engine = self.engine.borrow();
-        let Some(engine) = engine.as_ref() else { return };
-        let h = engine.history();
+        let session = self.session.borrow();
+        let Some(session) = session.as_ref() else { return };
+        let h = session.history();
         let bpe = &model.tokenizer;
         // The canvases first, while the page's layout is still clean (reading their box's
         // width then costs nothing); the chips and texts below change the layout.
@@ -935,16 +867,15 @@ impl DecoderWidget {
                 shown.push(id);
             }
         }
-        // Text: prompt part and generated part (decoded together, so characters split across
-        // tokens come out whole).
-        let prompt_text = bpe.decode_ids(&h.ids[..h.prompt_len]);
-        let all = bpe.decode_ids(&h.ids);
-        let generated = all.strip_prefix(&prompt_text).map(str::to_string).unwrap_or_else(|| bpe.decode_ids(&h.ids[h.prompt_len..]));
+        let (prompt_text, generated) = h.texts(bpe);
         self.text_prompt.set_text_content(Some(&prompt_text));
         self.text_generated.set_text_content(Some(&generated));
-        let kind = engine.kind();
+        let kind = session.on();
         let cfg = &model.weights.config;
         let mut status = format!("Calculado em {} · {} de {} posições do contexto", kind.label(), h.ids.len(), cfg.context);
+        if self.cpu_only.get() {
+            status.push_str(" · a GPU falhou: a geração continuou na CPU, sem perder tokens");
+        }
         if let Some(rate) = self.rate.get() {
             status.push_str(&format!(" · {} tokens/s", format_pt(rate as f32, 1)));
         }
@@ -959,8 +890,8 @@ impl DecoderWidget {
     /// The two top-10 charts (they follow the temperature without recomputing the model).
     fn redraw_predictions(&self) {
         let Some(model) = self.model.borrow().clone() else { return };
-        let engine = self.engine.borrow();
-        let Some(h) = engine.as_ref().map(Engine::history) else { return };
+        let session = self.session.borrow();
+        let Some(h) = session.as_ref().map(Session::history) else { return };
         if h.logits.is_empty() {
             return;
         }
@@ -1032,8 +963,8 @@ impl DecoderWidget {
     /// Thumbnails of every (layer, head) and the enlarged one.
     fn draw_attention(&self) {
         let Some(model) = self.model.borrow().clone() else { return };
-        let engine = self.engine.borrow();
-        let Some(h) = engine.as_ref().map(Engine::history) else { return };
+        let session = self.session.borrow();
+        let Some(h) = session.as_ref().map(Session::history) else { return };
         let dark = dom::prefers_dark();
         let heads = model.weights.config.n_heads;
         let side = model.weights.config.context as u32;
@@ -1047,16 +978,8 @@ impl DecoderWidget {
             return;
         }
         let (layer, head) = self.selected.get();
-        let rows = &h.attention[layer * heads + head];
-        let n = rows.len();
-        let start = n.saturating_sub(ENLARGED_POSITIONS);
-        let size = n - start;
-        let mut m = Matrix::zeros(size, size);
-        for (r, row) in rows[start..].iter().enumerate() {
-            for c in 0..size {
-                m.set(r, c, row.get(start + c).copied().unwrap_or(0.0));
-            }
-        }
+        let (m, start) = h.attention_window(layer * heads + head, ENLARGED_POSITIONS);
+        let size = m.rows();
         let labels: Vec<String> = h.ids[start..].iter().map(|&id| model.tokenizer.label(id)).collect();
         // Weights, not scores, and nothing hatched: the future's weight is exactly 0 (its score was −∞).
         self.enlarged.show(&m, labels.clone(), labels, Scale::Probability);
@@ -1065,36 +988,6 @@ impl DecoderWidget {
             title.set_text_content(Some(&format!("Atenção da camada {}, cabeça {}{shown}: linha = quem olha, coluna = para onde", layer + 1, head + 1)));
         }
     }
-}
-
-/// One step of `session` on `e` (`Some(opts)`: sample and run a token; `None`: bring the
-/// cache up to date), with its trace when `traced`.
-async fn advance<E: Executor>(e: &E, session: &mut Session<E::Tensor>, opts: Option<&SamplingOptions>, traced: bool) -> crate::core::error::Result<Option<Trace>>
-where
-    E::Tensor: Clone,
-{
-    if !traced {
-        return match opts {
-            Some(o) => session.step(e, o).await.map(|_| None),
-            None => session.sync(e).await.map(|()| None),
-        };
-    }
-    let tracer = Traced::new(e, &now_ms);
-    let result = match opts {
-        Some(o) => session.step(&tracer, o).await.map(|_| ()),
-        None => session.sync(&tracer).await,
-    };
-    result.map(|()| Some(tracer.finish()))
-}
-
-/// The lens at `position`, traced for the "por dentro" panel.
-async fn lens_traced<E: Executor>(e: &E, session: &Session<E::Tensor>, position: usize) -> crate::core::error::Result<(LensReading, Trace)>
-where
-    E::Tensor: Clone,
-{
-    let tracer = Traced::new(e, &now_ms);
-    let reading = session.lens(&tracer, position).await?;
-    Ok((reading, tracer.finish()))
 }
 
 /// One pixel per (query, key), scaled up by CSS; upper triangle (the future) left blank.
@@ -1139,7 +1032,7 @@ impl DecoderWidget {
     /// are rebuilt for the new model's layers and heads.
     fn use_model(self: &Rc<Self>, model: Option<Rc<Playable>>, prompt: String) {
         self.request_stop();
-        self.engine.borrow_mut().take();
+        self.session.borrow_mut().take();
         self.lens.borrow_mut().take();
         self.lens_position.set_value("");
         self.chips_shown.borrow_mut().clear();
@@ -1178,7 +1071,7 @@ impl Widget for DecoderWidget {
     /// The backend changed, or the widget mounted: read the prompt again on the site's backend.
     fn recompute(self: Rc<Self>) {
         self.cpu_only.set(false);
-        if self.engine.borrow().is_some() && *self.prompt_used.borrow() == self.prompt.value() {
+        if self.session.borrow().is_some() && *self.prompt_used.borrow() == self.prompt.value() {
             // Same prompt: the session keeps its text and moves to the new backend.
             self.request(Action::Generate { n: 0, reseed: false });
         } else {

@@ -6,20 +6,20 @@
 //! side; the attention of a chosen layer and head on a fixed probe; the weights saved
 //! ("baixar") or handed to the decoder playground on the same page ("usar no decodificador").
 //!
-//! The widget only times, schedules and draws: the run (corpus, engine, batches, history,
-//! samples) is `core::train_run::TrainRun`. Training runs on the main thread in slices of
-//! about `SLICE_MS` (one step when a step is longer), yielding to the browser between slices,
-//! and draws at most once per animation frame. A hidden tab pauses it; it resumes when the tab
+//! The widget only schedules and draws: the run (corpus, trainer, batches, history, samples)
+//! is `core::train_run::TrainRun`, on the site's runtime (`core::runtime`). Training runs on
+//! the main thread in slices of about `SLICE_MS` (core's `steps_for`: one step when a step is
+//! longer), yielding to the browser between slices, and draws at most once per animation frame. A hidden tab pauses it; it resumes when the tab
 //! shows again if the reader had it running.
 //!
 //! "treinar em": automatically, the run goes to the GPU when the site computes on WebGPU and
 //! the adapter is real hardware (a software adapter trains far slower than the CPU: 3 s a
 //! step on llvmpipe against 50 ms); the reader can force either. On the GPU a step is one
 //! submission; the host copy the page reads (curve, samples, attention, downloads) is taken
-//! at each evaluation. A lost device moves the run to the CPU from that copy, and says so.
+//! at each evaluation. A lost device moves the run to the CPU from that copy (core's fallback:
+//! the steps since it are redone on the same batches), and the widget says so.
 
 use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
 use std::rc::{Rc, Weak};
 
 use wasm_bindgen::JsCast;
@@ -27,10 +27,9 @@ use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElem
 
 use crate::core::executor::{block_on_ready, BackendKind};
 use crate::core::format::format_pt;
-use crate::core::train_run::{prepare_text, token_unit, StepReport, TrainRun, TrainSettings, MAX_CHARS};
-use crate::gpu::{GpuContext, GpuTensor};
+use crate::core::train_run::{prepare_text, token_unit, Pace, TrainRun, TrainSettings, MAX_CHARS};
 use crate::core::transformer::format_count;
-use crate::web::backend::now_ms;
+use crate::web::backend::{now_ms, runtime, Gpu, Tensor};
 use crate::web::dom;
 use crate::web::kit::ui::{self, live_note, number_field, read_count, show_results};
 use crate::web::kit::attributes::Attributes;
@@ -95,8 +94,8 @@ pub struct TrainWidget {
     attention: DenseHeatmap,
     probe: HtmlElement,
     preset: RefCell<Option<Rc<String>>>,
-    /// The run (out of the cell while a GPU step is in flight).
-    run: RefCell<Option<TrainRun<GpuTensor>>>,
+    /// The run (out of the cell while a slice is in flight).
+    run: RefCell<Option<TrainRun<Tensor>>>,
     /// The GPU failed during this run: it stays on the CPU until it is rebuilt.
     gpu_failed: Cell<bool>,
     built_from: RefCell<Option<Inputs>>,
@@ -105,8 +104,8 @@ pub struct TrainWidget {
     resume_on_visible: Cell<bool>,
     /// Bumped to stop a training loop (a newer one, or none, takes over).
     generation: Cell<u64>,
-    /// Recent steps: (when it ended, its duration in ms, whether it was a plain step).
-    times: RefCell<VecDeque<(f64, f64, bool)>>,
+    /// Steps per second and a plain step's duration.
+    pace: RefCell<Pace>,
     draw_booked: Cell<bool>,
     status_drawn_at: Cell<f64>,
     /// The history and sample counts last drawn.
@@ -219,7 +218,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
         running: Cell::new(false),
         resume_on_visible: Cell::new(false),
         generation: Cell::new(0),
-        times: RefCell::new(VecDeque::new()),
+        pace: RefCell::new(Pace::new(RATE_WINDOW_MS)),
         draw_booked: Cell::new(false),
         status_drawn_at: Cell::new(f64::NEG_INFINITY),
         drawn: Cell::new((usize::MAX, usize::MAX)),
@@ -319,7 +318,7 @@ impl TrainWidget {
             if !update.is_current() {
                 return Ok(());
             }
-            let run = TrainRun::<GpuTensor>::new(&prepared, bpe.as_deref(), inputs.settings.clone()).map_err(|e| e.to_string())?;
+            let run = TrainRun::new(&runtime(None), &prepared, bpe.as_deref(), inputs.settings.clone()).map_err(|e| e.to_string())?;
             let unit = token_unit(&run.tokenizer);
             widget.model_info.set_text_content(Some(&format!(
                 "{} parâmetros, com um vocabulário de {} {unit}s; {} {unit}s para treinar, {} guardados para validação.",
@@ -335,7 +334,7 @@ impl TrainWidget {
             ui::set_options(&widget.head, &index_options(inputs.settings.n_heads), &head);
             *widget.run.borrow_mut() = Some(run);
             *widget.built_from.borrow_mut() = Some(inputs);
-            widget.times.borrow_mut().clear();
+            widget.pace.borrow_mut().clear();
             widget.shell.mark(BackendKind::Cpu);
             widget.drawn.set((usize::MAX, usize::MAX));
             widget.draw_now();
@@ -426,7 +425,7 @@ impl TrainWidget {
 
     /// The GPU the run should be on now: "WebGPU" forced, or automatically one that is
     /// hardware; none when the site computes on the CPU or the GPU failed in this run.
-    fn wanted_device(&self) -> Option<Rc<GpuContext>> {
+    fn wanted_device(&self) -> Option<Gpu> {
         if self.gpu_failed.get() {
             return None;
         }
@@ -438,63 +437,38 @@ impl TrainWidget {
         }
     }
 
-    /// One slice of training: steps until `SLICE_MS` has passed (at least one). The run moves
-    /// first if it is not where it should be; a GPU failure moves it to the CPU.
+    /// One slice of training: core's `steps_for`, on the runtime the run should be on (it
+    /// moves first if it is not there). A GPU failure is core's to recover from; the widget
+    /// tells the site and the reader, and keeps the run on the CPU.
     async fn slice(self: &Rc<Self>) -> Result<(), String> {
-        let start = now_ms();
         let Some(mut run) = self.run.borrow_mut().take() else { return Ok(()) };
-        let outcome = self.steps_until(&mut run, start).await;
-        let outcome = match outcome {
-            Err(e) if e.is_gpu_failure() => {
-                self.shell.ctx.backend.gpu_failed(&e);
-                self.gpu_failed.set(true);
-                let at = run.steps_taken();
-                match run.to_cpu::<GpuContext>(None).await {
-                    Ok(lost) => {
-                        self.say(&format!(
-                            "A GPU falhou no passo {at} ({e}). O treino continua na CPU, com os mesmos pesos, a partir do passo {} (a última cópia vinda da GPU; {lost} passos refeitos).",
-                            run.steps_taken()
-                        ));
-                        Ok(())
-                    }
-                    Err(e) => Err(e.to_string()),
-                }
+        let gpu = self.wanted_device();
+        let rt = runtime(gpu.as_ref());
+        let outcome = async {
+            run.place(&rt).await?;
+            run.steps_for(&rt, SLICE_MS, &now_ms, |report, ms| self.pace.borrow_mut().record(report, now_ms(), ms)).await
+        }
+        .await;
+        let failed = match outcome {
+            Ok(fallback) => fallback.map(|f| (f.error, f.at, f.resumed_from)),
+            // The run could not go up to the GPU: it stays on the CPU, where it was.
+            Err(e) if e.is_gpu_failure() => Some((e, run.steps_taken(), run.steps_taken())),
+            Err(e) => {
+                *self.run.borrow_mut() = Some(run);
+                return Err(e.to_string());
             }
-            other => other.map_err(|e| e.to_string()),
         };
-        self.shell.mark(run.engine.kind());
+        if let Some((e, at, from)) = failed {
+            self.shell.ctx.backend.gpu_failed(&e);
+            self.gpu_failed.set(true);
+            self.say(&format!(
+                "A GPU falhou no passo {at} ({e}). O treino continua na CPU, com os mesmos pesos, a partir do passo {from} (a última cópia vinda da GPU; {} passos refeitos com os mesmos lotes).",
+                at - from
+            ));
+        }
+        self.shell.mark(run.on());
         *self.run.borrow_mut() = Some(run);
-        outcome
-    }
-
-    async fn steps_until(self: &Rc<Self>, run: &mut TrainRun<GpuTensor>, start: f64) -> crate::core::error::Result<()> {
-        let device = self.wanted_device();
-        match (&device, run.engine.kind()) {
-            (Some(gpu), BackendKind::Cpu) => run.to_device(&**gpu)?,
-            (None, BackendKind::WebGpu) => {
-                let gpu = self.shell.ctx.backend.gpu();
-                run.to_cpu(gpu.as_deref()).await?;
-            }
-            _ => {}
-        }
-        loop {
-            let before = now_ms();
-            let report: StepReport = match &device {
-                Some(gpu) => run.step_on(Some(&**gpu)).await?,
-                // The CPU engine never waits: its step is ready at once.
-                None => block_on_ready(run.step_on::<GpuContext>(None))?,
-            };
-            let after = now_ms();
-            let plain = report.eval.is_none() && report.sample.is_none();
-            let mut times = self.times.borrow_mut();
-            times.push_back((after, after - before, plain));
-            while times.front().is_some_and(|&(t, _, _)| after - t > RATE_WINDOW_MS) {
-                times.pop_front();
-            }
-            if after - start >= SLICE_MS {
-                return Ok(());
-            }
-        }
+        Ok(())
     }
 
     /// Books a draw for the next animation frame (at most one per frame).
@@ -535,19 +509,6 @@ impl TrainWidget {
         self.draw();
     }
 
-    /// Steps per second over the recent window (wall clock, drawing and yielding included)
-    /// and the mean duration of a plain step (no evaluation or sample) in ms.
-    fn rates(&self) -> (Option<f64>, Option<f64>) {
-        let times = self.times.borrow();
-        let rate = match (times.front(), times.back()) {
-            (Some(first), Some(last)) if times.len() >= 2 && last.0 > first.0 => Some((times.len() - 1) as f64 * 1000.0 / (last.0 - first.0)),
-            _ => None,
-        };
-        let plain: Vec<f64> = times.iter().filter(|t| t.2).map(|t| t.1).collect();
-        let mean = (!plain.is_empty()).then(|| plain.iter().sum::<f64>() / plain.len() as f64);
-        (rate, mean)
-    }
-
     /// Where the run computes, and why not on the GPU when the reader might expect it.
     fn placement_text(&self, kind: BackendKind) -> String {
         let software = self.shell.ctx.backend.gpu().is_some_and(|g| g.facts().software);
@@ -565,14 +526,14 @@ impl TrainWidget {
         self.status_drawn_at.set(now_ms());
         let run = self.run.borrow();
         let Some(run) = run.as_ref() else { return };
-        let (rate, step_ms) = self.rates();
+        let (rate, step_ms) = self.pace.borrow().rates();
         let or_dash = |v: Option<f64>, decimals: usize| v.map_or("—".to_string(), |v| format_pt(v as f32, decimals));
         let last = run.history.last();
         let rows = vec![
             ("passos".to_string(), run.steps_taken().to_string()),
             ("passos por segundo".to_string(), or_dash(rate, 1)),
             ("ms por passo".to_string(), or_dash(step_ms, 1)),
-            ("calculado em".to_string(), self.placement_text(run.engine.kind())),
+            ("calculado em".to_string(), self.placement_text(run.on())),
             ("perda de treino".to_string(), or_dash(last.and_then(|p| p.train), 4)),
             ("perda de validação".to_string(), or_dash(last.map(|p| p.validation), 4)),
             ("bigrama (validação)".to_string(), format_pt(run.bigram as f32, 4)),
@@ -649,15 +610,16 @@ impl TrainWidget {
     /// "usar no decodificador": the weights of this step go to every decoder playground on
     /// the page (a copy: training may go on), with the tokenizer and the training text's ids.
     fn use_in_decoder(self: &Rc<Self>) {
+        self.refresh_host();
         let model = match self.run.borrow().as_ref() {
             Some(run) => TrainedModel {
-                weights: run.engine.weights().clone(),
+                weights: run.weights().clone(),
                 tokenizer: run.tokenizer.clone(),
                 training_ids: run.tokens.train.clone(),
                 label: format!(
                     "treinado nesta página ({} passos, perda de validação {})",
                     // On the GPU, the host copy's step (taken at the last evaluation).
-                    run.steps_taken() - run.engine.steps_not_copied(),
+                    run.host_step(),
                     format_pt(run.validation_loss() as f32, 4)
                 ),
             },
@@ -670,8 +632,19 @@ impl TrainWidget {
         }
     }
 
+    /// On the CPU, the current weights to the host copy (a copy, at once); on the GPU the copy
+    /// stays the last evaluation's (its step is named).
+    fn refresh_host(&self) {
+        if let Some(run) = self.run.borrow_mut().as_mut().filter(|r| r.on() == BackendKind::Cpu) {
+            if let Err(e) = block_on_ready(run.refresh_host(&runtime(None))) {
+                self.say(&e.to_string());
+            }
+        }
+    }
+
     /// Offers the model's `weights`, or else its configuration, as a file.
     fn download(self: &Rc<Self>, weights: bool) {
+        self.refresh_host();
         let file = self.run.borrow().as_ref().map(|run| match weights {
             true => (run.safetensors(), "treinado.safetensors", "application/octet-stream"),
             false => (run.config_json().into_bytes(), "treinado-config.json", "application/json"),
