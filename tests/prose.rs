@@ -21,8 +21,9 @@ fn slugs() -> Vec<&'static str> {
     ARTICLES.iter().flat_map(|a| std::iter::once(a.slug).chain(a.sections.iter().map(|s| s.slug))).collect()
 }
 
-/// The pages of no article (content/NN-slug.md, issue 37): the original articles, the notation.
-const STANDALONE: [&str; 2] = ["artigos-originais", "notacao"];
+/// The pages of no article (content/NN-slug.md, issue 37): the original articles, the notation;
+/// and the glossary (content/_glossario.md, issue 38).
+const STANDALONE: [&str; 3] = ["artigos-originais", "notacao", "glossario"];
 
 /// Issue 37: the original articles are introduced on a page of their own, and every page that
 /// corrects them links to it, in the line that counts the notes and in each note.

@@ -8,6 +8,7 @@ use std::path::Path;
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 use super::files::sorted_entries;
+use super::glossary;
 use super::markdown::render_markdown;
 
 /// The whole site's content: the articles in order, each with its sections, the home page's
@@ -53,8 +54,9 @@ pub fn read_site(content: &Path, shaders: &Path) -> Site {
         }
         articles.push((article, sections));
     }
-    // Pages of no article: `content/NN-slug.md`.
-    let pages = read_pages(content, shaders, &mut slugs, &mut links);
+    // Pages of no article: `content/NN-slug.md`, and the glossary (`content/_glossario.md`).
+    let mut pages = read_pages(content, shaders, &mut slugs, &mut links);
+    let glossary = glossary::read(&content.join(glossary::FILE), shaders, &mut links);
     for reserved in RESERVED_ROUTES {
         if slugs.contains(*reserved) {
             panic!("content/: the slug `{reserved}` is the name of a page the site draws itself");
@@ -62,10 +64,27 @@ pub fn read_site(content: &Path, shaders: &Path) -> Site {
     }
     // The home page's own text (lead, description, the "comece aqui" path): content/_inicio.md.
     let start = read_page(&content.join("_inicio.md"), "index".to_string(), shaders, &mut links);
+    if glossary.is_some() && !slugs.insert(glossary::SLUG.to_string()) {
+        panic!("content/: the slug `{}` is the glossary's", glossary::SLUG);
+    }
     for (file, target) in links {
-        if !target.is_empty() && !slugs.contains(&target) && !RESERVED_ROUTES.contains(&target.as_str()) {
-            panic!("{file}: link to `#/{target}`, which no page has");
+        // `#/slug#id`: the page must exist, and a glossary term must be defined.
+        let (page, id) = target.split_once('#').map_or((target.as_str(), None), |(p, id)| (p, Some(id)));
+        if !page.is_empty() && !slugs.contains(page) && !RESERVED_ROUTES.contains(&page) {
+            panic!("{file}: link to `#/{page}`, which no page has");
         }
+        if let (Some(glossary), Some(id)) = (&glossary, id.filter(|_| page == glossary::SLUG)) {
+            if !glossary.defines(id) {
+                panic!("{file}: link to the glossary term `{id}`, which content/{} does not define", glossary::FILE);
+            }
+        }
+    }
+    // The first use of each term on every page links to the glossary (issue 38).
+    if let Some(glossary) = glossary {
+        for page in articles.iter_mut().flat_map(|(a, s)| std::iter::once(a).chain(s.iter_mut())).chain(pages.iter_mut()) {
+            page.html = glossary.link_terms(&page.html);
+        }
+        pages.push(glossary.page);
     }
     Site { articles, start, pages }
 }
@@ -103,7 +122,7 @@ fn strip_order(path: &Path) -> String {
     slug.to_string()
 }
 
-fn read_page(path: &Path, slug: String, shaders: &Path, links: &mut Vec<(String, String)>) -> Page {
+pub(super) fn read_page(path: &Path, slug: String, shaders: &Path, links: &mut Vec<(String, String)>) -> Page {
     let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let (front, body) = split_front_matter(&text).unwrap_or_else(|| panic!("{}: missing --- front matter ---", path.display()));
     let field = |key: &str| {
@@ -235,7 +254,7 @@ fn opening_sentences(body: &str) -> String {
     String::new()
 }
 
-fn split_front_matter(text: &str) -> Option<(&str, &str)> {
+pub(super) fn split_front_matter(text: &str) -> Option<(&str, &str)> {
     let rest = text.strip_prefix("---")?.trim_start_matches(['\r', '\n']);
     let end = rest.find("\n---")?;
     let body = &rest[end + 4..];

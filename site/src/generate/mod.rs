@@ -27,12 +27,14 @@
 //!   post-build hook (scripts/pages.sh) fills the built index.html with them, one `NAME.html`
 //!   per page, so every page reads with no JavaScript and before the wasm arrives.
 //!
-//! Modules: `content` reads the pages, `map` the map of the model (`content/_mapa.txt`),
+//! Modules: `content` reads the pages, `glossary` the glossary (and links its terms in the
+//! pages), `map` the map of the model (`content/_mapa.txt`),
 //! `markdown` renders prose, `notation` fails the build on a retired variant of the site's
 //! notation, `pages` writes the prerendered parts, `files` does the file chores.
 
 pub mod content;
 pub mod files;
+pub mod glossary;
 pub mod map;
 pub mod markdown;
 pub mod notation;

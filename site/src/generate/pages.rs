@@ -9,6 +9,7 @@ use std::path::Path;
 use super::content::{Page, Site};
 use super::map::ModelMap;
 use super::files::write_if_changed;
+use super::glossary;
 use super::markdown::{esc, typeset};
 use crate::page_href;
 use crate::widgets;
@@ -106,7 +107,11 @@ pub fn prerender(site: &Site, map: &ModelMap, dir: &Path) {
     for page in &pages {
         let head = head(page);
         let main = format!("<main id=\"app\" data-site data-page=\"{}\" tabindex=\"-1\">\n{}</main>\n", page.name, page.main);
-        let toc = toc_items(articles, &page.name);
+        let mut toc = toc_items(articles, &page.name);
+        if let Some(glossary) = site.pages.iter().find(|p| p.slug == glossary::SLUG) {
+            let mark = if page.name == glossary.slug { " aria-current=\"page\"" } else { "" };
+            writeln!(toc, "<p class=\"toc-glossary\"><a href=\"{}\"{mark}>{}</a></p>", page_href(&glossary.slug), esc(&glossary.title)).unwrap();
+        }
         write_if_changed(&dir.join(format!("{}.head.html", page.name)), &head);
         write_if_changed(&dir.join(format!("{}.toc.html", page.name)), &format!("<nav id=\"toc\" aria-label=\"Sumário\">\n{toc}</nav>\n"));
         write_if_changed(&dir.join(format!("{}.main.html", page.name)), &main);
