@@ -10,7 +10,7 @@
 # computes its integrity hash again.
 set -euo pipefail
 stage="${TRUNK_STAGING_DIR:?run by trunk as a post_build hook (TRUNK_STAGING_DIR unset)}"
-for file in "$stage/static/site.js" "$stage/static/compat.js" "$stage/atencao.js"; do
+for file in "$stage/static/site.js" "$stage/static/compat.js" "$stage/static/search.js" "$stage/atencao.js"; do
   [ -f "$file" ] || continue
   awk '
     function flush() { for (i = 1; i <= held; i++) print block[i]; held = 0 }

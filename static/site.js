@@ -18,7 +18,7 @@
 //      it stays one line, "Mapa do modelo · esta página: …", until the reader opens it);
 //   5. once the page has loaded, registers the offline service worker (sw.js) and runs
 //      "salvar para ler offline" (the rest of the site, the model included, on request).
-//   6. shows a glossary term's definition in a popover (issue 38).
+//   6. shows a glossary term's definition in a popover, and the header's search box (issue 38).
 // A module with no inline code: it runs under a strict Content-Security-Policy.
 import { SUPPORTED, MESSAGE, showUnsupported } from './compat.js';
 
@@ -424,6 +424,19 @@ function glossaryTips() {
   });
 }
 
+/** The header's search box (issue 38), hidden without JavaScript: the search itself
+ * (static/search.js, then Pagefind's index) loads only once the reader uses the box. */
+function searchBox() {
+  const box = document.querySelector('[data-search]');
+  const input = box?.querySelector('input[type=search]');
+  if (!input) return;
+  box.hidden = false;
+  const start = () => import('./search.js').then((search) => search.attach(box)).catch((error) => {
+    console.warn(`atencao: busca indisponível (${error?.message ?? error})`);
+  });
+  input.addEventListener('focus', start, { once: true });
+}
+
 /** The map of the model: open where there is room for it, one line on a phone. */
 function mapWhenWide() {
   const map = document.querySelector('[data-model-map] details');
@@ -444,6 +457,7 @@ if (app) {
     mapWhenWide();
     readingProgress();
     glossaryTips();
+    searchBox();
     keyboardScrolling();
     // Back to a page kept in the back/forward cache: the pages read since then are marked too.
     addEventListener('pageshow', (event) => { if (event.persisted) readingProgress(); });
