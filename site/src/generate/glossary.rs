@@ -64,13 +64,7 @@ pub fn read(path: &Path, shaders: &Path, links: &mut Vec<(String, String)>) -> O
     let mut html = render_markdown(intro, &file, shaders, links);
     html.push_str("<dl class=\"glossary\">\n");
     for t in &terms {
-        html.push_str(&format!(
-            "<dt id=\"{}\"><dfn>{}</dfn> <span class=\"glossary-en\">(<span lang=\"en\">{}</span>)</span></dt>\n<dd>{}</dd>\n",
-            t.id,
-            esc(&t.name),
-            esc(&t.english),
-            t.html.trim_end()
-        ));
+        html.push_str(&format!("<dt id=\"{}\">{}</dt>\n<dd>{}</dd>\n", t.id, t.title("dfn"), t.html.trim_end()));
     }
     html.push_str("</dl>\n");
     page.html = html;
@@ -99,6 +93,14 @@ fn term(entry: &str, file: &str, shaders: &Path, links: &mut Vec<(String, String
     }
     let html = render_markdown(definition.trim(), file, shaders, links);
     Term { id: fold(&name), name, english, forms, html }
+}
+
+impl Term {
+    /// The term in a `tag` and its English name after it, as the glossary page and the popover
+    /// title the definition.
+    fn title(&self, tag: &str) -> String {
+        format!("<{tag}>{}</{tag}> <span class=\"glossary-en\">(<span lang=\"en\">{}</span>)</span>", esc(&self.name), esc(&self.english))
+    }
 }
 
 /// `máscara causal` → `mascara-causal`: lowercase ASCII letters and digits joined by hyphens.
@@ -209,13 +211,7 @@ impl Glossary {
             out.push_str("<template data-glossary-defs data-pagefind-ignore>");
             for &i in &used {
                 let t = &self.terms[i];
-                out.push_str(&format!(
-                    "<div data-term=\"{}\"><p class=\"glossary-tip-term\"><strong>{}</strong> (<span lang=\"en\">{}</span>)</p>{}</div>",
-                    t.id,
-                    esc(&t.name),
-                    esc(&t.english),
-                    t.html.trim_end()
-                ));
+                out.push_str(&format!("<div data-term=\"{}\"><p>{}</p>{}</div>", t.id, t.title("strong"), t.html.trim_end()));
             }
             out.push_str("</template>\n");
         }
@@ -320,7 +316,7 @@ mod tests {
         assert!(linked.contains("<summary>máscara causal</summary>"), "{linked}");
         let defs = linked.split("<template data-glossary-defs data-pagefind-ignore>").nth(1).expect("the definitions follow");
         assert_eq!(defs.matches("<div data-term=").count(), 4, "{defs}");
-        assert!(defs.starts_with("<div data-term=\"tf-idf\"><p class=\"glossary-tip-term\"><strong>TF-IDF</strong> (<span lang=\"en\">TF-IDF</span>)</p><p>O peso.</p></div>"), "{defs}");
+        assert!(defs.starts_with("<div data-term=\"tf-idf\"><p><strong>TF-IDF</strong> <span class=\"glossary-en\">(<span lang=\"en\">TF-IDF</span>)</span></p><p>O peso.</p></div>"), "{defs}");
         assert_eq!(g.link_terms("<p>nada aqui</p>"), "<p>nada aqui</p>", "no term, no template");
         let inside = g.link_terms("<p>O TF-IDF e o TF-IDF de novo, e só então o TF.</p>");
         assert!(inside.contains("e o TF-IDF de novo, e só então o <a href=\"glossario.html#tf\""), "no TF linked inside the second TF-IDF: {inside}");
