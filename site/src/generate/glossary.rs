@@ -10,7 +10,6 @@
 
 use std::path::Path;
 
-use super::content::{read_page, split_front_matter, Page};
 use super::markdown::{esc, render_markdown};
 
 /// The glossary's source, in `content/`.
@@ -32,26 +31,20 @@ pub struct Term {
     pub html: String,
 }
 
-/// The glossary page and its terms, in the page's order (alphabetical, accents aside).
+/// The glossary's terms, in the page's order (alphabetical, accents aside), and the page's prose.
 pub struct Glossary {
-    pub page: Page,
     pub terms: Vec<Term>,
+    /// The glossary page's prose: its introduction, then a `<dl>` of the terms.
+    pub html: String,
 }
 
-/// Reads the glossary at `path`, if the content has one; a malformed entry fails the build with
-/// the file and the entry. Its links go to `links`, checked like any page's.
-pub fn read(path: &Path, shaders: &Path, links: &mut Vec<(String, String)>) -> Option<Glossary> {
-    if !path.is_file() {
-        return None;
-    }
-    let file = path.display().to_string();
-    // Title, description and the notation's check as for any page; the body is ours to render.
-    let mut page = read_page(path, SLUG.to_string(), shaders, links);
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{file}: {e}"));
-    let (_, body) = split_front_matter(&text).unwrap_or_else(|| panic!("{file}: missing --- front matter ---"));
+/// Reads the glossary's Markdown `body` (after its front matter, which `content` reads as any
+/// page's) from `file`; a malformed entry fails the build with the file and the entry. Its links
+/// go to `links`, checked like any page's.
+pub fn read(body: &str, file: &str, shaders: &Path, links: &mut Vec<(String, String)>) -> Glossary {
     let mut entries = body.split("\n## ");
     let intro = entries.next().unwrap_or_default();
-    let mut terms: Vec<Term> = entries.map(|entry| term(entry, &file, shaders, links)).collect();
+    let mut terms: Vec<Term> = entries.map(|entry| term(entry, file, shaders, links)).collect();
     terms.sort_by_key(|t| fold(&t.name));
     for (i, t) in terms.iter().enumerate() {
         if terms[..i].iter().any(|u| u.id == t.id) {
@@ -61,14 +54,13 @@ pub fn read(path: &Path, shaders: &Path, links: &mut Vec<(String, String)>) -> O
             panic!("{file}: «{}» and «{}» claim the same spelling", u.name, t.name);
         }
     }
-    let mut html = render_markdown(intro, &file, shaders, links);
+    let mut html = render_markdown(intro, file, shaders, links);
     html.push_str("<dl class=\"glossary\">\n");
     for t in &terms {
         html.push_str(&format!("<dt id=\"{}\">{}</dt>\n<dd>{}</dd>\n", t.id, t.title("dfn"), t.html.trim_end()));
     }
     html.push_str("</dl>\n");
-    page.html = html;
-    Some(Glossary { page, terms })
+    Glossary { terms, html }
 }
 
 /// One entry: `termo (english)`, then `formas: …` or not, then the definition.
@@ -268,27 +260,16 @@ impl Glossary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::content::{read_site, tests::tiny_content};
-    use std::fs;
 
     fn shaders() -> &'static Path {
         Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../src/gpu/shaders"))
     }
 
     fn tiny_glossary() -> Glossary {
-        let root = std::env::temp_dir().join(format!("atencao-glossary-{}", std::process::id()));
-        fs::create_dir_all(&root).unwrap();
-        let path = root.join(FILE);
-        fs::write(
-            &path,
-            "---\ntitulo: Glossário\ndescricao: Os termos.\n---\nOs termos.\n\n## TF (term frequency)\nA frequência.\n\n\
-             ## TF-IDF (TF-IDF)\nO peso.\n\n## máscara causal (causal mask)\nformas: máscara causal, máscaras causais\nO triângulo de $-\\infty$.\n\n\
-             ## key (key)\nformas: key, keys\nA chave.\n",
-        )
-        .unwrap();
-        let glossary = read(&path, shaders(), &mut Vec::new()).expect("a glossary");
-        fs::remove_dir_all(&root).ok();
-        glossary
+        let body = "Os termos.\n\n## TF (term frequency)\nA frequência.\n\n## TF-IDF (TF-IDF)\nO peso.\n\n\
+                    ## máscara causal (causal mask)\nformas: máscara causal, máscaras causais\nO triângulo de $-\\infty$.\n\n\
+                    ## key (key)\nformas: key, keys\nA chave.\n";
+        read(body, "_glossario.md", shaders(), &mut Vec::new())
     }
 
     #[test]
@@ -298,8 +279,8 @@ mod tests {
         assert_eq!(names, [("key", "key"), ("mascara-causal", "causal mask"), ("tf", "term frequency"), ("tf-idf", "TF-IDF")]);
         assert_eq!(g.terms[1].forms, ["máscara causal", "máscaras causais"]);
         assert_eq!(g.terms[2].forms, ["tf"], "without `formas:`, the term itself");
-        assert!(g.page.html.contains("<dt id=\"mascara-causal\"><dfn>máscara causal</dfn> <span class=\"glossary-en\">(<span lang=\"en\">causal mask</span>)</span></dt>\n<dd><p>O triângulo de <"), "{}", g.page.html);
-        assert_eq!(g.page.html.matches("<dt id=").count(), 4);
+        assert!(g.html.contains("<dt id=\"mascara-causal\"><dfn>máscara causal</dfn> <span class=\"glossary-en\">(<span lang=\"en\">causal mask</span>)</span></dt>\n<dd><p>O triângulo de <"), "{}", g.html);
+        assert_eq!(g.html.matches("<dt id=").count(), 4);
     }
 
     #[test]
@@ -327,42 +308,6 @@ mod tests {
         let g = tiny_glossary();
         let linked = g.link_terms("<p><a href=\"glossario.html#key\">a chave</a> e a key.</p>");
         assert!(linked.starts_with("<p><a href=\"glossario.html#key\" data-glossary=\"key\">a chave</a> e a key.</p><template"), "{linked}");
-    }
-
-    #[test]
-    #[should_panic(expected = "link to the glossary term `inexistente`, which content/_glossario.md does not define")]
-    fn a_link_to_an_undefined_term_fails_the_build() {
-        let root = tiny_content("glossario-link", "\nVeja [isto](#/glossario#inexistente).\n");
-        fs::write(root.join(FILE), "---\ntitulo: Glossário\ndescricao: Os termos.\n---\nOs termos.\n\n## vetor (vector)\nUma lista.\n").unwrap();
-        let result = std::panic::catch_unwind(|| read_site(&root, shaders()));
-        fs::remove_dir_all(&root).ok();
-        std::panic::resume_unwind(result.err().expect("the link is refused"));
-    }
-
-    #[test]
-    fn a_link_to_a_defined_term_is_written_and_the_pages_link_their_terms() {
-        let root = tiny_content("glossario-ok", "\nVeja [o vetor](#/glossario#vetor); somar vetores.\n");
-        fs::write(root.join(FILE), "---\ntitulo: Glossário\ndescricao: Os termos.\n---\nOs termos.\n\n## vetor (vector)\nformas: vetor, vetores\nUma lista.\n").unwrap();
-        let site = read_site(&root, shaders());
-        fs::remove_dir_all(&root).ok();
-        let produto = &site.articles[0].1[1].html;
-        assert!(produto.contains("<a href=\"glossario.html#vetor\" data-glossary=\"vetor\">o vetor</a>; somar vetores."), "{produto}");
-        let intro = &site.articles[0].0.html;
-        assert!(intro.contains("<a href=\"glossario.html#vetor\" data-glossary=\"vetor\">vetores</a>"), "{intro}");
-        assert!(site.pages.iter().any(|p| p.slug == SLUG && !p.html.contains("data-glossary")), "the glossary page links none of its own terms");
-    }
-
-    #[test]
-    fn the_sites_glossary_defines_at_least_forty_terms_that_the_pages_use() {
-        let content = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../content"));
-        let site = read_site(content, shaders());
-        let glossary = site.pages.iter().find(|p| p.slug == SLUG).expect("the glossary page");
-        let terms = glossary.html.matches("<dt id=\"").count();
-        assert!(terms >= 40, "{terms} terms");
-        let linking = site.articles.iter().flat_map(|(a, s)| std::iter::once(a).chain(s)).chain(&site.pages).filter(|p| p.html.contains(" data-glossary=\"")).count();
-        assert!(linking >= 40, "{linking} pages link a term");
-        // Every term with its English name: `(<span lang="en">…</span>)` in each <dt>.
-        assert_eq!(glossary.html.matches("<span class=\"glossary-en\">(<span lang=\"en\">").count(), terms);
     }
 
     #[test]
