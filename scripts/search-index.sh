@@ -7,7 +7,8 @@
 # data-pagefind-ignore (breadcrumb, map, section list, pager), nor the widgets' placeholders nor
 # the LaTeX source MathML keeps in <annotation> (excluded here: they are content's elements);
 # the pages' lang="pt-BR" gives it Portuguese stemming. Writes pagefind/ into the site, without
-# the UI bundles Pagefind also ships (static/search.js is the site's own).
+# the UI bundles Pagefind also ships (static/search.js is the site's own) nor the search code of
+# pages without a language.
 set -euo pipefail
 stage="${TRUNK_STAGING_DIR:?run by trunk as a post_build hook (TRUNK_STAGING_DIR unset)}"
 pagefind="$(dirname "$0")/search/node_modules/.bin/pagefind"
@@ -17,5 +18,7 @@ if [ ! -x "$pagefind" ]; then
 fi
 "$pagefind" --site "$stage" --glob '*.html' --exclude-selectors '[data-widget], annotation' --silent
 rm -f "$stage"/pagefind/pagefind-*ui.* "$stage"/pagefind/pagefind-highlight.js
+# The search code for pages of no language (68 KB), which this site has none of (every page is pt-BR).
+grep -q '"unknown"' "$stage/pagefind/pagefind-entry.json" || rm -f "$stage/pagefind/wasm.unknown.pagefind"
 [ -s "$stage/pagefind/pagefind.js" ] || { echo "search-index: Pagefind wrote no index" >&2; exit 1; }
 echo "search-index: $(find "$stage/pagefind" -type f | wc -l) files, $(du -sb "$stage/pagefind" | cut -f1) bytes"
