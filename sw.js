@@ -12,7 +12,7 @@
 //   fetched ahead and never answered from here. src/web/model_store.rs keeps them in its own
 //   cache ("atencao-modelo", keyed `static/model/FILE?sha256=FIRST16HEX`) when a decoder widget
 //   loads them, so the decoder works offline once it has been opened.
-// - 'search' (pagefind/, the search index): kept when fetched, and all of it once the reader
+// - 'search' (static/search.js and pagefind/, the search index): kept when fetched, and all of it once the reader
 //   has searched (static/search.js asks: 'keep-search'), so searching works offline after that.
 // - 'extra' (embed.js, the example blog post, the model card, the train widget's preset story
 //   in static/train/, …): kept when fetched.

@@ -42,12 +42,13 @@ function excerpt(html) {
   return out;
 }
 
-/** Asks the offline worker to keep the whole search index, once. */
+/** Asks the offline worker to keep the whole search index, once: the active worker, even
+ * before it controls this page (a first visit's search). */
 let kept = false;
 function keepIndex() {
-  if (kept) return;
+  if (kept || !('serviceWorker' in navigator)) return;
   kept = true;
-  navigator.serviceWorker?.controller?.postMessage({ type: 'keep-search' });
+  navigator.serviceWorker.ready.then((registration) => registration.active?.postMessage({ type: 'keep-search' })).catch(() => {});
 }
 
 /** Wires the search box `box` (`[data-search]`: its input and `#search-results`). */

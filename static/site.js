@@ -391,6 +391,8 @@ function glossaryTips() {
     if (!def || link === shown) return;
     hide();
     tip.replaceChildren(def.cloneNode(true));
+    // Measured at the left edge, where its width is not squeezed by an earlier place.
+    tip.style.left = '0px';
     tip.hidden = false;
     shown = link;
     link.setAttribute('aria-describedby', tip.id);
@@ -431,8 +433,15 @@ function searchBox() {
   const input = box?.querySelector('input[type=search]');
   if (!input) return;
   box.hidden = false;
-  const start = () => import('./search.js').then((search) => search.attach(box)).catch((error) => {
-    console.warn(`atencao: busca indisponível (${error?.message ?? error})`);
+  const panel = box.querySelector('.search-results');
+  // Where it cannot load (offline before a first search), it says so and tries again at the next
+  // focus (another address: a browser keeps a failed module's failure).
+  let tries = 0;
+  const start = () => import(`./search.js${tries++ ? `?${tries}` : ''}`).then((search) => search.attach(box)).catch(() => {
+    panel.textContent = 'A busca não carregou. Verifique a conexão e tente de novo.';
+    panel.hidden = false;
+    input.addEventListener('blur', () => { panel.hidden = true; }, { once: true });
+    input.addEventListener('focus', start, { once: true });
   });
   input.addEventListener('focus', start, { once: true });
 }

@@ -277,23 +277,30 @@ export default async function reading({ page, base, mode, browser }) {
       const fresh = await context.newPage();
       await fresh.goto(`${site}${PAGE}`);
       await pageSettled(fresh, PAGE);
-      await fresh.evaluate(async () => {
-        await navigator.serviceWorker.ready;
-        if (!navigator.serviceWorker.controller) await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }));
-      });
+      // Offline before any search (the worker installed, the index not kept yet), the box says
+      // that the search did not load; back online, it loads.
+      await fresh.evaluate(() => navigator.serviceWorker.ready);
+      await context.setOffline(true);
+      await fresh.focus('[data-search] input[type=search]');
+      await fresh.waitForFunction(() => !document.querySelector('#search-results').hidden && document.querySelector('#search-results').textContent.includes('não carregou'), null, { timeout: 10000 });
+      await fresh.evaluate(() => document.activeElement.blur());
+      assert(await fresh.locator('#search-results').isHidden(), 'the message stays after the box is left');
+      await context.setOffline(false);
+      // Searched at once, as on a first visit, maybe before the worker controls the page.
       await fresh.focus('[data-search] input[type=search]');
       const found = await search(fresh, 'softmax');
       assert(found.links.length >= 3 && found.links.every((href) => href.startsWith(site)), `results under ${site}: ${found.links.join(', ')}`);
       const status = (await fresh.request.get(found.links[0])).status();
       assert(status === 200, `${found.links[0]}: ${status}`);
-      // The worker keeps the whole index after this first search.
+      // The worker keeps the whole index, and the box's code, after this first search.
       const files = fs.readdirSync(path.join(DIST, 'pagefind'), { recursive: true }).filter((f) => fs.statSync(path.join(DIST, 'pagefind', f)).isFile());
+      files.push('search.js');
       const end = Date.now() + 30000;
       let kept = 0;
       while (Date.now() < end) {
         kept = await fresh.evaluate(async () => {
           const name = (await caches.keys()).find((n) => n.startsWith('atencao-site '));
-          return name ? (await (await caches.open(name)).keys()).filter((r) => r.url.includes('/pagefind/')).length : 0;
+          return name ? (await (await caches.open(name)).keys()).filter((r) => /\/(pagefind\/|static\/search\.js)/.test(r.url)).length : 0;
         });
         if (kept >= files.length) break;
         await fresh.waitForTimeout(250);
