@@ -95,6 +95,19 @@ impl Term {
     }
 }
 
+/// `html` without the LaTeX source its formulas keep in `<annotation>`, which a popover never
+/// shows: the definitions every page carries stay short.
+fn without_annotations(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(start) = rest.find("<annotation") {
+        out.push_str(&rest[..start]);
+        rest = rest[start..].find("</annotation>").map_or("", |end| &rest[start + end + "</annotation>".len()..]);
+    }
+    out.push_str(rest);
+    out
+}
+
 /// `máscara causal` → `mascara-causal`: lowercase ASCII letters and digits joined by hyphens.
 fn fold(name: &str) -> String {
     let mut id = String::new();
@@ -203,7 +216,7 @@ impl Glossary {
             out.push_str("<template data-glossary-defs data-pagefind-ignore>");
             for &i in &used {
                 let t = &self.terms[i];
-                out.push_str(&format!("<div data-term=\"{}\"><p>{}</p>{}</div>", t.id, t.title("strong"), t.html.trim_end()));
+                out.push_str(&format!("<div data-term=\"{}\"><p>{}</p>{}</div>", t.id, t.title("strong"), without_annotations(t.html.trim_end())));
             }
             out.push_str("</template>\n");
         }
@@ -294,6 +307,7 @@ mod tests {
         assert!(linked.contains("as <a href=\"glossario.html#key\" data-glossary=\"key\">Keys</a>, a key."), "one link per term, its case kept: {linked}");
         assert!(linked.contains("<p class=\"widget-placeholder\">TF</p>") && linked.contains("<mi>key</mi>"), "{linked}");
         assert!(linked.contains("</math> <a href=\"glossario.html#mascara-causal\" data-glossary=\"mascara-causal\">máscara causal</a></p>"), "{linked}");
+        assert!(g.html.contains("<annotation") && !linked.contains("<annotation"), "the popover's formulas without their LaTeX source: {linked}");
         assert!(linked.contains("<summary>máscara causal</summary>"), "{linked}");
         let defs = linked.split("<template data-glossary-defs data-pagefind-ignore>").nth(1).expect("the definitions follow");
         assert_eq!(defs.matches("<div data-term=").count(), 4, "{defs}");
