@@ -7,6 +7,7 @@
 //! the original articles, which every correction note links to (issue 37).
 
 use atencao::site::{page_href, ARTICLES};
+use atencao_site::without_annotations;
 
 fn site_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/site")
@@ -132,17 +133,6 @@ fn widgets_have_placeholders() {
         }
     }
     assert!(widgets >= 30, "only {widgets} widgets");
-}
-
-fn without_annotations(html: &str) -> String {
-    let mut out = String::new();
-    let mut rest = html;
-    while let Some(start) = rest.find("<annotation") {
-        out.push_str(&rest[..start]);
-        rest = rest[start..].find("</annotation>").map_or("", |end| &rest[start + end + "</annotation>".len()..]);
-    }
-    out.push_str(rest);
-    out
 }
 
 #[test]

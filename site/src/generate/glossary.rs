@@ -11,6 +11,7 @@
 use std::path::Path;
 
 use super::markdown::{esc, render_markdown};
+use crate::without_annotations;
 
 /// The glossary's source, in `content/`.
 pub const FILE: &str = "_glossario.md";
@@ -93,19 +94,6 @@ impl Term {
     fn title(&self, tag: &str) -> String {
         format!("<{tag}>{}</{tag}> <span class=\"glossary-en\">(<span lang=\"en\">{}</span>)</span>", esc(&self.name), esc(&self.english))
     }
-}
-
-/// `html` without the LaTeX source its formulas keep in `<annotation>`, which a popover never
-/// shows: the definitions every page carries stay short.
-fn without_annotations(html: &str) -> String {
-    let mut out = String::with_capacity(html.len());
-    let mut rest = html;
-    while let Some(start) = rest.find("<annotation") {
-        out.push_str(&rest[..start]);
-        rest = rest[start..].find("</annotation>").map_or("", |end| &rest[start + end + "</annotation>".len()..]);
-    }
-    out.push_str(rest);
-    out
 }
 
 /// `máscara causal` → `mascara-causal`: lowercase ASCII letters and digits joined by hyphens.
@@ -216,6 +204,7 @@ impl Glossary {
             out.push_str("<template data-glossary-defs data-pagefind-ignore>");
             for &i in &used {
                 let t = &self.terms[i];
+                // A popover never shows a formula's LaTeX source: the definitions every page carries stay short.
                 out.push_str(&format!("<div data-term=\"{}\"><p>{}</p>{}</div>", t.id, t.title("strong"), without_annotations(t.html.trim_end())));
             }
             out.push_str("</template>\n");
