@@ -12,6 +12,8 @@
 //   fetched ahead and never answered from here. src/web/model_store.rs keeps them in its own
 //   cache ("atencao-modelo", keyed `static/model/FILE?sha256=FIRST16HEX`) when a decoder widget
 //   loads them, so the decoder works offline once it has been opened.
+// - 'search' (static/search.js and pagefind/, the search index): kept when fetched, and all of it once the reader
+//   has searched (static/search.js asks: 'keep-search'), so searching works offline after that.
 // - 'extra' (embed.js, the example blog post, the model card, the train widget's preset story
 //   in static/train/, …): kept when fetched.
 // "salvar para ler offline" (the footer, static/site.js) asks for everything still missing,
@@ -235,6 +237,12 @@ self.addEventListener('message', (event) => {
   // debugger is attached to the worker); each call re-runs the browser's activation check.
   if (kind === 'skip-waiting') {
     event.waitUntil(self.skipWaiting());
+    return;
+  }
+  // From static/search.js after the reader's first search: the whole search index, so that the
+  // next searches work offline (issue 38).
+  if (kind === 'keep-search') {
+    if (ENABLED) event.waitUntil(keep(FILES.filter(([, , , group]) => group === 'search').map(([path]) => path)).catch(() => {}));
     return;
   }
   const port = event.ports[0];

@@ -28,6 +28,19 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then
   cargo install wasm-bindgen-cli --version "=$WASM_BINDGEN_VERSION" --force
 fi
 
+# Pagefind, which indexes the built site for its search box (scripts/search-index.sh, a post-build
+# hook of every build, served or tested): its npm package ships the binary. Node and npm first.
+if ! command -v npm >/dev/null 2>&1; then
+  log "apt-get install nodejs npm"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+fi
+if [ ! -x "$(dirname "$0")/search/node_modules/.bin/pagefind" ]; then
+  log "npm ci in scripts/search (pagefind)"
+  (cd "$(dirname "$0")/search" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
 # Chromium, chromedriver, Node (end-to-end driver) and llvmpipe are only needed by the tests, and
 # so are the other engines of the smoke suite (tests/e2e/engines): Gecko (firefox-esr) and WebKit
 # (webkit2gtk-driver's WebKitWebDriver and MiniBrowser, under xvfb-run). All from Debian.

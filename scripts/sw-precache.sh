@@ -8,6 +8,8 @@
 #   page   every prerendered page (NAME.html at the root): on the first visit, except under Save-Data;
 #   model  the decoder's files in static/model/ (config, tokenizer, weights, bigram table): when a
 #          decoder widget loads them (src/web/model_store.rs), or on "salvar para ler offline";
+#   search the search box's code and index (static/search.js, pagefind/: scripts/search-index.sh): when fetched; after the reader's
+#          first search, all of it (static/search.js asks), so searching works offline; or on "salvar";
 #   extra  the rest (embed.js, the example blog post, the model card, the train widget's preset story in
 #          static/train/): when fetched, or on "salvar".
 # The sizes give "salvar para ler offline" its size. Needs only bash and coreutils.
@@ -34,6 +36,7 @@ while IFS= read -r -d '' path; do
     */*.html) group=extra ;;
     *.html) group=page ;;
     static/model/*.json | static/model/*.safetensors | static/model/*.bin) group=model ;;
+    static/search.js | pagefind/*) group=search ;;
     *) group=extra ;;
   esac
   hash=$(sha256sum -- "$path" | cut -c1-16)
@@ -55,4 +58,4 @@ while IFS= read -r line || [ -n "$line" ]; do
   esac
 done < "$sw" > "$tmp"
 mv "$tmp" "$sw"
-echo "sw-precache: version $version, $(printf '%s' "$listing" | wc -l) files; bytes: shell ${sizes[shell]}, code ${sizes[code]}, page ${sizes[page]}, model ${sizes[model]}, extra ${sizes[extra]:-0}"
+echo "sw-precache: version $version, $(printf '%s' "$listing" | wc -l) files; bytes: shell ${sizes[shell]}, code ${sizes[code]}, page ${sizes[page]}, model ${sizes[model]}, search ${sizes[search]:-0}, extra ${sizes[extra]:-0}"

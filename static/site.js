@@ -18,6 +18,7 @@
 //      it stays one line, "Mapa do modelo · esta página: …", until the reader opens it);
 //   5. once the page has loaded, registers the offline service worker (sw.js) and runs
 //      "salvar para ler offline" (the rest of the site, the model included, on request).
+//   6. shows a glossary term's definition in a popover, and the header's search box (issue 38).
 // A module with no inline code: it runs under a strict Content-Security-Policy.
 import { SUPPORTED, MESSAGE, showUnsupported } from './compat.js';
 
@@ -362,6 +363,89 @@ function keyboardScrolling() {
   new MutationObserver(queue).observe(app, { childList: true });
 }
 
+/** The glossary's popover (issue 38): hovering, focusing or tapping a term linked to the
+ * glossary (`a[data-glossary]`) shows its definition, which the page carries in a
+ * `<template data-glossary-defs>`, in a `role=tooltip` the link names in `aria-describedby`.
+ * Escape, focus or a tap elsewhere, or the mouse leaving both, closes it; on a touch screen the
+ * first tap shows it and a second follows the link. Kept at the viewport's edges on a phone. */
+function glossaryTips() {
+  const defs = app.querySelector('template[data-glossary-defs]');
+  if (!defs) return;
+  const tip = document.createElement('div');
+  tip.id = 'glossary-tip';
+  tip.className = 'glossary-tip';
+  tip.setAttribute('role', 'tooltip');
+  tip.hidden = true;
+  document.body.append(tip);
+  let shown = null;
+  let tapped = null;
+  let touch = false;
+  const term = (event) => (event.target instanceof Element ? event.target.closest('a[data-glossary]') : null);
+  const hide = () => {
+    shown?.removeAttribute('aria-describedby');
+    shown = null;
+    tip.hidden = true;
+  };
+  const show = (link) => {
+    const def = defs.content.querySelector(`[data-term="${link.dataset.glossary}"]`);
+    if (!def || link === shown) return;
+    hide();
+    tip.replaceChildren(def.cloneNode(true));
+    // Measured at the left edge, where its width is not squeezed by an earlier place.
+    tip.style.left = '0px';
+    tip.hidden = false;
+    shown = link;
+    link.setAttribute('aria-describedby', tip.id);
+    const box = link.getBoundingClientRect();
+    const above = box.bottom + tip.offsetHeight + 8 > innerHeight && box.top > tip.offsetHeight + 8;
+    tip.style.left = `${scrollX + Math.max(8, Math.min(box.left, document.documentElement.clientWidth - tip.offsetWidth - 8))}px`;
+    tip.style.top = `${scrollY + (above ? box.top - tip.offsetHeight - 6 : box.bottom + 6)}px`;
+  };
+  document.addEventListener('pointerover', (event) => {
+    if (event.pointerType !== 'mouse') return;
+    const link = term(event);
+    if (link) show(link);
+    else if (shown && !tip.contains(event.target) && document.activeElement !== shown) hide();
+  });
+  document.addEventListener('focusin', (event) => { const link = term(event); if (link) show(link); else hide(); });
+  document.addEventListener('pointerdown', (event) => {
+    touch = event.pointerType !== 'mouse';
+    tapped = touch && term(event) === shown ? shown : null;
+    if (!term(event) && !tip.contains(event.target)) hide();
+  });
+  document.addEventListener('click', (event) => {
+    const link = term(event);
+    if (link && touch && link !== tapped) {
+      event.preventDefault();
+      show(link);
+    }
+  });
+  document.addEventListener('keydown', (event) => {
+    touch = false;
+    if (event.key === 'Escape' && shown) hide();
+  });
+}
+
+/** The header's search box (issue 38), hidden without JavaScript: the search itself
+ * (static/search.js, then Pagefind's index) loads only once the reader uses the box. */
+function searchBox() {
+  const box = document.querySelector('[data-search]');
+  const input = box?.querySelector('input[type=search]');
+  if (!input) return;
+  box.hidden = false;
+  const panel = box.querySelector('.search-results');
+  // Where it cannot load (offline before a first search), it says so and tries again at the next
+  // focus (another address: a browser keeps a failed module's failure).
+  let tries = 0;
+  const start = () => import(`./search.js${tries++ ? `?${tries}` : ''}`).then((search) => search.attach(box)).catch(() => {
+    panel.textContent = 'A busca não carregou. Verifique a conexão e tente de novo.';
+    panel.hidden = false;
+    input.addEventListener('blur', () => { panel.hidden = true; }, { once: true });
+    input.addEventListener('focus', start, { once: true });
+  });
+  input.addEventListener('focus', start, { once: true });
+}
+
 /** The map of the model: open where there is room for it, one line on a phone. */
 function mapWhenWide() {
   const map = document.querySelector('[data-model-map] details');
@@ -381,6 +465,8 @@ if (app) {
     menu();
     mapWhenWide();
     readingProgress();
+    glossaryTips();
+    searchBox();
     keyboardScrolling();
     // Back to a page kept in the back/forward cache: the pages read since then are marked too.
     addEventListener('pageshow', (event) => { if (event.persisted) readingProgress(); });

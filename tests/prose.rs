@@ -7,6 +7,7 @@
 //! the original articles, which every correction note links to (issue 37).
 
 use atencao::site::{page_href, ARTICLES};
+use atencao_site::without_annotations;
 
 fn site_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/site")
@@ -21,8 +22,9 @@ fn slugs() -> Vec<&'static str> {
     ARTICLES.iter().flat_map(|a| std::iter::once(a.slug).chain(a.sections.iter().map(|s| s.slug))).collect()
 }
 
-/// The pages of no article (content/NN-slug.md, issue 37): the original articles, the notation.
-const STANDALONE: [&str; 2] = ["artigos-originais", "notacao"];
+/// The pages of no article (content/NN-slug.md, issue 37): the original articles, the notation;
+/// and the glossary (content/_glossario.md, issue 38).
+const STANDALONE: [&str; 3] = ["artigos-originais", "notacao", "glossario"];
 
 /// Issue 37: the original articles are introduced on a page of their own, and every page that
 /// corrects them links to it, in the line that counts the notes and in each note.
@@ -133,17 +135,6 @@ fn widgets_have_placeholders() {
     assert!(widgets >= 30, "only {widgets} widgets");
 }
 
-fn without_annotations(html: &str) -> String {
-    let mut out = String::new();
-    let mut rest = html;
-    while let Some(start) = rest.find("<annotation") {
-        out.push_str(&rest[..start]);
-        rest = rest[start..].find("</annotation>").map_or("", |end| &rest[start + end + "</annotation>".len()..]);
-    }
-    out.push_str(rest);
-    out
-}
-
 #[test]
 fn the_contents_fold_per_article_with_the_current_one_open() {
     let mut names = vec!["index", "catalogo", "bench"];
@@ -228,7 +219,7 @@ fn punctuation_after_an_inline_formula_does_not_start_a_line() {
 fn every_article_page_has_the_map_with_its_part_marked() {
     for slug in slugs() {
         let html = part(slug, "main");
-        let start = html.find("<nav class=\"model-map\" data-model-map").unwrap_or_else(|| panic!("{slug}: no map of the model"));
+        let start = html.find("<nav class=\"model-map\" data-model-map data-pagefind-ignore").unwrap_or_else(|| panic!("{slug}: no map of the model"));
         let map = &html[start..start + html[start..].find("</nav>").expect("the map ends")];
         assert_eq!(map.matches("aria-current").count(), 1, "{slug}: one part marked");
         assert!(map.matches("<li data-part=").count() >= 10, "{slug}: the whole model, road included");

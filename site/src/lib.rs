@@ -26,3 +26,18 @@ pub fn page_href(slug: &str) -> String {
         other => format!("{other}.html"),
     }
 }
+
+/// `html` without the LaTeX source that its MathML keeps in `<annotation>`, which browsers never
+/// show: the glossary's popovers carry their formulas without it, and tests read prose as shown.
+/// Not in the wasm, which has no use for it (present there, it cost 0,1 KB gzipped).
+#[cfg(any(feature = "generate", not(target_arch = "wasm32")))]
+pub fn without_annotations(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(start) = rest.find("<annotation") {
+        out.push_str(&rest[..start]);
+        rest = rest[start..].find("</annotation>").map_or("", |end| &rest[start + end + "</annotation>".len()..]);
+    }
+    out.push_str(rest);
+    out
+}

@@ -8,6 +8,7 @@ use std::path::Path;
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 use super::files::sorted_entries;
+use super::glossary;
 use super::markdown::render_markdown;
 
 /// The whole site's content: the articles in order, each with its sections, the home page's
@@ -53,8 +54,9 @@ pub fn read_site(content: &Path, shaders: &Path) -> Site {
         }
         articles.push((article, sections));
     }
-    // Pages of no article: `content/NN-slug.md`.
-    let pages = read_pages(content, shaders, &mut slugs, &mut links);
+    // Pages of no article: `content/NN-slug.md`, and the glossary (`content/_glossario.md`).
+    let mut pages = read_pages(content, shaders, &mut slugs, &mut links);
+    let glossary = read_glossary(&content.join(glossary::FILE), shaders, &mut links);
     for reserved in RESERVED_ROUTES {
         if slugs.contains(*reserved) {
             panic!("content/: the slug `{reserved}` is the name of a page the site draws itself");
@@ -62,12 +64,43 @@ pub fn read_site(content: &Path, shaders: &Path) -> Site {
     }
     // The home page's own text (lead, description, the "comece aqui" path): content/_inicio.md.
     let start = read_page(&content.join("_inicio.md"), "index".to_string(), shaders, &mut links);
+    if glossary.is_some() && !slugs.insert(glossary::SLUG.to_string()) {
+        panic!("content/: the slug `{}` is the glossary's", glossary::SLUG);
+    }
     for (file, target) in links {
-        if !target.is_empty() && !slugs.contains(&target) && !RESERVED_ROUTES.contains(&target.as_str()) {
-            panic!("{file}: link to `#/{target}`, which no page has");
+        // `#/slug#id`: the page must exist, and a glossary term must be defined.
+        let (page, id) = target.split_once('#').map_or((target.as_str(), None), |(p, id)| (p, Some(id)));
+        if !page.is_empty() && !slugs.contains(page) && !RESERVED_ROUTES.contains(&page) {
+            panic!("{file}: link to `#/{page}`, which no page has");
+        }
+        if let (Some((_, glossary)), Some(id)) = (&glossary, id.filter(|_| page == glossary::SLUG)) {
+            if !glossary.defines(id) {
+                panic!("{file}: link to the glossary term `{id}`, which content/{} does not define", glossary::FILE);
+            }
         }
     }
+    // The first use of each term on every page links to the glossary (issue 38).
+    if let Some((page, glossary)) = glossary {
+        for page in articles.iter_mut().flat_map(|(a, s)| std::iter::once(a).chain(s.iter_mut())).chain(pages.iter_mut()) {
+            page.html = glossary.link_terms(&page.html);
+        }
+        pages.push(page);
+    }
     Site { articles, start, pages }
+}
+
+/// The glossary at `path`, if the content has one: its page (title, description and the
+/// notation's check as for any page; its prose the terms' list) and its terms.
+fn read_glossary(path: &Path, shaders: &Path, links: &mut Vec<(String, String)>) -> Option<(Page, glossary::Glossary)> {
+    if !path.is_file() {
+        return None;
+    }
+    let mut page = read_page(path, glossary::SLUG.to_string(), shaders, links);
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let (_, body) = split_front_matter(&text).unwrap_or_else(|| panic!("{}: missing --- front matter ---", path.display()));
+    let glossary = glossary::read(body, &path.display().to_string(), shaders, links);
+    page.html = glossary.html.clone();
+    Some((page, glossary))
 }
 
 /// One page of the content: an article's introduction, a section, or the home page's text.
@@ -335,5 +368,41 @@ pub(crate) mod tests {
     fn front_matter_is_split_from_the_body() {
         assert_eq!(split_front_matter("---\ntitulo: A\n---\n\ncorpo"), Some(("titulo: A", "corpo")));
         assert_eq!(split_front_matter("sem front matter"), None);
+    }
+
+    #[test]
+    #[should_panic(expected = "link to the glossary term `inexistente`, which content/_glossario.md does not define")]
+    fn a_link_to_an_undefined_term_fails_the_build() {
+        let root = tiny_content("glossario-link", "\nVeja [isto](#/glossario#inexistente).\n");
+        fs::write(root.join(glossary::FILE), "---\ntitulo: Glossário\ndescricao: Os termos.\n---\nOs termos.\n\n## vetor (vector)\nUma lista.\n").unwrap();
+        let result = std::panic::catch_unwind(|| read_site(&root, Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../src/gpu/shaders"))));
+        fs::remove_dir_all(&root).ok();
+        std::panic::resume_unwind(result.err().expect("the link is refused"));
+    }
+
+    #[test]
+    fn a_link_to_a_defined_term_is_written_and_the_pages_link_their_terms() {
+        let root = tiny_content("glossario-ok", "\nVeja [o vetor](#/glossario#vetor); somar vetores.\n");
+        fs::write(root.join(glossary::FILE), "---\ntitulo: Glossário\ndescricao: Os termos.\n---\nOs termos.\n\n## vetor (vector)\nformas: vetor, vetores\nUma lista.\n").unwrap();
+        let site = read_site(&root, Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../src/gpu/shaders")));
+        fs::remove_dir_all(&root).ok();
+        let produto = &site.articles[0].1[1].html;
+        assert!(produto.contains("<a href=\"glossario.html#vetor\" data-glossary=\"vetor\">o vetor</a>; somar vetores."), "{produto}");
+        let intro = &site.articles[0].0.html;
+        assert!(intro.contains("<a href=\"glossario.html#vetor\" data-glossary=\"vetor\">vetores</a>"), "{intro}");
+        assert!(site.pages.iter().any(|p| p.slug == glossary::SLUG && !p.html.contains("data-glossary")), "the glossary page links none of its own terms");
+    }
+
+    #[test]
+    fn the_sites_glossary_defines_at_least_forty_terms_that_the_pages_use() {
+        let content = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../content"));
+        let site = read_site(content, Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../src/gpu/shaders")));
+        let glossary = site.pages.iter().find(|p| p.slug == glossary::SLUG).expect("the glossary page");
+        let terms = glossary.html.matches("<dt id=\"").count();
+        assert!(terms >= 40, "{terms} terms");
+        let linking = site.articles.iter().flat_map(|(a, s)| std::iter::once(a).chain(s)).chain(&site.pages).filter(|p| p.html.contains(" data-glossary=\"")).count();
+        assert!(linking >= 40, "{linking} pages link a term");
+        // Every term with its English name: `(<span lang="en">…</span>)` in each <dt>.
+        assert_eq!(glossary.html.matches("<span class=\"glossary-en\">(<span lang=\"en\">").count(), terms);
     }
 }

@@ -138,7 +138,7 @@ impl ModelMap {
             format!("<li data-part=\"{}\"><a href=\"{}\"{current}>{}</a></li>", part.id, page_href(&part.pages[0]), esc(&part.label))
         };
         let mut out = format!(
-            "<nav class=\"model-map\" data-model-map aria-label=\"Mapa do modelo\">\n<details><summary>Mapa do modelo · esta página: <strong>{}</strong></summary>\n",
+            "<nav class=\"model-map\" data-model-map data-pagefind-ignore aria-label=\"Mapa do modelo\">\n<details><summary>Mapa do modelo · esta página: <strong>{}</strong></summary>\n",
             esc(&here.label)
         );
         out.push_str("<p class=\"map-group\">O caminho até o modelo</p>\n<ol class=\"map-row\">");

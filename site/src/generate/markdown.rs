@@ -53,11 +53,14 @@ pub fn render_markdown(body: &str, file: &str, shaders: &Path, links: &mut Vec<(
             Event::Start(Tag::Link { link_type, dest_url, title, id }) => {
                 // Content links to pages as `#/slug` (`#/decodificador?preset=chaves`): checked
                 // here, and written as the page's file, relative (`decodificador.html?preset=chaves`).
+                // `#/glossario#softmax`, a place in a page, is checked with its fragment.
                 let dest_url = match dest_url.strip_prefix("#/") {
                     Some(route) => {
+                        let (route, fragment) = route.split_once('#').map_or((route, None), |(r, f)| (r, Some(f)));
                         let (page, query) = route.split_once('?').map_or((route, None), |(p, q)| (p, Some(q)));
-                        links.push((file.to_string(), page.to_string()));
-                        CowStr::from(format!("{}{}", page_href(page), query.map(|q| format!("?{q}")).unwrap_or_default()))
+                        links.push((file.to_string(), fragment.map_or_else(|| page.to_string(), |f| format!("{page}#{f}"))));
+                        let (query, fragment) = (query.map(|q| format!("?{q}")).unwrap_or_default(), fragment.map(|f| format!("#{f}")).unwrap_or_default());
+                        CowStr::from(format!("{}{query}{fragment}", page_href(page)))
                     }
                     None => dest_url,
                 };

@@ -27,12 +27,14 @@
 //!   post-build hook (scripts/pages.sh) fills the built index.html with them, one `NAME.html`
 //!   per page, so every page reads with no JavaScript and before the wasm arrives.
 //!
-//! Modules: `content` reads the pages, `map` the map of the model (`content/_mapa.txt`),
+//! Modules: `content` reads the pages, `glossary` the glossary (and links its terms in the
+//! pages), `map` the map of the model (`content/_mapa.txt`),
 //! `markdown` renders prose, `notation` fails the build on a retired variant of the site's
 //! notation, `pages` writes the prerendered parts, `files` does the file chores.
 
 pub mod content;
 pub mod files;
+pub mod glossary;
 pub mod map;
 pub mod markdown;
 pub mod notation;
@@ -121,11 +123,11 @@ pub fn for_embedding(css: &str) -> String {
 }
 
 /// The stylesheet as the site's pages load it: every rule, without the comments (the source
-/// keeps its explanations; readers do not download them) and without blank lines.
+/// keeps its explanations; readers do not download them), blank lines and indentation.
 pub fn served_css(css: &str) -> String {
     let mut out = String::with_capacity(css.len());
     for line in without_css_comments(css).lines().filter(|line| !line.trim().is_empty()) {
-        out.push_str(line);
+        out.push_str(line.trim_start());
         out.push('\n');
     }
     out
@@ -157,7 +159,7 @@ mod tests {
         assert!(!embedded.contains("#toc") && !embedded.contains(".model-map") && !embedded.contains(".site-header"), "page chrome left out");
         assert!(embedded.contains(".widget") && embedded.contains("--accent"), "the widgets' rules and the theme stay");
         // The served sheet keeps every rule, without comments or blank lines.
-        assert_eq!(served_css("a { x: 1; }\n\n/* note */\n  /* more */\nb { y: 2; } /* tail */\n"), "a { x: 1; }\nb { y: 2; } \n");
+        assert_eq!(served_css("a { x: 1; }\n\n/* note */\n  /* more */\nb { y: 2; } /* tail */\n@media (x) {\n  c { z: 3; }\n}\n"), "a { x: 1; }\nb { y: 2; } \n@media (x) {\nc { z: 3; }\n}\n");
         let served = served_css(&sheet);
         assert!(served.contains("#toc") && !served.contains("/*") && !served.contains("\n\n"), "the page chrome stays, the comments go");
     }

@@ -9,6 +9,7 @@ use std::path::Path;
 use super::content::{Page, Site};
 use super::map::ModelMap;
 use super::files::write_if_changed;
+use super::glossary;
 use super::markdown::{esc, typeset};
 use crate::page_href;
 use crate::widgets;
@@ -36,7 +37,7 @@ pub fn prerender(site: &Site, map: &ModelMap, dir: &Path) {
     for (i, (page, article)) in order.iter().enumerate() {
         let mut main = String::new();
         if let Some(article) = article {
-            writeln!(main, "<p class=\"breadcrumb\"><a href=\"{}\">{}</a></p>", page_href(&article.slug), esc(&article.title)).unwrap();
+            writeln!(main, "<p class=\"breadcrumb\" data-pagefind-ignore><a href=\"{}\">{}</a></p>", page_href(&article.slug), esc(&article.title)).unwrap();
         }
         // Under the heading, where the page sits in the whole model.
         writeln!(main, "<h1>{}</h1>\n{}<div class=\"prose\">\n{}</div>", esc(&page.title), map.html(&page.slug, &titles), page.html).unwrap();
@@ -44,7 +45,7 @@ pub fn prerender(site: &Site, map: &ModelMap, dir: &Path) {
             // An article's introduction lists its sections: each with what it says (its
             // description) and what the reader can try there (its widgets, by title).
             let (_, sections) = articles.iter().find(|(a, _)| a.slug == page.slug).expect("an article of the list");
-            main.push_str("<h2 id=\"secoes\">As seções</h2>\n<ol class=\"section-list\">\n");
+            main.push_str("<h2 id=\"secoes\">As seções</h2>\n<ol class=\"section-list\" data-pagefind-ignore>\n");
             for s in sections {
                 write!(main, "<li><a href=\"{}\">{}</a>\n<p>{}</p>", page_href(&s.slug), esc(&s.title), esc(&s.description)).unwrap();
                 let tried: Vec<String> = widget_kinds(&s.html).iter().filter_map(|k| widgets::doc(k)).map(|d| typeset(d.title)).collect();
@@ -56,7 +57,7 @@ pub fn prerender(site: &Site, map: &ModelMap, dir: &Path) {
             main.push_str("</ol>\n");
         }
         // The previous and next pages in reading order, across articles.
-        main.push_str("<nav class=\"pager\" aria-label=\"Páginas vizinhas\">");
+        main.push_str("<nav class=\"pager\" data-pagefind-ignore aria-label=\"Páginas vizinhas\">");
         if let Some((prev, _)) = i.checked_sub(1).map(|j| order[j]) {
             write!(main, "<a class=\"prev\" rel=\"prev\" href=\"{}\">← {}</a>", page_href(&prev.slug), esc(&prev.title)).unwrap();
         }
@@ -105,8 +106,15 @@ pub fn prerender(site: &Site, map: &ModelMap, dir: &Path) {
     let mut names = String::new();
     for page in &pages {
         let head = head(page);
-        let main = format!("<main id=\"app\" data-site data-page=\"{}\" tabindex=\"-1\">\n{}</main>\n", page.name, page.main);
-        let toc = toc_items(articles, &page.name);
+        // The search index (scripts/search-index.sh) reads the prose of the articles' pages and
+        // of the pages of no article, not their navigation (marked data-pagefind-ignore).
+        let body = if page.og_type == "article" { " data-pagefind-body" } else { "" };
+        let main = format!("<main id=\"app\" data-site data-page=\"{}\" tabindex=\"-1\"{body}>\n{}</main>\n", page.name, page.main);
+        let mut toc = toc_items(articles, &page.name);
+        if let Some(glossary) = site.pages.iter().find(|p| p.slug == glossary::SLUG) {
+            let mark = if page.name == glossary.slug { " aria-current=\"page\"" } else { "" };
+            writeln!(toc, "<p class=\"toc-glossary\"><a href=\"{}\"{mark}>{}</a></p>", page_href(&glossary.slug), esc(&glossary.title)).unwrap();
+        }
         write_if_changed(&dir.join(format!("{}.head.html", page.name)), &head);
         write_if_changed(&dir.join(format!("{}.toc.html", page.name)), &format!("<nav id=\"toc\" aria-label=\"Sumário\">\n{toc}</nav>\n"));
         write_if_changed(&dir.join(format!("{}.main.html", page.name)), &main);
@@ -330,10 +338,10 @@ mod tests {
         assert_eq!(read("pages.txt"), "index\nvetores\nsoma\nproduto\ndecodificador\ncatalogo\nbench\n");
         let soma = read("soma.main.html");
         assert!(soma.starts_with("<main id=\"app\" data-site data-page=\"soma\""), "{soma}");
-        assert!(soma.contains("<p class=\"breadcrumb\"><a href=\"vetores.html\">Vetores</a></p>"), "{soma}");
+        assert!(soma.contains("<p class=\"breadcrumb\" data-pagefind-ignore><a href=\"vetores.html\">Vetores</a></p>"), "{soma}");
         assert!(soma.contains("rel=\"prev\" href=\"vetores.html\">← Vetores</a>") && soma.contains("rel=\"next\" href=\"produto.html\">Produto $W^Q$ →</a>"), "{soma}");
         let intro = read("vetores.main.html");
-        assert!(intro.contains("<ol class=\"section-list\">"), "an article lists its sections");
+        assert!(intro.contains("<ol class=\"section-list\" data-pagefind-ignore>"), "an article lists its sections");
         assert!(intro.contains("<li><a href=\"soma.html\">Soma de vetores</a>\n<p>Como somar.</p><p class=\"section-widgets\">Para experimentar: "), "each with its description and its widgets: {intro}");
         assert!(soma.contains("<li data-part=\"v\"><a href=\"vetores.html\" aria-current=\"location\">Vetores</a></li>"), "the map marks the page's part: {soma}");
         assert!(!read("catalogo.main.html").contains("data-model-map"), "only the articles' pages carry the map");

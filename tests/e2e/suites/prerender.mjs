@@ -25,9 +25,10 @@ export default async function prerender({ browser, page, base, mode }) {
       let widgets = 0;
       // The pages of no article (issue 37) are linked from the footer, not the contents.
       const footer = await plain.$$eval('footer a.footer-link', (as) => as.map((a) => a.getAttribute('href')));
-      assert(['artigos-originais.html', 'notacao.html', 'catalogo.html'].every((h) => footer.includes(h)), `footer links ${footer}`);
-      const standalone = [['artigos-originais.html', 'Os artigos originais'], ['notacao.html', 'Tabela de notação']];
-      const pages = [...toc, ...standalone, ['catalogo.html', 'Catálogo de widgets'], ['bench.html', 'Desempenho neste navegador'], ['./', 'Atenção, passo a passo']];
+      assert(['artigos-originais.html', 'notacao.html', 'glossario.html', 'catalogo.html'].every((h) => footer.includes(h)), `footer links ${footer}`);
+      // The glossary (issue 38) too, also linked from the end of the contents.
+      const standalone = [['artigos-originais.html', 'Os artigos originais'], ['notacao.html', 'Tabela de notação'], ['glossario.html', 'Glossário']];
+      const pages = [...toc.filter(([h]) => !standalone.some(([s]) => s === h)), ...standalone, ['catalogo.html', 'Catálogo de widgets'], ['bench.html', 'Desempenho neste navegador'], ['./', 'Atenção, passo a passo']];
       let correctionPages = 0;
       for (const [href, title] of pages) {
         await plain.goto(`${base}/${href}`);
