@@ -171,7 +171,7 @@ fn numeric_answers_equal_an_independent_formula() {
         let c = make("relu-neuronio");
         assert_number(&c, (dot(c.numbers("w"), c.numbers("x")) + c.numbers("b")[0]).max(0.0), seed);
 
-        let c = make("escore-escalonado");
+        let c = make("score-escalonado");
         let (q, k) = (c.numbers("q"), c.numbers("k"));
         assert_number(&c, dot(q, k) / (q.len() as f64).sqrt(), seed);
 
@@ -269,7 +269,7 @@ fn choices_have_one_right_option_by_an_independent_formula() {
 fn the_slips_name_the_usual_mistakes() {
     // The unscaled score is diagnosed as the missing √d (the example).
     for seed in 0..50 {
-        let c = (kind("escore-escalonado").unwrap().make)(seed);
+        let c = (kind("score-escalonado").unwrap().make)(seed);
         let (q, k) = (c.numbers("q"), c.numbers("k"));
         let unscaled = typed_number(dot(q, k), 4);
         if unscaled != c.answer.typed() {

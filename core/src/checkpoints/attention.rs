@@ -19,9 +19,9 @@ pub fn scaled_score(seed: u64) -> Checkpoint {
     let dot = ops::matmul_bt(&qm, &km, 1.0).expect("same width").get(0, 0) as f64;
     let products: Vec<String> = q.iter().zip(&k).map(|(&a, &b)| format!("{} · {}", factor(a as f64, 0), factor(b as f64, 0))).collect();
     Checkpoint::new(
-        "escore-escalonado",
+        "score-escalonado",
         vec![Block::Text(format!(
-            "Uma query q = {} e uma key k = {} têm d = {d} componentes. Qual é o escore escalonado q·k / √d? Responda com 4 casas decimais.",
+            "Uma query q = {} e uma key k = {} têm d = {d} componentes. Qual é o score escalonado q·k / √d? Responda com 4 casas decimais.",
             vector(&q, 0),
             vector(&k, 0)
         ))],
@@ -60,7 +60,7 @@ pub fn most_attended(seed: u64) -> Checkpoint {
         let dots: Vec<f64> = (0..4).map(|j| (0..d).map(|c| (q[c] * keys.get(j, c)) as f64).sum()).collect();
         // The trap: the key most like the query in size, the largest norm, when it is not the answer.
         let why = (0..4)
-            .map(|j| format!("q·k de «{}» é {}, menor que {} de «{}»: o softmax dá o maior peso ao maior escore.", TOKENS[j], short(dots[j], 0), short(dots[best], 0), TOKENS[best]))
+            .map(|j| format!("q·k de «{}» é {}, menor que {} de «{}»: o softmax dá o maior peso ao maior score.", TOKENS[j], short(dots[j], 0), short(dots[best], 0), TOKENS[best]))
             .collect();
         return Checkpoint::choice(
             "mais-atendido",
@@ -76,9 +76,9 @@ pub fn most_attended(seed: u64) -> Checkpoint {
             TOKENS.iter().map(|t| t.to_string()).collect(),
             best,
             vec![
-                format!("Escores q·k: {}", (0..4).map(|j| format!("{} → {}", TOKENS[j], short(dots[j], 0))).collect::<Vec<_>>().join("; ")),
+                format!("Scores q·k: {}", (0..4).map(|j| format!("{} → {}", TOKENS[j], short(dots[j], 0))).collect::<Vec<_>>().join("; ")),
                 format!("Pesos softmax(q·k / √3): {}", (0..4).map(|j| format!("{} → {}", TOKENS[j], fixed(w[j], 4))).collect::<Vec<_>>().join("; ")),
-                format!("O softmax preserva a ordem dos escores: o maior peso é o de «{}».", TOKENS[best]),
+                format!("O softmax preserva a ordem dos scores: o maior peso é o de «{}».", TOKENS[best]),
             ],
             why,
         )
@@ -103,7 +103,7 @@ pub fn masked_row(seed: u64) -> Checkpoint {
         "linha-mascarada",
         vec![
             Block::Table {
-                caption: "Escores S (linha: query; coluna: key)".into(),
+                caption: "Scores S (linha: query; coluna: key)".into(),
                 head: vec!["".into(), "pos. 1".into(), "pos. 2".into(), "pos. 3".into()],
                 rows: (0..t).map(|r| (format!("pos. {}", r + 1), scores.row(r).iter().map(|&x| short(x as f64, 1)).collect())).collect(),
             },

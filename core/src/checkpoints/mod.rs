@@ -33,7 +33,7 @@ pub const KINDS: &[Kind] = &[
     Kind { id: "ngramas-possiveis", title: "quantos N-gramas cabem", make: sequence::possible_ngrams },
     Kind { id: "softmax-linha", title: "um peso do softmax", make: sequence::softmax_row },
     Kind { id: "relu-neuronio", title: "a saída de um neurônio ReLU", make: sequence::relu_neuron },
-    Kind { id: "escore-escalonado", title: "o escore escalonado", make: attention::scaled_score },
+    Kind { id: "score-escalonado", title: "o score escalonado", make: attention::scaled_score },
     Kind { id: "mais-atendido", title: "para onde a query olha", make: attention::most_attended },
     Kind { id: "linha-mascarada", title: "uma linha mascarada", make: attention::masked_row },
     Kind { id: "saida-atencao", title: "a saída da atenção", make: attention::weighted_values },

@@ -163,7 +163,7 @@ pub fn softmax_row(seed: u64) -> Checkpoint {
     Checkpoint::new(
         "softmax-linha",
         vec![Block::Text(format!(
-            "Os escores são z = {}. Qual é o peso da posição {} depois do softmax, e^(z{}) / Σⱼ e^(zⱼ)? Responda com 4 casas decimais.",
+            "Os scores são z = {}. Qual é o peso da posição {} depois do softmax, e^(z{}) / Σⱼ e^(zⱼ)? Responda com 4 casas decimais.",
             vector(&z, 1),
             i + 1,
             subscript(i + 1)
@@ -175,7 +175,7 @@ pub fn softmax_row(seed: u64) -> Checkpoint {
             format!("peso {} = {} / {} = {}", i + 1, fixed(exps[i], 4), fixed(sum, 4), fixed(value, 4)),
         ],
         vec![
-            (z[i] as f64 / plain, "Você dividiu os escores pela soma deles sem exponenciar; o softmax divide e^(zᵢ) pela soma dos e^(zⱼ).".into()),
+            (z[i] as f64 / plain, "Você dividiu os scores pela soma deles sem exponenciar; o softmax divide e^(zᵢ) pela soma dos e^(zⱼ).".into()),
             (exps[i], "Esse é e^(zᵢ): faltou dividir pela soma dos exponenciais.".into()),
         ],
     )
