@@ -23,6 +23,7 @@ import robust from './suites/robust.mjs';
 import a11y from './suites/a11y.mjs';
 import home from './suites/home.mjs';
 import train from './suites/train.mjs';
+import checkpoints from './suites/checkpoints.mjs';
 
 const DIST = path.resolve(process.argv[2] ?? 'dist');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -41,6 +42,8 @@ const SUITES = { site, attention, prerender, vectorization, sequence, transforme
 SUITES.home = home;
 // Training in the browser (issue 23).
 SUITES.train = train;
+// Checkpoints, exercises with worked solutions (issue 38): no wasm, one mode.
+SUITES.checkpoints = checkpoints;
 
 /**
  * Headless Chromium's WebGPU is SwiftShader, a software adapter the site leaves aside on its
@@ -67,7 +70,7 @@ function chooseWebGpu(browser) {
 /** Suites whose pages do not depend on the backend (the prerendered prose, the home page, the
  * offline worker, accessibility): run in one mode only, the CPU's where both run (issue 40: the
  * test command's time). The others compare, time or break the backend, and run in both. */
-const ONCE = new Set(['prerender', 'home', 'offline', 'a11y']);
+const ONCE = new Set(['prerender', 'home', 'offline', 'a11y', 'checkpoints']);
 
 async function runMode(mode, base, suites) {
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: MODES[mode] });

@@ -104,7 +104,10 @@ pub fn prerender(site: &Site, map: &ModelMap, dir: &Path) {
 
     let mut names = String::new();
     for page in &pages {
-        let head = head(page);
+        let mut head = head(page);
+        if page.main.contains("<section class=\"checkpoint\"") {
+            head.push_str(super::checkpoints::HEAD);
+        }
         let main = format!("<main id=\"app\" data-site data-page=\"{}\" tabindex=\"-1\">\n{}</main>\n", page.name, page.main);
         let toc = toc_items(articles, &page.name);
         write_if_changed(&dir.join(format!("{}.head.html", page.name)), &head);
@@ -135,9 +138,12 @@ pub fn toc_items(articles: &[(Page, Vec<Page>)], current: &str) -> String {
     let mut toc = String::from("<ol class=\"toc-articles\">\n");
     for (article, sections) in articles {
         let open = article.slug == current || sections.iter().any(|s| s.slug == current);
+        // How many checkpoints the article has: static/checkpoints.js shows how many are solved.
+        let checks: usize = std::iter::once(article).chain(sections).map(|p| super::checkpoints::ids(&p.html).len()).sum();
+        let checks = if checks > 0 { format!(" data-checkpoints=\"{checks}\"") } else { String::new() };
         write!(
             toc,
-            "<li class=\"toc-group\">{}\n<details{}><summary><span class=\"visually-hidden\">Seções de {}</span></summary>\n<ol class=\"toc-sections\">\n",
+            "<li class=\"toc-group\"{checks}>{}\n<details{}><summary><span class=\"visually-hidden\">Seções de {}</span></summary>\n<ol class=\"toc-sections\">\n",
             link(&article.slug, "toc-article", &article.title),
             if open { " open" } else { "" },
             esc(&article.title)
