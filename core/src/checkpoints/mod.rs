@@ -1,8 +1,9 @@
 //! Checkpoints (issue 38): small problems a reader solves before reading on, each generated
 //! from a seed by the same computations the widgets run, with its worked solution and the
 //! likely slips diagnosed. One file per topic, as elsewhere in the core; `checkpoint` holds
-//! what they share. The page generator (atencao-site) places them and prints them; none of
-//! this reaches the wasm, which never calls it.
+//! what they share. The page generator (atencao-site) places them and prints them; behind the
+//! crate's default feature `checkpoints`, which the wasm's dependencies turn off, so none of this
+//! is compiled into it.
 
 pub mod attention;
 pub mod checkpoint;
