@@ -137,6 +137,21 @@ export default async function checkpoints({ page, base, mode, browser }) {
     assert(problems.length === 0, problems.join('\n'));
   });
 
+  await check(`[${mode}] every checkpoint fits a 390-px phone, its solution open (a wide table scrolls inside the prose)`, async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const phone = await context.newPage();
+    const problems = [];
+    assert(Object.keys(onPage).length >= 20, `${Object.keys(onPage).length} pages with checkpoints (the first check lists them)`);
+    for (const route of Object.keys(onPage)) {
+      await phone.goto(`${base}/${route}`);
+      await phone.$$eval('[data-checkpoint] [data-solution]', (ss) => ss.forEach((s) => { s.hidden = false; }));
+      const wide = await phone.$$eval('[data-checkpoint]', (cs) => cs.filter((c) => c.scrollWidth > c.clientWidth + 1 || c.getBoundingClientRect().right > innerWidth + 1).map((c) => c.dataset.checkpoint));
+      problems.push(...wide);
+    }
+    await context.close();
+    assert(problems.length === 0, `wider than the phone: ${problems.join(', ')}`);
+  });
+
   await check(`[${mode}] numbers with a comma or a point; empty and non-numbers get a message, not a result; progress per article in the contents`, async () => {
     const context = await browser.newContext();
     const fresh = await context.newPage();
