@@ -72,7 +72,7 @@ export default async function checkpoints({ page, base, mode, browser }) {
   const pages = [...new Set(groups.flatMap((g) => g.pages))];
   const onPage = {};
 
-  await check(`[${mode}] at least 30 checkpoints prerendered, at least 5 per article, counted in the contents; each readable without JavaScript with its solution`, async () => {
+  await check(`[${mode}] at least 30 checkpoints prerendered, at least 5 per article, counted in the contents; each article ends with a recap (formulas linked, three checkpoints); each readable without JavaScript with its solution`, async () => {
     let all = 0;
     for (const g of groups) {
       let mine = 0;
@@ -92,6 +92,13 @@ export default async function checkpoints({ page, base, mode, browser }) {
         mine += ids.length;
       }
       assert(mine >= 5 && mine === g.total, `an article with ${mine} checkpoints (the contents say ${g.total})`);
+      // Item 4: the article's last page ends with a recap, its key formulas linked to the article's
+      // pages (each with a formula), then three checkpoints.
+      const last = g.pages.at(-1);
+      const recap = (await (await fetch(`${base}/${last}`)).text()).split('>Recapitulação</h')[1]?.split('<nav class="pager"')[0] ?? '';
+      const formulas = [...recap.matchAll(/<li><a href="([a-z0-9-]+\.html)">[^<]+<\/a>: <math/g)].map((m) => m[1]);
+      assert(formulas.length >= 4 && formulas.every((f) => g.pages.includes(f)), `${last}: a recap with formulas linked to the article's pages (${formulas.join(', ')})`);
+      assert((recap.match(/<section class="checkpoint"/g) || []).length === 3, `${last}: three checkpoints in the recap`);
       all += mine;
     }
     assert(all >= 30, `${all} checkpoints`);
