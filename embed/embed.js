@@ -14,6 +14,9 @@
 import init, { embed } from './atencao.js';
 import { SUPPORTED, showUnsupported } from './static/compat.js';
 
+// Checkpoints (exercises) need no wasm: their own small script, only where the post has one.
+if (document.querySelector('[data-checkpoint]')) import('./static/checkpoints.js');
+
 if (SUPPORTED) {
   await init({ module_or_path: new URL('atencao_bg.wasm', import.meta.url) });
   embed(new URL('.', import.meta.url).href);

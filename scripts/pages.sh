@@ -60,4 +60,10 @@ while IFS= read -r name; do
   mv "$out" "$stage/$name.html"
   count=$((count + 1))
 done < "$parts/pages.txt"
+# The checkpoints' instances (site/src/generate/checkpoints.rs), fetched by static/checkpoints.js.
+rm -rf "$stage/static/checkpoints"
+if [ -d "$parts/checkpoints" ]; then
+  mkdir -p "$stage/static/checkpoints"
+  cp "$parts/checkpoints/"*.json "$stage/static/checkpoints/"
+fi
 echo "pages: $count pages written"

@@ -5,7 +5,8 @@
 # (see sw.js). The groups decide when the offline copy takes a file:
 #   shell  the home page, the page script, the stylesheet, the icon: on the first visit;
 #   code   the wasm and its JS: on the first visit, except under Save-Data (then when a page loads them);
-#   page   every prerendered page (NAME.html at the root): on the first visit, except under Save-Data;
+#   page   every prerendered page (NAME.html at the root) and the checkpoints' script and sheet: on the
+#          first visit, except under Save-Data;
 #   model  the decoder's files in static/model/ (config, tokenizer, weights, bigram table): when a
 #          decoder widget loads them (src/web/model_store.rs), or on "salvar para ler offline";
 #   search the search box's code and index (static/search.js, pagefind/: scripts/search-index.sh): when fetched; after the reader's
@@ -34,7 +35,7 @@ while IFS= read -r -d '' path; do
     index.html | main.css | static/site.js | static/compat.js | static/favicon.svg | static/noscript.css) group=shell ;;
     atencao.js | atencao_bg.wasm) group=code ;;
     */*.html) group=extra ;;
-    *.html) group=page ;;
+    *.html | static/checkpoints.js | static/checkpoint-examples.js | static/checkpoints.css) group=page ;;
     static/model/*.json | static/model/*.safetensors | static/model/*.bin) group=model ;;
     static/search.js | pagefind/*) group=search ;;
     *) group=extra ;;

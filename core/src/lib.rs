@@ -7,6 +7,8 @@
 pub mod attention;
 pub mod bench;
 pub mod bpe;
+#[cfg(feature = "checkpoints")]
+pub mod checkpoints;
 pub mod checksum;
 pub mod decoder;
 pub mod error;

@@ -24,6 +24,7 @@ import a11y from './suites/a11y.mjs';
 import home from './suites/home.mjs';
 import train from './suites/train.mjs';
 import reading from './suites/reading.mjs';
+import checkpoints from './suites/checkpoints.mjs';
 
 const DIST = path.resolve(process.argv[2] ?? 'dist');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -44,6 +45,8 @@ SUITES.home = home;
 SUITES.train = train;
 // The glossary and the search (issue 38).
 SUITES.reading = reading;
+// Checkpoints, exercises with worked solutions (issue 38): no wasm, one mode.
+SUITES.checkpoints = checkpoints;
 
 /**
  * Headless Chromium's WebGPU is SwiftShader, a software adapter the site leaves aside on its
@@ -71,6 +74,7 @@ function chooseWebGpu(browser) {
  * offline worker, accessibility): run in one mode only, the CPU's where both run (issue 40: the
  * test command's time). The others compare, time or break the backend, and run in both. */
 const ONCE = new Set(['prerender', 'home', 'offline', 'a11y', 'reading']);
+const ONCE = new Set(['prerender', 'home', 'offline', 'a11y', 'checkpoints']);
 
 async function runMode(mode, base, suites) {
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: MODES[mode] });

@@ -154,7 +154,7 @@ fn read_page(path: &Path, slug: String, shaders: &Path, links: &mut Vec<(String,
     }
     let file = path.display().to_string();
     super::notation::check(&text, &file, &slug);
-    let mut html = render_markdown(body, &file, shaders, links);
+    let mut html = super::checkpoints::place(&render_markdown(body, &file, shaders, links), &slug, &file);
     // Optional depth (`aprofundamento:` in the front matter, the page's result in one paragraph):
     // the page opens with that paragraph, marked, so a reader who skips the rest keeps the result.
     if let Some(result) = field("aprofundamento") {

@@ -32,6 +32,7 @@
 //! `markdown` renders prose, `notation` fails the build on a retired variant of the site's
 //! notation, `pages` writes the prerendered parts, `files` does the file chores.
 
+pub mod checkpoints;
 pub mod content;
 pub mod files;
 pub mod glossary;
@@ -84,6 +85,8 @@ pub fn run(crate_dir: &Path, out_dir: &Path) {
     }
     write_if_changed(&out_dir.join("content.rs"), &contents_table(&site));
     pages::prerender(&site, &map, &dir);
+    let pages = site.articles.iter().flat_map(|(a, s)| std::iter::once(a).chain(s)).chain(&site.pages);
+    checkpoints::write_data(pages.map(|p| (p.slug.as_str(), p.html.as_str())), &dir);
 }
 
 /// The table of contents as Rust source: `ARTICLES`, included by the wasm's `site` module.

@@ -105,7 +105,10 @@ pub fn prerender(site: &Site, map: &ModelMap, dir: &Path) {
 
     let mut names = String::new();
     for page in &pages {
-        let head = head(page);
+        let mut head = head(page);
+        if page.main.contains("<section class=\"checkpoint\"") {
+            head.push_str(super::checkpoints::HEAD);
+        }
         // The search index (scripts/search-index.sh) reads the prose of the articles' pages and
         // of the pages of no article, not their navigation (marked data-pagefind-ignore).
         let body = if page.og_type == "article" { " data-pagefind-body" } else { "" };
@@ -143,9 +146,12 @@ pub fn toc_items(articles: &[(Page, Vec<Page>)], current: &str) -> String {
     let mut toc = String::from("<ol class=\"toc-articles\">\n");
     for (article, sections) in articles {
         let open = article.slug == current || sections.iter().any(|s| s.slug == current);
+        // How many checkpoints the article has: static/checkpoints.js shows how many are solved.
+        let checks: usize = std::iter::once(article).chain(sections).map(|p| super::checkpoints::ids(&p.html).len()).sum();
+        let checks = if checks > 0 { format!(" data-checkpoints=\"{checks}\"") } else { String::new() };
         write!(
             toc,
-            "<li class=\"toc-group\">{}\n<details{}><summary><span class=\"visually-hidden\">Seções de {}</span></summary>\n<ol class=\"toc-sections\">\n",
+            "<li class=\"toc-group\"{checks}>{}\n<details{}><summary><span class=\"visually-hidden\">Seções de {}</span></summary>\n<ol class=\"toc-sections\">\n",
             link(&article.slug, "toc-article", &article.title),
             if open { " open" } else { "" },
             esc(&article.title)
