@@ -70,6 +70,24 @@ impl AttentionInputs {
     }
 }
 
+impl AttentionTrace {
+    /// What each cell was computed from, for the tooltips' causes (`cause::ChainNumbers`):
+    /// these inputs, these intermediates, the scores divided by √d_k as `attention_trace` does.
+    pub fn chain_numbers(&self, inputs: &AttentionInputs) -> cause::ChainNumbers {
+        cause::ChainNumbers {
+            x: inputs.x.clone(),
+            w: Some([inputs.w_q.clone(), inputs.w_k.clone(), inputs.w_v.clone()]),
+            q: self.q.clone(),
+            k: self.k.clone(),
+            v: self.v.clone(),
+            scores: self.scores.clone(),
+            divisor: (inputs.w_q.cols() as f32).sqrt(),
+            causal: inputs.causal,
+            weights: self.weights.clone(),
+        }
+    }
+}
+
 /// Q, K, V, S = QKᵀ/√d_k, A = softmax(S), O = AV: six ops, one readback.
 pub async fn attention_trace<E: Executor>(e: &E, inputs: &AttentionInputs) -> Result<AttentionTrace> {
     inputs.validate()?;

@@ -6,6 +6,7 @@
 
 use crate::format::{format_pt_short, subscript};
 use crate::matrix::Matrix;
+use crate::ops::matmul_cell_terms;
 
 /// A step of the chain X·W → Q, K, V → Q·Kᵀ → softmax → ·V: which matrix a cell is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,14 +64,16 @@ fn sum_of(parts: Vec<String>) -> String {
     format!("{} + … ({n} termos)", parts[..SHOWN_TERMS].join(" + "))
 }
 
-/// Column `j` of `m`.
-fn column(m: &Matrix, j: usize) -> Vec<f32> {
-    (0..m.rows()).map(|r| m.get(r, j)).collect()
+/// a₁×b₁ + a₂×b₂ + …: a dot product written out.
+fn products(pairs: impl Iterator<Item = (f32, f32)>) -> String {
+    sum_of(pairs.map(|(x, y)| format!("{}×{}", term(x), term(y))).collect())
 }
 
-/// a₁×b₁ + a₂×b₂ + …: a dot product written out.
-fn dot_terms(a: &[f32], b: &[f32]) -> String {
-    sum_of(a.iter().zip(b).map(|(x, y)| format!("{}×{}", term(*x), term(*y))).collect())
+/// Cell (i, j) of A·B written out: row i of A times column j of B, term by term (the terms are
+/// `ops::matmul_cell_terms`', which the matmul widget writes out too).
+fn cell_of_product(a: &Matrix, b: &Matrix, i: usize, j: usize) -> Option<String> {
+    let terms = matmul_cell_terms(a, b, i, j).ok()?;
+    Some(products(terms.into_iter().map(|(x, y, _)| (x, y))))
 }
 
 impl ChainNumbers {
@@ -78,22 +81,18 @@ impl ChainNumbers {
     /// an input copied as it is (Q = X without projection).
     pub fn cause(&self, step: Step, i: usize, j: usize) -> Option<String> {
         let n = |k: usize| subscript(k + 1);
-        // Where the keys and values come from, and the rows' names: K and V, or X itself.
-        let (keys, values, [query_row, key_row, value_row]) = match &self.w {
-            Some(_) => (&self.k, &self.v, ["q", "k", "v"]),
-            None => (&self.x, &self.x, ["x"; 3]),
-        };
+        // The rows' names: q, k and v, or x where Q = K = V = X (then the same numbers).
+        let [query_row, key_row, value_row] = if self.w.is_some() { ["q", "k", "v"] } else { ["x"; 3] };
         let masked = |i: usize, j: usize| self.causal && j > i;
         let text = match step {
             Step::Q | Step::K | Step::V => {
                 let w = &self.w.as_ref()?[step as usize];
                 let name = ["Q", "K", "V"][step as usize];
-                format!("x{}·(coluna {} de W^{name}) = {}", n(i), j + 1, dot_terms(&self.x.row(i), &column(w, j)))
+                format!("x{}·(coluna {} de W^{name}) = {}", n(i), j + 1, cell_of_product(&self.x, w, i, j)?)
             }
             Step::Scores if masked(i, j) => format!("{key_row}{} > {}: a máscara causal põe −∞ (o futuro não conta)", n(j), n(i)),
             Step::Scores => {
-                let queries = if self.w.is_some() { &self.q } else { &self.x };
-                let dot = dot_terms(&queries.row(i), &keys.row(j));
+                let dot = products(self.q.row(i).into_iter().zip(self.k.row(j)));
                 let pair = format!("{query_row}{}·{key_row}{}", n(i), n(j));
                 if self.divisor == 1.0 {
                     format!("{pair} = {dot}")
@@ -107,7 +106,7 @@ impl ChainNumbers {
                 let seen: Vec<String> = (0..row.len()).filter(|&k| !masked(i, k)).map(|k| format!("e^{}", term(row[k]))).collect();
                 format!("e^s{}{} / Σ e^s{}ₖ = e^{} / ({})", n(i), n(j), n(i), term(row[j]), sum_of(seen))
             }
-            Step::Output => format!("Σⱼ α{}ⱼ·{value_row}[j, {}] = {}", n(i), j + 1, dot_terms(&self.weights.row(i), &column(values, j))),
+            Step::Output => format!("Σⱼ α{}ⱼ·{value_row}[j, {}] = {}", n(i), j + 1, cell_of_product(&self.weights, &self.v, i, j)?),
         };
         Some(text)
     }

@@ -19,7 +19,8 @@ use crate::error::{ComputeError, Result};
 use crate::matrix::Matrix;
 use crate::ops::{self, check_layer_norm};
 
-fn same_shape(op: &'static str, a: &Matrix, b: &Matrix) -> Result<()> {
+/// Fails unless A and B have one shape (an elementwise op and its gradient).
+pub(crate) fn same_shape(op: &'static str, a: &Matrix, b: &Matrix) -> Result<()> {
     if a.shape() != b.shape() {
         return Err(ComputeError::Shape { op, left: a.shape(), right: b.shape() });
     }

@@ -10,6 +10,7 @@
 
 use crate::error::{ComputeError, Result};
 use crate::matrix::Matrix;
+use crate::ops::backward::same_shape;
 
 /// RoPE's base: the rotation of pair i turns by θ^(−2i/d_h) per position (Llama's 10 000).
 pub const ROPE_THETA: f32 = 10_000.0;
@@ -103,9 +104,7 @@ pub struct RmsNormGrads {
 /// dX = r·g − x·r³·(g·x)/n, dγ = Σ_rows dY ⊙ x·r.
 pub fn rms_norm_backward(x: &Matrix, gamma: &Matrix, dy: &Matrix, eps: f32) -> Result<RmsNormGrads> {
     check_gamma(x, gamma)?;
-    if dy.shape() != x.shape() {
-        return Err(ComputeError::Shape { op: "RMSNorm dY", left: x.shape(), right: dy.shape() });
-    }
+    same_shape("RMSNorm dY", x, dy)?;
     let cols = x.cols();
     let n = cols.max(1) as f32;
     let mut dx = vec![0.0f32; x.as_slice().len()];
@@ -128,18 +127,11 @@ pub fn silu(x: f32) -> f32 {
     x / (1.0 + (-x).exp())
 }
 
-fn check_same(a: &Matrix, b: &Matrix, op: &'static str) -> Result<()> {
-    if a.shape() != b.shape() {
-        return Err(ComputeError::Shape { op, left: a.shape(), right: b.shape() });
-    }
-    Ok(())
-}
-
 /// SwiGLU's hidden layer: SiLU(gate) ⊙ up, with gate = x·W_gate and up = x·W_up (t, d_ff).
 /// The FFN is then hidden·W_down: three matrices where the 2017 FFN has two, so at equal
 /// parameters d_ff is ⅔ of the ReLU FFN's.
 pub fn swiglu(gate: &Matrix, up: &Matrix) -> Result<Matrix> {
-    check_same(gate, up, "SwiGLU")?;
+    same_shape("SwiGLU", gate, up)?;
     let values = gate.as_slice().iter().zip(up.as_slice()).map(|(&g, &u)| silu(g) * u).collect();
     Matrix::from_vec(gate.rows(), gate.cols(), values)
 }
@@ -154,8 +146,8 @@ pub struct SwigluGrads {
 /// Through H = SiLU(G) ⊙ U: dU = dH ⊙ SiLU(G), dG = dH ⊙ U ⊙ SiLU′(G), with
 /// SiLU′(g) = σ(g)·(1 + g·(1 − σ(g))).
 pub fn swiglu_backward(gate: &Matrix, up: &Matrix, dh: &Matrix) -> Result<SwigluGrads> {
-    check_same(gate, up, "SwiGLU")?;
-    check_same(gate, dh, "SwiGLU dH")?;
+    same_shape("SwiGLU", gate, up)?;
+    same_shape("SwiGLU dH", gate, dh)?;
     let (mut dgate, mut dup) = (Vec::with_capacity(dh.as_slice().len()), Vec::with_capacity(dh.as_slice().len()));
     for ((&g, &u), &d) in gate.as_slice().iter().zip(up.as_slice()).zip(dh.as_slice()) {
         let sigma = 1.0 / (1.0 + (-g).exp());

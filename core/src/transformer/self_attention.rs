@@ -7,6 +7,7 @@
 //! x₃, a later token, although the chapter's own formula sums over j ≤ i only: `causal`
 //! applies that restriction.
 
+use crate::attention::cause::ChainNumbers;
 use crate::attention::AttentionInputs;
 use crate::error::Result;
 use crate::examples::textbook_example_2;
@@ -117,6 +118,23 @@ impl Job for StepInputs {
 }
 
 impl StepTrace {
+    /// What each cell was computed from, for the tooltips' causes; `projected` false where
+    /// Q = K = V = X (Example 1: the W's are identities, not shown).
+    pub fn chain_numbers(&self, inputs: &StepInputs, projected: bool) -> ChainNumbers {
+        let a = &inputs.attention;
+        ChainNumbers {
+            x: a.x.clone(),
+            w: projected.then(|| [a.w_q.clone(), a.w_k.clone(), a.w_v.clone()]),
+            q: self.q.clone(),
+            k: self.k.clone(),
+            v: self.v.clone(),
+            scores: self.scores.clone(),
+            divisor: self.divisor,
+            causal: self.causal,
+            weights: self.weights.clone(),
+        }
+    }
+
     /// The computation of query `i` (clamped to the last token), for the step table.
     pub fn query(&self, i: usize) -> QueryStep {
         let i = i.min(self.q.rows().saturating_sub(1));

@@ -12,7 +12,6 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
 
-use crate::core::attention::cause::ChainNumbers;
 use crate::core::attention::{AttentionInputs, AttentionTrace};
 use crate::core::examples::textbook_example_2;
 use crate::core::sequence::presets::three_word_attention;
@@ -219,12 +218,8 @@ impl AttentionWidget {
 
     fn draw(&self, inputs: &AttentionInputs, trace: &AttentionTrace) {
         let tokens: Vec<String> = (0..trace.q.rows()).map(token_label).collect();
-        let causal = inputs.causal;
-        self.views.show_all(&tokens, [&trace.q, &trace.k, &trace.v, &trace.scores, &trace.weights, &trace.output], causal);
-        let (q, k, v, scores, weights) = (trace.q.clone(), trace.k.clone(), trace.v.clone(), trace.scores.clone(), trace.weights.clone());
-        let w = Some([inputs.w_q.clone(), inputs.w_k.clone(), inputs.w_v.clone()]);
-        let divisor = (trace.q.cols() as f32).sqrt();
-        self.views.explain(ChainNumbers { x: inputs.x.clone(), w, q, k, v, scores, divisor, causal, weights });
+        self.views.show_all(&tokens, [&trace.q, &trace.k, &trace.v, &trace.scores, &trace.weights, &trace.output], inputs.causal);
+        self.views.explain(trace.chain_numbers(inputs));
         self.draw_query(trace);
         *self.last.borrow_mut() = Some(trace.clone());
     }

@@ -12,7 +12,6 @@ use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
 
-use crate::core::attention::cause::ChainNumbers;
 use crate::core::attention::AttentionInputs;
 use crate::core::format::{format_pt, format_pt_short};
 use crate::core::transformer::self_attention::{identity, QueryStep, StepInputs, StepTrace};
@@ -246,10 +245,7 @@ impl StepsWidget {
 
         self.bars.update(&format!("Pesos da consulta {}", token(i)), &tokens, &step.weights);
         let example_1 = self.is_example_1();
-        let a = &inputs.attention;
-        let w = (!example_1).then(|| [a.w_q.clone(), a.w_k.clone(), a.w_v.clone()]);
-        let (q, k, v, scores, weights) = (trace.q.clone(), trace.k.clone(), trace.v.clone(), trace.scores.clone(), trace.weights.clone());
-        self.views.explain(ChainNumbers { x: a.x.clone(), w, q, k, v, scores, divisor: trace.divisor, causal: trace.causal, weights });
+        self.views.explain(trace.chain_numbers(inputs, !example_1));
         self.views.scores.set_title(match (example_1, inputs.scaled) {
             (true, true) => "Scores X·Xᵀ/√d_k",
             (true, false) => "Scores X·Xᵀ (produtos escalares)",
