@@ -14,6 +14,10 @@ dist="${1:-dist}"
 # 64 KB, its code in the one wasm every page with widgets loads (BENCHMARKS.md). Down to 700 000
 # on 2026-11-28, when each job compiled once on the runtime (issue 36) took the page to 695 170.
 budget=700000
+# The training page: its page's files and the worker's module (issue 36). First measured at 888 502
+# on 2026-11-28, when the run moved into the worker while the page's module still carries the
+# training ops (the op table is one); the issue's target is 800 000 (BENCHMARKS.md).
+worker_budget=900000
 
 gz() { gzip -9 -c "$1" | wc -c; }
 total=0
@@ -27,7 +31,22 @@ for f in "$dist"/atencao_bg.wasm "$dist"/atencao.js "$dist"/static/site.js "$dis
   size=$(stat -c %s "$f"); packed=$(gz "$f"); total=$((total + packed))
   printf '%-40s %12d %12d\n' "$(basename "$f")" "$size" "$packed"
 done
+# wasm-bindgen's JS snippets (src/web/resident.rs's import), imported by atencao.js on every page with widgets.
+for f in "$dist"/snippets/*/*.js "$dist"/snippets/*/*/*.js "$dist"/snippets/*/*/*/*.js; do
+  [ -f "$f" ] || continue
+  packed=$(gz "$f"); total=$((total + packed))
+  printf '%-40s %12d %12d\n' "snippets/${f##*/snippets/}" "$(stat -c %s "$f")" "$packed"
+done
 printf '%-40s %12s %12d   (budget %d)\n' "a page with widgets and checkpoints" "" "$total" "$budget"
+# The page's Web Worker (issue 36: worker/, src/web/resident.rs): its module loads only on the pages
+# whose widgets start it (the training page), on top of the page's own files.
+worker_total=$total
+for f in "$dist"/atencao-worker_bg.wasm "$dist"/atencao-worker.js; do
+  [ -f "$f" ] || { echo "missing $f (not a trunk build of this site?)" >&2; exit 2; }
+  size=$(stat -c %s "$f"); packed=$(gz "$f"); worker_total=$((worker_total + packed))
+  printf '%-40s %12d %12d\n' "$(basename "$f")" "$size" "$packed"
+done
+printf '%-40s %12s %12d   (budget %d)\n' "a page whose widgets use the worker" "" "$worker_total" "$worker_budget"
 pages=0 largest=0 count=0
 for f in "$dist"/*.html; do
   packed=$(gz "$f"); pages=$((pages + packed)); count=$((count + 1))
@@ -42,6 +61,10 @@ done
 printf '%-40s %12d   (config, tokenizer, weights, bigram: downloaded by the decoder page only)\n' "model" "$model"
 if [ -f "$dist/embed.js" ]; then
   printf '%-40s %12d %12d\n' "embed.js (blogs)" "$(stat -c %s "$dist/embed.js")" "$(gz "$dist/embed.js")"
+fi
+if [ "$worker_total" -gt "$worker_budget" ]; then
+  echo "FAIL: a page whose widgets use the worker weighs $worker_total bytes gzipped, over the budget of $worker_budget" >&2
+  exit 1
 fi
 if [ "$total" -gt "$budget" ]; then
   echo "FAIL: a page with widgets weighs $total bytes gzipped, over the budget of $budget" >&2

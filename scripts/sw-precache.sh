@@ -4,7 +4,8 @@
 # build version derived from all of them, so each build has its own service worker and cache
 # (see sw.js). The groups decide when the offline copy takes a file:
 #   shell  the home page, the page script, the stylesheet, the icon: on the first visit;
-#   code   the wasm and its JS: on the first visit, except under Save-Data (then when a page loads them);
+#   code   the wasm and its JS (the page's, its snippets/, and the page worker's atencao-worker*: issue 36): on the
+#          first visit, except under Save-Data (then when a page loads them);
 #   page   every prerendered page (NAME.html at the root) and the checkpoints' script and sheet: on the
 #          first visit, except under Save-Data;
 #   model  the decoder's files in static/model/ (config, tokenizer, weights, bigram table): when a
@@ -33,7 +34,7 @@ while IFS= read -r -d '' path; do
   esac
   case "$path" in
     index.html | main.css | static/site.js | static/compat.js | static/favicon.svg | static/noscript.css) group=shell ;;
-    atencao.js | atencao_bg.wasm) group=code ;;
+    atencao.js | atencao_bg.wasm | atencao-worker.js | atencao-worker_bg.wasm | snippets/*) group=code ;;
     */*.html) group=extra ;;
     *.html | static/checkpoints.js | static/checkpoint-examples.js | static/checkpoints.css) group=page ;;
     static/model/*.json | static/model/*.safetensors | static/model/*.bin) group=model ;;

@@ -11,5 +11,5 @@ pub use atencao_core as core;
 pub mod gpu;
 pub mod site;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "page"))]
 pub mod web;

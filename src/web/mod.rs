@@ -16,6 +16,7 @@ pub mod embed;
 pub mod kit;
 pub mod model_store;
 pub mod pages;
+pub mod resident;
 pub mod widgets;
 
 use std::rc::Rc;

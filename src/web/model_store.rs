@@ -183,27 +183,37 @@ async fn cached_bytes(cache: &Cache, url: &str) -> Option<Vec<u8>> {
     Some(Uint8Array::new(&buffer).to_vec())
 }
 
-/// `config.json`: from the network (it names the current files and hashes), kept in the
-/// model's cache; without a network, the kept copy (the decoder opened once works offline).
+/// `config.json`'s text: from the network (it names the current files and hashes), kept in
+/// the model's cache; without a network, the kept copy (the decoder opened once works offline).
+async fn manifest_text(base: &str) -> Result<String, String> {
+    let url = format!("{base}config.json");
+    let cache = open_cache().await;
+    let bytes = match fetch_bytes(&url, 0.0, &|_, _| {}).await {
+        Ok(bytes) => {
+            keep(cache.as_ref(), &url, &bytes).await;
+            bytes
+        }
+        Err(why) => match &cache {
+            Some(cache) => cached_bytes(cache, &url).await.ok_or(why)?,
+            None => return Err(why),
+        },
+    };
+    String::from_utf8(bytes).map_err(|_| "config.json não é UTF-8.".to_string())
+}
+
 pub async fn manifest(base: &str) -> Result<Rc<Manifest>, String> {
     let base_owned = base.to_string();
-    once(&MANIFESTS, base, async move {
-        let url = format!("{base_owned}config.json");
-        let cache = open_cache().await;
-        let bytes = match fetch_bytes(&url, 0.0, &|_, _| {}).await {
-            Ok(bytes) => {
-                keep(cache.as_ref(), &url, &bytes).await;
-                bytes
-            }
-            Err(why) => match &cache {
-                Some(cache) => cached_bytes(cache, &url).await.ok_or(why)?,
-                None => return Err(why),
-            },
-        };
-        let text = String::from_utf8(bytes).map_err(|_| "config.json não é UTF-8.".to_string())?;
-        Manifest::from_json(&text).map_err(|e| e.to_string())
+    once(&MANIFESTS, base, async move { Manifest::from_json(&manifest_text(&base_owned).await?).map_err(|e| e.to_string()) }).await
+}
+
+/// The BPE's two files as the page checked them, for the worker to parse (issue 36).
+pub async fn bpe_files(base: &str) -> Result<crate::core::train_run::protocol::BpeFiles, String> {
+    let m = manifest(base).await?;
+    let tokenizer = verified_file(base, &m.tokenizer_file, &m.tokenizer_sha256, 0.0, &|_, _| {}).await?;
+    Ok(crate::core::train_run::protocol::BpeFiles {
+        manifest_json: manifest_text(base).await?,
+        tokenizer_json: String::from_utf8(tokenizer).map_err(|_| "tokenizer.json não é UTF-8.".to_string())?,
     })
-    .await
 }
 
 pub async fn tokenizer(base: &str) -> Result<Rc<Bpe>, String> {

@@ -62,7 +62,7 @@ struct TrainingFile {
 }
 
 /// One point of the loss curve, taken every `eval_every` steps (and at step 0).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct EvalPoint {
     /// Steps taken when it was measured.
     pub step: usize,
@@ -73,7 +73,7 @@ pub struct EvalPoint {
 }
 
 /// Text the model generated at a step.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SamplePoint {
     pub step: usize,
     pub text: String,

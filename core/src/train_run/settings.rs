@@ -7,7 +7,7 @@ use crate::decoder::DecoderConfig;
 use crate::error::{ComputeError, Result};
 use crate::training::AdamWOptions;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TrainSettings {
     /// Decoder blocks (1 … 4).
     pub n_layers: usize,

@@ -51,6 +51,11 @@ async function curve(page) {
     [tr.querySelector('th').textContent, ...[...tr.querySelectorAll('td')].map((td) => td.textContent)]));
 }
 
+/** Waits until the worker has confirmed a pause (no more steps are coming). */
+async function stopped(page) {
+  await page.waitForFunction((h) => document.querySelector(h).dataset.training === 'false', HOST, { timeout: 30000 });
+}
+
 async function setHidden(page, hidden) {
   await page.evaluate((h) => {
     if (h) Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
@@ -88,8 +93,10 @@ export default async function train({ page, base, mode, browser }) {
     await pageSettled(page, PAGE);
     await page.click(`${HOST} [data-action=train]`);
     await page.waitForFunction((h) => Number(document.querySelector(h).dataset.steps) >= 60, HOST, { timeout: 60000 });
-    // Pause: the step counter stops, the history stays.
+    // Pause: the step counter stops, the history stays. The run is in the page's worker: the
+    // pause lands after its slice in flight, and the widget says "training" until the worker confirms.
     await page.click(`${HOST} [data-action=pause]`);
+    await stopped(page);
     const paused = await numbers(page);
     const before = await curve(page);
     assert(!paused.training, 'paused');
@@ -102,6 +109,7 @@ export default async function train({ page, base, mode, browser }) {
     assert(JSON.stringify(after.slice(0, before.length)) === JSON.stringify(before), 'the points before the pause are kept');
     // A hidden tab pauses; a visible one resumes (the reader had it running).
     await setHidden(page, true);
+    await stopped(page);
     const hidden = await numbers(page);
     assert(!hidden.training && await page.getAttribute(HOST, 'data-paused') === 'hidden', 'hidden: paused');
     assert((await page.textContent(`${HOST} .train-message`)).includes('escondida'), await page.textContent(`${HOST} .train-message`));
@@ -224,19 +232,22 @@ export default async function train({ page, base, mode, browser }) {
 
     await check(`[${mode}] train: the GPU lost mid-training, the run goes on on the CPU from the last copy of the weights, and the widget says so`, async () => {
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-      // Keeps the page's WebGPU device where the test can destroy it (nothing in the site changes).
-      await context.addInitScript(() => {
-        localStorage.setItem('atencao.backend', 'webgpu');
+      await context.addInitScript(() => localStorage.setItem('atencao.backend', 'webgpu'));
+      const fresh = await context.newPage();
+      const started = fresh.waitForEvent('worker', { timeout: 60000 });
+      await fresh.goto(`${base}/${PAGE}`);
+      await fresh.waitForFunction((h) => document.querySelector(h)?.dataset.state === 'ready', HOST, { timeout: 60000 });
+      // The run trains in the page's worker, which opens its own device there: keep it where the
+      // test can destroy it (nothing in the site changes).
+      const worker = await started;
+      await worker.evaluate(() => {
         const request = GPUAdapter.prototype.requestDevice;
         GPUAdapter.prototype.requestDevice = async function (...args) {
           const device = await request.apply(this, args);
-          (window.__devices ??= []).push(device);
+          (self.__devices ??= []).push(device);
           return device;
         };
       });
-      const fresh = await context.newPage();
-      await fresh.goto(`${base}/${PAGE}`);
-      await fresh.waitForFunction((h) => document.querySelector(h)?.dataset.state === 'ready', HOST, { timeout: 60000 });
       for (const [control, value] of [['layers', '1'], ['width', '16'], ['heads', '2'], ['context', '16'], ['batch', '4']]) {
         await edit(fresh, `${HOST} [data-control=${control}]`, value);
       }
@@ -245,7 +256,7 @@ export default async function train({ page, base, mode, browser }) {
       await fresh.click(`${HOST} [data-action=train]`);
       await fresh.waitForFunction((h) => Number(document.querySelector(h).dataset.steps) >= 30, HOST, { timeout: 120000, polling: 100 });
       assert(await fresh.getAttribute(HOST, 'data-computed-on') === 'webgpu', 'training on WebGPU');
-      await fresh.evaluate(() => window.__devices.forEach((d) => d.destroy()));
+      await worker.evaluate(() => self.__devices.forEach((d) => d.destroy()));
       await fresh.waitForFunction((h) => document.querySelector(`${h} .train-message`)?.textContent.includes('A GPU falhou'), HOST, { timeout: 60000 });
       const message = await fresh.textContent(`${HOST} .train-message`);
       const [, failedAt, resumedAt] = message.match(/passo (\d+).*a partir do passo (\d+)/s) ?? [];
@@ -290,6 +301,54 @@ export default async function train({ page, base, mode, browser }) {
 
   // The page's structure does not depend on the backend: axe and the screenshots run once.
   if (mode !== 'cpu') return;
+
+  await check(`[${mode}] train: the run lives in the page's worker; a worker that crashes is reported and replaced, keeping the reader's sizes`, async () => {
+    const started = page.waitForEvent('worker', { timeout: 60000 });
+    await page.goto(`${base}/${PAGE}`);
+    await pageSettled(page, PAGE);
+    const worker = await started;
+    await edit(page, `${HOST} [data-control=layers]`, '1');
+    await page.waitForFunction((h) => Number(document.querySelector(`${h} .train-model-info`)?.dataset.parameters) < 80000, HOST, { timeout: 30000 });
+    const params = Number(await page.getAttribute(`${HOST} .train-model-info`, 'data-parameters'));
+    await page.click(`${HOST} [data-action=train]`);
+    await page.waitForFunction((h) => Number(document.querySelector(h).dataset.steps) >= 20, HOST, { timeout: 60000 });
+    const message = await page.textContent(`${HOST} .train-message`);
+    assert(page.workers().length === 1 && !message.includes('própria página'), `${page.workers().length} workers; ${message}`);
+    // An error nobody catches ends the worker's run, as a panic in its wasm would: its message
+    // handler now throws, and the next command (another head) reaches it.
+    await worker.evaluate(() => { self.onmessage = () => { throw new Error('falha de teste'); }; });
+    await edit(page, `${HOST} [data-control=head]`, '1', 'change');
+    await page.waitForFunction((h) => document.querySelector(`${h} .train-message`)?.textContent.includes('segundo plano parou'), HOST, { timeout: 30000 });
+    assert(await settled(page) === 'ready', await errorText(page));
+    await page.waitForFunction((h) => document.querySelector(h).dataset.steps === '0', HOST, { timeout: 30000 });
+    assert(await page.$eval(`${HOST} [data-control=layers]`, (el) => el.value) === '1', 'the sizes are kept');
+    assert(Number(await page.getAttribute(`${HOST} .train-model-info`, 'data-parameters')) === params, 'the same model, rebuilt');
+    await page.click(`${HOST} [data-action=train]`);
+    await page.waitForFunction((h) => Number(document.querySelector(h).dataset.steps) >= 10, HOST, { timeout: 60000 });
+    await page.click(`${HOST} [data-action=pause]`);
+    await stopped(page);
+  });
+
+  await check(`[${mode}] train: where the browser refuses a worker, the run trains on the page itself, with a note`, async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.addInitScript(() => {
+      window.Worker = class { constructor() { throw new DOMException('workers recusados neste teste', 'SecurityError'); } };
+    });
+    const fresh = await context.newPage();
+    await fresh.goto(`${base}/${PAGE}`);
+    await fresh.waitForFunction((h) => document.querySelector(h)?.dataset.state === 'ready', HOST, { timeout: 60000 });
+    await fresh.click(`${HOST} [data-action=train]`);
+    await fresh.waitForFunction((h) => Number(document.querySelector(h).dataset.steps) >= 30, HOST, { timeout: 60000 });
+    const message = await fresh.textContent(`${HOST} .train-message`);
+    assert(message.includes('própria página') && fresh.workers().length === 0, `${fresh.workers().length} workers; ${message}`);
+    await fresh.click(`${HOST} [data-action=pause]`);
+    await stopped(fresh);
+    const steps = (await numbers(fresh)).steps;
+    await fresh.waitForTimeout(300);
+    assert((await numbers(fresh)).steps === steps, 'paused on the page too');
+    await context.close();
+  });
+
   await check(`[${mode}] train page: no serious or critical axe violation, nothing overflows at 390 and 1280 px (light and dark)`, async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
     const problems = [];
@@ -304,6 +363,7 @@ export default async function train({ page, base, mode, browser }) {
         await fresh.click(`${HOST} [data-action=train]`);
         await fresh.waitForFunction((h) => Number(document.querySelector(h).dataset.steps) >= 110, HOST, { timeout: 60000 });
         await fresh.click(`${HOST} [data-action=pause]`);
+        await stopped(fresh);
         if (width === 1280) {
           await fresh.addScriptTag({ content: AXE });
           const found = await fresh.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations

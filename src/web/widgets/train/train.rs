@@ -6,30 +6,32 @@
 //! side; the attention of a chosen layer and head on a fixed probe; the weights saved
 //! ("baixar") or handed to the decoder playground on the same page ("usar no decodificador").
 //!
-//! The widget only schedules and draws: the run (corpus, trainer, batches, history, samples)
-//! is `core::train_run::TrainRun`, on the site's runtime (`core::runtime`). Training runs on
-//! the main thread in slices of about `SLICE_MS` (core's `steps_for`: one step when a step is
-//! longer), yielding to the browser between slices, and draws at most once per animation frame. A hidden tab pauses it; it resumes when the tab
-//! shows again if the reader had it running.
+//! The run (`core::train_run::TrainRun`) lives in the page's Web Worker (`web::resident`,
+//! `worker/`), so training never holds the page's thread: the widget keeps the reader's inputs,
+//! sends commands (`core::train_run::protocol`) and draws the views that come back, numbered by
+//! build so a reply about an older run is ignored. A worker that crashes loses nothing the
+//! reader typed: the widget says so and builds the run again. A hidden tab pauses it; it
+//! resumes when the tab shows again if the reader had it running.
 //!
-//! "treinar em": automatically, the run goes to the GPU when the site computes on WebGPU and
-//! the adapter is real hardware (a software adapter trains far slower than the CPU: 3 s a
-//! step on llvmpipe against 50 ms); the reader can force either. On the GPU a step is one
-//! submission; the host copy the page reads (curve, samples, attention, downloads) is taken
-//! at each evaluation. A lost device moves the run to the CPU from that copy (core's fallback:
-//! the steps since it are redone on the same batches), and the widget says so.
+//! "treinar em": automatically, the run goes to the worker's GPU when the site computes on
+//! WebGPU and the adapter is real hardware (a software adapter trains far slower than the CPU);
+//! the reader can force either. A lost device moves the run to the CPU from its last host copy
+//! (core's fallback: the steps since it are redone on the same batches), and the widget says so.
 
 use std::cell::{Cell, RefCell};
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
-use crate::core::executor::{block_on_ready, BackendKind};
+use crate::core::decoder::tokenizer::Tokenizer;
+use crate::core::decoder::DecoderWeights;
+use crate::core::executor::BackendKind;
 use crate::core::format::format_pt;
-use crate::core::train_run::{prepare_text, token_unit, Pace, TrainRun, TrainSettings, MAX_CHARS};
+use crate::core::train_run::protocol::{BuildInfo, Export, ExportPurpose, Placement, TrainCommand, TrainReport, TrainView};
+use crate::core::train_run::{TrainSettings, MAX_CHARS};
+use crate::core::training::CharTokenizer;
 use crate::core::transformer::format_count;
-use crate::web::backend::{now_ms, runtime, Gpu, Tensor};
 use crate::web::dom;
 use crate::web::kit::ui::{self, live_note, number_field, read_count, show_results};
 use crate::web::kit::attributes::Attributes;
@@ -38,6 +40,7 @@ use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
 use crate::web::kit::draw::Scale;
 use crate::web::kit::{control_of, controls, listen, Ctx, Shell, Widget, WidgetKind};
 use crate::web::model_store;
+use crate::web::resident::{self, Reply};
 use crate::web::widgets::decoder::trained::{self, TrainedModel};
 
 pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::TRAIN, mount };
@@ -45,12 +48,6 @@ pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::TRAIN, mou
 /// The preset story, relative to the site's root (fetched on mount; kept offline by the
 /// service worker once fetched, as the other extra files).
 const PRESET_PATH: &str = "static/train/missa-do-galo.txt";
-/// Longest stretch of training between two yields to the browser, in ms.
-const SLICE_MS: f64 = 12.0;
-/// The status (steps, steps/s) is redrawn at most this often while training.
-const STATUS_EVERY_MS: f64 = 250.0;
-/// Steps/s is measured over this much recent wall-clock time.
-const RATE_WINDOW_MS: f64 = 2000.0;
 /// Samples shown side by side: the first (fresh weights) and the most recent ones.
 const SAMPLES_SHOWN: usize = 4;
 
@@ -64,6 +61,9 @@ struct Inputs {
     text: String,
     settings: TrainSettings,
 }
+
+/// Where a build stands: asked (resolved by its first view or its failure), or there.
+type Waiting = RefCell<Option<(u64, js_sys::Function)>>;
 
 pub struct TrainWidget {
     shell: Shell,
@@ -94,22 +94,27 @@ pub struct TrainWidget {
     attention: DenseHeatmap,
     probe: HtmlElement,
     preset: RefCell<Option<Rc<String>>>,
-    /// The run (out of the cell while a slice is in flight).
-    run: RefCell<Option<TrainRun<Tensor>>>,
-    /// The GPU failed during this run: it stays on the CPU until it is rebuilt.
-    gpu_failed: Cell<bool>,
+    /// The run the worker holds: its number (commands and replies carry it), what it was built
+    /// from, what it is, and its last view.
+    build: Cell<u64>,
     built_from: RefCell<Option<Inputs>>,
+    info: RefCell<Option<BuildInfo>>,
+    view: RefCell<Option<TrainView>>,
+    /// The build being waited for, and how to wake its waiter (with its error, if any).
+    waiting: Waiting,
+    failure: RefCell<Option<String>>,
     running: Cell<bool>,
+    /// Paused by the reader, until the worker's own view says it stopped (a slice in flight
+    /// still reports steps): views until then are not drawn.
+    pausing: Cell<bool>,
     /// Paused because the tab was hidden while running: resume when it shows.
     resume_on_visible: Cell<bool>,
-    /// Bumped to stop a training loop (a newer one, or none, takes over).
-    generation: Cell<u64>,
-    /// Steps per second and a plain step's duration.
-    pace: RefCell<Pace>,
-    draw_booked: Cell<bool>,
-    status_drawn_at: Cell<f64>,
+    /// The GPU failed during this run (the worker keeps it on the CPU until it is rebuilt).
+    gpu_failed: Cell<bool>,
     /// The history and sample counts last drawn.
     drawn: Cell<(usize, usize)>,
+    /// Keeps the worker's replies coming to this widget.
+    listener: RefCell<Option<resident::Listener>>,
 }
 
 fn labelled_count(label: &str, control: &str, value: usize) -> (HtmlElement, HtmlInputElement) {
@@ -212,23 +217,34 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
         attention,
         probe,
         preset: RefCell::new(None),
-        run: RefCell::new(None),
-        gpu_failed: Cell::new(false),
+        build: Cell::new(0),
         built_from: RefCell::new(None),
+        info: RefCell::new(None),
+        view: RefCell::new(None),
+        waiting: RefCell::new(None),
+        failure: RefCell::new(None),
         running: Cell::new(false),
+        pausing: Cell::new(false),
         resume_on_visible: Cell::new(false),
-        generation: Cell::new(0),
-        pace: RefCell::new(Pace::new(RATE_WINDOW_MS)),
-        draw_booked: Cell::new(false),
-        status_drawn_at: Cell::new(f64::NEG_INFINITY),
+        gpu_failed: Cell::new(false),
         drawn: Cell::new((usize::MAX, usize::MAX)),
+        listener: RefCell::new(None),
     });
+    let weak = Rc::downgrade(&widget);
+    let listener: resident::Listener = Rc::new(move |reply: &Reply| {
+        if let Some(w) = weak.upgrade() {
+            w.on_reply(reply);
+        }
+    });
+    resident::listen(&listener);
+    *widget.listener.borrow_mut() = Some(listener);
     let shell = &widget.shell;
     shell.on(&widget, &shell.inputs, &["input"], |w, e| {
         if control_of(e) == "placement" {
             // Where it trains is not what it trains: the run moves at its next slice.
             w.gpu_failed.set(false);
-            w.draw_status();
+            let (placement, gpu_allowed) = w.placement();
+            w.send(TrainCommand::Place { build: w.build.get(), placement, gpu_allowed });
             return;
         }
         if control_of(e) == "source" {
@@ -238,16 +254,16 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     });
     shell.on(&widget, &shell.controls, &["change"], |w, e| {
         if matches!(control_of(e).as_str(), "layer" | "head") {
-            w.draw_attention();
+            w.look();
         }
     });
     shell.on_action(&widget, |w, action| match action {
         "train" => w.start(),
         "pause" => w.stop("Treino pausado. «treinar» continua do mesmo ponto."),
         "restart" => w.restart(),
-        "use" => w.use_in_decoder(),
-        "download" => w.download(true),
-        "download-config" => w.download(false),
+        "use" => w.ask_export(ExportPurpose::Decoder),
+        "download" => w.ask_export(ExportPurpose::Weights),
+        "download-config" => w.ask_export(ExportPurpose::Config),
         _ => {}
     });
     if let Some(document) = dom::document() {
@@ -269,6 +285,20 @@ impl TrainWidget {
         settings.validate().map_err(|e| e.to_string())?;
         let own = self.source.value() == "own";
         Ok(Inputs { own, bpe: self.tokenizer.value() == "bpe", text: if own { self.text.value() } else { String::new() }, settings })
+    }
+
+    fn send(&self, command: TrainCommand) {
+        resident::send(&self.shell.ctx, command.to_json());
+    }
+
+    /// "treinar em", and whether the site computes on WebGPU at all.
+    fn placement(&self) -> (Placement, bool) {
+        let placement = match self.placement.value().as_str() {
+            "cpu" => Placement::Cpu,
+            "webgpu" => Placement::WebGpu,
+            _ => Placement::Auto,
+        };
+        (placement, self.shell.ctx.backend.gpu().is_some())
     }
 
     /// The preset story, fetched once.
@@ -299,46 +329,28 @@ impl TrainWidget {
                     return Err(message);
                 }
             };
-            if !force && widget.run.borrow().is_some() && widget.built_from.borrow().as_ref() == Some(&inputs) {
+            if !force && widget.view.borrow().is_some() && widget.built_from.borrow().as_ref() == Some(&inputs) {
                 widget.draw_now();
                 return Ok(());
             }
             widget.discard();
             let raw = if inputs.own { Rc::new(inputs.text.clone()) } else { widget.preset_text().await? };
+            let bpe = if inputs.bpe { Some(model_store::bpe_files(&model_store::base_for(&widget.shell.ctx, &widget.shell.host)).await?) } else { None };
             if !update.is_current() {
                 return Ok(());
             }
-            let prepared = prepare_text(&raw, !inputs.own, inputs.settings.min_chars()).map_err(|e| e.to_string())?;
-            let chars = prepared.text.chars().count();
-            let mut info = vec![format!("{} caracteres.", format_count(chars as u64))];
-            info.extend(prepared.notes());
-            widget.text_info.set_text_content(Some(&info.join(" ")));
-            dom::set_attr(&widget.text_info, "data-cut", if prepared.cut_from.is_some() { "true" } else { "false" });
-            let bpe = if inputs.bpe { Some(model_store::tokenizer(&model_store::base_for(&widget.shell.ctx, &widget.shell.host)).await?) } else { None };
-            if !update.is_current() {
-                return Ok(());
+            let build = widget.build.get() + 1;
+            widget.build.set(build);
+            *widget.built_from.borrow_mut() = Some(inputs.clone());
+            // Wait for the worker's first view of this run (or its failure).
+            let promise = js_sys::Promise::new(&mut |resolve, _| *widget.waiting.borrow_mut() = Some((build, resolve)));
+            widget.send(TrainCommand::Build { build, text: raw.to_string(), preset: !inputs.own, bpe, settings: inputs.settings.clone() });
+            let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+            if let Some(message) = widget.failure.borrow_mut().take() {
+                *widget.built_from.borrow_mut() = None;
+                return Err(message);
             }
-            let run = TrainRun::new(&runtime(None), &prepared, bpe.as_deref(), inputs.settings.clone()).map_err(|e| e.to_string())?;
-            let unit = token_unit(&run.tokenizer);
-            widget.model_info.set_text_content(Some(&format!(
-                "{} parâmetros, com um vocabulário de {} {unit}s; {} {unit}s para treinar, {} guardados para validação.",
-                format_count(run.parameter_count() as u64),
-                format_count(run.vocab_size() as u64),
-                format_count(run.tokens.train.len() as u64),
-                format_count(run.tokens.validation.len() as u64)
-            )));
-            dom::set_attr(&widget.model_info, "data-parameters", &run.parameter_count().to_string());
-            let selected = |s: &HtmlSelectElement, n: usize| s.value().parse::<usize>().ok().filter(|&i| i < n).unwrap_or(0).to_string();
-            let (layer, head) = (selected(&widget.layer, inputs.settings.n_layers), selected(&widget.head, inputs.settings.n_heads));
-            ui::set_options(&widget.layer, &index_options(inputs.settings.n_layers), &layer);
-            ui::set_options(&widget.head, &index_options(inputs.settings.n_heads), &head);
-            *widget.run.borrow_mut() = Some(run);
-            *widget.built_from.borrow_mut() = Some(inputs);
-            widget.pace.borrow_mut().clear();
-            widget.shell.mark(BackendKind::Cpu);
-            widget.drawn.set((usize::MAX, usize::MAX));
-            widget.draw_now();
-            if then_train {
+            if then_train && update.is_current() {
                 widget.start();
             }
             Ok(())
@@ -349,16 +361,20 @@ impl TrainWidget {
     fn discard(&self) {
         self.halt();
         self.gpu_failed.set(false);
-        *self.run.borrow_mut() = None;
+        self.build.set(self.build.get() + 1);
+        *self.view.borrow_mut() = None;
+        *self.info.borrow_mut() = None;
         *self.built_from.borrow_mut() = None;
         self.model_info.set_text_content(None);
     }
 
-    /// Stops the loop, without a message.
+    /// Stops training, without a message.
     fn halt(&self) {
-        self.running.set(false);
+        if self.running.replace(false) {
+            self.pausing.set(true);
+            self.send(TrainCommand::Pause { build: self.build.get() });
+        }
         self.resume_on_visible.set(false);
-        self.generation.set(self.generation.get() + 1);
         self.show_running();
     }
 
@@ -366,7 +382,9 @@ impl TrainWidget {
         let running = self.running.get();
         self.train.set_hidden(running);
         self.pause.set_hidden(!running);
-        dom::set_attr(&self.shell.host, "data-training", if running { "true" } else { "false" });
+        // "Training" until the worker confirms the pause (its last slice's steps are still coming).
+        let training = running || self.pausing.get();
+        dom::set_attr(&self.shell.host, "data-training", if training { "true" } else { "false" });
         dom::set_attr(&self.shell.host, "aria-busy", if running { "true" } else { "false" });
     }
 
@@ -379,18 +397,19 @@ impl TrainWidget {
         if self.running.get() {
             return;
         }
-        if self.run.borrow().is_none() {
+        if self.view.borrow().is_none() {
             // Nothing to train yet (inputs being read, or wrong): read them, then train.
             self.clone().rebuild_then(false, false, true);
             return;
         }
         self.running.set(true);
+        self.pausing.set(false);
         self.resume_on_visible.set(false);
-        let generation = self.generation.get() + 1;
-        self.generation.set(generation);
         self.show_running();
-        self.say("Treinando…");
-        wasm_bindgen_futures::spawn_local(train_loop(Rc::downgrade(self), generation));
+        let (placement, gpu_allowed) = self.placement();
+        self.send(TrainCommand::Train { build: self.build.get(), placement, gpu_allowed });
+        let on_page = if resident::on_main_thread() { " (neste navegador, na própria página: ele não deixou criar um worker)" } else { "" };
+        self.say(&format!("Treinando…{on_page}"));
     }
 
     /// "pausar" (and anything that stops training with a reason).
@@ -400,7 +419,6 @@ impl TrainWidget {
         }
         self.halt();
         self.say(why);
-        self.draw_now();
     }
 
     /// "recomeçar": fresh weights from the same seed and inputs, training at once.
@@ -423,85 +441,114 @@ impl TrainWidget {
         }
     }
 
-    /// The GPU the run should be on now: "WebGPU" forced, or automatically one that is
-    /// hardware; none when the site computes on the CPU or the GPU failed in this run.
-    fn wanted_device(&self) -> Option<Gpu> {
-        if self.gpu_failed.get() {
-            return None;
-        }
-        let gpu = self.shell.ctx.backend.gpu()?;
-        match self.placement.value().as_str() {
-            "cpu" => None,
-            "webgpu" => Some(gpu),
-            _ => (!gpu.facts().software).then_some(gpu),
-        }
-    }
-
-    /// One slice of training: core's `steps_for`, on the runtime the run should be on (it
-    /// moves first if it is not there). A GPU failure is core's to recover from; the widget
-    /// tells the site and the reader, and keeps the run on the CPU.
-    async fn slice(self: &Rc<Self>) -> Result<(), String> {
-        let Some(mut run) = self.run.borrow_mut().take() else { return Ok(()) };
-        let gpu = self.wanted_device();
-        let rt = runtime(gpu.as_ref());
-        let outcome = async {
-            run.place(&rt).await?;
-            run.steps_for(&rt, SLICE_MS, &now_ms, |report, ms| self.pace.borrow_mut().record(report, now_ms(), ms)).await
-        }
-        .await;
-        let failed = match outcome {
-            Ok(fallback) => fallback.map(|f| (f.error, f.at, f.resumed_from)),
-            // The run could not go up to the GPU: it stays on the CPU, where it was.
-            Err(e) if e.is_gpu_failure() => Some((e, run.steps_taken(), run.steps_taken())),
-            Err(e) => {
-                *self.run.borrow_mut() = Some(run);
-                return Err(e.to_string());
+    /// A reply from the worker about this widget's run.
+    fn on_reply(self: &Rc<Self>, reply: &Reply) {
+        let report = match reply {
+            Reply::Report { json, bytes } => match TrainReport::from_json(json) {
+                Ok(report) if report.build() == self.build.get() => (report, bytes.clone()),
+                _ => return,
+            },
+            Reply::Crashed(why) => {
+                let had_run = self.view.borrow().is_some() || self.waiting.borrow().is_some();
+                self.fail_waiting(format!("O treino em segundo plano parou ({why})."));
+                if had_run {
+                    self.discard();
+                    self.say(&format!("O treino em segundo plano parou ({why}). O modelo foi refeito do passo 0, com o seu texto e os seus tamanhos."));
+                    self.clone().rebuild(false);
+                }
+                return;
             }
         };
-        if let Some((e, at, from)) = failed {
-            self.shell.ctx.backend.gpu_failed(&e);
-            self.gpu_failed.set(true);
-            self.say(&format!(
-                "A GPU falhou no passo {at} ({e}). O treino continua na CPU, com os mesmos pesos, a partir do passo {from} (a última cópia vinda da GPU; {} passos refeitos com os mesmos lotes).",
-                at - from
-            ));
-        }
-        self.shell.mark(run.on());
-        *self.run.borrow_mut() = Some(run);
-        Ok(())
-    }
-
-    /// Books a draw for the next animation frame (at most one per frame).
-    fn book_draw(self: &Rc<Self>) {
-        if self.draw_booked.replace(true) {
-            return;
-        }
-        let weak = Rc::downgrade(self);
-        dom::on_next_frame(move || {
-            if let Some(w) = weak.upgrade() {
-                w.draw_booked.set(false);
-                w.draw();
+        match report {
+            (TrainReport::Built { info, .. }, _) => self.show_info(info),
+            (TrainReport::View { view, .. }, _) => {
+                if self.pausing.get() && view.running {
+                    return;
+                }
+                if !view.running {
+                    self.pausing.set(false);
+                }
+                *self.view.borrow_mut() = Some(view);
+                self.show_running();
+                self.draw();
+                if let Some((_, resolve)) = self.waiting.borrow_mut().take() {
+                    let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
+                }
             }
-        });
+            (TrainReport::GpuFailed { error, at, resumed_from, .. }, _) => {
+                self.gpu_failed.set(true);
+                self.say(&format!(
+                    "A GPU falhou no passo {at} ({error}). O treino continua na CPU, com os mesmos pesos, a partir do passo {resumed_from} (a última cópia vinda da GPU; {} passos refeitos com os mesmos lotes).",
+                    at - resumed_from
+                ));
+            }
+            (TrainReport::Failed { message, .. }, _) => {
+                if self.fail_waiting(message.clone()) {
+                    return;
+                }
+                self.running.set(false);
+                self.pausing.set(false);
+                self.show_running();
+                self.say(&format!("O treino parou: {message}"));
+            }
+            (TrainReport::Exported { purpose, export, .. }, bytes) => self.exported(purpose, export, bytes.unwrap_or_default()),
+        }
     }
 
-    /// Draws what changed: the status at most every `STATUS_EVERY_MS`, the curve and the
-    /// attention when a point was added, the samples when one was.
+    /// Wakes the build's waiter with `message`; false when none was waiting.
+    fn fail_waiting(&self, message: String) -> bool {
+        let Some((_, resolve)) = self.waiting.borrow_mut().take() else { return false };
+        *self.failure.borrow_mut() = Some(message);
+        let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
+        true
+    }
+
+    /// What the new run is: the text's notes, the model's size, the head menus.
+    fn show_info(&self, info: BuildInfo) {
+        let mut notes = vec![format!("{} caracteres.", format_count(info.chars as u64))];
+        notes.extend(info.notes.iter().cloned());
+        self.text_info.set_text_content(Some(&notes.join(" ")));
+        dom::set_attr(&self.text_info, "data-cut", if info.cut { "true" } else { "false" });
+        let unit = &info.unit;
+        self.model_info.set_text_content(Some(&format!(
+            "{} parâmetros, com um vocabulário de {} {unit}s; {} {unit}s para treinar, {} guardados para validação.",
+            format_count(info.parameters as u64),
+            format_count(info.vocab as u64),
+            format_count(info.train_tokens as u64),
+            format_count(info.validation_tokens as u64)
+        )));
+        dom::set_attr(&self.model_info, "data-parameters", &info.parameters.to_string());
+        if let Some(inputs) = self.built_from.borrow().as_ref() {
+            let selected = |s: &HtmlSelectElement, n: usize| s.value().parse::<usize>().ok().filter(|&i| i < n).unwrap_or(0).to_string();
+            let (layer, head) = (selected(&self.layer, inputs.settings.n_layers), selected(&self.head, inputs.settings.n_heads));
+            ui::set_options(&self.layer, &index_options(inputs.settings.n_layers), &layer);
+            ui::set_options(&self.head, &index_options(inputs.settings.n_heads), &head);
+            self.look();
+        }
+        *self.info.borrow_mut() = Some(info);
+        self.drawn.set((usize::MAX, usize::MAX));
+    }
+
+    /// The head whose attention the views carry.
+    fn look(&self) {
+        let pick = |s: &HtmlSelectElement| s.value().parse::<usize>().unwrap_or(0);
+        self.send(TrainCommand::Look { build: self.build.get(), layer: pick(&self.layer), head: pick(&self.head) });
+    }
+
+    /// Draws what changed: the status, and the curve, attention and samples when a point or a
+    /// sample was added (the worker sends views at a rate the page can draw).
     fn draw(&self) {
-        let (points, samples) = match self.run.borrow().as_ref() {
-            Some(run) => (run.history.len(), run.samples.len()),
+        let counts = match self.view.borrow().as_ref() {
+            Some(v) => (v.history.len(), v.samples.len()),
             None => return,
         };
-        let changed = self.drawn.get() != (points, samples);
-        if changed || !self.running.get() || now_ms() - self.status_drawn_at.get() >= STATUS_EVERY_MS {
-            self.draw_status();
-        }
-        if changed {
+        self.draw_status();
+        if self.drawn.get() != counts {
             self.draw_curve();
-            self.draw_attention();
             self.draw_samples();
-            self.drawn.set((points, samples));
+            self.drawn.set(counts);
         }
+        self.draw_attention();
     }
 
     fn draw_now(&self) {
@@ -510,12 +557,12 @@ impl TrainWidget {
     }
 
     /// Where the run computes, and why not on the GPU when the reader might expect it.
-    fn placement_text(&self, kind: BackendKind) -> String {
-        let software = self.shell.ctx.backend.gpu().is_some_and(|g| g.facts().software);
-        let on = kind.label();
-        if self.gpu_failed.get() {
+    fn placement_text(&self, view: &TrainView) -> String {
+        let on = if view.on_gpu { BackendKind::WebGpu } else { BackendKind::Cpu }.label();
+        let software = view.software_gpu || self.shell.ctx.backend.gpu().is_some_and(|g| g.facts().software);
+        if self.gpu_failed.get() || view.gpu_failed {
             format!("{on} (a GPU falhou)")
-        } else if kind == BackendKind::Cpu && software && self.placement.value() == "auto" {
+        } else if !view.on_gpu && software && self.placement.value() == "auto" {
             format!("{on} (a WebGPU daqui é por software, mais lenta para treinar)")
         } else {
             on.to_string()
@@ -523,79 +570,68 @@ impl TrainWidget {
     }
 
     fn draw_status(&self) {
-        self.status_drawn_at.set(now_ms());
-        let run = self.run.borrow();
-        let Some(run) = run.as_ref() else { return };
-        let (rate, step_ms) = self.pace.borrow().rates();
-        let or_dash = |v: Option<f64>, decimals: usize| v.map_or("—".to_string(), |v| format_pt(v as f32, decimals));
-        let last = run.history.last();
+        let view = self.view.borrow();
+        let Some(v) = view.as_ref() else { return };
+        let or_dash = |value: Option<f64>, decimals: usize| value.map_or("—".to_string(), |x| format_pt(x as f32, decimals));
+        let last = v.history.last();
         let rows = vec![
-            ("passos".to_string(), run.steps_taken().to_string()),
-            ("passos por segundo".to_string(), or_dash(rate, 1)),
-            ("ms por passo".to_string(), or_dash(step_ms, 1)),
-            ("calculado em".to_string(), self.placement_text(run.on())),
+            ("passos".to_string(), v.steps.to_string()),
+            ("passos por segundo".to_string(), or_dash(v.rate, 1)),
+            ("ms por passo".to_string(), or_dash(v.step_ms, 1)),
+            ("calculado em".to_string(), self.placement_text(v)),
             ("perda de treino".to_string(), or_dash(last.and_then(|p| p.train), 4)),
             ("perda de validação".to_string(), or_dash(last.map(|p| p.validation), 4)),
-            ("bigrama (validação)".to_string(), format_pt(run.bigram as f32, 4)),
-            ("chute uniforme, ln V".to_string(), format_pt(run.uniform as f32, 4)),
-            ("parâmetros".to_string(), format_count(run.parameter_count() as u64)),
+            ("bigrama (validação)".to_string(), format_pt(v.bigram as f32, 4)),
+            ("chute uniforme, ln V".to_string(), format_pt(v.uniform as f32, 4)),
+            ("parâmetros".to_string(), format_count(v.parameters as u64)),
         ];
         show_results(&self.status, "train-status", "O treino", &rows);
+        self.shell.mark(if v.on_gpu { BackendKind::WebGpu } else { BackendKind::Cpu });
         // The unrounded numbers, for tests and embedders.
         let host = &self.shell.host;
-        dom::set_attr(host, "data-steps", &run.steps_taken().to_string());
-        dom::set_attr(host, "data-validation-loss", &run.validation_loss().to_string());
-        dom::set_attr(host, "data-bigram-loss", &run.bigram.to_string());
-        dom::set_attr(host, "data-uniform-loss", &run.uniform.to_string());
-        dom::set_attr(host, "data-points", &run.history.len().to_string());
-        if let Some(rate) = rate {
+        dom::set_attr(host, "data-steps", &v.steps.to_string());
+        dom::set_attr(host, "data-validation-loss", &v.validation_loss.unwrap_or(f64::NAN).to_string());
+        dom::set_attr(host, "data-bigram-loss", &v.bigram.to_string());
+        dom::set_attr(host, "data-uniform-loss", &v.uniform.to_string());
+        dom::set_attr(host, "data-points", &v.history.len().to_string());
+        if let Some(rate) = v.rate {
             dom::set_attr(host, "data-steps-per-second", &rate.to_string());
         }
-        if let Some(ms) = step_ms {
+        if let Some(ms) = v.step_ms {
             dom::set_attr(host, "data-step-ms", &ms.to_string());
         }
     }
 
     fn draw_curve(&self) {
-        let run = self.run.borrow();
-        let Some(run) = run.as_ref() else { return };
-        let xs: Vec<f64> = run.history.iter().map(|p| p.step as f64).collect();
-        let level = |v: f64| vec![v; xs.len()];
+        let view = self.view.borrow();
+        let Some(v) = view.as_ref() else { return };
+        let xs: Vec<f64> = v.history.iter().map(|p| p.step as f64).collect();
+        let level = |value: f64| vec![value; xs.len()];
         let series = [
-            Series::line("treino (média desde o ponto anterior)", run.history.iter().map(|p| p.train.unwrap_or(f64::NAN)).collect()),
-            Series::line("validação (o fim do texto)", run.history.iter().map(|p| p.validation).collect()).dots(),
-            Series::line("uniforme: ln V", level(run.uniform)).dashed(),
-            Series::line("bigrama", level(run.bigram)).dashed(),
+            Series::line("treino (média desde o ponto anterior)", v.history.iter().map(|p| p.train.unwrap_or(f64::NAN)).collect()),
+            Series::line("validação (o fim do texto)", v.history.iter().map(|p| p.validation).collect()).dots(),
+            Series::line("uniforme: ln V", level(v.uniform)).dashed(),
+            Series::line("bigrama", level(v.bigram)).dashed(),
         ];
-        let axes = Axes::new("passo", format!("perda (nats por {})", token_unit(&run.tokenizer)));
+        let axes = Axes::new("passo", format!("perda (nats por {})", v.unit));
         self.plot.update(&xs, &series, &axes, |x| format!("passo {x}"), |y| if y.is_finite() { format_pt(y as f32, 4) } else { "—".into() });
     }
 
     fn draw_attention(&self) {
-        let run = self.run.borrow();
-        let Some(run) = run.as_ref() else { return };
-        let pick = |s: &HtmlSelectElement| s.value().parse::<usize>().unwrap_or(0);
-        let (layer, head) = (pick(&self.layer), pick(&self.head));
-        match run.attention(layer, head) {
-            Ok(m) => {
-                let title = format!("Atenção da camada {}, cabeça {}, no passo {}", layer + 1, head + 1, run.steps_taken());
-                self.attention.update(&title, &m, "i, que olha", "j, olhada");
-                self.probe.set_text_content(Some(&format!(
-                    "As posições são os {} primeiros {}s da validação: «{}».",
-                    run.probe_labels().len(),
-                    token_unit(&run.tokenizer),
-                    run.probe_text().replace('\n', "↵")
-                )));
-            }
-            Err(e) => self.say(&e.to_string()),
-        }
+        let view = self.view.borrow();
+        let Some(v) = view.as_ref() else { return };
+        let Some(a) = v.attention.as_ref() else { return };
+        let Ok(m) = crate::core::Matrix::from_vec(a.size, a.size, a.weights.clone()) else { return };
+        let title = format!("Atenção da camada {}, cabeça {}, no passo {}", a.layer + 1, a.head + 1, v.steps);
+        self.attention.update(&title, &m, "i, que olha", "j, olhada");
+        self.probe.set_text_content(Some(&format!("As posições são os {} primeiros {}s da validação: «{}».", v.probe_len, v.unit, v.probe_text.replace('\n', "↵"))));
     }
 
     fn draw_samples(&self) {
-        let run = self.run.borrow();
-        let Some(run) = run.as_ref() else { return };
+        let view = self.view.borrow();
+        let Some(v) = view.as_ref() else { return };
         self.samples.set_text_content(None);
-        let all = &run.samples;
+        let all = &v.samples;
         let recent = all.len().saturating_sub(SAMPLES_SHOWN - 1).max(1);
         let shown = all.iter().take(1).chain(all.iter().skip(recent));
         for sample in shown {
@@ -607,73 +643,56 @@ impl TrainWidget {
         }
     }
 
-    /// "usar no decodificador": the weights of this step go to every decoder playground on
-    /// the page (a copy: training may go on), with the tokenizer and the training text's ids.
-    fn use_in_decoder(self: &Rc<Self>) {
-        self.refresh_host();
-        let model = match self.run.borrow().as_ref() {
-            Some(run) => TrainedModel {
-                weights: run.weights().clone(),
-                tokenizer: run.tokenizer.clone(),
-                training_ids: run.tokens.train.clone(),
-                label: format!(
-                    "treinado nesta página ({} passos, perda de validação {})",
-                    // On the GPU, the host copy's step (taken at the last evaluation).
-                    run.host_step(),
-                    format_pt(run.validation_loss() as f32, 4)
-                ),
-            },
-            None => return self.say("Ainda não há modelo: clique em «treinar»."),
-        };
-        match trained::offer(model) {
-            0 => self.say("Não há um decodificador nesta página para receber o modelo; use «baixar pesos»."),
-            1 => self.say("O decodificador desta página agora roda o modelo treinado aqui (os pesos deste passo)."),
-            n => self.say(&format!("{n} decodificadores desta página agora rodam o modelo treinado aqui.")),
+    /// "usar no decodificador", "baixar pesos", "baixar config": the worker sends the current
+    /// weights (on the GPU, the last evaluation's copy) and what goes with them.
+    fn ask_export(&self, purpose: ExportPurpose) {
+        if self.view.borrow().is_none() {
+            return self.say(match purpose {
+                ExportPurpose::Decoder => "Ainda não há modelo: clique em «treinar».",
+                _ => "Ainda não há modelo para baixar.",
+            });
         }
+        self.send(TrainCommand::Export { build: self.build.get(), purpose });
     }
 
-    /// On the CPU, the current weights to the host copy (a copy, at once); on the GPU the copy
-    /// stays the last evaluation's (its step is named).
-    fn refresh_host(&self) {
-        if let Some(run) = self.run.borrow_mut().as_mut().filter(|r| r.on() == BackendKind::Cpu) {
-            if let Err(e) = block_on_ready(run.refresh_host(&runtime(None))) {
-                self.say(&e.to_string());
+    fn exported(self: &Rc<Self>, purpose: ExportPurpose, export: Export, bytes: Vec<u8>) {
+        match purpose {
+            ExportPurpose::Decoder => {
+                let widget = self.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    match widget.trained_model(export, &bytes).await {
+                        Ok(model) => widget.say(match trained::offer(model) {
+                            0 => "Não há um decodificador nesta página para receber o modelo; use «baixar pesos».".to_string(),
+                            1 => "O decodificador desta página agora roda o modelo treinado aqui (os pesos deste passo).".to_string(),
+                            n => format!("{n} decodificadores desta página agora rodam o modelo treinado aqui."),
+                        }
+                        .as_str()),
+                        Err(e) => widget.say(&e),
+                    }
+                });
             }
+            ExportPurpose::Weights => match save_file(&bytes, "treinado.safetensors", "application/octet-stream") {
+                Ok(()) => self.say(&format!("Pesos salvos: treinado.safetensors ({} bytes).", format_count(bytes.len() as u64))),
+                Err(e) => self.say(&e),
+            },
+            ExportPurpose::Config => match save_file(&bytes, "treinado-config.json", "application/json") {
+                Ok(()) => self.say("Configuração salva: treinado-config.json (tamanhos, vocabulário e perdas)."),
+                Err(e) => self.say(&e),
+            },
         }
     }
 
-    /// Offers the model's `weights`, or else its configuration, as a file.
-    fn download(self: &Rc<Self>, weights: bool) {
-        self.refresh_host();
-        let file = self.run.borrow().as_ref().map(|run| match weights {
-            true => (run.safetensors(), "treinado.safetensors", "application/octet-stream"),
-            false => (run.config_json().into_bytes(), "treinado-config.json", "application/json"),
-        });
-        let Some((bytes, name, mime)) = file else { return self.say("Ainda não há modelo para baixar.") };
-        match save_file(&bytes, name, mime) {
-            Ok(()) if weights => self.say(&format!("Pesos salvos: {name} ({} bytes).", format_count(bytes.len() as u64))),
-            Ok(()) => self.say(&format!("Configuração salva: {name} (tamanhos, vocabulário e perdas).")),
-            Err(e) => self.say(&e),
-        }
-    }
-}
-
-/// The training loop: a slice, a draw booked, a yield; until stopped or the widget is gone.
-async fn train_loop(weak: Weak<TrainWidget>, generation: u64) {
-    loop {
-        let Some(w) = weak.upgrade() else { return };
-        if !w.running.get() || w.generation.get() != generation {
-            return;
-        }
-        if let Err(message) = w.slice().await {
-            w.halt();
-            w.say(&format!("O treino parou: {message}"));
-            w.draw_now();
-            return;
-        }
-        w.book_draw();
-        drop(w);
-        dom::yield_now().await;
+    /// The exported weights as the playground's model: their configuration, the characters
+    /// (or the shipped BPE), the training text's ids.
+    async fn trained_model(&self, export: Export, bytes: &[u8]) -> Result<TrainedModel, String> {
+        let config = export.config.ok_or("O modelo treinado veio sem configuração.")?;
+        let weights = DecoderWeights::from_safetensors(&config, bytes).map_err(|e| e.to_string())?;
+        let tokenizer = match export.chars {
+            Some(chars) => Tokenizer::Chars(CharTokenizer::from_text(&chars)),
+            None => Tokenizer::Bpe((*model_store::tokenizer(&model_store::base_for(&self.shell.ctx, &self.shell.host)).await?).clone()),
+        };
+        let loss = export.validation_loss.map_or("—".to_string(), |l| format_pt(l as f32, 4));
+        Ok(TrainedModel { weights, tokenizer, training_ids: export.training_ids, label: format!("treinado nesta página ({} passos, perda de validação {loss})", export.step) })
     }
 }
 
@@ -699,8 +718,12 @@ fn save_file(bytes: &[u8], name: &str, mime: &str) -> Result<(), String> {
 
 impl Widget for TrainWidget {
     /// The first computation, and a backend switch: the run is kept when its inputs did not
-    /// change (a switch does not restart training).
+    /// change (a switch does not restart training; the run moves at its next slice).
     fn recompute(self: Rc<Self>) {
+        let (placement, gpu_allowed) = self.placement();
+        if self.view.borrow().is_some() {
+            self.send(TrainCommand::Place { build: self.build.get(), placement, gpu_allowed });
+        }
         self.rebuild(false);
     }
 

@@ -1,0 +1,138 @@
+//! The messages between the `train` widget and its run in the page's worker (issue 36): every
+//! command and report survives its JSON trip unchanged (a property test over arbitrary
+//! contents, odd Unicode and extreme numbers included), and a view built from a real run says
+//! what the run says.
+
+use atencao_core::train_run::protocol::{AttentionView, BpeFiles, BuildInfo, Export, ExportPurpose, Placement, TrainCommand, TrainReport, TrainView};
+use atencao_core::train_run::{prepare_text, EvalPoint, SamplePoint, TrainRun, TrainSettings};
+use atencao_core::{executor::Cpu, Matrix};
+use proptest::prelude::*;
+
+fn placement() -> impl Strategy<Value = Placement> {
+    prop_oneof![Just(Placement::Auto), Just(Placement::Cpu), Just(Placement::WebGpu)]
+}
+
+fn purpose() -> impl Strategy<Value = ExportPurpose> {
+    prop_oneof![Just(ExportPurpose::Decoder), Just(ExportPurpose::Weights), Just(ExportPurpose::Config)]
+}
+
+/// Finite numbers of every size (JSON has no NaN: the protocol's undefined numbers are `None`).
+fn number() -> impl Strategy<Value = f64> {
+    prop_oneof![any::<f64>().prop_filter("finite", |x| x.is_finite()), Just(0.0), Just(-0.0), Just(1e-300), Just(f64::MAX)]
+}
+
+fn settings() -> impl Strategy<Value = TrainSettings> {
+    (1usize..5, 1usize..9, any::<u64>(), number()).prop_map(|(layers, heads, seed, rate)| TrainSettings { n_layers: layers, n_heads: heads, d_model: 8 * heads, seed, learning_rate: rate, ..TrainSettings::tiny() })
+}
+
+fn command() -> impl Strategy<Value = TrainCommand> {
+    prop_oneof![
+        (any::<u64>(), ".*", any::<bool>(), proptest::option::of((".*", ".*")), settings()).prop_map(|(build, text, preset, bpe, settings)| TrainCommand::Build {
+            build,
+            text,
+            preset,
+            bpe: bpe.map(|(manifest_json, tokenizer_json)| BpeFiles { manifest_json, tokenizer_json }),
+            settings
+        }),
+        (any::<u64>(), placement(), any::<bool>()).prop_map(|(build, placement, gpu_allowed)| TrainCommand::Train { build, placement, gpu_allowed }),
+        any::<u64>().prop_map(|build| TrainCommand::Pause { build }),
+        (any::<u64>(), placement(), any::<bool>()).prop_map(|(build, placement, gpu_allowed)| TrainCommand::Place { build, placement, gpu_allowed }),
+        (any::<u64>(), any::<usize>(), any::<usize>()).prop_map(|(build, layer, head)| TrainCommand::Look { build, layer, head }),
+        (any::<u64>(), purpose()).prop_map(|(build, purpose)| TrainCommand::Export { build, purpose }),
+    ]
+}
+
+fn view() -> impl Strategy<Value = TrainView> {
+    (
+        any::<usize>(),
+        any::<[bool; 4]>(),
+        proptest::collection::vec((any::<usize>(), proptest::option::of(number()), number()), 0..8),
+        proptest::collection::vec((any::<usize>(), ".*"), 0..4),
+        (proptest::option::of(number()), number(), number(), proptest::option::of(number()), proptest::option::of(number())),
+        proptest::option::of((0usize..4, 0usize..4, proptest::collection::vec(-1e30f32..1e30, 0..16))),
+        ".*",
+    )
+        .prop_map(|(steps, flags, history, samples, (validation, bigram, uniform, rate, step_ms), attention, text)| TrainView {
+            steps,
+            running: flags[0],
+            on_gpu: flags[1],
+            gpu_failed: flags[2],
+            software_gpu: flags[3],
+            history: history.into_iter().map(|(step, train, validation)| EvalPoint { step, train, validation }).collect(),
+            samples: samples.into_iter().map(|(step, text)| SamplePoint { step, text }).collect(),
+            validation_loss: validation,
+            bigram,
+            uniform,
+            parameters: steps / 3,
+            unit: "caractere".into(),
+            rate,
+            step_ms,
+            attention: attention.map(|(layer, head, weights)| AttentionView { layer, head, size: weights.len(), weights }),
+            probe_len: text.chars().count(),
+            probe_text: text,
+        })
+}
+
+fn report() -> impl Strategy<Value = TrainReport> {
+    prop_oneof![
+        (any::<u64>(), any::<[usize; 5]>(), proptest::collection::vec(".*", 0..3), any::<bool>()).prop_map(|(build, n, notes, cut)| TrainReport::Built {
+            build,
+            info: BuildInfo { chars: n[0], notes, cut, parameters: n[1], vocab: n[2], train_tokens: n[3], validation_tokens: n[4], unit: "token".into() }
+        }),
+        (any::<u64>(), view()).prop_map(|(build, view)| TrainReport::View { build, view }),
+        (any::<u64>(), ".*", any::<usize>(), any::<usize>()).prop_map(|(build, error, at, resumed_from)| TrainReport::GpuFailed { build, error, at, resumed_from }),
+        (any::<u64>(), ".*").prop_map(|(build, message)| TrainReport::Failed { build, message }),
+        (any::<u64>(), purpose(), proptest::option::of(".*"), proptest::collection::vec(any::<u32>(), 0..16), any::<usize>(), proptest::option::of(number())).prop_map(
+            |(build, purpose, chars, training_ids, step, validation_loss)| TrainReport::Exported { build, purpose, export: Export { config: None, chars, training_ids, step, validation_loss } }
+        ),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn commands_round_trip(c in command()) {
+        prop_assert_eq!(TrainCommand::from_json(&c.to_json()).unwrap(), c);
+    }
+
+    #[test]
+    fn reports_round_trip(r in report()) {
+        let back = TrainReport::from_json(&r.to_json()).unwrap();
+        prop_assert_eq!(back.build(), r.build());
+        prop_assert_eq!(back, r);
+    }
+}
+
+#[test]
+fn garbage_is_an_error_not_a_panic() {
+    for text in ["", "{", "null", "{\"Pause\":{}}", "{\"Train\":{\"build\":-1}}", "[1,2]"] {
+        assert!(TrainCommand::from_json(text).is_err(), "{text}");
+        assert!(TrainReport::from_json(text).is_err(), "{text}");
+    }
+}
+
+/// A view of a real run carries its numbers, and an export rebuilds the same model.
+#[test]
+fn a_view_and_an_export_say_what_the_run_says() {
+    let settings = TrainSettings { n_layers: 1, d_model: 16, n_heads: 2, context: 16, batch: 2, ..TrainSettings::tiny() };
+    let text = prepare_text(&"Era uma vez um gato que dormia. ".repeat(40), false, settings.min_chars()).unwrap();
+    let mut run: TrainRun = TrainRun::new(&Cpu, &text, None, settings).unwrap();
+    for _ in 0..3 {
+        run.step().unwrap();
+    }
+    let view = TrainView::of(&run, (0, 1), true, (Some(2.0), None));
+    assert_eq!((view.steps, view.parameters, view.history.len()), (3, run.parameter_count(), run.history.len()));
+    assert_eq!(view.validation_loss, Some(run.validation_loss()));
+    let a = view.attention.as_ref().unwrap();
+    let m = Matrix::from_vec(a.size, a.size, a.weights.clone()).unwrap();
+    assert_eq!(m, run.attention(0, 1).unwrap());
+    let back = TrainReport::from_json(&TrainReport::View { build: 7, view: view.clone() }.to_json()).unwrap();
+    assert_eq!(back, TrainReport::View { build: 7, view });
+
+    let export = Export::of(&run);
+    let weights = atencao_core::decoder::DecoderWeights::from_safetensors(export.config.as_ref().unwrap(), &run.safetensors()).unwrap();
+    // Written again, the rebuilt weights are the same file: every tensor, bit for bit.
+    assert_eq!(atencao_core::training::model::to_safetensors(&weights), run.safetensors());
+    let chars = atencao_core::training::CharTokenizer::from_text(export.chars.as_ref().unwrap());
+    assert_eq!(chars.vocab_size(), run.vocab_size());
+    assert_eq!(export.training_ids, run.tokens.train);
+}

@@ -1,0 +1,261 @@
+//! The page's Web Worker (issue 36): one per page, shared by its model widgets, started the
+//! first time one sends it a command. It runs the worker's own wasm module
+//! (`worker/`: `atencao-worker.js` and `atencao-worker_bg.wasm`, ES modules that only pages that
+//! use them load) from a module bootstrap made here as a Blob, so it loads relative to the
+//! site's files on the site, under a sub-path and in an embed on another origin alike (a CSP
+//! needs `worker-src 'self' blob:`).
+//!
+//! Where the browser refuses a (module) worker, or the worker cannot load, the same module is
+//! imported on the main thread behind the same two functions, and `on_main_thread` says so for
+//! the widget's note. A worker that crashes is dropped and reported to the widgets (`Reply::Crashed`); the
+//! next command starts a fresh one, so a widget that keeps the reader's inputs loses nothing.
+
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::dom;
+use super::kit::Ctx;
+
+/// What comes back.
+pub enum Reply {
+    /// A report's JSON text, and the bytes of a file that travels with it.
+    Report { json: String, bytes: Option<Vec<u8>> },
+    /// The worker stopped (a panic, or its module would not load): the run it held is gone.
+    Crashed(String),
+}
+
+pub type Listener = Rc<dyn Fn(&Reply)>;
+
+enum Link {
+    Down,
+    /// Commands wait until the module is ready.
+    Starting(Vec<String>),
+    Worker(web_sys::Worker),
+    /// The module's `receive`, on this thread.
+    MainThread(js_sys::Function),
+}
+
+struct Resident {
+    link: Link,
+    on_main_thread: bool,
+    listeners: Vec<Weak<dyn Fn(&Reply)>>,
+    /// The handlers of the module's link, kept as long as it lives, and those of links that
+    /// ended (never dropped: one may be the handler running when its link ends).
+    handlers: Vec<Closure<dyn FnMut(JsValue)>>,
+    retired: Vec<Closure<dyn FnMut(JsValue)>>,
+}
+
+/// The handlers of a new link; the old ones retire.
+fn keep_handlers(handlers: Vec<Closure<dyn FnMut(JsValue)>>) {
+    RESIDENT.with(|r| {
+        let mut r = r.borrow_mut();
+        let old = std::mem::replace(&mut r.handlers, handlers);
+        r.retired.extend(old);
+    });
+}
+
+thread_local! {
+    static RESIDENT: RefCell<Resident> = RefCell::new(Resident { link: Link::Down, on_main_thread: false, listeners: Vec::new(), handlers: Vec::new(), retired: Vec::new() });
+}
+
+const WORKER_JS: &str = "atencao-worker.js";
+const WORKER_WASM: &str = "atencao-worker_bg.wasm";
+
+/// Hears every reply while `listener` lives (the widget keeps the `Rc`).
+pub fn listen(listener: &Listener) {
+    RESIDENT.with(|r| r.borrow_mut().listeners.push(Rc::downgrade(listener)));
+}
+
+/// The work runs on the page's thread: the browser refused a worker.
+pub fn on_main_thread() -> bool {
+    RESIDENT.with(|r| r.borrow().on_main_thread)
+}
+
+/// Sends a command (JSON text), starting the worker if needed.
+pub fn send(ctx: &Ctx, json: String) {
+    let start = RESIDENT.with(|r| {
+        let mut r = r.borrow_mut();
+        match &mut r.link {
+            Link::Down => {
+                r.link = Link::Starting(vec![json]);
+                true
+            }
+            Link::Starting(queue) => {
+                queue.push(json);
+                false
+            }
+            Link::Worker(w) => {
+                let _ = w.post_message(&json.into());
+                false
+            }
+            Link::MainThread(receive) => {
+                let receive = receive.clone();
+                // Later, never inside the caller's own handler (it may hold its state borrowed).
+                wasm_bindgen_futures::spawn_local(async move {
+                    let _ = receive.call1(&JsValue::NULL, &json.into());
+                });
+                false
+            }
+        }
+    });
+    if start {
+        let (js, wasm) = (absolute(&ctx.asset_url(WORKER_JS)), absolute(&ctx.asset_url(WORKER_WASM)));
+        if start_worker(&js, &wasm).is_err() {
+            start_on_main_thread(&js, &wasm);
+        }
+    }
+}
+
+/// `url` against the page's address (a Blob's worker has no base of its own).
+fn absolute(url: &str) -> String {
+    let page = dom::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
+    web_sys::Url::new_with_base(url, &page).map_or_else(|_| url.to_string(), |u| u.href())
+}
+
+fn deliver(reply: Reply) {
+    let listeners: Vec<Listener> = RESIDENT.with(|r| {
+        let mut r = r.borrow_mut();
+        r.listeners.retain(|l| l.strong_count() > 0);
+        r.listeners.iter().filter_map(Weak::upgrade).collect()
+    });
+    for listener in listeners {
+        listener(&reply);
+    }
+}
+
+/// A message from the module: a report's text, or `[text, bytes]`.
+fn report_of(data: &JsValue) -> Option<Reply> {
+    if let Some(json) = data.as_string() {
+        return Some(Reply::Report { json, bytes: None });
+    }
+    let pair = data.dyn_ref::<js_sys::Array>()?;
+    let json = pair.get(0).as_string()?;
+    let bytes = pair.get(1).dyn_into::<js_sys::Uint8Array>().ok().map(|b| b.to_vec());
+    Some(Reply::Report { json, bytes })
+}
+
+fn flush(link: Link) {
+    let queue = RESIDENT.with(|r| match std::mem::replace(&mut r.borrow_mut().link, link) {
+        Link::Starting(queue) => queue,
+        _ => Vec::new(),
+    });
+    // Sent through `send`'s own paths, in order.
+    let ctx_free_send = |json: String| {
+        RESIDENT.with(|r| match &r.borrow().link {
+            Link::Worker(w) => {
+                let _ = w.post_message(&json.into());
+            }
+            Link::MainThread(receive) => {
+                let receive = receive.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let _ = receive.call1(&JsValue::NULL, &json.into());
+                });
+            }
+            _ => {}
+        })
+    };
+    for json in queue {
+        ctx_free_send(json);
+    }
+}
+
+#[wasm_bindgen(inline_js = "export function import_module(url) { return import(url); }")]
+extern "C" {
+    /// `import(url)`: the worker's module, on this thread.
+    fn import_module(url: &str) -> js_sys::Promise;
+}
+
+/// The module worker, from a Blob bootstrap: it imports the module, wires `connect` and
+/// `receive`, and says "ready" (or why it could not).
+fn start_worker(js: &str, wasm: &str) -> Result<(), JsValue> {
+    let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let boot = format!(
+        "import init,{{connect,receive}} from {js};\
+         init({{module_or_path:{wasm}}}).then(()=>{{connect((d)=>postMessage(d));onmessage=(e)=>receive(e.data);postMessage('ready');}},(e)=>postMessage('failed:'+e));",
+        js = quote(js),
+        wasm = quote(wasm)
+    );
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("text/javascript");
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&js_sys::Array::of1(&boot.into()), &options)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob)?;
+    let options = web_sys::WorkerOptions::new();
+    options.set_type(web_sys::WorkerType::Module);
+    let worker = web_sys::Worker::new_with_options(&url, &options)?;
+    let (js_owned, wasm_owned) = (js.to_string(), wasm.to_string());
+    let worker_for_messages = worker.clone();
+    let on_message = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
+        let Ok(event) = event.dyn_into::<web_sys::MessageEvent>() else { return };
+        let data = event.data();
+        match data.as_string().as_deref() {
+            Some("ready") => flush(Link::Worker(worker_for_messages.clone())),
+            Some(s) if s.starts_with("failed:") => {
+                worker_for_messages.terminate();
+                start_on_main_thread(&js_owned, &wasm_owned);
+            }
+            _ => {
+                if let Some(reply) = report_of(&data) {
+                    deliver(reply);
+                }
+            }
+        }
+    });
+    let worker_for_errors = worker.clone();
+    let (js_owned, wasm_owned) = (js.to_string(), wasm.to_string());
+    let on_error = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
+        let message = event.dyn_ref::<web_sys::ErrorEvent>().map(|e| e.message()).unwrap_or_default();
+        worker_for_errors.terminate();
+        let starting = RESIDENT.with(|r| matches!(r.borrow().link, Link::Starting(_)));
+        if starting {
+            // It never ran: the module goes to the main thread.
+            start_on_main_thread(&js_owned, &wasm_owned);
+        } else {
+            dom::log_warn(&format!("atencao: o worker da página parou ({message}); um novo começa no próximo pedido"));
+            RESIDENT.with(|r| r.borrow_mut().link = Link::Down);
+            deliver(Reply::Crashed(message));
+        }
+    });
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    keep_handlers(vec![on_message, on_error]);
+    Ok(())
+}
+
+/// The module on this thread: imported, then the same `connect` and `receive`.
+fn start_on_main_thread(js: &str, wasm: &str) {
+    RESIDENT.with(|r| r.borrow_mut().on_main_thread = true);
+    let (js, wasm) = (js.to_string(), wasm.to_string());
+    wasm_bindgen_futures::spawn_local(async move {
+        let failed = |why: String| {
+            RESIDENT.with(|r| r.borrow_mut().link = Link::Down);
+            deliver(Reply::Crashed(why));
+        };
+        let module = match wasm_bindgen_futures::JsFuture::from(import_module(&js)).await {
+            Ok(module) => module,
+            Err(e) => return failed(format!("o módulo do worker não carregou: {}", js_sys::JSON::stringify(&e).ok().and_then(|s| s.as_string()).unwrap_or_default())),
+        };
+        let get = |name: &str| js_sys::Reflect::get(&module, &name.into()).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+        let (Some(init), Some(connect), Some(receive)) = (get("default"), get("connect"), get("receive")) else { return failed("o módulo do worker está incompleto".into()) };
+        let options = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&options, &"module_or_path".into(), &wasm.into());
+        let ready = init.call1(&JsValue::NULL, &options).ok().and_then(|p| p.dyn_into::<js_sys::Promise>().ok());
+        let Some(ready) = ready else { return failed("o módulo do worker não iniciou".into()) };
+        if wasm_bindgen_futures::JsFuture::from(ready).await.is_err() {
+            return failed("o módulo do worker não iniciou".into());
+        }
+        // Replies arrive later, never inside the module's own call.
+        let reply = Closure::<dyn FnMut(JsValue)>::new(move |data: JsValue| {
+            wasm_bindgen_futures::spawn_local(async move {
+                if let Some(reply) = report_of(&data) {
+                    deliver(reply);
+                }
+            });
+        });
+        let _ = connect.call1(&JsValue::NULL, reply.as_ref());
+        keep_handlers(vec![reply]);
+        flush(Link::MainThread(receive));
+    });
+}
