@@ -13,6 +13,7 @@ pub mod checksum;
 pub mod decoder;
 pub mod error;
 pub mod examples;
+pub mod exact_float;
 pub mod executor;
 pub mod fault;
 pub mod format;

@@ -111,13 +111,18 @@ pub struct TrainView {
     pub software_gpu: bool,
     pub history: Vec<EvalPoint>,
     pub samples: Vec<SamplePoint>,
+    #[serde(with = "crate::exact_float::option")]
     pub validation_loss: Option<f64>,
+    #[serde(with = "crate::exact_float")]
     pub bigram: f64,
+    #[serde(with = "crate::exact_float")]
     pub uniform: f64,
     pub parameters: usize,
     pub unit: String,
     /// Steps per second, and a plain step's ms (`Pace::rates`).
+    #[serde(with = "crate::exact_float::option")]
     pub rate: Option<f64>,
+    #[serde(with = "crate::exact_float::option")]
     pub step_ms: Option<f64>,
     pub attention: Option<AttentionView>,
     /// The probe's length in tokens, and its text.
@@ -134,6 +139,7 @@ pub struct Export {
     pub training_ids: Vec<u32>,
     /// The step of the weights (on the GPU, the last evaluation's copy) and their validation loss.
     pub step: usize,
+    #[serde(with = "crate::exact_float::option")]
     pub validation_loss: Option<f64>,
 }
 

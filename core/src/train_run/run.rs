@@ -67,8 +67,10 @@ pub struct EvalPoint {
     /// Steps taken when it was measured.
     pub step: usize,
     /// Mean training loss of the steps since the previous point (None at step 0).
+    #[serde(with = "crate::exact_float::option")]
     pub train: Option<f64>,
     /// Mean loss per character on the validation tail.
+    #[serde(with = "crate::exact_float")]
     pub validation: f64,
 }
 

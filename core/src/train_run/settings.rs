@@ -20,6 +20,7 @@ pub struct TrainSettings {
     /// B, windows per step (1 … 32): a step sees B·T characters.
     pub batch: usize,
     /// AdamW's peak learning rate (after the warm-up).
+    #[serde(with = "crate::exact_float")]
     pub learning_rate: f64,
     /// Warm-up steps (linear up to the peak rate).
     pub warmup: usize,
@@ -34,6 +35,7 @@ pub struct TrainSettings {
     /// Characters per sample.
     pub sample_chars: usize,
     /// The share of the text held out at its end for validation (at least one window).
+    #[serde(with = "crate::exact_float")]
     pub validation_fraction: f64,
     /// Validation windows scored at each evaluation (the first ones of the tail): bounds
     /// the cost of an evaluation on a long text.

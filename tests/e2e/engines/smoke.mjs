@@ -240,9 +240,13 @@ export default async function smoke({ driver, base, pages, server, backend = 'cp
     const losses = run.validation.map(parsePt).filter(Number.isFinite);
     assert(run.column >= 0 && losses.length >= 2, `validation column ${run.column}: ${JSON.stringify(run.validation)}`);
     assert(losses.at(-1) < losses[0] && losses[0] <= run.uniform + 0.5, `validation losses ${losses.join(' ')} (uniform ${run.uniform})`);
+    // The run is in the page's worker: the pause lands after its slice in flight, and the widget
+    // says "training" until the worker confirms; from then on no step is taken.
+    await until(driver, 'the pause confirmed', 30000, (h) => document.querySelector(h).dataset.training === 'false', host);
+    const paused = await driver.eval((h) => Number(document.querySelector(h).dataset.steps), host);
     await new Promise((resolve) => setTimeout(resolve, 500));
     const later = await driver.eval((h) => ({ steps: Number(document.querySelector(h).dataset.steps), training: document.querySelector(h).dataset.training }), host);
-    assert(later.training !== 'true' && later.steps <= run.steps + 1, `still training after pause: ${JSON.stringify(later)} from ${run.steps}`);
+    assert(later.training !== 'true' && later.steps === paused && paused <= run.steps + 10, `still training after pause: ${JSON.stringify(later)} from ${run.steps} (${paused} when confirmed)`);
   });
 
   if (want('blog')) await check(`${tag} the example blog post: seven embedded widgets ready, with golden numbers`, async () => {
