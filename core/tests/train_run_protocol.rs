@@ -119,7 +119,8 @@ fn a_view_and_an_export_say_what_the_run_says() {
     for _ in 0..3 {
         run.step().unwrap();
     }
-    let view = TrainView::of(&run, (0, 1), true, (Some(2.0), None));
+    let view = TrainView::of(&run, Some((0, 1)), true, (Some(2.0), None));
+    assert!(TrainView::of(&run, None, true, (None, None)).attention.is_none());
     assert_eq!((view.steps, view.parameters, view.history.len()), (3, run.parameter_count(), run.history.len()));
     assert_eq!(view.validation_loss, Some(run.validation_loss()));
     let a = view.attention.as_ref().unwrap();

@@ -198,13 +198,16 @@ fn send_view(now: bool) {
     let view = with(|s| {
         let run = s.run.as_ref()?;
         let counts = (run.history.len(), run.samples.len());
-        let due = now || counts != s.sent || now_ms() - s.sent_at >= VIEW_EVERY_MS;
-        if !due {
+        // The attention map (and its table twin, thousands of cells to draw) travels only with
+        // a new point of the curve or when asked, as the curve and the samples do; the views
+        // in between carry the status.
+        let fresh = now || counts != s.sent;
+        if !fresh && now_ms() - s.sent_at < VIEW_EVERY_MS {
             return None;
         }
         s.sent = counts;
         s.sent_at = now_ms();
-        let mut view = TrainView::of(run, s.look, s.running, s.pace.rates());
+        let mut view = TrainView::of(run, fresh.then_some(s.look), s.running, s.pace.rates());
         view.gpu_failed = s.gpu_failed;
         view.software_gpu = matches!(&s.device, Device::Ready(g) if g.facts().software);
         Some((s.build, view))

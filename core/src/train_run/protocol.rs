@@ -124,6 +124,8 @@ pub struct TrainView {
     pub rate: Option<f64>,
     #[serde(with = "crate::exact_float::option")]
     pub step_ms: Option<f64>,
+    /// Sent with a new point of the curve, a new head or a stop; `None` in the views between
+    /// (the widget keeps the last one).
     pub attention: Option<AttentionView>,
     /// The probe's length in tokens, and its text.
     pub probe_len: usize,
@@ -159,9 +161,9 @@ impl BuildInfo {
 }
 
 impl TrainView {
-    /// The run's state, with the attention of `look` (layer, head) when it exists.
-    pub fn of<T>(run: &TrainRun<T>, look: (usize, usize), running: bool, rates: (Option<f64>, Option<f64>)) -> TrainView {
-        let attention = run.attention(look.0, look.1).ok().map(|m| AttentionView { layer: look.0, head: look.1, size: m.rows(), weights: m.as_slice().to_vec() });
+    /// The run's state, with the attention of `look` (layer, head) when asked and it exists.
+    pub fn of<T>(run: &TrainRun<T>, look: Option<(usize, usize)>, running: bool, rates: (Option<f64>, Option<f64>)) -> TrainView {
+        let attention = look.and_then(|(layer, head)| run.attention(layer, head).ok().map(|m| AttentionView { layer, head, size: m.rows(), weights: m.as_slice().to_vec() }));
         let validation = run.validation_loss();
         TrainView {
             steps: run.steps_taken(),

@@ -468,9 +468,15 @@ impl TrainWidget {
                 if !view.running {
                     self.pausing.set(false);
                 }
+                let fresh_attention = view.attention.is_some();
+                let mut view = view;
+                if !fresh_attention {
+                    // The map is sent with new points only: keep the last one.
+                    view.attention = self.view.borrow_mut().as_mut().and_then(|v| v.attention.take());
+                }
                 *self.view.borrow_mut() = Some(view);
                 self.show_running();
-                self.draw();
+                self.draw(fresh_attention);
                 if let Some((_, resolve)) = self.waiting.borrow_mut().take() {
                     let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
                 }
@@ -535,9 +541,10 @@ impl TrainWidget {
         self.send(TrainCommand::Look { build: self.build.get(), layer: pick(&self.layer), head: pick(&self.head) });
     }
 
-    /// Draws what changed: the status, and the curve, attention and samples when a point or a
-    /// sample was added (the worker sends views at a rate the page can draw).
-    fn draw(&self) {
+    /// Draws what changed: the status, the curve and samples when a point or a sample was
+    /// added, the attention when the view brought a new map (the worker sends views at most
+    /// every 250 ms, and the map only with a new point, a new head or a stop).
+    fn draw(&self, attention: bool) {
         let counts = match self.view.borrow().as_ref() {
             Some(v) => (v.history.len(), v.samples.len()),
             None => return,
@@ -548,12 +555,14 @@ impl TrainWidget {
             self.draw_samples();
             self.drawn.set(counts);
         }
-        self.draw_attention();
+        if attention {
+            self.draw_attention();
+        }
     }
 
     fn draw_now(&self) {
         self.drawn.set((usize::MAX, usize::MAX));
-        self.draw();
+        self.draw(true);
     }
 
     /// Where the run computes, and why not on the GPU when the reader might expect it.
