@@ -11,6 +11,12 @@ impl Rng {
         Rng { state: seed }
     }
 
+    /// The whole state: `Rng::new(state)` goes on exactly from here (a branch of a
+    /// generation restarts the generator where that step drew).
+    pub fn state(&self) -> u64 {
+        self.state
+    }
+
     pub fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.state;
