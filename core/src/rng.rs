@@ -1,7 +1,7 @@
 //! A small seeded generator (SplitMix64): reproducible random inputs for parity tests,
 //! benchmarks and, later, sampling. Not for cryptography.
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Rng {
     state: u64,
 }

@@ -7,6 +7,11 @@
 //! cache), so a session can move to another backend mid-generation (`into_history`, then
 //! `Session::resume`): the new backend recomputes the context once and generation goes on
 //! with the same generator, so a fixed seed gives the same text on both backends.
+//!
+//! Each generated token is recorded with the choice it was made from (`branches::Step`), so a
+//! reader can go back to any step and take another token (`branch`), and a link's seed and
+//! choices make the same text again (`replay`). The KV cache can be switched off
+//! (`set_kv_cache`) to show what it saves: the tokens are the same.
 
 use std::rc::Rc;
 
@@ -39,8 +44,9 @@ pub fn tokens_to_drop(len: usize, context: usize) -> usize {
     }
 }
 
-/// What the model has seen and predicts, whatever backend computes it.
-#[derive(Clone, Debug)]
+/// What the model has seen and predicts, whatever backend computes it: plain data (serde),
+/// so it can cross to and from a worker.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct History {
     /// Token ids in the window: the prompt's (what is left of it), then the generated ones.
     pub ids: Vec<u32>,
@@ -323,23 +329,25 @@ impl<T: Clone> Session<T> {
     /// head adds there. A pass of its own from position 0 on this backend, with a scratch
     /// cache (the session's cache is left as it is).
     pub async fn lens<E: Executor<Tensor = T>>(&self, e: &E, position: usize) -> Result<LensReading> {
-        self.lens_with(e, position, false).await
+        self.lens_with::<E, false>(e, position).await
     }
 
     /// The lens at `position` as `lens` gives it, and the strip of where every position of
     /// the window settles (`LensReading::strip`), from one pass over the whole window (its
     /// position `position` is the same as a pass over `ids[..=position]`: attention is causal).
     pub async fn lens_window<E: Executor<Tensor = T>>(&self, e: &E, position: usize) -> Result<LensReading> {
-        self.lens_with(e, position, true).await
+        self.lens_with::<E, true>(e, position).await
     }
 
-    async fn lens_with<E: Executor<Tensor = T>>(&self, e: &E, position: usize, every_position: bool) -> Result<LensReading> {
+    /// The lens at `position`, with the strip when `EVERY` (a constant, so the playground's
+    /// plain lens carries no strip code in the wasm).
+    async fn lens_with<E: Executor<Tensor = T>, const EVERY: bool>(&self, e: &E, position: usize) -> Result<LensReading> {
         let ids = &self.history.ids;
         if position >= ids.len() {
             return Err(ComputeError::Invalid(format!("A posição {} não está no contexto.", position + 1)));
         }
         let mut scratch = KvCache::new(e, &self.weights.config)?;
-        let (pass, taps) = if every_position {
+        let (pass, taps) = if EVERY {
             forward_with_strip(e, &self.weights, ids, &mut scratch, position)?
         } else {
             forward_with_lens(e, &self.weights, &ids[..=position], &mut scratch)?
@@ -534,22 +542,22 @@ impl<G: Clone> Session<Placed<G>> {
     /// `lens` on `rt`, traced when `trace` gives a clock, with the same fallback as `advance`
     /// (the session moves to the CPU and reads it there).
     pub async fn lens_on<D: Executor<Tensor = G>>(&mut self, rt: &Runtime<'_, D>, position: usize, trace: Option<Clock<'_>>) -> Result<(LensReading, Advanced)> {
-        self.lens_on_with(rt, position, false, trace).await
+        self.lens_on_with::<D, false>(rt, position, trace).await
     }
 
     /// `lens_window` on `rt`, as `lens_on`: the lens at `position` and the settle strip.
     pub async fn lens_window_on<D: Executor<Tensor = G>>(&mut self, rt: &Runtime<'_, D>, position: usize, trace: Option<Clock<'_>>) -> Result<(LensReading, Advanced)> {
-        self.lens_on_with(rt, position, true, trace).await
+        self.lens_on_with::<D, true>(rt, position, trace).await
     }
 
-    async fn lens_on_with<D: Executor<Tensor = G>>(&mut self, rt: &Runtime<'_, D>, position: usize, every_position: bool, trace: Option<Clock<'_>>) -> Result<(LensReading, Advanced)> {
+    async fn lens_on_with<D: Executor<Tensor = G>, const EVERY: bool>(&mut self, rt: &Runtime<'_, D>, position: usize, trace: Option<Clock<'_>>) -> Result<(LensReading, Advanced)> {
         let cpu = Runtime::<D>::Cpu;
         let rt = if self.on == BackendKind::Cpu { &cpu } else { rt };
-        match self.lens_traced(rt, position, every_position, trace).await {
+        match self.lens_traced::<D, EVERY>(rt, position, trace).await {
             Err(error) if error.is_gpu_failure() && rt.kind() != BackendKind::Cpu => {
                 let at = self.history.ids.len();
                 self.fall_back::<D>(&error)?;
-                let (reading, mut done) = self.lens_traced(&cpu, position, every_position, trace).await?;
+                let (reading, mut done) = self.lens_traced::<D, EVERY>(&cpu, position, trace).await?;
                 done.fallback = Some(Fallback { error, at, resumed_from: at });
                 Ok((reading, done))
             }
@@ -557,10 +565,10 @@ impl<G: Clone> Session<Placed<G>> {
         }
     }
 
-    async fn lens_traced<D: Executor<Tensor = G>>(&self, rt: &Runtime<'_, D>, position: usize, every_position: bool, trace: Option<Clock<'_>>) -> Result<(LensReading, Advanced)> {
-        let Some(clock) = trace else { return Ok((self.lens_with(rt, position, every_position).await?, Advanced::default())) };
+    async fn lens_traced<D: Executor<Tensor = G>, const EVERY: bool>(&self, rt: &Runtime<'_, D>, position: usize, trace: Option<Clock<'_>>) -> Result<(LensReading, Advanced)> {
+        let Some(clock) = trace else { return Ok((self.lens_with::<_, EVERY>(rt, position).await?, Advanced::default())) };
         let tracer = Traced::new(rt, clock);
-        let reading = self.lens_with(&tracer, position, every_position).await?;
+        let reading = self.lens_with::<_, EVERY>(&tracer, position).await?;
         Ok((reading, Advanced { trace: Some(tracer.finish()), ..Advanced::default() }))
     }
 }
