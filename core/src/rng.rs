@@ -1,7 +1,7 @@
 //! A small seeded generator (SplitMix64): reproducible random inputs for parity tests,
 //! benchmarks and, later, sampling. Not for cryptography.
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Rng {
     state: u64,
 }
@@ -9,6 +9,12 @@ pub struct Rng {
 impl Rng {
     pub fn new(seed: u64) -> Self {
         Rng { state: seed }
+    }
+
+    /// The whole state: `Rng::new(state)` goes on exactly from here (a branch of a
+    /// generation restarts the generator where that step drew).
+    pub fn state(&self) -> u64 {
+        self.state
     }
 
     pub fn next_u64(&mut self) -> u64 {

@@ -114,6 +114,50 @@ fn the_lens_falls_back_too_and_reads_the_same() {
 }
 
 /// A small text with structure (as the run's own tests use).
+/// A branch (issue 39) on a runtime that loses its device: the text of the same branch made on
+/// the CPU alone; and the settle strip falls back like the lens.
+#[test]
+fn a_branch_and_the_strip_fall_back_too() {
+    let (weights, bpe) = model();
+    let mut on_cpu = Session::start(&Cpu, weights.clone(), &bpe, PROMPT, SEED).unwrap();
+    for _ in 0..10 {
+        block_on_ready(on_cpu.step(&Cpu, &sampling())).unwrap();
+    }
+    block_on_ready(on_cpu.branch_and_generate(&Cpu, 3, 7, &sampling(), 6)).unwrap();
+    let expected = on_cpu.history();
+    for k in [1, 4, 11, 13, 16, usize::MAX] {
+        let device = Faulty::new(&Cpu, k);
+        let rt = Runtime::Device(&device);
+        let mut s = session_on(&rt, &weights, &bpe);
+        block_on_ready(s.generate(&rt, 10, &sampling(), None, |_, _| true)).unwrap();
+        s.branch(3, 7).unwrap();
+        block_on_ready(s.generate(&rt, 7, &sampling(), None, |_, _| true)).unwrap();
+        assert_eq!(s.history().ids, expected.ids, "k = {k}");
+        let tokens = |h: &atencao_core::decoder::History| h.steps.iter().map(|st| (st.token, st.chosen)).collect::<Vec<_>>();
+        assert_eq!(tokens(s.history()), tokens(expected), "k = {k}");
+        assert!((s.history().log_probability() - expected.log_probability()).abs() < 1e-4, "k = {k}");
+    }
+    let strip = block_on_ready(on_cpu.lens_window(&Cpu, 5)).unwrap();
+    let device = Faulty::new(&Cpu, 2);
+    let rt = Runtime::Device(&device);
+    let mut s = session_on(&rt, &weights, &bpe);
+    block_on_ready(s.generate(&rt, 10, &sampling(), None, |_, _| true)).unwrap();
+    s.branch(3, 7).unwrap();
+    block_on_ready(s.generate(&rt, 7, &sampling(), None, |_, _| true)).unwrap();
+    let (reading, _) = block_on_ready(s.lens_window_on(&rt, 5, None)).unwrap();
+    assert_eq!(s.on(), BackendKind::Cpu);
+    assert_eq!(reading.strip.len(), strip.strip.len());
+    for (a, b) in reading.strip.iter().zip(&strip.strip) {
+        assert_eq!((a.position, a.settle, a.top1()), (b.position, b.settle, b.top1()));
+    }
+    let device = Faulty::new(&Cpu, 1);
+    let rt = Runtime::Device(&device);
+    let mut s = session_on(&rt, &weights, &bpe);
+    let (reading, done) = block_on_ready(s.lens_window_on(&rt, 2, None)).unwrap();
+    assert!(done.fallback.is_some());
+    assert_eq!(reading.strip.len(), PROMPT.len());
+}
+
 fn text() -> atencao_core::train_run::PreparedText {
     let words = ["a casa", "o gato", "a missa", "do galo", "era noite", "de natal", "o livro", "a sala"];
     let mut rng = Rng::new(5);

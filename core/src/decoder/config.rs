@@ -40,6 +40,12 @@ impl DecoderConfig {
         DecoderConfig { vocab_size: 300, d_model: 16, n_heads: 2, n_layers: 2, d_ff: 64, context: 32, pe_theta: 10_000.0, ln_eps: 1e-5 }
     }
 
+    /// Bytes the KV cache holds per layer for `len` positions: a key and a value row of C
+    /// f32 each per position (the session's cache reserves `context` positions up front).
+    pub fn kv_cache_bytes_per_layer(&self, len: usize) -> usize {
+        2 * len * self.d_model * std::mem::size_of::<f32>()
+    }
+
     /// hs = C / nh.
     pub fn head_size(&self) -> usize {
         self.d_model / self.n_heads

@@ -4,7 +4,8 @@
 //! embedding and after each block it goes through the final layer norm and the tied output
 //! head, and a softmax turns the scores into probabilities. After the last block that reading
 //! IS the model's output. The forward pass records these readings on its own backend
-//! (`forward_with_lens`: the pass of `model` with these taps), in the same submission as the pass.
+//! (`forward_with_lens`: the pass of `model` with these taps), in the same submission as the pass;
+//! `forward_with_strip` also reads every position, for where each prediction settles (`settle`).
 //!
 //! Each head's push towards a token is its direct contribution to that token's logit. The
 //! residual at the end is a sum of parts (the embedding, every head's output through its slice
@@ -18,12 +19,22 @@ use crate::executor::{Executor, Job};
 use crate::ops::SoftmaxOptions;
 use crate::Matrix;
 
+use serde::{Deserialize, Serialize};
+
 use super::model::{forward_tapped, Forward, ForwardOutput, KvCache, Taps};
+use super::sampling::top_n;
+use super::settle::{self, PositionSettle};
 use super::weights::DecoderWeights;
 
-/// The lens's tensors for the last new position, left on the backend by the pass.
+/// The lens's tensors, left on the backend by the pass: one position read in detail (the last
+/// new one unless `at` says otherwise) and, for the settle strip, every position's reading.
 #[derive(Debug)]
 pub struct LensTaps<T> {
+    /// The new position read in detail (row of the pass's new tokens); `None`: the last.
+    pub at: Option<usize>,
+    /// Also read every new position at every stage (`grid`): the strip of where each
+    /// prediction settles, from the same pass.
+    pub every_position: bool,
     /// L+1 readings (1,V) as probabilities: after the embedding, after each block.
     pub readings: Vec<T>,
     /// The residual row (1,C) after the last block (gives σ of the final layer norm).
@@ -34,20 +45,46 @@ pub struct LensTaps<T> {
     pub heads: Vec<T>,
     /// Each FFN's part (1,C).
     pub ffn: Vec<T>,
+    /// With `every_position`: L+1 readings (T,V), one row per new position.
+    pub grid: Vec<T>,
 }
 
 impl<T> Default for LensTaps<T> {
     fn default() -> Self {
-        LensTaps { readings: Vec::new(), residual: None, embedding: None, heads: Vec::new(), ffn: Vec::new() }
+        LensTaps { at: None, every_position: false, readings: Vec::new(), residual: None, embedding: None, heads: Vec::new(), ffn: Vec::new(), grid: Vec::new() }
     }
 }
 
 impl<T> LensTaps<T> {
-    /// Reads one residual row (1,C) through the final layer norm, the tied head and a softmax.
-    fn read_residual<E: Executor<Tensor = T>>(&mut self, e: &E, w: &DecoderWeights<T>, row: T) -> Result<()> {
-        let normed = e.layer_norm(&row, &w.ln_f_gamma, &w.ln_f_beta, w.config.ln_eps)?;
+    /// Taps that read every position, position `at` in detail.
+    pub fn every_position(at: usize) -> Self {
+        LensTaps { at: Some(at), every_position: true, ..LensTaps::default() }
+    }
+
+    /// The row read in detail among `t` new positions.
+    fn row(&self, t: usize) -> usize {
+        self.at.unwrap_or(t - 1)
+    }
+
+    /// Rows (n,C) of the residual through the final layer norm, the tied head and a softmax.
+    fn read_rows<E: Executor<Tensor = T>>(e: &E, w: &DecoderWeights<T>, rows: &T) -> Result<T> {
+        let normed = e.layer_norm(rows, &w.ln_f_gamma, &w.ln_f_beta, w.config.ln_eps)?;
         let logits = e.matmul_bt(&normed, &w.tok_emb, 1.0)?;
-        self.readings.push(e.softmax_rows(&logits, SoftmaxOptions::default())?);
+        e.softmax_rows(&logits, SoftmaxOptions::default())
+    }
+
+    /// Reads the residual x (T,C) at one stage: the detailed row, and every row for the strip.
+    fn read_residual<E: Executor<Tensor = T>>(&mut self, e: &E, w: &DecoderWeights<T>, x: &T, t: usize) -> Result<()> {
+        let at = self.row(t);
+        let row = e.rows(x, at, at + 1)?;
+        if self.every_position {
+            // One reading of every row; the detailed one is its row `at`, not a second reading.
+            let all = Self::read_rows(e, w, x)?;
+            self.readings.push(e.rows(&all, at, at + 1)?);
+            self.grid.push(all);
+        } else {
+            self.readings.push(Self::read_rows(e, w, &row)?);
+        }
         self.residual = Some(row);
         Ok(())
     }
@@ -66,21 +103,23 @@ impl<T> LensTaps<T> {
     }
 }
 
-/// The lens's hooks into the pass: every reading is at the last new position (row t−1).
+/// The lens's hooks into the pass: the detailed readings at row `at` (t−1 by default).
 impl<E: Executor> Taps<E> for LensTaps<E::Tensor> {
     fn after_embedding(&mut self, e: &E, w: &DecoderWeights<E::Tensor>, x: &E::Tensor, t: usize) -> Result<()> {
-        let row = e.rows(x, t - 1, t)?;
-        self.embedding = Some(e.rows(x, t - 1, t)?);
-        self.read_residual(e, w, row)
+        let at = self.row(t);
+        self.embedding = Some(e.rows(x, at, at + 1)?);
+        self.read_residual(e, w, x, t)
     }
 
     fn after_attention(&mut self, e: &E, att: &E::Tensor, w_o: &E::Tensor, heads: usize, t: usize) -> Result<()> {
-        self.split_heads(e, &e.rows(att, t - 1, t)?, w_o, heads)
+        let at = self.row(t);
+        self.split_heads(e, &e.rows(att, at, at + 1)?, w_o, heads)
     }
 
     fn after_block(&mut self, e: &E, w: &DecoderWeights<E::Tensor>, ffn: &E::Tensor, x: &E::Tensor, t: usize) -> Result<()> {
-        self.ffn.push(e.rows(ffn, t - 1, t)?);
-        self.read_residual(e, w, e.rows(x, t - 1, t)?)
+        let at = self.row(t);
+        self.ffn.push(e.rows(ffn, at, at + 1)?);
+        self.read_residual(e, w, x, t)
     }
 }
 
@@ -98,8 +137,26 @@ pub fn forward_with_lens<E: Executor>(
     Ok((pass, taps))
 }
 
-/// The lens read back: probabilities per stage and the parts of the last residual.
-#[derive(Clone, Debug)]
+/// The same pass tapping every new position for the settle strip, and position `at` (a row
+/// of `ids`) in detail: one pass, read back at once by `read_forward_with_lens`.
+pub fn forward_with_strip<E: Executor>(
+    e: &E,
+    w: &DecoderWeights<E::Tensor>,
+    ids: &[u32],
+    cache: &mut KvCache<E::Tensor>,
+    at: usize,
+) -> Result<(Forward<E::Tensor>, LensTaps<E::Tensor>)> {
+    if at >= ids.len() {
+        return Err(ComputeError::Invalid(format!("A posição {} não está no contexto.", at + 1)));
+    }
+    let mut taps = LensTaps::every_position(at);
+    let pass = forward_tapped(e, w, ids, cache, &mut taps)?;
+    Ok((pass, taps))
+}
+
+/// The lens read back: probabilities per stage and the parts of the residual at the position
+/// read in detail, and (from `forward_with_strip`) where every position's prediction settles.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LensReading {
     /// L+1 rows of V probabilities: stage 0 after the embedding, stage l after block l.
     pub readings: Vec<Vec<f32>>,
@@ -109,6 +166,9 @@ pub struct LensReading {
     pub heads: Vec<Vec<f32>>,
     pub ffn: Vec<Vec<f32>>,
     pub n_heads: usize,
+    /// Every position of the pass, with its lens's top tokens per stage and its settle stage
+    /// (empty unless the pass tapped every position).
+    pub strip: Vec<PositionSettle>,
 }
 
 /// One token's logit as the sum of what wrote it.
@@ -172,6 +232,7 @@ pub async fn read_forward_with_lens<E: Executor>(
     wanted.extend(taps.readings.iter());
     wanted.extend(taps.heads.iter());
     wanted.extend(taps.ffn.iter());
+    wanted.extend(taps.grid.iter());
     let mut values = e.read(&wanted).await?.into_iter();
     let mut next = |n: usize| -> Vec<Matrix> { values.by_ref().take(n).collect() };
     let mut fixed = next(3).into_iter();
@@ -184,7 +245,8 @@ pub async fn read_forward_with_lens<E: Executor>(
     let readings = flat(next(taps.readings.len()));
     let heads = flat(next(taps.heads.len()));
     let ffn = flat(next(taps.ffn.len()));
-    if ffn.len() != taps.ffn.len() || attention.len() != pass.attention.len() {
+    let grid = next(taps.grid.len());
+    if ffn.len() != taps.ffn.len() || attention.len() != pass.attention.len() || grid.len() != taps.grid.len() {
         return Err(ComputeError::Invalid("leitura incompleta".into()));
     }
     let n_heads = if ffn.is_empty() { 0 } else { heads.len() / ffn.len() };
@@ -195,6 +257,7 @@ pub async fn read_forward_with_lens<E: Executor>(
         heads,
         ffn,
         n_heads,
+        strip: settle::strip(&grid),
     };
     Ok((ForwardOutput { logits, attention }, lens))
 }
@@ -207,11 +270,7 @@ impl LensReading {
 
     /// The `k` most probable tokens at `stage`, most probable first (ties: lower id first).
     pub fn top(&self, stage: usize, k: usize) -> Vec<(u32, f32)> {
-        let Some(probs) = self.readings.get(stage) else { return Vec::new() };
-        let mut order: Vec<u32> = (0..probs.len() as u32).collect();
-        order.sort_by(|&a, &b| probs[b as usize].total_cmp(&probs[a as usize]).then(a.cmp(&b)));
-        order.truncate(k);
-        order.into_iter().map(|t| (t, probs[t as usize])).collect()
+        self.readings.get(stage).map_or_else(Vec::new, |probs| top_n(probs, k))
     }
 
     /// The probability of `token` at every stage.

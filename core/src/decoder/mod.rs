@@ -6,12 +6,16 @@
 //! - `weights`: the tensors as matrices, by block;
 //! - `model`: the forward pass (the only one) with a KV cache written in place;
 //! - `lens`: the logit lens (the prediction read after each block) and each head's push;
+//! - `settle`: where each position's prediction settles, from the lens at every position;
+//! - `pins`: words the reader follows in the distribution and the lens (their first token);
 //! - `session`: a generation: window rule, cache, sampling; movable between backends;
+//! - `branches`: each generated token's alternatives, a branch's choices and log-probability;
 //! - `sampling`: greedy, temperature, top-k, top-p;
 //! - `tokenizer`: the BPE or a trained model's characters, behind one interface;
 //! - `prose`: the corpus's hard-wrapped lines joined into paragraphs before training.
 
 pub mod bigram;
+pub mod branches;
 pub mod config;
 pub mod fixture;
 pub mod lens;
@@ -19,15 +23,17 @@ pub mod presets;
 pub mod load;
 pub mod manifest;
 pub mod model;
+pub mod pins;
 pub mod prose;
 pub mod safetensors;
 pub mod sampling;
 pub mod session;
+pub mod settle;
 pub mod tokenizer;
 pub mod weights;
 
 pub use config::DecoderConfig;
-pub use lens::{forward_with_lens, LensPass, LensReading, LensTaps, LogitParts};
+pub use lens::{forward_with_lens, forward_with_strip, LensPass, LensReading, LensTaps, LogitParts};
 pub use model::{forward, forward_tapped, read_forward, DecoderPass, Forward, ForwardOutput, KvCache, Taps};
 pub use session::{History, Session};
 pub use tokenizer::{TokenCodec, Tokenizer};

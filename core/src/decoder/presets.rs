@@ -5,6 +5,7 @@
 //! The menu label states the claim; the page's prose says what the model does.
 
 use super::load::Model;
+use super::pins::word_tokens;
 use super::session::History;
 
 /// What a preset shows about the next token after its prompt.
@@ -66,9 +67,20 @@ pub fn ids() -> Vec<&'static str> {
     PRESETS.iter().map(|p| p.id).collect()
 }
 
-/// The first token of `word` (its leading space included), the one the claim is about.
+/// The first token of `word` (its leading space included), the one the claim is about: the
+/// pinned candidates' rule (`pins::word_tokens`).
 pub fn first_token(model: &Model, word: &str) -> Option<u32> {
-    model.bpe.encode(word).first().copied()
+    word_tokens(&model.bpe, "", word).ok()?.first().copied()
+}
+
+impl Preset {
+    /// The words its claim is about, as a reader would type them to pin them (`pins`).
+    pub fn pinned(&self) -> Vec<&'static str> {
+        match self.claim {
+            Claim::Prefers { likely, unlikely } => vec![likely.trim(), unlikely.trim()],
+            Claim::Style => Vec::new(),
+        }
+    }
 }
 
 /// Whether the model's next-token distribution after the preset's prompt bears the claim out,

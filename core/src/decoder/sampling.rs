@@ -1,10 +1,12 @@
 //! Choosing the next token from the logits: greedy, temperature, top-k and top-p
 //! (nucleus), with a seeded generator so the same seed gives the same text.
 
+use serde::{Deserialize, Serialize};
+
 use crate::error::{ComputeError, Result};
 use crate::rng::Rng;
 
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SamplingOptions {
     /// 0 means greedy (always the most likely token); otherwise logits are divided by it.
     pub temperature: f32,
@@ -101,12 +103,18 @@ pub fn argmax(values: &[f32]) -> usize {
 
 /// Draws the next token id.
 pub fn sample(logits: &[f32], opts: &SamplingOptions, rng: &mut Rng) -> Result<u32> {
+    Ok(sample_with_probability(logits, opts, rng)?.0)
+}
+
+/// Draws the next token id, with the probability it had in the distribution it was drawn
+/// from (1 when greedy). Greedy draws nothing from `rng`; otherwise exactly one number.
+pub fn sample_with_probability(logits: &[f32], opts: &SamplingOptions, rng: &mut Rng) -> Result<(u32, f32)> {
     opts.validate()?;
     if logits.is_empty() {
         return Err(ComputeError::Invalid("Não há logits para amostrar.".into()));
     }
     if opts.temperature == 0.0 {
-        return Ok(argmax(logits) as u32);
+        return Ok((argmax(logits) as u32, 1.0));
     }
     let dist = sampling_distribution(logits, opts);
     let draw = rng.next_f32();
@@ -114,11 +122,31 @@ pub fn sample(logits: &[f32], opts: &SamplingOptions, rng: &mut Rng) -> Result<u
     for (i, &p) in dist.iter().enumerate() {
         acc += p;
         if draw < acc {
-            return Ok(i as u32);
+            return Ok((i as u32, p));
         }
     }
     // Rounding: the cumulative sum can end a hair below 1.
-    Ok(dist.iter().rposition(|&p| p > 0.0).unwrap_or(0) as u32)
+    let last = dist.iter().rposition(|&p| p > 0.0).unwrap_or(0);
+    Ok((last as u32, dist[last]))
+}
+
+/// ln softmax(logits)[token] at temperature 1, in f64: the model's own log-probability of
+/// `token` (−∞ for a token out of range or a non-finite logit).
+pub fn log_probability(logits: &[f32], token: u32) -> f64 {
+    let max = logits.iter().copied().filter(|v| v.is_finite()).fold(f32::NEG_INFINITY, f32::max) as f64;
+    match logits.get(token as usize) {
+        Some(&v) if v.is_finite() && max.is_finite() => {
+            let sum: f64 = logits.iter().filter(|v| v.is_finite()).map(|&v| (v as f64 - max).exp()).sum();
+            (v as f64 - max) - sum.ln()
+        }
+        _ => f64::NEG_INFINITY,
+    }
+}
+
+/// `token`'s rank in `probs`, 1 = the most probable (ties: lower id first, as `top_n`).
+pub fn rank(probs: &[f32], token: u32) -> usize {
+    let Some(&p) = probs.get(token as usize) else { return probs.len() + 1 };
+    1 + probs.iter().enumerate().filter(|&(j, &q)| q.total_cmp(&p).then((token as usize).cmp(&j)).is_gt()).count()
 }
 
 /// The `n` most likely tokens as (id, probability), most likely first.

@@ -7,8 +7,15 @@
 //! cache), so a session can move to another backend mid-generation (`into_history`, then
 //! `Session::resume`): the new backend recomputes the context once and generation goes on
 //! with the same generator, so a fixed seed gives the same text on both backends.
+//!
+//! Each generated token is recorded with the choice it was made from (`branches::Step`), so a
+//! reader can go back to any step and take another token (`branch`), and a link's seed and
+//! choices make the same text again (`replay`). The KV cache can be switched off
+//! (`set_kv_cache`) to show what it saves: the tokens are the same.
 
 use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
 
 use crate::error::{ComputeError, Result};
 use crate::executor::{BackendKind, Executor};
@@ -18,9 +25,10 @@ use crate::runtime::{Fallback, Placed, Runtime};
 use crate::trace::{Clock, Trace, Traced};
 
 use super::config::DecoderConfig;
-use super::lens::{forward_with_lens, read_forward_with_lens, LensReading};
+use super::lens::{forward_with_lens, forward_with_strip, read_forward_with_lens, LensReading};
 use super::model::{forward, read_forward, KvCache};
-use super::sampling::{probabilities, sample, SamplingOptions};
+use super::branches::{sequence_log_probability, BranchSpec, Choice, Step};
+use super::sampling::{probabilities, sample_with_probability, sampling_distribution, SamplingOptions};
 use super::tokenizer::TokenCodec;
 use super::weights::DecoderWeights;
 
@@ -36,8 +44,9 @@ pub fn tokens_to_drop(len: usize, context: usize) -> usize {
     }
 }
 
-/// What the model has seen and predicts, whatever backend computes it.
-#[derive(Clone, Debug)]
+/// What the model has seen and predicts, whatever backend computes it: plain data (serde),
+/// so it can cross to and from a worker.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct History {
     /// Token ids in the window: the prompt's (what is left of it), then the generated ones.
     pub ids: Vec<u32>,
@@ -53,6 +62,13 @@ pub struct History {
     /// Per layer and head (index layer·nh + head), row i = position i's attention over
     /// positions 0..=i.
     pub attention: Vec<Vec<Vec<f32>>>,
+    /// Every generated token with the choice it was made from (`branches::Step`).
+    pub steps: Vec<Step>,
+    /// Positions the last forward pass ran (the prompt's at once, then 1 per token with the
+    /// KV cache, the whole window without it): the step-through of prefill and decode.
+    pub last_pass: usize,
+    /// A token the reader chose for the next step, taken instead of the drawn one.
+    choice: Option<u32>,
 }
 
 impl History {
@@ -80,6 +96,9 @@ impl History {
             rng: Rng::new(seed),
             logits: Vec::new(),
             attention: vec![Vec::new(); config.n_layers * config.n_heads],
+            steps: Vec::new(),
+            last_pass: 0,
+            choice: None,
         })
     }
 
@@ -88,6 +107,18 @@ impl History {
     pub fn reseed(&mut self, seed: u64) {
         self.seed = seed;
         self.rng = Rng::new(seed);
+    }
+
+    /// The log-probability of the generated tokens (`branches::sequence_log_probability`).
+    pub fn log_probability(&self) -> f64 {
+        sequence_log_probability(&self.steps)
+    }
+
+    /// The generation as a link describes it: `prompt` (the text the history started from),
+    /// its seed, `options`, and the reader's choices.
+    pub fn branch_spec(&self, prompt: &str, options: SamplingOptions) -> BranchSpec {
+        let choices = self.steps.iter().enumerate().filter(|(_, s)| s.chosen).map(|(step, s)| Choice { step, token: s.token }).collect();
+        BranchSpec { prompt: prompt.to_string(), seed: self.seed, options, choices, steps: self.steps.len() }
     }
 
     /// The next token's distribution at `temperature` (the bars the playground draws).
@@ -130,6 +161,9 @@ pub struct Session<T> {
     /// The weights on the host, for a session on a `Runtime` to go on on the CPU after a
     /// device failure (`keep_host_copy`).
     host: Option<Rc<DecoderWeights>>,
+    /// Whether passes reuse the keys and values cached (true) or recompute the whole window
+    /// at every token (false: what the cache saves, made visible).
+    kv_cache: bool,
 }
 
 /// What one resilient step of a session did (`Session::advance`).
@@ -141,6 +175,24 @@ pub struct Advanced {
     pub trace: Option<Trace>,
     /// Set when a device failure sent the session to the CPU during this step.
     pub fallback: Option<Fallback>,
+}
+
+/// What the KV cache holds after the last pass: the step-through of prefill and decode.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CacheState {
+    /// Whether the session generates with the cache.
+    pub on: bool,
+    /// Positions whose keys and values are kept for the next pass (0 without the cache: each
+    /// pass computes them all again).
+    pub positions: usize,
+    /// Positions the last pass ran: the whole prompt at once (prefill), then 1 per token with
+    /// the cache, the whole window without it.
+    pub last_pass: usize,
+    pub layers: usize,
+    /// Bytes of the kept keys and values, per layer (`DecoderConfig::kv_cache_bytes_per_layer`).
+    pub bytes_per_layer: usize,
+    /// Bytes reserved per layer: the whole context, allocated when the session starts.
+    pub reserved_per_layer: usize,
 }
 
 /// What `Session::generate` did.
@@ -169,13 +221,37 @@ impl<T: Clone> Session<T> {
     /// Goes on with `history` on `e`'s backend: the next `sync` recomputes the window there.
     pub fn resume<E: Executor<Tensor = T>>(e: &E, weights: Rc<DecoderWeights<T>>, history: History) -> Result<Session<T>> {
         let cache = KvCache::new(e, &weights.config)?;
-        Ok(Session { history, weights, cache, on: e.kind(), host: None })
+        Ok(Session { history, weights, cache, on: e.kind(), host: None, kv_cache: true })
     }
 
     /// Keeps `host`, the weights on the host, for a fallback to the CPU (`advance`).
     pub fn keep_host_copy(mut self, host: Rc<DecoderWeights>) -> Self {
         self.host = Some(host);
         self
+    }
+
+    /// Generates with the KV cache (the default) or without it: each pass then recomputes
+    /// the whole window from position 0. The tokens are the same either way.
+    pub fn set_kv_cache(&mut self, on: bool) {
+        self.kv_cache = on;
+    }
+
+    pub fn kv_cache(&self) -> bool {
+        self.kv_cache
+    }
+
+    /// What the cache holds now (`CacheState`).
+    pub fn cache_state(&self) -> CacheState {
+        let config = &self.weights.config;
+        let positions = if self.kv_cache { self.cache.len() } else { 0 };
+        CacheState {
+            on: self.kv_cache,
+            positions,
+            last_pass: self.history.last_pass,
+            layers: config.n_layers,
+            bytes_per_layer: config.kv_cache_bytes_per_layer(positions),
+            reserved_per_layer: config.kv_cache_bytes_per_layer(config.context),
+        }
     }
 
     /// Where the session computes now.
@@ -211,10 +287,13 @@ impl<T: Clone> Session<T> {
     /// logits and their attention rows: one forward pass, one readback. A no-op when the
     /// cache is up to date. On failure the cache is forgotten (the next sync recomputes).
     pub async fn sync<E: Executor<Tensor = T>>(&mut self, e: &E) -> Result<()> {
-        let from = self.cache.len();
-        if from == self.history.ids.len() && !self.history.logits.is_empty() {
+        if self.cache.len() == self.history.ids.len() && !self.history.logits.is_empty() {
             return Ok(());
         }
+        if !self.kv_cache {
+            self.cache.clear();
+        }
+        let from = self.cache.len();
         if from == 0 {
             for rows in &mut self.history.attention {
                 rows.clear();
@@ -241,6 +320,7 @@ impl<T: Clone> Session<T> {
             }
         }
         self.history.logits = out.logits.row(0);
+        self.history.last_pass = new_rows;
         Ok(())
     }
 
@@ -249,21 +329,124 @@ impl<T: Clone> Session<T> {
     /// head adds there. A pass of its own from position 0 on this backend, with a scratch
     /// cache (the session's cache is left as it is).
     pub async fn lens<E: Executor<Tensor = T>>(&self, e: &E, position: usize) -> Result<LensReading> {
+        self.lens_with::<E, false>(e, position).await
+    }
+
+    /// The lens at `position` as `lens` gives it, and the strip of where every position of
+    /// the window settles (`LensReading::strip`), from one pass over the whole window (its
+    /// position `position` is the same as a pass over `ids[..=position]`: attention is causal).
+    pub async fn lens_window<E: Executor<Tensor = T>>(&self, e: &E, position: usize) -> Result<LensReading> {
+        self.lens_with::<E, true>(e, position).await
+    }
+
+    /// The lens at `position`, with the strip when `EVERY` (a constant, so the playground's
+    /// plain lens carries no strip code in the wasm).
+    async fn lens_with<E: Executor<Tensor = T>, const EVERY: bool>(&self, e: &E, position: usize) -> Result<LensReading> {
         let ids = &self.history.ids;
         if position >= ids.len() {
             return Err(ComputeError::Invalid(format!("A posição {} não está no contexto.", position + 1)));
         }
         let mut scratch = KvCache::new(e, &self.weights.config)?;
-        let (pass, taps) = forward_with_lens(e, &self.weights, &ids[..=position], &mut scratch)?;
+        let (pass, taps) = if EVERY {
+            forward_with_strip(e, &self.weights, ids, &mut scratch, position)?
+        } else {
+            forward_with_lens(e, &self.weights, &ids[..=position], &mut scratch)?
+        };
         Ok(read_forward_with_lens(e, &pass, &taps).await?.1)
+    }
+
+    /// Takes `token` instead of the drawn one at the next step (the generator still draws).
+    pub fn choose(&mut self, token: u32) -> Result<()> {
+        if token as usize >= self.weights.config.vocab_size {
+            return Err(ComputeError::Invalid(format!("O token {token} não está no vocabulário.")));
+        }
+        self.history.choice = Some(token);
+        Ok(())
+    }
+
+    /// Goes back to just before generated step `step`: the prompt and the steps before it
+    /// stay, the generator is where that step drew, and the cache keeps what the pass behind
+    /// that step's logits started from, so the next pass is that pass again (the same logits,
+    /// bit for bit, on the backend that made them). Refused once the window has slid past it.
+    pub fn rewind(&mut self, step: usize) -> Result<()> {
+        let h = &mut self.history;
+        let Some(s) = h.steps.get(step) else {
+            return Err(ComputeError::Invalid(format!("O passo {} não foi gerado.", step + 1)));
+        };
+        if s.window_start != h.dropped || s.position < h.dropped + s.positions_run {
+            return Err(ComputeError::Invalid("A janela de contexto deslizou depois desse token: não dá mais para voltar a ele.".into()));
+        }
+        let at = s.position - h.dropped;
+        self.cache.truncate(at - s.positions_run);
+        h.rng = Rng::new(s.generator);
+        h.ids.truncate(at);
+        h.steps.truncate(step);
+        h.choice = None;
+        h.logits.clear();
+        for rows in &mut h.attention {
+            rows.truncate(self.cache.len());
+        }
+        Ok(())
+    }
+
+    /// A branch: back to step `step` (`rewind`), where `token` replaces the drawn one at the
+    /// next step; the steps that follow generate again with the same generator.
+    pub fn branch(&mut self, step: usize, token: u32) -> Result<()> {
+        self.rewind(step)?;
+        self.choose(token)
+    }
+
+    /// `branch`, then the chosen token and `after` more, with `opts`.
+    pub async fn branch_and_generate<E: Executor<Tensor = T>>(&mut self, e: &E, step: usize, token: u32, opts: &SamplingOptions, after: usize) -> Result<()> {
+        self.branch(step, token)?;
+        for _ in 0..=after {
+            self.step(e, opts).await?;
+        }
+        Ok(())
+    }
+
+    /// The text a link describes (`BranchSpec`): `spec.prompt` from `spec.seed`, `spec.steps`
+    /// tokens, the reader's choices at their steps.
+    pub async fn replay<E: Executor<Tensor = T>>(
+        e: &E,
+        weights: Rc<DecoderWeights<T>>,
+        tokenizer: &(impl TokenCodec + ?Sized),
+        spec: &BranchSpec,
+    ) -> Result<Session<T>> {
+        let mut session = Session::start(e, weights, tokenizer, &spec.prompt, spec.seed)?;
+        for step in 0..spec.steps {
+            if let Some(token) = spec.choice_at(step) {
+                session.choose(token)?;
+            }
+            session.step(e, &spec.options).await?;
+        }
+        Ok(session)
     }
 
     /// Samples the next token from the current logits with the session's generator, appends
     /// it (sliding the window if it is full) and runs the model on it. Returns the token.
+    /// A token the reader chose (`choose`, `branch`) is taken instead of the drawn one; the
+    /// generator draws all the same, so the draws after it are the original's. The step is
+    /// recorded in `History::steps`.
     pub async fn step<E: Executor<Tensor = T>>(&mut self, e: &E, opts: &SamplingOptions) -> Result<u32> {
         self.sync(e).await?;
         let h = &mut self.history;
-        let next = sample(&h.logits, opts, &mut h.rng)?;
+        let generator = h.rng.state();
+        let (drawn, drawn_probability) = sample_with_probability(&h.logits, opts, &mut h.rng)?;
+        let choice = h.choice.take();
+        let next = choice.unwrap_or(drawn);
+        let drawn_probability = match choice {
+            Some(token) => sampling_distribution(&h.logits, opts).get(token as usize).copied().unwrap_or(0.0),
+            None => drawn_probability,
+        };
+        let step = Step {
+            position: h.dropped + h.ids.len(),
+            positions_run: h.last_pass,
+            window_start: h.dropped,
+            generator,
+            ..Step::new(&h.logits, next, drawn_probability, choice.is_some())
+        };
+        h.steps.push(step);
         h.ids.push(next);
         let drop = tokens_to_drop(h.ids.len(), self.weights.config.context);
         if drop > 0 {
@@ -359,13 +542,22 @@ impl<G: Clone> Session<Placed<G>> {
     /// `lens` on `rt`, traced when `trace` gives a clock, with the same fallback as `advance`
     /// (the session moves to the CPU and reads it there).
     pub async fn lens_on<D: Executor<Tensor = G>>(&mut self, rt: &Runtime<'_, D>, position: usize, trace: Option<Clock<'_>>) -> Result<(LensReading, Advanced)> {
+        self.lens_on_with::<D, false>(rt, position, trace).await
+    }
+
+    /// `lens_window` on `rt`, as `lens_on`: the lens at `position` and the settle strip.
+    pub async fn lens_window_on<D: Executor<Tensor = G>>(&mut self, rt: &Runtime<'_, D>, position: usize, trace: Option<Clock<'_>>) -> Result<(LensReading, Advanced)> {
+        self.lens_on_with::<D, true>(rt, position, trace).await
+    }
+
+    async fn lens_on_with<D: Executor<Tensor = G>, const EVERY: bool>(&mut self, rt: &Runtime<'_, D>, position: usize, trace: Option<Clock<'_>>) -> Result<(LensReading, Advanced)> {
         let cpu = Runtime::<D>::Cpu;
         let rt = if self.on == BackendKind::Cpu { &cpu } else { rt };
-        match self.lens_traced(rt, position, trace).await {
+        match self.lens_traced::<D, EVERY>(rt, position, trace).await {
             Err(error) if error.is_gpu_failure() && rt.kind() != BackendKind::Cpu => {
                 let at = self.history.ids.len();
                 self.fall_back::<D>(&error)?;
-                let (reading, mut done) = self.lens_traced(&cpu, position, trace).await?;
+                let (reading, mut done) = self.lens_traced::<D, EVERY>(&cpu, position, trace).await?;
                 done.fallback = Some(Fallback { error, at, resumed_from: at });
                 Ok((reading, done))
             }
@@ -373,10 +565,10 @@ impl<G: Clone> Session<Placed<G>> {
         }
     }
 
-    async fn lens_traced<D: Executor<Tensor = G>>(&self, rt: &Runtime<'_, D>, position: usize, trace: Option<Clock<'_>>) -> Result<(LensReading, Advanced)> {
-        let Some(clock) = trace else { return Ok((self.lens(rt, position).await?, Advanced::default())) };
+    async fn lens_traced<D: Executor<Tensor = G>, const EVERY: bool>(&self, rt: &Runtime<'_, D>, position: usize, trace: Option<Clock<'_>>) -> Result<(LensReading, Advanced)> {
+        let Some(clock) = trace else { return Ok((self.lens_with::<_, EVERY>(rt, position).await?, Advanced::default())) };
         let tracer = Traced::new(rt, clock);
-        let reading = self.lens(&tracer, position).await?;
+        let reading = self.lens_with::<_, EVERY>(&tracer, position).await?;
         Ok((reading, Advanced { trace: Some(tracer.finish()), ..Advanced::default() }))
     }
 }

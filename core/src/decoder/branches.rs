@@ -1,0 +1,182 @@
+//! The choices a generation made, and the other paths it could have taken.
+//!
+//! Each generated token is a `Step`: the model's probability of it, its rank, the alternatives
+//! it had, and the generator's state before its draw. A branch replaces the token of one step
+//! by the reader's choice and generates again after it with the same settings; the generator
+//! still draws at the replaced step, so every later draw is the one the original made, and
+//! choosing the token that was drawn gives back the original text. A branch is therefore
+//! described by its seed, settings and choices (`BranchSpec`, what a link carries).
+//!
+//! Probabilities here are the model's own (softmax of the logits at temperature 1): a
+//! sequence's log-probability is the sum of its steps' ln p, whatever settings drew them (the
+//! distribution actually drawn from, after temperature, top-k and top-p, is `drawn_probability`).
+
+use serde::{Deserialize, Serialize};
+
+use super::sampling::{log_probability, probabilities, rank, top_n, SamplingOptions};
+
+/// How many alternatives each step keeps, most probable first.
+pub const ALTERNATIVES: usize = 10;
+
+/// One generated token and the choice it was made from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    /// Its position in the whole text (tokens that left the window counted).
+    pub position: usize,
+    pub token: u32,
+    /// Put there by the reader (a branch) instead of drawn.
+    pub chosen: bool,
+    /// The model's probability of it (temperature 1), and its natural log (f64, from the logits).
+    pub probability: f32,
+    pub log_probability: f64,
+    /// Its probability in the distribution it was drawn from (temperature, top-k, top-p; 1
+    /// when greedy; 0 for a chosen token the settings would not draw).
+    pub drawn_probability: f32,
+    /// Its rank in the model's distribution: 1 = the most probable.
+    pub rank: usize,
+    /// The `ALTERNATIVES` most probable tokens with the model's probabilities.
+    pub alternatives: Vec<(u32, f32)>,
+    /// Positions the forward pass behind these logits ran: the whole prompt at the first step
+    /// (prefill), 1 with the KV cache afterwards, the whole window without it or after a slide.
+    pub positions_run: usize,
+    /// Tokens that had left the window when it was drawn.
+    pub window_start: usize,
+    /// The generator's state before this step's draw (`Rng::new(generator)` draws it again).
+    pub generator: u64,
+}
+
+impl Step {
+    /// The record of `token` drawn (or chosen) from `logits`.
+    pub fn new(logits: &[f32], token: u32, drawn_probability: f32, chosen: bool) -> Step {
+        let probs = probabilities(logits, 1.0);
+        Step {
+            position: 0,
+            token,
+            chosen,
+            probability: probs.get(token as usize).copied().unwrap_or(0.0),
+            log_probability: log_probability(logits, token),
+            drawn_probability,
+            rank: rank(&probs, token),
+            alternatives: top_n(&probs, ALTERNATIVES),
+            positions_run: 0,
+            window_start: 0,
+            generator: 0,
+        }
+    }
+}
+
+/// The log-probability of a generated sequence: Σ ln p of its steps (the prompt is given).
+pub fn sequence_log_probability(steps: &[Step]) -> f64 {
+    steps.iter().map(|s| s.log_probability).sum()
+}
+
+/// The reader's choice: at generated step `step` (0 = the first token after the prompt), `token`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Choice {
+    pub step: usize,
+    pub token: u32,
+}
+
+/// A branch as a link carries it: the same prompt, seed and settings give the same text, the
+/// choices replacing the drawn tokens at their steps.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BranchSpec {
+    pub prompt: String,
+    pub seed: u64,
+    pub options: SamplingOptions,
+    /// At most one per step, in step order.
+    pub choices: Vec<Choice>,
+    /// Tokens generated in all.
+    pub steps: usize,
+}
+
+impl BranchSpec {
+    /// The choice at `step`, if the reader made one.
+    pub fn choice_at(&self, step: usize) -> Option<u32> {
+        self.choices.iter().find(|c| c.step == step).map(|c| c.token)
+    }
+
+    /// This branch with `choice` made: the choices before its step are kept, those after it
+    /// dropped (the text after the choice is generated again).
+    pub fn with_choice(&self, choice: Choice) -> BranchSpec {
+        let mut choices: Vec<Choice> = self.choices.iter().copied().filter(|c| c.step < choice.step).collect();
+        choices.push(choice);
+        BranchSpec { choices, ..self.clone() }
+    }
+}
+
+/// One path of the tree: how to make it again and what it made.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Branch {
+    pub spec: BranchSpec,
+    /// The branch it departs from (none for the first generation).
+    pub parent: Option<usize>,
+    /// The generated steps.
+    pub steps: Vec<Step>,
+}
+
+impl Branch {
+    pub fn log_probability(&self) -> f64 {
+        sequence_log_probability(&self.steps)
+    }
+
+    /// Where it departs from its parent: the last choice (its label in the tree).
+    pub fn departs_at(&self) -> Option<Choice> {
+        self.spec.choices.last().copied()
+    }
+}
+
+/// Every branch the reader made, in the order made; each can be returned to exactly.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BranchTree {
+    pub branches: Vec<Branch>,
+}
+
+impl BranchTree {
+    /// Adds a branch and returns its index.
+    pub fn add(&mut self, branch: Branch) -> usize {
+        self.branches.push(branch);
+        self.branches.len() - 1
+    }
+
+    /// The branches departing from `parent`, by index.
+    pub fn children(&self, parent: usize) -> Vec<usize> {
+        (0..self.branches.len()).filter(|&i| self.branches[i].parent == Some(parent)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_step_records_the_models_view_of_the_token() {
+        let logits = [2.0f32.ln(), 1.0f32.ln(), 0.5f32.ln(), 0.5f32.ln()]; // .5 .25 .125 .125
+        let s = Step::new(&logits, 3, 0.2, true);
+        assert!((s.probability - 0.125).abs() < 1e-6);
+        assert!((s.log_probability - 0.125f64.ln()).abs() < 1e-6, "logits in f32");
+        assert_eq!((s.rank, s.chosen, s.drawn_probability), (4, true, 0.2), "ties: the lower id ranks first");
+        assert_eq!(s.alternatives.iter().map(|a| a.0).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+        let other = Step::new(&logits, 0, 1.0, false);
+        assert!((sequence_log_probability(&[s, other]) - (0.125f64.ln() + 0.5f64.ln())).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_new_choice_keeps_the_earlier_ones_and_drops_the_later() {
+        let spec = BranchSpec {
+            prompt: "a".into(),
+            seed: 1,
+            options: SamplingOptions::default(),
+            choices: vec![Choice { step: 1, token: 5 }, Choice { step: 4, token: 6 }],
+            steps: 8,
+        };
+        let next = spec.with_choice(Choice { step: 3, token: 9 });
+        assert_eq!(next.choices, vec![Choice { step: 1, token: 5 }, Choice { step: 3, token: 9 }]);
+        assert_eq!((next.choice_at(3), next.choice_at(4)), (Some(9), None));
+        let mut tree = BranchTree::default();
+        let root = tree.add(Branch { spec, parent: None, steps: Vec::new() });
+        let child = tree.add(Branch { spec: next, parent: Some(root), steps: Vec::new() });
+        assert_eq!(tree.children(root), vec![child]);
+        assert_eq!(tree.branches[child].departs_at(), Some(Choice { step: 3, token: 9 }));
+    }
+}
