@@ -45,6 +45,14 @@ fn every_kernel_matches_its_cpu_twin() {
         Ok(checks) => {
             let worst = checks.iter().max_by(|a, b| a.rel_err.total_cmp(&b.rel_err)).unwrap();
             eprintln!("{} checks passed; worst {:e} ({})", checks.len(), worst.rel_err, worst.what);
+            // The worst of each op (a check's first word names it).
+            let mut per_op = std::collections::BTreeMap::<&str, f32>::new();
+            for c in &checks {
+                let op = c.what.split(' ').next().unwrap_or("");
+                let worst = per_op.entry(op).or_insert(0.0);
+                *worst = worst.max(c.rel_err);
+            }
+            eprintln!("worst per op: {per_op:?}");
         }
         Err(failures) => panic!("{} kernel checks failed:\n{}", failures.len(), failures.join("\n")),
     }

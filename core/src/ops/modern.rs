@@ -9,7 +9,7 @@
 //! (head h owns columns h·d_h … (h+1)·d_h), as the decoder lays out Q, K and V.
 
 use crate::error::{ComputeError, Result};
-use crate::matrix::Matrix;
+use crate::matrix::{Dims, Matrix};
 use crate::ops::backward::same_shape;
 
 /// RoPE's base: the rotation of pair i turns by θ^(−2i/d_h) per position (Llama's 10 000).
@@ -22,13 +22,18 @@ pub fn rope_angle(position: usize, pair: usize, head_width: usize, theta: f32) -
     (position as f64 * frequency) as f32
 }
 
-fn check_heads(x: &Matrix, heads: usize, what: &str) -> Result<usize> {
-    if heads == 0 || x.cols() % heads != 0 {
-        return Err(ComputeError::Invalid(format!("{what}: a largura {} não se divide em {heads} cabeças iguais.", x.cols())));
+/// RoPE's shape rule, on dims (the op table applies it too): `heads` heads of an even width
+/// d_h, and a base θ > 1 (θ ≤ 1 would not slow the turns down pair after pair). Returns d_h.
+pub fn check_rope_dims(x: Dims, heads: usize, theta: f32) -> Result<usize> {
+    if heads == 0 || x.1 % heads != 0 {
+        return Err(ComputeError::Invalid(format!("RoPE: a largura {} não se divide em {heads} cabeças iguais.", x.1)));
     }
-    let width = x.cols() / heads;
+    let width = x.1 / heads;
     if width % 2 != 0 {
-        return Err(ComputeError::Invalid(format!("{what}: cada cabeça precisa de largura par para girar em pares (d_h = {width}).")));
+        return Err(ComputeError::Invalid(format!("RoPE: cada cabeça precisa de largura par para girar em pares (d_h = {width}).")));
+    }
+    if !(theta.is_finite() && theta > 1.0) {
+        return Err(ComputeError::Invalid(format!("RoPE: a base θ precisa ser finita e maior que 1, não {theta}.")));
     }
     Ok(width)
 }
@@ -36,7 +41,7 @@ fn check_heads(x: &Matrix, heads: usize, what: &str) -> Result<usize> {
 /// Turns each pair (2i, 2i+1) of every head of X (t, heads·d_h) by the angle of its row's
 /// position (`first_position` + row) times ω_i = θ^(−2i/d_h); `sign` −1 turns back.
 fn rotate(x: &Matrix, heads: usize, theta: f32, first_position: usize, sign: f32) -> Result<Matrix> {
-    let width = check_heads(x, heads, "RoPE")?;
+    let width = check_rope_dims(x.shape(), heads, theta)?;
     let cols = x.cols();
     let mut out = x.as_slice().to_vec();
     for (row, values) in out.chunks_exact_mut(cols.max(1)).enumerate() {
@@ -64,9 +69,10 @@ pub fn rope_backward(dy: &Matrix, heads: usize, theta: f32, first_position: usiz
     rotate(dy, heads, theta, first_position, -1.0)
 }
 
-fn check_gamma(x: &Matrix, gamma: &Matrix) -> Result<()> {
-    if gamma.shape() != (1, x.cols()) {
-        return Err(ComputeError::Shape { op: "RMSNorm γ", left: x.shape(), right: gamma.shape() });
+/// RMSNorm's shape rule, on dims: γ is one row of X's width.
+pub fn check_rms_norm_dims(x: Dims, gamma: Dims) -> Result<()> {
+    if gamma != (1, x.1) {
+        return Err(ComputeError::Shape { op: "RMSNorm γ", left: x, right: gamma });
     }
     Ok(())
 }
@@ -80,7 +86,7 @@ fn inverse_rms(row: &[f32], eps: f32) -> f32 {
 /// Y = γ ⊙ x / √(mean(x²) + ε), row by row: the size of a vector is normalised, its mean is
 /// kept (layer norm also subtracts the mean and adds β).
 pub fn rms_norm(x: &Matrix, gamma: &Matrix, eps: f32) -> Result<Matrix> {
-    check_gamma(x, gamma)?;
+    check_rms_norm_dims(x.shape(), gamma.shape())?;
     let cols = x.cols();
     let mut out = x.as_slice().to_vec();
     for row in out.chunks_exact_mut(cols.max(1)) {
@@ -103,7 +109,7 @@ pub struct RmsNormGrads {
 /// Through Y = γ ⊙ x·r, r = 1/√(mean(x²) + ε): with g = dY ⊙ γ and n = d,
 /// dX = r·g − x·r³·(g·x)/n, dγ = Σ_rows dY ⊙ x·r.
 pub fn rms_norm_backward(x: &Matrix, gamma: &Matrix, dy: &Matrix, eps: f32) -> Result<RmsNormGrads> {
-    check_gamma(x, gamma)?;
+    check_rms_norm_dims(x.shape(), gamma.shape())?;
     same_shape("RMSNorm dY", x, dy)?;
     let cols = x.cols();
     let n = cols.max(1) as f32;
@@ -165,15 +171,29 @@ pub fn group_size(n_heads: usize, n_kv_heads: usize) -> Result<usize> {
     Ok(n_heads / n_kv_heads)
 }
 
+/// `repeat_kv`'s shape rule, on dims: X (t, n_kv·d_h) → (t, n_heads·d_h). Returns (g, d_h).
+pub fn check_repeat_kv_dims(x: Dims, n_heads: usize, n_kv_heads: usize) -> Result<(usize, usize)> {
+    let group = group_size(n_heads, n_kv_heads)?;
+    if x.1 % n_kv_heads != 0 {
+        return Err(ComputeError::Invalid(format!("A largura {} não se divide em {n_kv_heads} cabeças de K e V.", x.1)));
+    }
+    Ok((group, x.1 / n_kv_heads))
+}
+
+/// `repeat_kv_backward`'s shape rule, on dims: dY (t, n_heads·d_h) → (t, n_kv·d_h). Returns (g, d_h).
+pub fn check_repeat_kv_backward_dims(dy: Dims, n_heads: usize, n_kv_heads: usize) -> Result<(usize, usize)> {
+    let group = group_size(n_heads, n_kv_heads)?;
+    if dy.1 % n_heads != 0 {
+        return Err(ComputeError::Invalid(format!("A largura {} não se divide em {n_heads} cabeças.", dy.1)));
+    }
+    Ok((group, dy.1 / n_heads))
+}
+
 /// GQA: K or V (t, n_kv·d_h) widened to (t, n_heads·d_h), kv head j repeated for Q heads
 /// j·g … (j+1)·g − 1 (g = n_heads / n_kv), so the attention of multi-head runs unchanged.
 /// n_kv = n_heads is multi-head attention (a copy); n_kv = 1 is MQA.
 pub fn repeat_kv(x: &Matrix, n_heads: usize, n_kv_heads: usize) -> Result<Matrix> {
-    let group = group_size(n_heads, n_kv_heads)?;
-    if x.cols() % n_kv_heads != 0 {
-        return Err(ComputeError::Invalid(format!("A largura {} não se divide em {n_kv_heads} cabeças de K e V.", x.cols())));
-    }
-    let width = x.cols() / n_kv_heads;
+    let (group, width) = check_repeat_kv_dims(x.shape(), n_heads, n_kv_heads)?;
     let mut out = Vec::with_capacity(x.rows() * width * n_heads);
     for row in x.as_slice().chunks_exact(x.cols().max(1)) {
         for head in 0..n_heads {
@@ -186,11 +206,7 @@ pub fn repeat_kv(x: &Matrix, n_heads: usize, n_kv_heads: usize) -> Result<Matrix
 
 /// Through `repeat_kv`: each kv head's gradient is the sum over the Q heads of its group.
 pub fn repeat_kv_backward(dy: &Matrix, n_heads: usize, n_kv_heads: usize) -> Result<Matrix> {
-    let group = group_size(n_heads, n_kv_heads)?;
-    if dy.cols() % n_heads != 0 {
-        return Err(ComputeError::Invalid(format!("A largura {} não se divide em {n_heads} cabeças.", dy.cols())));
-    }
-    let width = dy.cols() / n_heads;
+    let (group, width) = check_repeat_kv_backward_dims(dy.shape(), n_heads, n_kv_heads)?;
     let mut out = vec![0.0f32; dy.rows() * width * n_kv_heads];
     for (row, grads) in dy.as_slice().chunks_exact(dy.cols().max(1)).zip(out.chunks_exact_mut((width * n_kv_heads).max(1))) {
         for head in 0..n_heads {
@@ -228,6 +244,7 @@ mod tests {
         let z = rope(&x, 1, ROPE_THETA, 5).unwrap();
         assert!((z.get(1, 0) - 6f32.cos()).abs() < 1e-6);
         assert!(rope(&m(1, 3, &[0.0; 3]), 1, ROPE_THETA, 0).is_err());
+        assert!(rope(&x, 1, 1.0, 0).is_err() && rope(&x, 1, f32::NAN, 0).is_err());
     }
 
     #[test]
