@@ -12,6 +12,7 @@ use crate::error::Result;
 use crate::matrix::{Dims, Matrix};
 use crate::op::{ids_tensor, Op};
 use crate::ops::adamw::{self, AdamWStep};
+use crate::ops::modern::RopePositions;
 use crate::ops::{self, SoftmaxOptions};
 
 /// Which hardware ran a computation; shown in the footer badge and on `<html data-backend>`.
@@ -234,13 +235,13 @@ pub trait Executor {
 
     // The modern block (issue 41): `core::ops::modern`'s ops and their gradients.
 
-    /// RoPE on Q or K (t, heads·d_h), row r at position `first_position` + r.
-    fn rope(&self, x: &Self::Tensor, heads: usize, theta: f32, first_position: usize) -> Result<Self::Tensor> {
-        single(self.apply(Op::Rope { heads, theta, first_position }, &[x]))
+    /// RoPE on Q or K (B·t, heads·d_h), a sequence's row r at position `at.first` + r.
+    fn rope(&self, x: &Self::Tensor, heads: usize, theta: f32, at: RopePositions) -> Result<Self::Tensor> {
+        single(self.apply(Op::Rope { heads, theta, at }, &[x]))
     }
     /// dX of `rope` with the same parameters: dY turned back.
-    fn rope_backward(&self, dy: &Self::Tensor, heads: usize, theta: f32, first_position: usize) -> Result<Self::Tensor> {
-        single(self.apply(Op::RopeBackward { heads, theta, first_position }, &[dy]))
+    fn rope_backward(&self, dy: &Self::Tensor, heads: usize, theta: f32, at: RopePositions) -> Result<Self::Tensor> {
+        single(self.apply(Op::RopeBackward { heads, theta, at }, &[dy]))
     }
     /// γ ⊙ x / √(mean(x²) + ε), row by row.
     fn rms_norm(&self, x: &Self::Tensor, gamma: &Self::Tensor, eps: f32) -> Result<Self::Tensor> {

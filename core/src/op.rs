@@ -14,7 +14,8 @@
 use crate::error::{ComputeError, Result};
 use crate::format::format_pt_short;
 use crate::matrix::Matrix;
-use crate::ops::{self, adamw, backward, modern, SoftmaxOptions};
+use crate::ops::modern::{self, RopePositions};
+use crate::ops::{self, adamw, backward, SoftmaxOptions};
 
 /// The op table speaks in dims; the type lives with `Matrix` (the layer below).
 pub use crate::matrix::Dims;
@@ -189,7 +190,7 @@ impl OpKind {
             OpKind::AdamW => spec!("adamw", "um passo do AdamW em θ, m, v, no lugar", "core::ops::adamw::adamw", 5, 0),
             OpKind::Rope => spec!(
                 "rope",
-                "gira cada par (2i, 2i+1) de cada cabeça pelo ângulo da posição da linha, p·θ^(−2i/d_h)",
+                "gira cada par (2i, 2i+1) de cada cabeça pelo ângulo da posição p da linha na sua sequência, p·θ^(−2i/d_h)",
                 "core::ops::modern::rope",
                 1,
                 1
@@ -287,10 +288,10 @@ pub enum Op {
     CrossEntropy,
     /// acc (1,1), G → acc + Σ g² (1,1).
     SumSquares,
-    /// Q or K (t, heads·d_h), row r at position `first_position` + r; θ the base.
-    Rope { heads: usize, theta: f32, first_position: usize },
+    /// Q or K (B·t, heads·d_h), a sequence's row r at position `at.first` + r; θ the base.
+    Rope { heads: usize, theta: f32, at: RopePositions },
     /// dY of `Rope` with the same parameters → dX.
-    RopeBackward { heads: usize, theta: f32, first_position: usize },
+    RopeBackward { heads: usize, theta: f32, at: RopePositions },
     /// X, γ (1,d).
     RmsNorm { eps: f32 },
     /// X, γ (1,d), dY → dX, dγ.
@@ -349,10 +350,13 @@ impl Op {
             Op::LayerNorm { eps } | Op::LayerNormBackward { eps } | Op::RmsNorm { eps } | Op::RmsNormBackward { eps } => {
                 format!("ε = {}", format_eps(eps))
             }
-            Op::Rope { heads, theta, first_position } | Op::RopeBackward { heads, theta, first_position } => {
+            Op::Rope { heads, theta, at } | Op::RopeBackward { heads, theta, at } => {
                 let mut text = format!("{heads} {}, θ = {}", if heads == 1 { "cabeça" } else { "cabeças" }, format_pt_short(theta, 4));
-                if first_position > 0 {
-                    text.push_str(&format!(", da posição {first_position}"));
+                if at.first > 0 {
+                    text.push_str(&format!(", da posição {}", at.first));
+                }
+                if at.sequences > 1 {
+                    text.push_str(&format!(", {} sequências", at.sequences));
                 }
                 text
             }
@@ -456,8 +460,8 @@ impl Op {
                 same_dims("Σ g²: acumulado", a, (1, 1))?;
                 vec![(1, 1)]
             }
-            Op::Rope { heads, theta, .. } | Op::RopeBackward { heads, theta, .. } => {
-                modern::check_rope_dims(a, heads, theta)?;
+            Op::Rope { heads, theta, at } | Op::RopeBackward { heads, theta, at } => {
+                modern::check_rope_dims(a, heads, theta, at.sequences)?;
                 vec![a]
             }
             Op::RmsNorm { .. } => {
@@ -532,8 +536,8 @@ impl Op {
                 vec![Matrix::from_vec(1, 1, vec![ce.loss])?, ce.dlogits]
             }
             Op::SumSquares => vec![adamw::sum_squares(a, inputs[1])?],
-            Op::Rope { heads, theta, first_position } => vec![modern::rope(a, heads, theta, first_position)?],
-            Op::RopeBackward { heads, theta, first_position } => vec![modern::rope_backward(a, heads, theta, first_position)?],
+            Op::Rope { heads, theta, at } => vec![modern::rope(a, heads, theta, at)?],
+            Op::RopeBackward { heads, theta, at } => vec![modern::rope_backward(a, heads, theta, at)?],
             Op::RmsNorm { eps } => vec![modern::rms_norm(a, inputs[1], eps)?],
             Op::RmsNormBackward { eps } => {
                 let g = modern::rms_norm_backward(a, inputs[1], inputs[2], eps)?;
@@ -688,10 +692,11 @@ mod tests {
         assert_eq!(Op::CrossEntropy.output_dims(&[(6, 10), (1, 6)]).unwrap(), vec![(1, 1), (6, 10)]);
         assert!(Op::CrossEntropy.output_dims(&[(6, 10), (1, 5)]).is_err());
         assert!(Op::SumSquares.output_dims(&[(1, 2), (3, 3)]).is_err());
-        let rope = Op::Rope { heads: 2, theta: 10_000.0, first_position: 3 };
+        let rope = Op::Rope { heads: 2, theta: 10_000.0, at: RopePositions::from(3) };
         assert_eq!(rope.output_dims(&[(5, 8)]).unwrap(), vec![(5, 8)]);
         assert!(rope.output_dims(&[(5, 6)]).is_err(), "heads of odd width");
-        assert!(Op::RopeBackward { heads: 2, theta: 0.5, first_position: 0 }.output_dims(&[(5, 8)]).is_err());
+        assert!(Op::RopeBackward { heads: 2, theta: 0.5, at: RopePositions::from(0) }.output_dims(&[(5, 8)]).is_err());
+        assert!(Op::Rope { heads: 2, theta: 10_000.0, at: RopePositions::batch(2) }.output_dims(&[(5, 8)]).is_err(), "5 rows in 2 sequences");
         assert_eq!(Op::RmsNormBackward { eps: 1e-5 }.output_dims(&[(4, 3), (1, 3), (4, 3)]).unwrap(), vec![(4, 3), (1, 3)]);
         assert!(Op::RmsNorm { eps: 1e-5 }.output_dims(&[(4, 3), (1, 4)]).is_err());
         assert_eq!(Op::SwigluBackward.output_dims(&[(4, 6), (4, 6), (4, 6)]).unwrap(), vec![(4, 6), (4, 6)]);
@@ -719,7 +724,8 @@ mod tests {
         assert_eq!(Op::Relu.params_text(), "");
         assert_eq!(Op::AttentionBackward { heads: 4, sequences: 16 }.params_text(), "4 cabeças, causal, 16 sequências");
         assert_eq!(Op::EmbeddingBackward { vocab: 99 }.params_text(), "V = 99");
-        assert_eq!(Op::Rope { heads: 4, theta: 10_000.0, first_position: 12 }.params_text(), "4 cabeças, θ = 10000, da posição 12");
+        assert_eq!(Op::Rope { heads: 4, theta: 10_000.0, at: RopePositions::from(12) }.params_text(), "4 cabeças, θ = 10000, da posição 12");
+        assert_eq!(Op::RopeBackward { heads: 1, theta: 500.0, at: RopePositions::batch(8) }.params_text(), "1 cabeça, θ = 500, 8 sequências");
         assert_eq!(Op::RepeatKv { heads: 8, kv_heads: 2 }.params_text(), "8 cabeças de Q, 2 de K e V");
     }
 

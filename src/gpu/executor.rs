@@ -9,6 +9,7 @@ use crate::core::Matrix;
 
 use crate::core::error::ComputeError;
 use crate::core::ops::adamw::AdamWStep;
+use crate::core::ops::modern;
 
 use super::kernels::{
     AdamWParams, AddParams, AttentionBackwardParams, AttentionParams, CrossEntropyParams, ElementwiseParams, EmbeddingParams, KernelId,
@@ -199,18 +200,20 @@ impl Executor for GpuContext {
                 let params = ElementwiseParams { len: len(dims[1]), ..Default::default() };
                 self.dispatch(KernelId::SumSquares, &params, &bound, [1, 1, 1])?;
             }
-            Op::Rope { heads, theta, first_position } | Op::RopeBackward { heads, theta, first_position } => {
+            Op::Rope { heads, theta, at } | Op::RopeBackward { heads, theta, at } => {
+                // The angles' cosines and sines as the CPU computes them, uploaded; one
+                // invocation per pair.
+                let (t, width) = (a.0 / at.sequences, a.1 / heads);
+                let turns = self.upload(&modern::rope_table(at.first, t, width, theta))?;
                 let params = RopeParams {
                     rows: a.0 as u32,
                     cols: a.1 as u32,
-                    width: (a.1 / heads) as u32,
-                    first_position: first_position as u32,
-                    theta,
+                    width: width as u32,
+                    sequence_rows: t as u32,
                     sign: if matches!(op, Op::Rope { .. }) { 1.0 } else { -1.0 },
                     ..Default::default()
                 };
-                // One invocation per pair.
-                self.dispatch(KernelId::Rope, &params, &bound, grid_1d((len(a) as usize / 2).div_ceil(256)))?;
+                self.dispatch(KernelId::Rope, &params, &[inputs[0], &turns, &outs[0]], grid_1d((len(a) as usize / 2).div_ceil(256)))?;
             }
             Op::RmsNorm { eps } => {
                 let params = LayerNormParams { rows: a.0 as u32, cols: a.1 as u32, eps, ..Default::default() };

@@ -354,20 +354,18 @@ kernels! {
     },
     /// RoPE and its backward pass (the same rotation turned back: `sign` −1).
     Rope {
-        file: "rope", bindings: (1, 1), shared: [], runs: [Rope, RopeBackward],
+        file: "rope", bindings: (2, 1), shared: [], runs: [Rope, RopeBackward],
         params: RopeParams {
             //! Q or K (rows, cols), heads of `width` columns, turned in pairs.
             rows: u32,
             cols: u32,
             /// d_h
             width: u32,
-            /// the position of row 0
-            first_position: u32,
-            /// θ
-            theta: f32,
+            /// t: rows per sequence (B sequences stacked in the rows)
+            sequence_rows: u32,
             /// +1 forward, −1 backward
             sign: f32,
-            _pad0: u32, _pad1: u32,
+            _pad0: u32, _pad1: u32, _pad2: u32,
         },
     },
     RmsNorm { file: "rms_norm", bindings: (2, 1), shared: [RMS_NORM, REDUCTIONS], runs: [RmsNorm], params: LayerNormParams },

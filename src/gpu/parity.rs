@@ -5,7 +5,8 @@
 use crate::core::executor::{Cpu, Executor};
 use crate::core::op::{Op, OpKind};
 use crate::core::ops::adamw as optim;
-use crate::core::ops::{self, backward, modern, SoftmaxOptions};
+use crate::core::ops::modern::{self, RopePositions};
+use crate::core::ops::{self, backward, SoftmaxOptions};
 use crate::core::rng::Rng;
 use crate::core::Matrix;
 
@@ -284,25 +285,23 @@ async fn training_kernels(gpu: &GpuContext, rng: &mut Rng, r: &mut Report) {
 /// The modern block's kernels (RoPE, RMSNorm, SwiGLU, GQA's repeated K and V), forward and
 /// backward, against their CPU twins in `core::ops::modern`.
 async fn modern_kernels(gpu: &GpuContext, rng: &mut Rng, r: &mut Report, large: bool) {
-    // (rows, heads, d_h, first position): one pair, several heads, a cache's later rows, and
-    // more pairs than a workgroup has invocations.
-    let mut rope_cases = vec![(1, 1, 2, 0), (5, 2, 4, 3), (17, 3, 8, 0), (70, 4, 16, 9), (33, 2, 64, 120)];
+    // (rows, heads, d_h, first position, sequences): one pair, several heads, a cache's later
+    // rows, more pairs than a workgroup has invocations, and training batches.
+    let mut rope_cases = vec![(1, 1, 2, 0, 1), (5, 2, 4, 3, 1), (17, 3, 8, 0, 1), (70, 4, 16, 9, 1), (33, 2, 64, 120, 1), (64, 2, 8, 0, 8)];
     if large {
-        rope_cases.push((256, 4, 32, 0));
+        rope_cases.push((256, 4, 32, 0, 1));
+        rope_cases.push((1024, 6, 32, 0, 16));
     }
-    for (t, heads, width, first_position) in rope_cases {
-        let theta = if t == 17 { 500.0 } else { modern::ROPE_THETA };
-        let (x, dy) = (rng.matrix(t, heads * width, -1.0, 1.0), rng.matrix(t, heads * width, -1.0, 1.0));
-        let what = format!("t={t} h={heads} d_h={width} θ={theta} da posição {first_position}");
-        r.compare(
-            format!("rope {what}"),
-            on_gpu(gpu, Op::Rope { heads, theta, first_position }, &[&x]).await,
-            &modern::rope(&x, heads, theta, first_position).unwrap(),
-        );
+    for (rows, heads, width, first, sequences) in rope_cases {
+        let theta = if rows == 17 { 500.0 } else { modern::ROPE_THETA };
+        let at = RopePositions { first, sequences };
+        let (x, dy) = (rng.matrix(rows, heads * width, -1.0, 1.0), rng.matrix(rows, heads * width, -1.0, 1.0));
+        let what = format!("{rows} linhas em {sequences} sequências, h={heads} d_h={width} θ={theta} da posição {first}");
+        r.compare(format!("rope {what}"), on_gpu(gpu, Op::Rope { heads, theta, at }, &[&x]).await, &modern::rope(&x, heads, theta, at).unwrap());
         r.compare(
             format!("rope_backward {what}"),
-            on_gpu(gpu, Op::RopeBackward { heads, theta, first_position }, &[&dy]).await,
-            &modern::rope_backward(&dy, heads, theta, first_position).unwrap(),
+            on_gpu(gpu, Op::RopeBackward { heads, theta, at }, &[&dy]).await,
+            &modern::rope_backward(&dy, heads, theta, at).unwrap(),
         );
     }
 

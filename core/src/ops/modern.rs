@@ -23,8 +23,12 @@ pub fn rope_angle(position: usize, pair: usize, head_width: usize, theta: f32) -
 }
 
 /// RoPE's shape rule, on dims (the op table applies it too): `heads` heads of an even width
-/// d_h, and a base θ > 1 (θ ≤ 1 would not slow the turns down pair after pair). Returns d_h.
-pub fn check_rope_dims(x: Dims, heads: usize, theta: f32) -> Result<usize> {
+/// d_h, rows that split into `sequences` equal sequences, and a base θ > 1 (θ ≤ 1 would not
+/// slow the turns down pair after pair). Returns d_h.
+pub fn check_rope_dims(x: Dims, heads: usize, theta: f32, sequences: usize) -> Result<usize> {
+    if sequences == 0 || x.0 % sequences != 0 {
+        return Err(ComputeError::Invalid(format!("RoPE: {} linhas não se dividem em {sequences} sequências iguais.", x.0)));
+    }
     if heads == 0 || x.1 % heads != 0 {
         return Err(ComputeError::Invalid(format!("RoPE: a largura {} não se divide em {heads} cabeças iguais.", x.1)));
     }
@@ -38,15 +42,40 @@ pub fn check_rope_dims(x: Dims, heads: usize, theta: f32) -> Result<usize> {
     Ok(width)
 }
 
-/// Turns each pair (2i, 2i+1) of every head of X (t, heads·d_h) by the angle of its row's
-/// position (`first_position` + row) times ω_i = θ^(−2i/d_h); `sign` −1 turns back.
-fn rotate(x: &Matrix, heads: usize, theta: f32, first_position: usize, sign: f32) -> Result<Matrix> {
-    let width = check_rope_dims(x.shape(), heads, theta)?;
+/// Where RoPE puts a row and turns it: the sequences stacked in the rows and the first one's
+/// position (the rows a KV cache already holds; 0 in training).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RopePositions {
+    /// Position of each sequence's first row.
+    pub first: usize,
+    /// B sequences of equal length stacked in the rows: row r is at `first` + r mod (rows / B).
+    pub sequences: usize,
+}
+
+impl RopePositions {
+    /// One sequence whose first row is at `first` (a decoder's new rows after a cache).
+    pub fn from(first: usize) -> Self {
+        RopePositions { first, sequences: 1 }
+    }
+
+    /// B sequences each starting at position 0 (a training batch).
+    pub fn batch(sequences: usize) -> Self {
+        RopePositions { first: 0, sequences }
+    }
+}
+
+/// Turns each pair (2i, 2i+1) of every head of X (B·t, heads·d_h) by the angle of its row's
+/// position (`first` + row mod t) times ω_i = θ^(−2i/d_h); `sign` −1 turns back.
+fn rotate(x: &Matrix, heads: usize, theta: f32, at: RopePositions, sign: f32) -> Result<Matrix> {
+    let width = check_rope_dims(x.shape(), heads, theta, at.sequences)?;
     let cols = x.cols();
+    let t = (x.rows() / at.sequences).max(1);
+    let table = rope_table(at.first, t, width, theta);
     let mut out = x.as_slice().to_vec();
     for (row, values) in out.chunks_exact_mut(cols.max(1)).enumerate() {
+        let turns = &table.as_slice()[(row % t) * width..(row % t + 1) * width];
         for pair in 0..width / 2 {
-            let (sin, cos) = (sign * rope_angle(first_position + row, pair, width, theta)).sin_cos();
+            let (cos, sin) = (turns[2 * pair], sign * turns[2 * pair + 1]);
             for head in 0..heads {
                 let i = head * width + 2 * pair;
                 let (a, b) = (values[i], values[i + 1]);
@@ -58,15 +87,31 @@ fn rotate(x: &Matrix, heads: usize, theta: f32, first_position: usize, sign: f32
     Matrix::from_vec(x.rows(), cols, out)
 }
 
-/// RoPE on Q or K (t, heads·d_h), row r at position `first_position` + r (a KV cache's new rows
-/// start past the cached ones). The pairs are adjacent columns (2i, 2i+1), candle's `rope_i`.
-pub fn rope(x: &Matrix, heads: usize, theta: f32, first_position: usize) -> Result<Matrix> {
-    rotate(x, heads, theta, first_position, 1.0)
+/// The cosines and sines a rotation uses: row k for position `first` + k (k < `positions`),
+/// columns (cos, sin) of each pair's angle, for a head `head_width` wide. Both backends read
+/// this one table (the GPU's as a buffer): a WebGPU implementation may approximate `sin`,
+/// `cos` and `pow` (SwiftShader's were 1e-4 off), and RoPE is only as exact as its angles.
+pub fn rope_table(first: usize, positions: usize, head_width: usize, theta: f32) -> Matrix {
+    let mut values = Vec::with_capacity(positions * head_width);
+    for position in first..first + positions {
+        for pair in 0..head_width / 2 {
+            let (sin, cos) = rope_angle(position, pair, head_width, theta).sin_cos();
+            values.extend([cos, sin]);
+        }
+    }
+    Matrix::from_vec(positions, head_width, values).expect("positions × head_width values")
+}
+
+/// RoPE on Q or K (B·t, heads·d_h), row r of a sequence at position `at.first` + r (a KV
+/// cache's new rows start past the cached ones; a training batch's sequences each at 0). The
+/// pairs are adjacent columns (2i, 2i+1), candle's `rope_i`.
+pub fn rope(x: &Matrix, heads: usize, theta: f32, at: RopePositions) -> Result<Matrix> {
+    rotate(x, heads, theta, at, 1.0)
 }
 
 /// Through Y = RoPE(X): a rotation's inverse is its transpose, so dX turns dY back.
-pub fn rope_backward(dy: &Matrix, heads: usize, theta: f32, first_position: usize) -> Result<Matrix> {
-    rotate(dy, heads, theta, first_position, -1.0)
+pub fn rope_backward(dy: &Matrix, heads: usize, theta: f32, at: RopePositions) -> Result<Matrix> {
+    rotate(dy, heads, theta, at, -1.0)
 }
 
 /// RMSNorm's shape rule, on dims: γ is one row of X's width.
@@ -237,14 +282,17 @@ mod tests {
     fn rope_turns_each_pair_by_its_position() {
         // One head of width 2: pair 0 turns by p radians (ω₀ = 1).
         let x = m(2, 2, &[1.0, 0.0, 1.0, 0.0]);
-        let y = rope(&x, 1, ROPE_THETA, 0).unwrap();
+        let y = rope(&x, 1, ROPE_THETA, RopePositions::from(0)).unwrap();
         assert_eq!(y.row(0), vec![1.0, 0.0]);
         assert!((y.get(1, 0) - 1f32.cos()).abs() < 1e-7 && (y.get(1, 1) - 1f32.sin()).abs() < 1e-7);
         // The second row of a cache's new rows at position 5 turns by 6.
-        let z = rope(&x, 1, ROPE_THETA, 5).unwrap();
+        let z = rope(&x, 1, ROPE_THETA, RopePositions::from(5)).unwrap();
         assert!((z.get(1, 0) - 6f32.cos()).abs() < 1e-6);
-        assert!(rope(&m(1, 3, &[0.0; 3]), 1, ROPE_THETA, 0).is_err());
-        assert!(rope(&x, 1, 1.0, 0).is_err() && rope(&x, 1, f32::NAN, 0).is_err());
+        // Two sequences of one row: both rows at position 0, unturned.
+        assert_eq!(rope(&x, 1, ROPE_THETA, RopePositions::batch(2)).unwrap(), x);
+        assert!(rope(&m(1, 3, &[0.0; 3]), 1, ROPE_THETA, RopePositions::from(0)).is_err());
+        assert!(rope(&x, 1, 1.0, RopePositions::from(0)).is_err() && rope(&x, 1, f32::NAN, RopePositions::from(0)).is_err());
+        assert!(rope(&m(3, 2, &[0.0; 6]), 1, ROPE_THETA, RopePositions::batch(2)).is_err(), "3 rows in 2 sequences");
     }
 
     #[test]
