@@ -45,6 +45,14 @@ fn every_kernel_matches_its_cpu_twin() {
         Ok(checks) => {
             let worst = checks.iter().max_by(|a, b| a.rel_err.total_cmp(&b.rel_err)).unwrap();
             eprintln!("{} checks passed; worst {:e} ({})", checks.len(), worst.rel_err, worst.what);
+            // The worst of each op (a check's first word names it).
+            let mut per_op = std::collections::BTreeMap::<&str, f32>::new();
+            for c in &checks {
+                let op = c.what.split(' ').next().unwrap_or("");
+                let worst = per_op.entry(op).or_insert(0.0);
+                *worst = worst.max(c.rel_err);
+            }
+            eprintln!("worst per op: {per_op:?}");
         }
         Err(failures) => panic!("{} kernel checks failed:\n{}", failures.len(), failures.join("\n")),
     }
@@ -222,4 +230,57 @@ fn fifty_training_steps_on_the_gpu_match_the_cpu_and_survive_a_lost_device() {
     }
     eprintln!("resumed on the CPU after a lost device: max |Δ loss| {worst_resumed:e} against the uninterrupted run");
     assert!(worst_resumed < 1e-3, "{worst_resumed}");
+}
+
+/// Today's block (issue 41: RMSNorm, RoPE, GQA, SwiGLU), forward and backward over a batch, on
+/// the GPU as one submission against the CPU: the new kernels composed as training runs them.
+#[test]
+fn the_modern_block_trains_on_the_gpu_as_on_the_cpu() {
+    use atencao::core::executor::{block_on_ready, Cpu};
+    use atencao::core::training::modern_block::{backward_on, forward_on, ModernBlockShape, ModernBlockWeights};
+    let Some(gpu) = gpu() else { return };
+    let mut rng = rng("modern block");
+    let shape = ModernBlockShape { heads: 6, kv_heads: 2, theta: 10_000.0, eps: 1e-5 };
+    let (width, ffn, sequences, t) = (48, 128, 4, 32);
+    let w = ModernBlockWeights::uniform(&shape, width, ffn, 0.2, &mut rng).unwrap();
+    let (x, dy) = (rng.matrix(sequences * t, width, -1.0, 1.0), rng.matrix(sequences * t, width, -1.0, 1.0));
+    let run = |on_gpu: bool| -> Vec<Matrix> {
+        fn all<E: Executor>(e: &E, w: &ModernBlockWeights, shape: &ModernBlockShape, x: &Matrix, dy: &Matrix, sequences: usize) -> atencao::core::error::Result<Vec<E::Tensor>> {
+            let up = |m: &Matrix| e.upload(m);
+            let w = ModernBlockWeights {
+                rms1_gamma: up(&w.rms1_gamma)?,
+                w_q: up(&w.w_q)?,
+                w_k: up(&w.w_k)?,
+                w_v: up(&w.w_v)?,
+                w_o: up(&w.w_o)?,
+                rms2_gamma: up(&w.rms2_gamma)?,
+                w_gate: up(&w.w_gate)?,
+                w_up: up(&w.w_up)?,
+                w_down: up(&w.w_down)?,
+            };
+            let (y, act) = forward_on(e, &w, shape, &up(x)?, sequences)?;
+            let (dx, grads) = backward_on(e, &w, shape, &act, &up(dy)?, sequences)?;
+            let mut out = vec![y, dx];
+            out.extend(grads.named().into_iter().map(|(_, g)| g.clone()));
+            Ok(out)
+        }
+        if on_gpu {
+            let before = gpu.submissions();
+            let tensors = all(&gpu, &w, &shape, &x, &dy, sequences).unwrap();
+            let values = pollster::block_on(gpu.read(&tensors.iter().collect::<Vec<_>>())).unwrap();
+            assert_eq!(gpu.submissions() - before, 1, "forward and backward: one submission");
+            values
+        } else {
+            let tensors = all(&Cpu, &w, &shape, &x, &dy, sequences).unwrap();
+            block_on_ready(Cpu.read(&tensors.iter().collect::<Vec<_>>())).unwrap()
+        }
+    };
+    let (on_gpu, on_cpu) = (run(true), run(false));
+    let names = ["y", "dx", "rms1.weight", "attn.w_q", "attn.w_k", "attn.w_v", "attn.w_o", "rms2.weight", "ffn.w_gate", "ffn.w_up", "ffn.w_down"];
+    assert_eq!((on_gpu.len(), on_cpu.len()), (names.len(), names.len()));
+    for ((name, g), c) in names.iter().zip(&on_gpu).zip(&on_cpu) {
+        let err = g.relative_error(c).unwrap();
+        eprintln!("modern block {name}: GPU vs CPU relative error {err:e}");
+        assert!(err < parity::MAX_REL_ERR, "{name}: {err}");
+    }
 }

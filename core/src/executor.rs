@@ -12,6 +12,7 @@ use crate::error::Result;
 use crate::matrix::{Dims, Matrix};
 use crate::op::{ids_tensor, Op};
 use crate::ops::adamw::{self, AdamWStep};
+use crate::ops::modern::RopePositions;
 use crate::ops::{self, SoftmaxOptions};
 
 /// Which hardware ran a computation; shown in the footer badge and on `<html data-backend>`.
@@ -232,6 +233,41 @@ pub trait Executor {
         single(self.apply(Op::SumSquares, &[acc, g]))
     }
 
+    // The modern block (issue 41): `core::ops::modern`'s ops and their gradients.
+
+    /// RoPE on Q or K (B·t, heads·d_h), a sequence's row r at position `at.first` + r.
+    fn rope(&self, x: &Self::Tensor, heads: usize, theta: f32, at: RopePositions) -> Result<Self::Tensor> {
+        single(self.apply(Op::Rope { heads, theta, at }, &[x]))
+    }
+    /// dX of `rope` with the same parameters: dY turned back.
+    fn rope_backward(&self, dy: &Self::Tensor, heads: usize, theta: f32, at: RopePositions) -> Result<Self::Tensor> {
+        single(self.apply(Op::RopeBackward { heads, theta, at }, &[dy]))
+    }
+    /// γ ⊙ x / √(mean(x²) + ε), row by row.
+    fn rms_norm(&self, x: &Self::Tensor, gamma: &Self::Tensor, eps: f32) -> Result<Self::Tensor> {
+        single(self.apply(Op::RmsNorm { eps }, &[x, gamma]))
+    }
+    /// (dX, dγ) of `rms_norm`.
+    fn rms_norm_backward(&self, x: &Self::Tensor, gamma: &Self::Tensor, dy: &Self::Tensor, eps: f32) -> Result<(Self::Tensor, Self::Tensor)> {
+        two(self.apply(Op::RmsNormBackward { eps }, &[x, gamma, dy])?)
+    }
+    /// SiLU(gate) ⊙ up.
+    fn swiglu(&self, gate: &Self::Tensor, up: &Self::Tensor) -> Result<Self::Tensor> {
+        single(self.apply(Op::Swiglu, &[gate, up]))
+    }
+    /// (dgate, dup) of `swiglu`.
+    fn swiglu_backward(&self, gate: &Self::Tensor, up: &Self::Tensor, dh: &Self::Tensor) -> Result<(Self::Tensor, Self::Tensor)> {
+        two(self.apply(Op::SwigluBackward, &[gate, up, dh])?)
+    }
+    /// K or V (t, kv_heads·d_h) widened to (t, heads·d_h) for GQA.
+    fn repeat_kv(&self, x: &Self::Tensor, heads: usize, kv_heads: usize) -> Result<Self::Tensor> {
+        single(self.apply(Op::RepeatKv { heads, kv_heads }, &[x]))
+    }
+    /// dX of `repeat_kv`: each group's sum.
+    fn repeat_kv_backward(&self, dy: &Self::Tensor, heads: usize, kv_heads: usize) -> Result<Self::Tensor> {
+        single(self.apply(Op::RepeatKvBackward { heads, kv_heads }, &[dy]))
+    }
+
     /// Reads one tensor.
     async fn read_one(&self, t: &Self::Tensor) -> Result<Matrix> {
         let mut out = self.read(&[t]).await?;
@@ -250,6 +286,14 @@ pub trait Executor {
         let refs: Vec<&Self::Tensor> = uploaded.iter().collect();
         let outs = self.apply(op, &refs)?;
         self.read(&outs.iter().collect::<Vec<_>>()).await
+    }
+}
+
+fn two<T>(outs: Vec<T>) -> Result<(T, T)> {
+    let mut outs = outs.into_iter();
+    match (outs.next(), outs.next()) {
+        (Some(a), Some(b)) => Ok((a, b)),
+        _ => Err(crate::error::ComputeError::Invalid("a operação devolveu menos de duas matrizes.".into())),
     }
 }
 

@@ -7,11 +7,14 @@
 //! (`atencao::gpu`) maps each `OpKind` to its WGSL kernel.
 //!
 //! The forward ops' twins are in `core::ops`; the training ops' (gradients, loss, optimiser)
-//! in `core::ops::backward` and `core::ops::adamw`. Nothing here reaches above the ops layer.
+//! in `core::ops::backward` and `core::ops::adamw`; the modern block's (RoPE, RMSNorm, SwiGLU,
+//! GQA's shared K and V) and their gradients in `core::ops::modern`. Nothing here reaches above
+//! the ops layer.
 
 use crate::error::{ComputeError, Result};
 use crate::format::format_pt_short;
 use crate::matrix::Matrix;
+use crate::ops::modern::{self, RopePositions};
 use crate::ops::{self, adamw, backward, SoftmaxOptions};
 
 /// The op table speaks in dims; the type lives with `Matrix` (the layer below).
@@ -50,6 +53,15 @@ pub enum OpKind {
     SumSquares,
     /// θ, m, v updated in place; not an `Op`: see `Executor::adamw`.
     AdamW,
+    // Today's decoders (issue 41): the modern block's ops and their gradients.
+    Rope,
+    RopeBackward,
+    RmsNorm,
+    RmsNormBackward,
+    Swiglu,
+    SwigluBackward,
+    RepeatKv,
+    RepeatKvBackward,
 }
 
 /// What the table says of one op.
@@ -68,7 +80,7 @@ pub struct OpSpec {
 }
 
 impl OpKind {
-    pub const ALL: [OpKind; 24] = [
+    pub const ALL: [OpKind; 32] = [
         OpKind::Matmul,
         OpKind::MatmulBt,
         OpKind::Transpose,
@@ -93,6 +105,14 @@ impl OpKind {
         OpKind::CrossEntropy,
         OpKind::SumSquares,
         OpKind::AdamW,
+        OpKind::Rope,
+        OpKind::RopeBackward,
+        OpKind::RmsNorm,
+        OpKind::RmsNormBackward,
+        OpKind::Swiglu,
+        OpKind::SwigluBackward,
+        OpKind::RepeatKv,
+        OpKind::RepeatKvBackward,
     ];
 
     pub fn spec(self) -> &'static OpSpec {
@@ -168,6 +188,44 @@ impl OpKind {
             ),
             OpKind::SumSquares => spec!("sum_squares", "acumulado (1,1) + Σ g² de G", "core::ops::adamw::sum_squares", 2, 1),
             OpKind::AdamW => spec!("adamw", "um passo do AdamW em θ, m, v, no lugar", "core::ops::adamw::adamw", 5, 0),
+            OpKind::Rope => spec!(
+                "rope",
+                "gira cada par (2i, 2i+1) de cada cabeça pelo ângulo da posição p da linha na sua sequência, p·θ^(−2i/d_h)",
+                "core::ops::modern::rope",
+                1,
+                1
+            ),
+            OpKind::RopeBackward => spec!("rope_backward", "dY girado de volta: o gradiente do RoPE", "core::ops::modern::rope_backward", 1, 1),
+            OpKind::RmsNorm => spec!("rms_norm", "γ ⊙ x / √(média(x²) + ε) em cada linha", "core::ops::modern::rms_norm", 2, 1),
+            OpKind::RmsNormBackward => spec!(
+                "rms_norm_backward",
+                "X, γ, dY → dX, dγ: o gradiente da RMSNorm",
+                "core::ops::modern::rms_norm_backward",
+                3,
+                2
+            ),
+            OpKind::Swiglu => spec!("swiglu", "SiLU(porta) ⊙ valor em cada célula", "core::ops::modern::swiglu", 2, 1),
+            OpKind::SwigluBackward => spec!(
+                "swiglu_backward",
+                "porta, valor, dH → dporta, dvalor: o gradiente da SwiGLU",
+                "core::ops::modern::swiglu_backward",
+                3,
+                2
+            ),
+            OpKind::RepeatKv => spec!(
+                "repeat_kv",
+                "K ou V (t, n_kv·d_h) → (t, h·d_h), cada cabeça repetida para o seu grupo de Q",
+                "core::ops::modern::repeat_kv",
+                1,
+                1
+            ),
+            OpKind::RepeatKvBackward => spec!(
+                "repeat_kv_backward",
+                "dY (t, h·d_h) → (t, n_kv·d_h), a soma de cada grupo",
+                "core::ops::modern::repeat_kv_backward",
+                1,
+                1
+            ),
         }
     }
 
@@ -230,6 +288,22 @@ pub enum Op {
     CrossEntropy,
     /// acc (1,1), G → acc + Σ g² (1,1).
     SumSquares,
+    /// Q or K (B·t, heads·d_h), a sequence's row r at position `at.first` + r; θ the base.
+    Rope { heads: usize, theta: f32, at: RopePositions },
+    /// dY of `Rope` with the same parameters → dX.
+    RopeBackward { heads: usize, theta: f32, at: RopePositions },
+    /// X, γ (1,d).
+    RmsNorm { eps: f32 },
+    /// X, γ (1,d), dY → dX, dγ.
+    RmsNormBackward { eps: f32 },
+    /// Gate, up (same shape) → SiLU(gate) ⊙ up.
+    Swiglu,
+    /// Gate, up, dH → dgate, dup.
+    SwigluBackward,
+    /// K or V (t, kv_heads·d_h) → (t, heads·d_h).
+    RepeatKv { heads: usize, kv_heads: usize },
+    /// dY (t, heads·d_h) → (t, kv_heads·d_h).
+    RepeatKvBackward { heads: usize, kv_heads: usize },
 }
 
 impl Op {
@@ -257,6 +331,14 @@ impl Op {
             Op::AttentionBackward { .. } => OpKind::AttentionBackward,
             Op::CrossEntropy => OpKind::CrossEntropy,
             Op::SumSquares => OpKind::SumSquares,
+            Op::Rope { .. } => OpKind::Rope,
+            Op::RopeBackward { .. } => OpKind::RopeBackward,
+            Op::RmsNorm { .. } => OpKind::RmsNorm,
+            Op::RmsNormBackward { .. } => OpKind::RmsNormBackward,
+            Op::Swiglu => OpKind::Swiglu,
+            Op::SwigluBackward => OpKind::SwigluBackward,
+            Op::RepeatKv { .. } => OpKind::RepeatKv,
+            Op::RepeatKvBackward { .. } => OpKind::RepeatKvBackward,
         }
     }
 
@@ -265,7 +347,20 @@ impl Op {
         match *self {
             Op::MatmulBt { alpha } | Op::Scale { alpha } => alpha_text(alpha),
             Op::SoftmaxRows(opts) => softmax_text(&opts),
-            Op::LayerNorm { eps } | Op::LayerNormBackward { eps } => format!("ε = {}", format_eps(eps)),
+            Op::LayerNorm { eps } | Op::LayerNormBackward { eps } | Op::RmsNorm { eps } | Op::RmsNormBackward { eps } => {
+                format!("ε = {}", format_eps(eps))
+            }
+            Op::Rope { heads, theta, at } | Op::RopeBackward { heads, theta, at } => {
+                let mut text = format!("{heads} {}, θ = {}", if heads == 1 { "cabeça" } else { "cabeças" }, format_pt_short(theta, 4));
+                if at.first > 0 {
+                    text.push_str(&format!(", da posição {}", at.first));
+                }
+                if at.sequences > 1 {
+                    text.push_str(&format!(", {} sequências", at.sequences));
+                }
+                text
+            }
+            Op::RepeatKv { heads, kv_heads } | Op::RepeatKvBackward { heads, kv_heads } => format!("{heads} cabeças de Q, {kv_heads} de K e V"),
             Op::EmbeddingBackward { vocab } => format!("V = {vocab}"),
             Op::AttentionBatch { heads, sequences } | Op::AttentionBackward { heads, sequences } => {
                 format!("{}, {sequences} {}", attention_text(heads, true, 0), if sequences == 1 { "sequência" } else { "sequências" })
@@ -365,6 +460,36 @@ impl Op {
                 same_dims("Σ g²: acumulado", a, (1, 1))?;
                 vec![(1, 1)]
             }
+            Op::Rope { heads, theta, at } | Op::RopeBackward { heads, theta, at } => {
+                modern::check_rope_dims(a, heads, theta, at.sequences)?;
+                vec![a]
+            }
+            Op::RmsNorm { .. } => {
+                modern::check_rms_norm_dims(a, inputs[1])?;
+                vec![a]
+            }
+            Op::RmsNormBackward { .. } => {
+                modern::check_rms_norm_dims(a, inputs[1])?;
+                same_dims("RMSNorm dY", a, inputs[2])?;
+                vec![a, inputs[1]]
+            }
+            Op::Swiglu => {
+                same_dims("SwiGLU", a, inputs[1])?;
+                vec![a]
+            }
+            Op::SwigluBackward => {
+                same_dims("SwiGLU", a, inputs[1])?;
+                same_dims("SwiGLU dH", a, inputs[2])?;
+                vec![a, a]
+            }
+            Op::RepeatKv { heads, kv_heads } => {
+                let (_, width) = modern::check_repeat_kv_dims(a, heads, kv_heads)?;
+                vec![(a.0, heads * width)]
+            }
+            Op::RepeatKvBackward { heads, kv_heads } => {
+                let (_, width) = modern::check_repeat_kv_backward_dims(a, heads, kv_heads)?;
+                vec![(a.0, kv_heads * width)]
+            }
         })
     }
 
@@ -411,6 +536,20 @@ impl Op {
                 vec![Matrix::from_vec(1, 1, vec![ce.loss])?, ce.dlogits]
             }
             Op::SumSquares => vec![adamw::sum_squares(a, inputs[1])?],
+            Op::Rope { heads, theta, at } => vec![modern::rope(a, heads, theta, at)?],
+            Op::RopeBackward { heads, theta, at } => vec![modern::rope_backward(a, heads, theta, at)?],
+            Op::RmsNorm { eps } => vec![modern::rms_norm(a, inputs[1], eps)?],
+            Op::RmsNormBackward { eps } => {
+                let g = modern::rms_norm_backward(a, inputs[1], inputs[2], eps)?;
+                vec![g.dx, g.dgamma]
+            }
+            Op::Swiglu => vec![modern::swiglu(a, inputs[1])?],
+            Op::SwigluBackward => {
+                let g = modern::swiglu_backward(a, inputs[1], inputs[2])?;
+                vec![g.dgate, g.dup]
+            }
+            Op::RepeatKv { heads, kv_heads } => vec![modern::repeat_kv(a, heads, kv_heads)?],
+            Op::RepeatKvBackward { heads, kv_heads } => vec![modern::repeat_kv_backward(a, heads, kv_heads)?],
         })
     }
 }
@@ -515,7 +654,7 @@ mod tests {
         assert_eq!(names.len(), OpKind::ALL.len());
         for kind in OpKind::ALL {
             let twin = kind.cpu_function();
-            let module = ["core::ops::backward::", "core::ops::adamw::", "core::ops::"].iter().find(|m| twin.starts_with(*m));
+            let module = ["core::ops::backward::", "core::ops::adamw::", "core::ops::modern::", "core::ops::"].iter().find(|m| twin.starts_with(*m));
             assert_eq!(module.map(|m| &twin[m.len()..]), Some(kind.name()), "{twin}");
         }
     }
@@ -553,6 +692,18 @@ mod tests {
         assert_eq!(Op::CrossEntropy.output_dims(&[(6, 10), (1, 6)]).unwrap(), vec![(1, 1), (6, 10)]);
         assert!(Op::CrossEntropy.output_dims(&[(6, 10), (1, 5)]).is_err());
         assert!(Op::SumSquares.output_dims(&[(1, 2), (3, 3)]).is_err());
+        let rope = Op::Rope { heads: 2, theta: 10_000.0, at: RopePositions::from(3) };
+        assert_eq!(rope.output_dims(&[(5, 8)]).unwrap(), vec![(5, 8)]);
+        assert!(rope.output_dims(&[(5, 6)]).is_err(), "heads of odd width");
+        assert!(Op::RopeBackward { heads: 2, theta: 0.5, at: RopePositions::from(0) }.output_dims(&[(5, 8)]).is_err());
+        assert!(Op::Rope { heads: 2, theta: 10_000.0, at: RopePositions::batch(2) }.output_dims(&[(5, 8)]).is_err(), "5 rows in 2 sequences");
+        assert_eq!(Op::RmsNormBackward { eps: 1e-5 }.output_dims(&[(4, 3), (1, 3), (4, 3)]).unwrap(), vec![(4, 3), (1, 3)]);
+        assert!(Op::RmsNorm { eps: 1e-5 }.output_dims(&[(4, 3), (1, 4)]).is_err());
+        assert_eq!(Op::SwigluBackward.output_dims(&[(4, 6), (4, 6), (4, 6)]).unwrap(), vec![(4, 6), (4, 6)]);
+        assert!(Op::Swiglu.output_dims(&[(4, 6), (4, 5)]).is_err());
+        assert_eq!(Op::RepeatKv { heads: 6, kv_heads: 2 }.output_dims(&[(5, 8)]).unwrap(), vec![(5, 24)]);
+        assert_eq!(Op::RepeatKvBackward { heads: 6, kv_heads: 2 }.output_dims(&[(5, 24)]).unwrap(), vec![(5, 8)]);
+        assert!(Op::RepeatKv { heads: 6, kv_heads: 4 }.output_dims(&[(5, 8)]).is_err(), "4 kv heads do not divide 6");
         // Bad inputs are errors, never panics, on the CPU twins too.
         let m = Matrix::zeros(2, 3);
         assert!(Op::AttentionBackward { heads: 2, sequences: 1 }.run_cpu(&[&m, &m, &m, &m, &m]).is_err());
@@ -573,6 +724,9 @@ mod tests {
         assert_eq!(Op::Relu.params_text(), "");
         assert_eq!(Op::AttentionBackward { heads: 4, sequences: 16 }.params_text(), "4 cabeças, causal, 16 sequências");
         assert_eq!(Op::EmbeddingBackward { vocab: 99 }.params_text(), "V = 99");
+        assert_eq!(Op::Rope { heads: 4, theta: 10_000.0, at: RopePositions::from(12) }.params_text(), "4 cabeças, θ = 10000, da posição 12");
+        assert_eq!(Op::RopeBackward { heads: 1, theta: 500.0, at: RopePositions::batch(8) }.params_text(), "1 cabeça, θ = 500, 8 sequências");
+        assert_eq!(Op::RepeatKv { heads: 8, kv_heads: 2 }.params_text(), "8 cabeças de Q, 2 de K e V");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! (Against candle: `train/tests/modern_ops_vs_candle.rs`.)
 #![cfg(not(target_arch = "wasm32"))]
 
-use atencao_core::ops::modern::{repeat_kv, repeat_kv_backward, rms_norm, rms_norm_backward, rope, rope_backward, swiglu, swiglu_backward, ROPE_THETA};
+use atencao_core::ops::modern::{repeat_kv, repeat_kv_backward, rms_norm, rms_norm_backward, rope, rope_backward, swiglu, swiglu_backward, RopePositions, ROPE_THETA};
 use atencao_core::rng::Rng;
 use atencao_core::Matrix;
 use proptest::prelude::*;
@@ -22,7 +22,7 @@ proptest! {
         let width = 2 * pairs;
         let (q, k) = (rng.matrix(1, heads * width, -1.0, 1.0), rng.matrix(1, heads * width, -1.0, 1.0));
         let score = |qm: usize, kn: usize| -> Vec<f64> {
-            let (rq, rk) = (rope(&q, heads, ROPE_THETA, qm).unwrap(), rope(&k, heads, ROPE_THETA, kn).unwrap());
+            let (rq, rk) = (rope(&q, heads, ROPE_THETA, RopePositions::from(qm)).unwrap(), rope(&k, heads, ROPE_THETA, RopePositions::from(kn)).unwrap());
             (0..heads).map(|h| dot(&rq.as_slice()[h * width..(h + 1) * width], &rk.as_slice()[h * width..(h + 1) * width])).collect()
         };
         let (here, shifted) = (score(m, n), score(m + shift, n + shift));
@@ -31,7 +31,7 @@ proptest! {
             prop_assert!((a - b).abs() < 2e-3 * (1.0 + a.abs()), "q·k {a} at ({m}, {n}) but {b} shifted by {shift}");
         }
         // And it is a rotation: lengths are kept.
-        let rq = rope(&q, heads, ROPE_THETA, m).unwrap();
+        let rq = rope(&q, heads, ROPE_THETA, RopePositions::from(m)).unwrap();
         prop_assert!((dot(rq.as_slice(), rq.as_slice()) - dot(q.as_slice(), q.as_slice())).abs() < 1e-4);
     }
 }
@@ -67,8 +67,8 @@ const TOLERANCE: f64 = 2e-3;
 fn rope_backward_matches_central_differences() {
     let mut rng = Rng::new(41);
     let (x, dy) = (rng.matrix(5, 12, -1.0, 1.0), rng.matrix(5, 12, -1.0, 1.0));
-    let dx = rope_backward(&dy, 3, ROPE_THETA, 7).unwrap();
-    let n = numeric(&x, H, |x| weighted(&rope(x, 3, ROPE_THETA, 7).unwrap(), &dy));
+    let dx = rope_backward(&dy, 3, ROPE_THETA, RopePositions::from(7)).unwrap();
+    let n = numeric(&x, H, |x| weighted(&rope(x, 3, ROPE_THETA, RopePositions::from(7)).unwrap(), &dy));
     assert!(worst(&dx, &n) < TOLERANCE, "RoPE dX off by {}", worst(&dx, &n));
 }
 
@@ -103,5 +103,19 @@ fn repeat_kv_backward_matches_central_differences() {
         let dx = repeat_kv_backward(&dy, 6, kv_heads).unwrap();
         let n = numeric(&x, H, |x| weighted(&repeat_kv(x, 6, kv_heads).unwrap(), &dy));
         assert!(worst(&dx, &n) < TOLERANCE, "repeat_kv dX ({kv_heads} kv heads) off by {}", worst(&dx, &n));
+    }
+}
+
+/// A training batch turns each of its sequences as if it were alone, from position 0.
+#[test]
+fn a_batch_turns_each_sequence_from_position_zero() {
+    let mut rng = Rng::new(43);
+    let (sequences, t) = (3, 5);
+    let x = rng.matrix(sequences * t, 8, -1.0, 1.0);
+    let batch = rope(&x, 2, ROPE_THETA, RopePositions::batch(sequences)).unwrap();
+    for s in 0..sequences {
+        let alone = Matrix::from_rows(&x.to_rows()[s * t..(s + 1) * t]).unwrap();
+        let want = rope(&alone, 2, ROPE_THETA, RopePositions::from(0)).unwrap();
+        assert_eq!(&batch.as_slice()[s * t * 8..(s + 1) * t * 8], want.as_slice(), "sequence {s}");
     }
 }

@@ -9,10 +9,11 @@ use crate::core::Matrix;
 
 use crate::core::error::ComputeError;
 use crate::core::ops::adamw::AdamWStep;
+use crate::core::ops::modern;
 
 use super::kernels::{
     AdamWParams, AddParams, AttentionBackwardParams, AttentionParams, CrossEntropyParams, ElementwiseParams, EmbeddingParams, KernelId,
-    LayerNormParams, MatmulParams, ScaleParams, SoftmaxParams, SumRowsParams, TransposeParams,
+    LayerNormParams, MatmulParams, RepeatKvParams, RopeParams, ScaleParams, SoftmaxParams, SumRowsParams, TransposeParams,
 };
 use super::tensor::GpuTensor;
 use super::{grid_1d, GpuContext};
@@ -198,6 +199,54 @@ impl Executor for GpuContext {
             Op::SumSquares => {
                 let params = ElementwiseParams { len: len(dims[1]), ..Default::default() };
                 self.dispatch(KernelId::SumSquares, &params, &bound, [1, 1, 1])?;
+            }
+            Op::Rope { heads, theta, at } | Op::RopeBackward { heads, theta, at } => {
+                // The angles' cosines and sines as the CPU computes them, uploaded; one
+                // invocation per pair.
+                let (t, width) = (a.0 / at.sequences, a.1 / heads);
+                let turns = self.upload(&modern::rope_table(at.first, t, width, theta))?;
+                let params = RopeParams {
+                    rows: a.0 as u32,
+                    cols: a.1 as u32,
+                    width: width as u32,
+                    sequence_rows: t as u32,
+                    sign: if matches!(op, Op::Rope { .. }) { 1.0 } else { -1.0 },
+                    ..Default::default()
+                };
+                self.dispatch(KernelId::Rope, &params, &[inputs[0], &turns, &outs[0]], grid_1d((len(a) as usize / 2).div_ceil(256)))?;
+            }
+            Op::RmsNorm { eps } => {
+                let params = LayerNormParams { rows: a.0 as u32, cols: a.1 as u32, eps, ..Default::default() };
+                self.dispatch(KernelId::RmsNorm, &params, &bound, grid_1d(a.0))?;
+            }
+            Op::RmsNormBackward { eps } => {
+                // dX and dY ⊙ x·r row by row, then their column sums dγ.
+                let (x, gamma, dy) = (inputs[0], inputs[1], inputs[2]);
+                let dy_xr = self.alloc(a.0, a.1)?;
+                let params = LayerNormParams { rows: a.0 as u32, cols: a.1 as u32, eps, ..Default::default() };
+                self.dispatch(KernelId::RmsNormBackward, &params, &[x, gamma, dy, &outs[0], &dy_xr], grid_1d(a.0))?;
+                self.sum_rows_into(&dy_xr, &outs[1], 1.0)?;
+                self.merge_last_ops(2);
+            }
+            Op::Swiglu | Op::SwigluBackward => {
+                let kernel = if op == Op::Swiglu { KernelId::Swiglu } else { KernelId::SwigluBackward };
+                let params = ElementwiseParams { len: len(a), ..Default::default() };
+                self.dispatch(kernel, &params, &bound, grid_1d((len(a) as usize).div_ceil(256)))?;
+            }
+            Op::RepeatKv { heads, kv_heads } | Op::RepeatKvBackward { heads, kv_heads } => {
+                // One invocation per output value; the wide side is (rows, heads·d_h).
+                let (kernel, wide) = match op {
+                    Op::RepeatKv { .. } => (KernelId::RepeatKv, out_dims[0]),
+                    _ => (KernelId::RepeatKvBackward, a),
+                };
+                let params = RepeatKvParams {
+                    rows: a.0 as u32,
+                    width: (wide.1 / heads) as u32,
+                    heads: heads as u32,
+                    group: (heads / kv_heads) as u32,
+                    ..Default::default()
+                };
+                self.dispatch(kernel, &params, &bound, grid_1d((len(out_dims[0]) as usize).div_ceil(256)))?;
             }
             Op::Rows { .. } => unreachable!("handled above"),
         }

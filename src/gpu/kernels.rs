@@ -6,7 +6,7 @@
 //! from the Rust struct, so the two cannot differ), then the shared files it names: the
 //! workgroup reductions (`shared_reductions.wgsl`), and the bindings and helpers of one
 //! contract that several kernels run (`shared_softmax.wgsl`, `shared_matmul.wgsl`,
-//! `shared_layer_norm.wgsl`). WGSL declarations may come in any order, so the kernel's file
+//! `shared_layer_norm.wgsl`, `shared_rms_norm.wgsl`). WGSL declarations may come in any order, so the kernel's file
 //! reads first; it uses `params` and the shared functions without declaring them, and its row
 //! says where they come from. Each piece is embedded once, at build time, and `source` joins
 //! them when a kernel is compiled or shown: composed with `concat!`, every kernel would carry
@@ -47,6 +47,8 @@ shared_wgsl! {
     MATMUL = "shared_matmul";
     /// A row's mean and 1/√(σ² + ε), for layer norm and its backward pass.
     LAYER_NORM = "shared_layer_norm";
+    /// A row's 1/√(mean(x²) + ε), for RMSNorm and its backward pass.
+    RMS_NORM = "shared_rms_norm";
 }
 
 /// One row of the table (kept small: the table is part of the site's wasm).
@@ -206,7 +208,7 @@ kernels! {
         file: "layer_norm", bindings: (3, 1), shared: [LAYER_NORM, REDUCTIONS],
         runs: [LayerNorm],
         params: LayerNormParams {
-            //! Layer norm and its backward pass.
+            //! Layer norm, RMSNorm and their backward passes: `rows` rows of `cols` values.
             rows: u32, cols: u32, eps: f32, _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32, _pad4: u32,
         },
     },
@@ -350,6 +352,46 @@ kernels! {
             _pad0: u32,
         },
     },
+    /// RoPE and its backward pass (the same rotation turned back: `sign` −1).
+    Rope {
+        file: "rope", bindings: (2, 1), shared: [], runs: [Rope, RopeBackward],
+        params: RopeParams {
+            //! Q or K (rows, cols), heads of `width` columns, turned in pairs.
+            rows: u32,
+            cols: u32,
+            /// d_h
+            width: u32,
+            /// t: rows per sequence (B sequences stacked in the rows)
+            sequence_rows: u32,
+            /// +1 forward, −1 backward
+            sign: f32,
+            _pad0: u32, _pad1: u32, _pad2: u32,
+        },
+    },
+    RmsNorm { file: "rms_norm", bindings: (2, 1), shared: [RMS_NORM, REDUCTIONS], runs: [RmsNorm], params: LayerNormParams },
+    /// dX and dY ⊙ x·r row by row, then the column sums dγ.
+    RmsNormBackward {
+        file: "rms_norm_backward", bindings: (3, 2), shared: [RMS_NORM, REDUCTIONS],
+        runs: [RmsNormBackward], then: [SumRows],
+        params: LayerNormParams,
+    },
+    Swiglu { file: "swiglu", bindings: (2, 1), shared: [], runs: [Swiglu], params: ElementwiseParams },
+    SwigluBackward { file: "swiglu_backward", bindings: (3, 2), shared: [], runs: [SwigluBackward], params: ElementwiseParams },
+    RepeatKv {
+        file: "repeat_kv", bindings: (1, 1), shared: [], runs: [RepeatKv],
+        params: RepeatKvParams {
+            //! GQA's K and V (rows, heads·width) and their kv_heads = heads / group.
+            rows: u32,
+            /// d_h
+            width: u32,
+            /// Q heads
+            heads: u32,
+            /// Q heads per kv head
+            group: u32,
+            _pad0: u32, _pad1: u32, _pad2: u32, _pad3: u32,
+        },
+    },
+    RepeatKvBackward { file: "repeat_kv_backward", bindings: (1, 1), shared: [], runs: [RepeatKvBackward], params: RepeatKvParams },
 }
 
 impl KernelId {
@@ -595,6 +637,8 @@ mod tests {
         assert_eq!(KernelId::then_for(OpKind::LayerNormBackward), [KernelId::SumRows, KernelId::SumRows]);
         assert_eq!(KernelId::then_for(OpKind::AttentionBackward), [KernelId::AttentionBackwardKv]);
         assert_eq!(KernelId::then_for(OpKind::Relu), []);
+        assert_eq!(KernelId::then_for(OpKind::RmsNormBackward), [KernelId::SumRows]);
+        assert_eq!(KernelId::for_op(OpKind::RopeBackward, None), Some(KernelId::Rope));
     }
 
     #[test]

@@ -3,8 +3,9 @@
 //! tests (Vulkan / llvmpipe) and by the browser tests (WebGPU / SwiftShader).
 
 use crate::core::executor::{Cpu, Executor};
-use crate::core::op::Op;
+use crate::core::op::{Op, OpKind};
 use crate::core::ops::adamw as optim;
+use crate::core::ops::modern::{self, RopePositions};
 use crate::core::ops::{self, backward, SoftmaxOptions};
 use crate::core::rng::Rng;
 use crate::core::Matrix;
@@ -112,7 +113,7 @@ pub async fn run_suite(gpu: &GpuContext, rng: &mut Rng, large: bool) -> Result<V
             SoftmaxOptions { temperature: 3.0, ..Default::default() },
         ] {
             let s = rng.matrix(m, n, -8.0, 8.0);
-            r.compare(format!("softmax {shape} {opts:?}"), on_gpu(gpu, Op::SoftmaxRows(opts), &[&s]).await, &ops::softmax_rows(&s, opts).unwrap());
+            r.compare(format!("softmax_rows {shape} {opts:?}"), on_gpu(gpu, Op::SoftmaxRows(opts), &[&s]).await, &ops::softmax_rows(&s, opts).unwrap());
         }
         let (g, be) = (rng.matrix(1, n, 0.5, 1.5), rng.matrix(1, n, -0.5, 0.5));
         r.compare(
@@ -162,6 +163,7 @@ pub async fn run_suite(gpu: &GpuContext, rng: &mut Rng, large: bool) -> Result<V
     }
 
     training_kernels(gpu, rng, &mut r).await;
+    modern_kernels(gpu, rng, &mut r, large).await;
 
     for chain in 0..4 {
         let (what, gpu_values, cpu_values) = random_chain(gpu, rng, chain).await;
@@ -172,6 +174,14 @@ pub async fn run_suite(gpu: &GpuContext, rng: &mut Rng, large: bool) -> Result<V
                 }
             }
             Err(e) => r.failures.push(format!("{what}: GPU error {e}")),
+        }
+    }
+
+    // Every op that runs a kernel is checked by name (a check's first word), so a new op
+    // without its case here fails the suite.
+    for op in OpKind::ALL.into_iter().filter(|op| !op.is_copy()) {
+        if !r.checks.iter().any(|c| c.what.split(' ').next() == Some(op.name())) {
+            r.failures.push(format!("{}: nenhuma comparação com a CPU", op.name()));
         }
     }
 
@@ -269,6 +279,71 @@ async fn training_kernels(gpu: &GpuContext, rng: &mut Rng, r: &mut Report) {
             gpu.read(&[&t, &mm, &vv]).await
         };
         r.compare_all(&format!("adamw passo {step}, limite {clip}"), &["θ", "m", "v"], got.await, &[want_theta, want_m, want_v]);
+    }
+}
+
+/// The modern block's kernels (RoPE, RMSNorm, SwiGLU, GQA's repeated K and V), forward and
+/// backward, against their CPU twins in `core::ops::modern`.
+async fn modern_kernels(gpu: &GpuContext, rng: &mut Rng, r: &mut Report, large: bool) {
+    // (rows, heads, d_h, first position, sequences): one pair, several heads, a cache's later
+    // rows, more pairs than a workgroup has invocations, and training batches.
+    let mut rope_cases = vec![(1, 1, 2, 0, 1), (5, 2, 4, 3, 1), (17, 3, 8, 0, 1), (70, 4, 16, 9, 1), (33, 2, 64, 120, 1), (64, 2, 8, 0, 8)];
+    if large {
+        rope_cases.push((256, 4, 32, 0, 1));
+        rope_cases.push((1024, 6, 32, 0, 16));
+    }
+    for (rows, heads, width, first, sequences) in rope_cases {
+        let theta = if rows == 17 { 500.0 } else { modern::ROPE_THETA };
+        let at = RopePositions { first, sequences };
+        let (x, dy) = (rng.matrix(rows, heads * width, -1.0, 1.0), rng.matrix(rows, heads * width, -1.0, 1.0));
+        let what = format!("{rows} linhas em {sequences} sequências, h={heads} d_h={width} θ={theta} da posição {first}");
+        r.compare(format!("rope {what}"), on_gpu(gpu, Op::Rope { heads, theta, at }, &[&x]).await, &modern::rope(&x, heads, theta, at).unwrap());
+        r.compare(
+            format!("rope_backward {what}"),
+            on_gpu(gpu, Op::RopeBackward { heads, theta, at }, &[&dy]).await,
+            &modern::rope_backward(&dy, heads, theta, at).unwrap(),
+        );
+    }
+
+    // Rows narrower and wider than a workgroup of 64, and a training batch's (1 024, 192). Not
+    // one column: there RMSNorm's dX is ε/(x² + ε) of dY, the difference of two nearly equal
+    // terms on either side, so only rounding would be compared.
+    for &(m, n) in &[(1, 2), (3, 5), (70, 33), (300, 64), (1024, 192)] {
+        let shape = format!("{m}×{n}");
+        let (x, dy, gamma) = (rng.matrix(m, n, -3.0, 3.0), rng.matrix(m, n, -1.0, 1.0), rng.matrix(1, n, 0.5, 1.5));
+        r.compare(
+            format!("rms_norm {shape}"),
+            on_gpu(gpu, Op::RmsNorm { eps: 1e-5 }, &[&x, &gamma]).await,
+            &modern::rms_norm(&x, &gamma, 1e-5).unwrap(),
+        );
+        let g = modern::rms_norm_backward(&x, &gamma, &dy, 1e-5).unwrap();
+        r.compare_all(
+            &format!("rms_norm_backward {shape}"),
+            &["dX", "dγ"],
+            gpu.run_op(Op::RmsNormBackward { eps: 1e-5 }, &[&x, &gamma, &dy]).await,
+            &[g.dx, g.dgamma],
+        );
+        // Gates far into both tails of the SiLU.
+        let (gate, up) = (rng.matrix(m, n, -12.0, 12.0), rng.matrix(m, n, -2.0, 2.0));
+        r.compare(format!("swiglu {shape}"), on_gpu(gpu, Op::Swiglu, &[&gate, &up]).await, &modern::swiglu(&gate, &up).unwrap());
+        let g = modern::swiglu_backward(&gate, &up, &dy).unwrap();
+        r.compare_all(&format!("swiglu_backward {shape}"), &["dporta", "dvalor"], gpu.run_op(Op::SwigluBackward, &[&gate, &up, &dy]).await, &[g.dgate, g.dup]);
+    }
+
+    // (rows, Q heads, K/V heads, d_h): multi-head (a copy), GQA, MQA.
+    for (t, heads, kv_heads, width) in [(1, 1, 1, 1), (5, 4, 2, 3), (17, 6, 3, 8), (70, 8, 1, 16), (33, 4, 4, 8), (300, 12, 4, 16)] {
+        let what = format!("t={t} h={heads} n_kv={kv_heads} d_h={width}");
+        let (x, dy) = (rng.matrix(t, kv_heads * width, -1.0, 1.0), rng.matrix(t, heads * width, -1.0, 1.0));
+        r.compare(
+            format!("repeat_kv {what}"),
+            on_gpu(gpu, Op::RepeatKv { heads, kv_heads }, &[&x]).await,
+            &modern::repeat_kv(&x, heads, kv_heads).unwrap(),
+        );
+        r.compare(
+            format!("repeat_kv_backward {what}"),
+            on_gpu(gpu, Op::RepeatKvBackward { heads, kv_heads }, &[&dy]).await,
+            &modern::repeat_kv_backward(&dy, heads, kv_heads).unwrap(),
+        );
     }
 }
 

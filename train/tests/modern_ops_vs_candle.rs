@@ -6,7 +6,7 @@
 //!
 //!   cargo test -p atencao-train --profile train --test modern_ops_vs_candle
 
-use atencao_core::ops::modern::{repeat_kv, repeat_kv_backward, rms_norm, rms_norm_backward, rope, rope_backward, swiglu, swiglu_backward, ROPE_THETA};
+use atencao_core::ops::modern::{repeat_kv, repeat_kv_backward, rms_norm, rms_norm_backward, rope, rope_backward, swiglu, swiglu_backward, RopePositions, ROPE_THETA};
 use atencao_core::rng::Rng;
 use atencao_core::Matrix;
 use candle_core::{Device, Tensor, Var, D};
@@ -53,14 +53,14 @@ fn rope_matches_candles_interleaved_rotation_and_its_gradient() {
     let (heads, width, t, first) = (4, 16, 9, 3);
     let (x, dy) = (rng.matrix(t, heads * width, -1.0, 1.0), rng.matrix(t, heads * width, -1.0, 1.0));
     let (cos, sin) = cos_sin(t, first, width);
-    let ours = rope(&x, heads, ROPE_THETA, first).unwrap();
+    let ours = rope(&x, heads, ROPE_THETA, RopePositions::from(first)).unwrap();
     let theirs = heads_back(&candle_nn::rotary_emb::rope_i(&heads_first(&tensor(&x), heads), &cos, &sin).unwrap());
     assert!(max_diff(ours.as_slice(), &flat(&theirs)) < FORWARD, "RoPE forward {}", max_diff(ours.as_slice(), &flat(&theirs)));
 
     let var = Var::from_tensor(&tensor(&x)).unwrap();
     let y = heads_back(&candle_nn::rotary_emb::rope_i_slow(&heads_first(var.as_tensor(), heads), &cos, &sin).unwrap());
     let grads = (y * tensor(&dy)).unwrap().sum_all().unwrap().backward().unwrap();
-    let dx = rope_backward(&dy, heads, ROPE_THETA, first).unwrap();
+    let dx = rope_backward(&dy, heads, ROPE_THETA, RopePositions::from(first)).unwrap();
     let candle_dx = flat(grads.get(var.as_tensor()).unwrap());
     assert!(max_diff(dx.as_slice(), &candle_dx) < GRADIENT, "RoPE dX {}", max_diff(dx.as_slice(), &candle_dx));
 }

@@ -12,11 +12,14 @@
 //!   and bigram baselines;
 //! - `trainer`: a run (weights + AdamW's moments) stepping batch by batch on any backend
 //!   (`TrainerOn`), and its snapshot back to the host (`Trainer`, the run on the CPU);
-//! - `model_check`: the reader's gradient check of a whole tiny decoder.
+//! - `model_check`: the reader's gradient check of a whole tiny decoder;
+//! - `modern_block`: today's block (RMSNorm, RoPE, GQA, SwiGLU; issue 41), forward and
+//!   backward over a batch, for the "moderna" architecture.
 
 pub mod data;
 pub mod model;
 pub mod model_check;
+pub mod modern_block;
 pub mod optim;
 pub mod trainer;
 
