@@ -14,10 +14,13 @@ dist="${1:-dist}"
 # 64 KB, its code in the one wasm every page with widgets loads (BENCHMARKS.md). Down to 700 000
 # on 2026-11-28, when each job compiled once on the runtime (issue 36) took the page to 695 170.
 budget=700000
-# The training page: its page's files and the worker's module (issue 36). First measured at 888 502
-# on 2026-11-28, when the run moved into the worker while the page's module still carries the
-# training ops (the op table is one); the issue's target is 800 000 (BENCHMARKS.md).
-worker_budget=900000
+# The training page: its page's files and the worker's module (issue 36). First landed at 910 730 on
+# 2026-11-28: the run moved into the worker while the page's module still carries the model's code
+# (the op table is one: the training and modern ops are linked in both modules, as is the decoder's
+# forward, which the decoder widget still runs on the page). The issue's target is 800 000; the way
+# there is the decoder's session in the worker and the training rows out of the page's module
+# (BENCHMARKS.md).
+worker_budget=915000
 
 gz() { gzip -9 -c "$1" | wc -c; }
 total=0

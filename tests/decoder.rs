@@ -1,7 +1,8 @@
 //! The shipped decoder (static/model/) against the training command's fixture
 //! (tests/fixtures/decoder_fixture.json): candle's last-position logits within 1e-3 on the
 //! CPU and on the GPU (llvmpipe), incremental decoding equal to a full recompute, the same
-//! text from the same seed on both backends, the greedy golden text on both, and corrupt files refused with a message.
+//! text from the same seed on both backends, the greedy golden text on both, the settle strip and
+//! a branch with and without the KV cache on both (issue 39), and corrupt files refused with a message.
 #![cfg(not(target_arch = "wasm32"))]
 
 use atencao::core::decoder::bigram::TokenBigram;
@@ -316,6 +317,49 @@ fn logit_lens_on_both_backends() {
     let token = cpu_lens.top(m.weights.config.n_layers, 1)[0].0;
     let (g, c) = (gpu_lens.head_pushes(&m.weights, token).unwrap(), cpu_lens.head_pushes(&m.weights, token).unwrap());
     assert!(g.max_abs_diff(&c).unwrap() < 1e-3, "head pushes differ");
+    // Where each prediction settles (issue 39): the whole window from one pass with taps, one
+    // submission, the CPU's top-1 and settle stages where the top two are clear by 1e-3.
+    let cpu_strip = block_on_ready(cpu.lens_window(&Cpu, last)).unwrap().strip;
+    let before = gpu.submissions();
+    let gpu_strip = pollster::block_on(on_gpu_session.lens_window(&gpu, last)).unwrap().strip;
+    assert_eq!(gpu.submissions() - before, 1, "the strip is one pass, one submission");
+    assert_eq!(gpu_strip.len(), cpu_strip.len());
+    for (g, c) in gpu_strip.iter().zip(&cpu_strip) {
+        for stage in 0..c.tops.len() {
+            assert!((g.tops[stage][0].1 - c.tops[stage][0].1).abs() < 1e-4, "position {}, stage {stage}", c.position);
+            if c.margin(stage) > 1e-3 {
+                assert_eq!(g.tops[stage][0].0, c.tops[stage][0].0, "position {}, stage {stage}", c.position);
+            }
+        }
+        if (0..c.tops.len()).all(|stage| c.margin(stage) > 1e-3) {
+            assert_eq!(g.settle, c.settle, "position {}", c.position);
+        }
+    }
+}
+
+/// Issue 39: a branch, with the KV cache or without it, writes the same text on the CPU and
+/// the GPU.
+#[test]
+fn a_branch_with_and_without_the_cache_on_both_backends() {
+    let m = model();
+    let expected = block_on_ready(branched(&Cpu, on_cpu(&m), &m, true));
+    assert_eq!(block_on_ready(branched(&Cpu, on_cpu(&m), &m, false)), expected, "the CPU without the cache");
+    let Some(gpu) = gpu() else { return };
+    for cache in [true, false] {
+        assert_eq!(pollster::block_on(branched(&gpu, on_gpu(&gpu, &m), &m, cache)), expected, "the GPU, cache {cache}");
+    }
+}
+
+/// Twelve tokens from "Capitu", then another token at step 5 and six more after it.
+async fn branched<E: Executor>(e: &E, weights: std::rc::Rc<DecoderWeights<E::Tensor>>, m: &Model, kv_cache: bool) -> Vec<u32> {
+    let mut s = Session::start(e, weights, &m.bpe, "Capitu", 8).unwrap();
+    s.set_kv_cache(kv_cache);
+    for _ in 0..12 {
+        s.step(e, &OPTS).await.unwrap();
+    }
+    let other = s.history().steps[5].alternatives.iter().map(|a| a.0).find(|&t| t != s.history().steps[5].token).unwrap();
+    s.branch_and_generate(e, 5, other, &OPTS, 6).await.unwrap();
+    s.history().ids.clone()
 }
 
 /// What the decoder page says about the lens, on the shipped weights: right after the

@@ -127,7 +127,15 @@ export default async function embed({ mode, browser }) {
   fs.copyFileSync(path.join(DIST, 'static/blog/blog.css'), path.join(blogRoot, 'blog.css'));
   fs.copyFileSync(path.join(DIST, 'static/favicon.svg'), path.join(blogRoot, 'favicon.svg'));
   const crossCsp = `default-src 'self'; script-src 'self' ${siteOrigin} 'wasm-unsafe-eval'; connect-src 'self' ${siteOrigin}; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'`;
-  const blog = await serve(blogRoot, { headers: (pathname) => (pathname.endsWith('.html') ? { 'content-security-policy': crossCsp } : {}) });
+  // Two posts with a training widget (issue 36): it trains in a worker made from a Blob, which the
+  // policy must allow, with the site's origin (a module worker's imports are checked against
+  // worker-src: README); without that line it trains on the page.
+  const trainPost = (title) => `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>${title}</title>`
+    + `<script type="module" src="${siteOrigin}${PREFIX}/embed.js"></script></head><body><main><h1>${title}</h1><div id="treino" data-widget="train"></div></main></body></html>`;
+  fs.writeFileSync(path.join(blogRoot, 'treino.html'), trainPost('Treino num post'));
+  fs.writeFileSync(path.join(blogRoot, 'treino-sem-worker.html'), trainPost('Treino num post sem workers'));
+  const policy = (pathname) => (pathname === '/treino.html' ? `${crossCsp}; worker-src 'self' blob: ${siteOrigin}` : crossCsp);
+  const blog = await serve(blogRoot, { headers: (pathname) => (pathname.endsWith('.html') ? { 'content-security-policy': policy(pathname) } : {}) });
   const blogOrigin = `http://127.0.0.1:${blog.address().port}`;
 
   await check(`[${mode}] blog post under ${PREFIX}/ with a strict CSP: seven widgets of six kinds ready, golden numbers, lazy below the fold, no weights`, async () => {
@@ -243,6 +251,25 @@ export default async function embed({ mode, browser }) {
     assert(errors.length === 0, errors.join('\n'));
     await page.screenshot({ path: path.join(ARTIFACTS, `embed-cross-origin-${mode}.png`) });
     await context.close();
+  });
+
+  if (mode === 'cpu') await check(`[${mode}] a training widget in a post on another origin trains in the page's worker (worker-src 'self' blob: and the site), and on the page where the policy refuses it`, async () => {
+    for (const [file, inWorker] of [['treino.html', true], ['treino-sem-worker.html', false]]) {
+      const { context, page, errors } = await openPage(browser);
+      await page.goto(`${blogOrigin}/${file}`);
+      await ready(page, '#treino');
+      // The widget's own element, inside the host's shadow root, holds its numbers.
+      await page.click('#treino [data-action=train]');
+      await page.waitForFunction(() => Number(document.querySelector('#treino').shadowRoot.querySelector('.widget.train').dataset.steps) >= 20, null, { timeout: 60000 });
+      const message = await page.textContent('#treino .train-message');
+      assert(page.workers().length === (inWorker ? 1 : 0) && message.includes('própria página') === !inWorker, `${file}: ${page.workers().length} workers; ${message}`);
+      await page.click('#treino [data-action=pause]');
+      await page.waitForFunction(() => document.querySelector('#treino').shadowRoot.querySelector('.widget.train').dataset.training === 'false', null, { timeout: 30000 });
+      // The refused worker is the policy's own report; nothing else goes wrong.
+      const unexpected = errors.filter((e) => !(inWorker === false && /worker|Content Security Policy/i.test(e)));
+      assert(unexpected.length === 0, unexpected.join('\n'));
+      await context.close();
+    }
   });
 
   await check(`[${mode}] dark theme reaches the widgets inside their shadow roots`, async () => {

@@ -90,11 +90,24 @@ impl DenseHeatmap {
 
     /// Rows are drawn top to bottom, columns left to right.
     pub fn update(&self, title: &str, m: &Matrix, row_name: &str, col_name: &str) {
+        self.update_with(title, m, row_name, col_name, true);
+    }
+
+    /// `update`, with the table twin filled only when `twin` is set: a map that changes
+    /// several times a second (a model training) fills its thousands of cells when it stops,
+    /// not at each change (at 64 × 64 that took most of a frame on a slow phone). A stale twin
+    /// says so (`data-stale`).
+    pub fn update_with(&self, title: &str, m: &Matrix, row_name: &str, col_name: &str, twin: bool) {
         dom::set_notation(&self.title, title);
         let plain = crate::site::notation::plain(title);
         dom::set_attr(&self.canvas, "aria-label", &format!("{plain}: {} {row_name} × {} {col_name}", m.rows(), m.cols()));
         let index = |n: usize| (0..n).map(|i| i.to_string()).collect::<Vec<_>>();
-        twin::fill(&self.table, &plain, "", &index(m.cols()), twin::matrix_rows(m, &index(m.rows()), |r, c| format_pt(m.get(r, c), 4)));
+        if twin {
+            twin::fill(&self.table, &plain, "", &index(m.cols()), twin::matrix_rows(m, &index(m.rows()), |r, c| format_pt(m.get(r, c), 4)));
+            let _ = self.table.remove_attribute("data-stale");
+        } else {
+            dom::set_attr(&self.table, "data-stale", "true");
+        }
         let (dark, ink) = ink(&self.root);
         let (left, top) = (44.0, 20.0);
         let room = (available_width(&self.root) - left - 12.0).clamp(200.0, 520.0);

@@ -632,7 +632,8 @@ impl TrainWidget {
         let Some(a) = v.attention.as_ref() else { return };
         let Ok(m) = crate::core::Matrix::from_vec(a.size, a.size, a.weights.clone()) else { return };
         let title = format!("Atenção da camada {}, cabeça {}, no passo {}", a.layer + 1, a.head + 1, v.steps);
-        self.attention.update(&title, &m, "i, que olha", "j, olhada");
+        // While training, the map's table twin waits for the pause (the worker then sends the map).
+        self.attention.update_with(&title, &m, "i, que olha", "j, olhada", !v.running);
         self.probe.set_text_content(Some(&format!("As posições são os {} primeiros {}s da validação: «{}».", v.probe_len, v.unit, v.probe_text.replace('\n', "↵"))));
     }
 
