@@ -130,7 +130,7 @@ export default async function embed({ mode, browser }) {
   // Two posts with a training widget (issue 36): it trains in a worker made from a Blob, which the
   // policy must allow, with the site's origin (a module worker's imports are checked against
   // worker-src: README); without that line it trains on the page.
-  const trainPost = (title) => `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>${title}</title>`
+  const trainPost = (title) => `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>${title}</title><link rel="icon" href="favicon.svg">`
     + `<script type="module" src="${siteOrigin}${PREFIX}/embed.js"></script></head><body><main><h1>${title}</h1><div id="treino" data-widget="train"></div></main></body></html>`;
   fs.writeFileSync(path.join(blogRoot, 'treino.html'), trainPost('Treino num post'));
   fs.writeFileSync(path.join(blogRoot, 'treino-sem-worker.html'), trainPost('Treino num post sem workers'));
