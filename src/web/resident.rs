@@ -3,7 +3,8 @@
 //! (`worker/`: `atencao-worker.js` and `atencao-worker_bg.wasm`, ES modules that only pages that
 //! use them load) from a module bootstrap made here as a Blob, so it loads relative to the
 //! site's files on the site, under a sub-path and in an embed on another origin alike (a CSP
-//! needs `worker-src 'self' blob:`).
+//! needs `worker-src 'self' blob:`, and the site's origin when it is another: a module worker's
+//! imports are checked against `worker-src`).
 //!
 //! Where the browser refuses a (module) worker, or the worker cannot load, the same module is
 //! imported on the main thread behind the same two functions, and `on_main_thread` says so for
@@ -87,16 +88,8 @@ pub fn send(ctx: &Ctx, json: String) {
                 queue.push(json);
                 false
             }
-            Link::Worker(w) => {
-                let _ = w.post_message(&json.into());
-                false
-            }
-            Link::MainThread(receive) => {
-                let receive = receive.clone();
-                // Later, never inside the caller's own handler (it may hold its state borrowed).
-                wasm_bindgen_futures::spawn_local(async move {
-                    let _ = receive.call1(&JsValue::NULL, &json.into());
-                });
+            link => {
+                post(link, json);
                 false
             }
         }
@@ -106,6 +99,23 @@ pub fn send(ctx: &Ctx, json: String) {
         if start_worker(&js, &wasm).is_err() {
             start_on_main_thread(&js, &wasm);
         }
+    }
+}
+
+/// A command to a link that is up (a link still starting or down takes none).
+fn post(link: &Link, json: String) {
+    match link {
+        Link::Worker(w) => {
+            let _ = w.post_message(&json.into());
+        }
+        Link::MainThread(receive) => {
+            let receive = receive.clone();
+            // Later, never inside the caller's own handler (it may hold its state borrowed).
+            wasm_bindgen_futures::spawn_local(async move {
+                let _ = receive.call1(&JsValue::NULL, &json.into());
+            });
+        }
+        Link::Down | Link::Starting(_) => {}
     }
 }
 
@@ -137,28 +147,14 @@ fn report_of(data: &JsValue) -> Option<Reply> {
     Some(Reply::Report { json, bytes })
 }
 
+/// The module is up: `link` replaces the starting one and takes the commands that waited, in order.
 fn flush(link: Link) {
     let queue = RESIDENT.with(|r| match std::mem::replace(&mut r.borrow_mut().link, link) {
         Link::Starting(queue) => queue,
         _ => Vec::new(),
     });
-    // Sent through `send`'s own paths, in order.
-    let ctx_free_send = |json: String| {
-        RESIDENT.with(|r| match &r.borrow().link {
-            Link::Worker(w) => {
-                let _ = w.post_message(&json.into());
-            }
-            Link::MainThread(receive) => {
-                let receive = receive.clone();
-                wasm_bindgen_futures::spawn_local(async move {
-                    let _ = receive.call1(&JsValue::NULL, &json.into());
-                });
-            }
-            _ => {}
-        })
-    };
     for json in queue {
-        ctx_free_send(json);
+        RESIDENT.with(|r| post(&r.borrow().link, json));
     }
 }
 

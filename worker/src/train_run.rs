@@ -94,22 +94,11 @@ pub fn receive(text: &str) {
     }
 }
 
-fn command_build(command: &TrainCommand) -> u64 {
-    match command {
-        TrainCommand::Build { build, .. }
-        | TrainCommand::Train { build, .. }
-        | TrainCommand::Pause { build }
-        | TrainCommand::Place { build, .. }
-        | TrainCommand::Look { build, .. }
-        | TrainCommand::Export { build, .. } => *build,
-    }
-}
-
 fn handle(command: TrainCommand) {
     if let TrainCommand::Build { build, text, preset, bpe, settings } = command {
         return start_build(build, &text, preset, bpe.as_ref(), settings);
     }
-    if command_build(&command) != with(|s| s.build) {
+    if command.build() != with(|s| s.build) {
         return;
     }
     // The run is out for a slice: the command waits for it.
@@ -275,6 +264,8 @@ async fn train_loop(epoch: u64) {
                 return;
             }
         };
+        // A fallback is shown at once: the page reads "a GPU falhou" from the view.
+        let fell_back = failed.is_some();
         if let Some((error, at, resumed_from)) = failed {
             with(|s| s.gpu_failed = true);
             send(TrainReport::GpuFailed { build, error: error.to_string(), at, resumed_from }, None);
@@ -287,7 +278,7 @@ async fn train_loop(epoch: u64) {
         for command in waiting {
             handle(command);
         }
-        send_view(false);
+        send_view(fell_back);
         yield_now().await;
     }
 }

@@ -204,6 +204,18 @@ impl Export {
 }
 
 impl TrainCommand {
+    /// The run the command is about.
+    pub fn build(&self) -> u64 {
+        match self {
+            TrainCommand::Build { build, .. }
+            | TrainCommand::Train { build, .. }
+            | TrainCommand::Pause { build }
+            | TrainCommand::Place { build, .. }
+            | TrainCommand::Look { build, .. }
+            | TrainCommand::Export { build, .. } => *build,
+        }
+    }
+
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
     }

@@ -95,10 +95,9 @@ pub struct TrainWidget {
     probe: HtmlElement,
     preset: RefCell<Option<Rc<String>>>,
     /// The run the worker holds: its number (commands and replies carry it), what it was built
-    /// from, what it is, and its last view.
+    /// from, and its last view.
     build: Cell<u64>,
     built_from: RefCell<Option<Inputs>>,
-    info: RefCell<Option<BuildInfo>>,
     view: RefCell<Option<TrainView>>,
     /// The build being waited for, and how to wake its waiter (with its error, if any).
     waiting: Waiting,
@@ -109,8 +108,6 @@ pub struct TrainWidget {
     pausing: Cell<bool>,
     /// Paused because the tab was hidden while running: resume when it shows.
     resume_on_visible: Cell<bool>,
-    /// The GPU failed during this run (the worker keeps it on the CPU until it is rebuilt).
-    gpu_failed: Cell<bool>,
     /// The history and sample counts last drawn.
     drawn: Cell<(usize, usize)>,
     /// Keeps the worker's replies coming to this widget.
@@ -219,14 +216,12 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
         preset: RefCell::new(None),
         build: Cell::new(0),
         built_from: RefCell::new(None),
-        info: RefCell::new(None),
         view: RefCell::new(None),
         waiting: RefCell::new(None),
         failure: RefCell::new(None),
         running: Cell::new(false),
         pausing: Cell::new(false),
         resume_on_visible: Cell::new(false),
-        gpu_failed: Cell::new(false),
         drawn: Cell::new((usize::MAX, usize::MAX)),
         listener: RefCell::new(None),
     });
@@ -242,7 +237,6 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     shell.on(&widget, &shell.inputs, &["input"], |w, e| {
         if control_of(e) == "placement" {
             // Where it trains is not what it trains: the run moves at its next slice.
-            w.gpu_failed.set(false);
             let (placement, gpu_allowed) = w.placement();
             w.send(TrainCommand::Place { build: w.build.get(), placement, gpu_allowed });
             return;
@@ -360,10 +354,8 @@ impl TrainWidget {
     /// Forgets the run (bad inputs, or new ones): training stops, nothing stale is shown.
     fn discard(&self) {
         self.halt();
-        self.gpu_failed.set(false);
         self.build.set(self.build.get() + 1);
         *self.view.borrow_mut() = None;
-        *self.info.borrow_mut() = None;
         *self.built_from.borrow_mut() = None;
         self.model_info.set_text_content(None);
     }
@@ -482,7 +474,6 @@ impl TrainWidget {
                 }
             }
             (TrainReport::GpuFailed { error, at, resumed_from, .. }, _) => {
-                self.gpu_failed.set(true);
                 self.say(&format!(
                     "A GPU falhou no passo {at} ({error}). O treino continua na CPU, com os mesmos pesos, a partir do passo {resumed_from} (a última cópia vinda da GPU; {} passos refeitos com os mesmos lotes).",
                     at - resumed_from
@@ -531,7 +522,6 @@ impl TrainWidget {
             ui::set_options(&self.head, &index_options(inputs.settings.n_heads), &head);
             self.look();
         }
-        *self.info.borrow_mut() = Some(info);
         self.drawn.set((usize::MAX, usize::MAX));
     }
 
@@ -569,7 +559,7 @@ impl TrainWidget {
     fn placement_text(&self, view: &TrainView) -> String {
         let on = if view.on_gpu { BackendKind::WebGpu } else { BackendKind::Cpu }.label();
         let software = view.software_gpu || self.shell.ctx.backend.gpu().is_some_and(|g| g.facts().software);
-        if self.gpu_failed.get() || view.gpu_failed {
+        if view.gpu_failed {
             format!("{on} (a GPU falhou)")
         } else if !view.on_gpu && software && self.placement.value() == "auto" {
             format!("{on} (a WebGPU daqui é por software, mais lenta para treinar)")
