@@ -124,6 +124,7 @@ export default async function train({ page, base, mode, browser }) {
       return Number(w.validationLoss) < Number(w.bigramLoss) || Number(w.steps) >= max;
     }, [HOST, MAX_STEPS], { timeout: 120000, polling: 250 });
     await page.click(`${HOST} [data-action=pause]`);
+    await stopped(page);
     const end = await numbers(page);
     const crossed = (await curve(page)).find((row) => parsePt(row[2]) < end.bigram)?.[0];
     console.log(`     ${mode}: validation below the bigram (${end.bigram.toFixed(4)}) first at ${crossed}; paused at step ${end.steps} (${end.validation.toFixed(4)}); ${end.stepMs.toFixed(1)} ms a step, ${end.rate.toFixed(1)} steps/s (${((Date.now() - started) / 1000).toFixed(1)} s for the last stretch)`);
@@ -143,6 +144,9 @@ export default async function train({ page, base, mode, browser }) {
     // The run of the previous check is still on the page (paused, below the bigram).
     await page.waitForSelector(`${DEC}[data-state=ready]`, { timeout: 120000 });
     await page.click(`${HOST} [data-action=use]`);
+    // The weights come back from the worker: the message follows its reply.
+    await page.waitForFunction((h) => document.querySelector(`${h} .train-message`).textContent.includes('agora roda'), HOST, { timeout: 30000 })
+      .catch(() => {});
     const message = await page.textContent(`${HOST} .train-message`);
     assert(message.includes('agora roda o modelo treinado'), message);
     await page.waitForFunction((d) => !document.querySelector(`${d} .trained-note`)?.hidden, DEC, { timeout: 30000 });
@@ -198,6 +202,7 @@ export default async function train({ page, base, mode, browser }) {
     await page.click(`${HOST} [data-action=train]`);
     await page.waitForFunction((h) => Number(document.querySelector(h).dataset.points) >= 3, HOST, { timeout: 60000 });
     await page.click(`${HOST} [data-action=pause]`);
+    await stopped(page);
     const end = await numbers(page);
     assert(end.validation < start.validation - 0.5, `validation ${start.validation} → ${end.validation} in ${end.steps} steps`);
     console.log(`     ${mode} BPE: ${end.stepMs.toFixed(1)} ms a plain step; validation ${start.validation.toFixed(3)} → ${end.validation.toFixed(3)} in ${end.steps} steps (bigram ${end.bigram.toFixed(3)})`);
@@ -217,6 +222,7 @@ export default async function train({ page, base, mode, browser }) {
         await page.click(`${HOST} [data-action=train]`);
         await page.waitForFunction((h) => Number(document.querySelector(h).dataset.steps) >= 26, HOST, { timeout: 180000, polling: 250 });
         await page.click(`${HOST} [data-action=pause]`);
+        await stopped(page);
         const status = await readResults(page, HOST, 'train-status');
         const row = (await curve(page)).find((r) => r[0] === 'passo 25');
         assert(row, JSON.stringify(await curve(page)));
