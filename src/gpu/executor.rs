@@ -42,6 +42,9 @@ impl Executor for GpuContext {
     }
 
     fn apply(&self, op: Op, inputs: &[&GpuTensor]) -> Result<Vec<GpuTensor>> {
+        if !cfg!(feature = "training") && op.kind().is_training() {
+            return Err(op.kind().not_in_this_build());
+        }
         let dims: Vec<Dims> = inputs.iter().map(|t| (t.rows, t.cols)).collect();
         let out_dims = op.output_dims(&dims)?;
         // A prefix of rows is a view of the same buffer; other rows are copied.
@@ -262,6 +265,9 @@ impl Executor for GpuContext {
         grad: &GpuTensor,
         norm2: &GpuTensor,
     ) -> Result<()> {
+        if !cfg!(feature = "training") {
+            return Err(OpKind::AdamW.not_in_this_build());
+        }
         let dims = (theta.rows, theta.cols);
         for other in [&*m, &*v, grad] {
             if (other.rows, other.cols) != dims {

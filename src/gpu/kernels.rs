@@ -99,6 +99,28 @@ macro_rules! kernel_params {
     };
 }
 
+/// The kernel's file, or "" in a build without the `training` feature when every op it runs
+/// is a training op (`OpKind::is_training`; a kernel that runs none is the second half of a
+/// training op's, attention's backward): the page's module then carries only the kernels it
+/// can dispatch. Evaluated at compile time, so the dropped text is not in the binary.
+const fn page_or_training(runs: &[OpKind], file: &'static str) -> &'static str {
+    kept_in_build(runs, file, cfg!(feature = "training"))
+}
+
+const fn kept_in_build(runs: &[OpKind], file: &'static str, training: bool) -> &'static str {
+    if training {
+        return file;
+    }
+    let mut i = 0;
+    while i < runs.len() {
+        if !runs[i].is_training() {
+            return file;
+        }
+        i += 1;
+    }
+    ""
+}
+
 /// Builds `KernelId`, `KernelId::ALL`, `ROWS` and the `Params` structs from one list of rows.
 /// A row's `params` names a struct an earlier row declared, or declares it in braces (its
 /// doc as `//!` lines inside them).
@@ -143,7 +165,7 @@ macro_rules! kernels {
         /// The table, in `KernelId` order (`KernelId::row` indexes it by discriminant).
         static ROWS: [KernelRow; KERNEL_COUNT] = [$(KernelRow {
             name: $file,
-            file: include_str!(concat!(env!("OUT_DIR"), "/shaders/", $file, ".wgsl")),
+            file: page_or_training(&[$(OpKind::$op),*], include_str!(concat!(env!("OUT_DIR"), "/shaders/", $file, ".wgsl"))),
             params_wgsl: $params::WGSL,
             shared: &[$(&$shared),*],
             bindings: ($inputs, $outputs),
@@ -639,6 +661,21 @@ mod tests {
         assert_eq!(KernelId::then_for(OpKind::Relu), []);
         assert_eq!(KernelId::then_for(OpKind::RmsNormBackward), [KernelId::SumRows]);
         assert_eq!(KernelId::for_op(OpKind::RopeBackward, None), Some(KernelId::Rope));
+    }
+
+    #[test]
+    fn a_build_without_training_keeps_the_kernels_it_can_dispatch() {
+        use super::kept_in_build;
+        assert_eq!(kept_in_build(&[OpKind::ReluBackward], "relu_backward", false), "");
+        assert_eq!(kept_in_build(&[], "attention_backward_kv", false), "");
+        assert_eq!(kept_in_build(&[OpKind::Relu], "relu", false), "relu");
+        assert_eq!(kept_in_build(&[OpKind::ReluBackward], "relu_backward", true), "relu_backward");
+        // The kernels that run no op are the second halves of training ops (`then`).
+        for id in KernelId::ALL {
+            if id.row().runs.is_empty() {
+                assert!(KernelId::ALL.iter().any(|t| t.row().then.contains(&id) && t.row().runs.iter().all(|op| op.is_training())), "{}", id.name());
+            }
+        }
     }
 
     #[test]

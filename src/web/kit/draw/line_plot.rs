@@ -148,7 +148,13 @@ impl LinePlot {
     /// Draws `series` over `xs`; `x_text` writes an x value in the twin's row labels and
     /// `y_text` a value in its cells.
     pub fn update(&self, xs: &[f64], series: &[Series], axes: &Axes, x_text: impl Fn(f64) -> String, y_text: impl Fn(f64) -> String) {
-        self.fill_table(xs, series, &x_text, &y_text);
+        self.draw(xs, series, axes, &x_text, &y_text);
+    }
+
+    /// `update` behind one signature: its closures as trait objects, so the wasm holds one
+    /// copy of the drawing instead of one per caller (ten of them, 2–3 KB gzipped).
+    fn draw(&self, xs: &[f64], series: &[Series], axes: &Axes, x_text: &dyn Fn(f64) -> String, y_text: &dyn Fn(f64) -> String) {
+        self.fill_table(xs, series, x_text, y_text);
         let dark = dom::dark_at(&self.root);
         let w = available_width(&self.root).min(560.0);
         let tx = |x: f64| if axes.log_x { x.max(1e-300).log10() } else { x };
@@ -291,7 +297,7 @@ impl LinePlot {
         }
     }
 
-    fn fill_table(&self, xs: &[f64], series: &[Series], x_text: &impl Fn(f64) -> String, y_text: &impl Fn(f64) -> String) {
+    fn fill_table(&self, xs: &[f64], series: &[Series], x_text: &dyn Fn(f64) -> String, y_text: &dyn Fn(f64) -> String) {
         let cols: Vec<String> = series.iter().map(|s| s.label.clone()).collect();
         let rows = xs.iter().enumerate().take(MAX_TWIN_ROWS).map(|(i, &x)| {
             (x_text(x), series.iter().map(|s| y_text(s.values.get(i).copied().unwrap_or(f64::NAN))).collect())
