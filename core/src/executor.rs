@@ -336,9 +336,6 @@ impl Executor for Cpu {
         ops::write_rows(dst, at, src)
     }
     fn adamw(&self, step: AdamWStep, theta: &mut Matrix, m: &mut Matrix, v: &mut Matrix, grad: &Matrix, norm2: &Matrix) -> Result<()> {
-        if !cfg!(feature = "training") {
-            return Err(crate::op::OpKind::AdamW.not_in_this_build());
-        }
         adamw::adamw(theta, grad, m, v, norm2, step)
     }
     async fn read(&self, tensors: &[&Matrix]) -> Result<Vec<Matrix>> {

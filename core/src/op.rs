@@ -15,9 +15,7 @@ use crate::error::{ComputeError, Result};
 use crate::format::format_pt_short;
 use crate::matrix::Matrix;
 use crate::ops::modern::{self, RopePositions};
-#[cfg(feature = "training")]
-use crate::ops::{adamw, backward};
-use crate::ops::{self, SoftmaxOptions};
+use crate::ops::{self, adamw, backward, SoftmaxOptions};
 
 /// The op table speaks in dims; the type lives with `Matrix` (the layer below).
 pub use crate::matrix::Dims;
@@ -119,7 +117,8 @@ impl OpKind {
 
     /// Whether only training runs it: the gradients, the loss, the optimiser, the batch
     /// attention. A build without the `training` feature (the page's module; training runs in
-    /// the worker's) links neither these ops' CPU twins nor their WGSL, and refuses them.
+    /// the worker's) has no WGSL for them, and its WebGPU backend refuses them; their CPU twins
+    /// stay (the gradient check's whole decoder runs them on the page).
     pub const fn is_training(self) -> bool {
         matches!(
             self,
@@ -141,7 +140,7 @@ impl OpKind {
         )
     }
 
-    /// The error of a build without the `training` feature asked for a training op.
+    /// The error of a build without the `training` feature asked to run a training op on WebGPU.
     pub fn not_in_this_build(self) -> ComputeError {
         ComputeError::Invalid(format!("A operação {} é do treino: este módulo não a traz (o treino roda no worker da página).", self.name()))
     }
@@ -545,58 +544,42 @@ impl Op {
                 vec![out.output, out.weights]
             }
             Op::Rows { start, end } => vec![ops::rows(a, start, end)],
-            #[cfg(feature = "training")]
             Op::MatmulAt => vec![backward::matmul_at(a, inputs[1])?],
-            #[cfg(feature = "training")]
             Op::SumRows => vec![backward::sum_rows(a)],
-            #[cfg(feature = "training")]
             Op::ReluBackward => vec![backward::relu_backward(a, inputs[1])?],
-            #[cfg(feature = "training")]
             Op::GeluBackward => vec![backward::gelu_backward(a, inputs[1])?],
-            #[cfg(feature = "training")]
             Op::LayerNormBackward { eps } => {
                 let g = backward::layer_norm_backward(a, inputs[1], inputs[2], eps)?;
                 vec![g.dx, g.dgamma, g.dbeta]
             }
-            #[cfg(feature = "training")]
             Op::EmbeddingBackward { vocab } => vec![backward::embedding_backward(a, &ids_of(inputs[1]), vocab)?],
-            #[cfg(feature = "training")]
             Op::AttentionBatch { heads, sequences } => {
                 let out = backward::attention_batch(a, inputs[1], inputs[2], heads, sequences)?;
                 vec![out.output, out.weights]
             }
-            #[cfg(feature = "training")]
             Op::AttentionBackward { heads, sequences } => {
                 let g = backward::attention_backward(a, inputs[1], inputs[2], inputs[3], inputs[4], heads, sequences)?;
                 vec![g.dq, g.dk, g.dv]
             }
-            #[cfg(feature = "training")]
             Op::CrossEntropy => {
                 let ce = backward::cross_entropy(a, &ids_of(inputs[1]))?;
                 vec![Matrix::from_vec(1, 1, vec![ce.loss])?, ce.dlogits]
             }
-            #[cfg(feature = "training")]
             Op::SumSquares => vec![adamw::sum_squares(a, inputs[1])?],
             Op::Rope { heads, theta, at } => vec![modern::rope(a, heads, theta, at)?],
-            #[cfg(feature = "training")]
             Op::RopeBackward { heads, theta, at } => vec![modern::rope_backward(a, heads, theta, at)?],
             Op::RmsNorm { eps } => vec![modern::rms_norm(a, inputs[1], eps)?],
-            #[cfg(feature = "training")]
             Op::RmsNormBackward { eps } => {
                 let g = modern::rms_norm_backward(a, inputs[1], inputs[2], eps)?;
                 vec![g.dx, g.dgamma]
             }
             Op::Swiglu => vec![modern::swiglu(a, inputs[1])?],
-            #[cfg(feature = "training")]
             Op::SwigluBackward => {
                 let g = modern::swiglu_backward(a, inputs[1], inputs[2])?;
                 vec![g.dgate, g.dup]
             }
             Op::RepeatKv { heads, kv_heads } => vec![modern::repeat_kv(a, heads, kv_heads)?],
-            #[cfg(feature = "training")]
             Op::RepeatKvBackward { heads, kv_heads } => vec![modern::repeat_kv_backward(a, heads, kv_heads)?],
-            #[cfg(not(feature = "training"))]
-            _ => return Err(self.kind().not_in_this_build()),
         })
     }
 }
