@@ -204,6 +204,19 @@ fn web_gpu_and_site_have_no_import_circle() {
     assert_no_circle("src");
 }
 
+/// The widgets draw; what computes where is the backend's and the runtime's (issue 36): no
+/// widget reaches into the GPU layer.
+#[test]
+fn no_widget_imports_the_gpu_layer() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/web/widgets");
+    let offenders: Vec<String> = sources(&root)
+        .into_iter()
+        .filter(|(_, code)| local_paths(&without_comments(code)).iter().any(|p| p == "crate::gpu" || p.starts_with("crate::gpu::")))
+        .map(|(file, _)| file)
+        .collect();
+    assert!(offenders.is_empty(), "widgets that import crate::gpu: {offenders:?}");
+}
+
 #[test]
 fn the_page_generator_has_no_import_circle() {
     assert_no_circle("site/src");

@@ -639,6 +639,26 @@ pub fn wgsl_block(id: KernelId, shaders_url: &str) -> HtmlElement {
     pre
 }
 
+/// The three kernels a product runs, each a `<details>` with when it runs and its source
+/// (`KernelId::for_product`'s choice by size), for the compute page's benchmark: the widget
+/// reads them here rather than from the GPU layer.
+pub fn product_kernels(shaders_url: &str) -> Vec<HtmlElement> {
+    let (small_to, blocked_from) = (crate::gpu::kernels::SMALL_MAX, crate::gpu::kernels::BLOCKED_MIN);
+    [
+        (KernelId::MatmulSmall, format!("n ≤ {small_to}")),
+        (KernelId::Matmul, format!("{small_to} < n < {blocked_from}")),
+        (KernelId::MatmulBlocked, format!("n ≥ {blocked_from}")),
+    ]
+    .into_iter()
+    .map(|(id, when)| {
+        let kernel = dom::el("details", "hood-kernel");
+        dom::set_attr(&kernel, "data-kernel", id.name());
+        dom::append_all(&kernel, &[&dom::text("summary", "", &format!("o kernel medido para {when}: {}", id.path())), &wgsl_block(id, shaders_url)]);
+        kernel
+    })
+    .collect()
+}
+
 /// `source` as highlighted spans and text nodes in `code`.
 fn highlight_into(code: &HtmlElement, source: &str) {
     let Some(document) = dom::document() else { return };

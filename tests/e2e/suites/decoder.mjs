@@ -68,6 +68,18 @@ export default async function decoder({ page, base, mode, browser }) {
     assert(caption.includes(`«${last}»`) && 'armário'.endsWith(last.replace('·', ' ').trim()), `${caption} / last chip ${last}`);
     const thumbs = await page.$$eval(`${HOST} .attention-grid .thumb`, (t) => t.length);
     assert(thumbs === 24, `${thumbs} attention thumbnails`);
+    // One row per layer (4 × 6), labelled, at a desktop's width and at a phone's.
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      const rows = await page.$$eval(`${HOST} .attention-layer`, (ls) => ls.map((l) => ({
+        label: l.getAttribute('aria-label'),
+        tops: [...l.querySelectorAll('.thumb')].map((t) => Math.round(t.getBoundingClientRect().top)),
+        inside: [...l.querySelectorAll('.thumb')].every((t) => t.getBoundingClientRect().right <= l.getBoundingClientRect().right + 0.5),
+      })));
+      assert(rows.length === 4 && rows.every((r, i) => r.label === `camada ${i + 1}` && r.tops.length === 6 && new Set(r.tops).size === 1 && r.inside),
+        `${width} px: ${JSON.stringify(rows)}`);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   await check(`[${mode}] playground: the logit lens, stage by stage, ends at the model's own prediction`, async () => {

@@ -17,14 +17,13 @@ use web_sys::{HtmlElement, HtmlInputElement};
 use crate::core::executor::BackendKind;
 use crate::core::format::format_pt;
 use crate::core::trace::{format_scientific, matmul_inputs, time_matmul, MatmulTiming};
-use crate::gpu::KernelId;
 
 use crate::web::backend::{now_ms, runtime};
 use crate::web::dom;
 use crate::web::kit::ui;
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::draw::line_plot::{Axes, LinePlot, Series};
-use crate::web::kit::hood::{avg_ms, ms_value, wgsl_block, SHADERS};
+use crate::web::kit::hood::{avg_ms, ms_value, product_kernels, SHADERS};
 use crate::web::kit::{Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::MATMUL_BENCH, mount };
@@ -79,16 +78,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     let last = dom::el("div", "bench-last");
     dom::append(&shell.outputs, &last);
 
-    // Which kernel a size runs is KernelId::for_product's choice: all three are shown.
-    let (small_to, blocked_from) = (crate::gpu::kernels::SMALL_MAX, crate::gpu::kernels::BLOCKED_MIN);
-    for (id, when) in [
-        (KernelId::MatmulSmall, format!("n ≤ {small_to}")),
-        (KernelId::Matmul, format!("{small_to} < n < {blocked_from}")),
-        (KernelId::MatmulBlocked, format!("n ≥ {blocked_from}")),
-    ] {
-        let kernel = dom::el("details", "hood-kernel");
-        dom::set_attr(&kernel, "data-kernel", id.name());
-        dom::append_all(&kernel, &[&dom::text("summary", "", &format!("o kernel medido para {when}: {}", id.path())), &wgsl_block(id, &ctx.asset_url(SHADERS))]);
+    for kernel in product_kernels(&ctx.asset_url(SHADERS)) {
         dom::append(host, &kernel);
     }
 

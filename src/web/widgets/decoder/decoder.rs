@@ -940,7 +940,14 @@ impl DecoderWidget {
         let cfg = &model.weights.config;
         self.grid.set_text_content(None);
         let mut canvases = Vec::new();
+        dom::set_attr(&self.grid, "style", &format!("--heads: {}", cfg.n_heads));
         for layer in 0..cfg.n_layers {
+            // One row per layer, named once, its heads side by side.
+            let row = dom::el("div", "attention-layer");
+            dom::set_attr(&row, "role", "group");
+            dom::set_attr(&row, "aria-label", &format!("camada {}", layer + 1));
+            dom::set_attr(&row, "data-layer", &layer.to_string());
+            dom::append(&row, &dom::text("span", "attention-layer-label", &format!("camada {}", layer + 1)));
             for head in 0..cfg.n_heads {
                 let button = dom::el("button", "thumb");
                 dom::set_attr(&button, "type", "button");
@@ -951,11 +958,12 @@ impl DecoderWidget {
                 dom::set_attr(&canvas, "aria-hidden", "true");
                 dom::append(&button, &canvas);
                 // The visible label is the accessible name ("ampliar" only for screen readers).
-                dom::append(&button, &dom::text("span", "visually-hidden", "ampliar a atenção da "));
-                dom::append(&button, &dom::text("span", "thumb-label", &format!("camada {} · cabeça {}", layer + 1, head + 1)));
-                dom::append(&self.grid, &button);
+                dom::append(&button, &dom::text("span", "visually-hidden", &format!("ampliar a atenção da camada {}, ", layer + 1)));
+                dom::append(&button, &dom::text("span", "thumb-label", &format!("cabeça {}", head + 1)));
+                dom::append(&row, &button);
                 canvases.push(canvas);
             }
+            dom::append(&self.grid, &row);
         }
         *self.thumbs.borrow_mut() = canvases;
     }
