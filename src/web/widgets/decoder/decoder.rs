@@ -959,7 +959,10 @@ impl DecoderWidget {
                 dom::append(&button, &canvas);
                 // The visible label is the accessible name ("ampliar" only for screen readers).
                 dom::append(&button, &dom::text("span", "visually-hidden", &format!("ampliar a atenção da camada {}, ", layer + 1)));
-                dom::append(&button, &dom::text("span", "thumb-label", &format!("cabeça {}", head + 1)));
+                // "cabeça 3"; on a phone only "3" shows (the word stays for screen readers).
+                let label = dom::el("span", "thumb-label");
+                dom::append_all(&label, &[&dom::text("span", "thumb-word", "cabeça "), &dom::text("span", "", &(head + 1).to_string())]);
+                dom::append(&button, &label);
                 dom::append(&row, &button);
                 canvases.push(canvas);
             }
