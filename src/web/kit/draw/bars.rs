@@ -38,6 +38,12 @@ impl BarView {
 
     /// Draws one bar per (label, value); `title` replaces the caption.
     pub fn update(&self, title: &str, labels: &[String], values: &[f32]) {
+        self.update_marked(title, labels, values, None);
+    }
+
+    /// `update`, with the bar at `marked` outlined and its label bold, and its twin row
+    /// `data-marked` (the token the decoder drew among the ones it could have).
+    pub fn update_marked(&self, title: &str, labels: &[String], values: &[f32], marked: Option<usize>) {
         // The width first, before this update changes the page: read after the writes below,
         // it would force a layout of the whole page on every update (the playground draws
         // these while it generates).
@@ -46,6 +52,9 @@ impl BarView {
         dom::set_attr(&self.canvas, "aria-label", &crate::site::notation::plain(title));
         let caption = crate::site::notation::plain(title);
         super::twin::fill(&self.table, &caption, "", &[], labels.iter().zip(values).map(|(l, v)| (l.clone(), vec![format_pt(*v, 4)])));
+        if let Some(row) = marked.and_then(|i| self.table.query_selector(&format!("tr:nth-of-type({})", i + 1)).ok().flatten()) {
+            dom::set_attr(&row, "data-marked", "true");
+        }
 
         let dark = dom::dark_at(&self.root);
         // Labels measured as drawn; the bars give way (down to 60 px) so the figure fits a phone.
@@ -70,7 +79,16 @@ impl BarView {
             let y = gap + i as f64 * (bar_h + gap);
             ctx.set_fill_style_str(text);
             ctx.set_text_align("right");
+            let is_marked = marked == Some(i);
+            ctx.set_font(&if is_marked { format!("bold {}", label_font(LABEL_PX)) } else { label_font(LABEL_PX) });
             let _ = ctx.fill_text(label, label_w - 6.0, y + bar_h / 2.0);
+            ctx.set_font(&label_font(LABEL_PX));
+            if is_marked {
+                // Outlined over the whole axis, so even a tiny probability's bar is found.
+                ctx.set_stroke_style_str(text);
+                ctx.set_line_width(2.0);
+                ctx.stroke_rect(label_w - 1.0, y - 2.0, plot_w + 2.0, bar_h + 4.0);
+            }
             // Length is |value|; negative values are told apart by colour (orange) and the "−"
             // sign. One solid colour per sign, at least 3:1 against the page in both themes.
             ctx.set_fill_style_str(&css(bar_color(value < 0.0, dark)));

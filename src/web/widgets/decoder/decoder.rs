@@ -25,7 +25,7 @@ use crate::core::decoder::presets::{self, PRESETS};
 use crate::core::decoder::model::{DecoderPass, ForwardOutput};
 use crate::core::decoder::sampling::{top_n, SamplingOptions};
 use crate::core::decoder::session::{History, Session};
-use crate::core::decoder::tokenizer::TokenCodec;
+use crate::core::decoder::tokenizer::{TokenCodec, Tokenizer};
 use crate::core::decoder::DecoderWeights;
 use crate::core::executor::{BackendKind, Executor, Job};
 use crate::core::format::format_pt;
@@ -163,6 +163,8 @@ pub struct DecoderWidget {
     readout: HtmlElement,
     model_bars: BarView,
     bigram_bars: BarView,
+    /// The last step's draw: the distribution it came from, the drawn token marked.
+    drawn_bars: BarView,
     grid: HtmlElement,
     /// One canvas per (layer, head), painted in place.
     thumbs: RefCell<Vec<HtmlCanvasElement>>,
@@ -269,7 +271,9 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let bars = dom::el("div", "decoder-bars");
     let model_bars = BarView::new("next-model", "Próximo token: Transformer").probabilities();
     let bigram_bars = BarView::new("next-bigram", "Próximo token: bigrama").probabilities();
-    dom::append_all(&bars, &[&model_bars.root, &bigram_bars.root]);
+    let drawn_bars = BarView::new("drawn", "Último sorteio").probabilities();
+    drawn_bars.root.set_hidden(true);
+    dom::append_all(&bars, &[&model_bars.root, &bigram_bars.root, &drawn_bars.root]);
     dom::append(outputs, &bars);
 
     dom::append(outputs, &dom::text("h4", "", "Atenção por camada e cabeça"));
@@ -344,6 +348,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         readout,
         model_bars,
         bigram_bars,
+        drawn_bars,
         grid,
         thumbs: RefCell::new(Vec::new()),
         enlarged,
@@ -860,7 +865,13 @@ impl DecoderWidget {
             }
             for (i, &id) in h.ids.iter().enumerate().skip(shown.len()) {
                 let chip = dom::text("span", if i < h.prompt_len { "chip" } else { "chip generated" }, &bpe.label(id));
-                dom::set_attr(&chip, "title", &format!("posição {}, token {id}: clique para ler a lente aqui", i + 1));
+                let drawn = h.steps.iter().rev().find(|s| s.position == h.dropped + i);
+                let how = drawn.map_or(String::new(), |s| {
+                    dom::set_attr(&chip, "data-probability", &s.probability.to_string());
+                    dom::set_attr(&chip, "data-rank", &s.rank.to_string());
+                    format!(" ({} com probabilidade {}, o {}º mais provável)", if s.chosen { "escolhido" } else { "sorteado" }, format_pt(s.probability, 4), s.rank)
+                });
+                dom::set_attr(&chip, "title", &format!("posição {}, token {id}{how}: clique para ler a lente aqui", i + 1));
                 dom::set_attr(&chip, "data-id", &id.to_string());
                 dom::set_attr(&chip, "data-position", &i.to_string());
                 dom::append(&self.chips, &chip);
@@ -916,6 +927,7 @@ impl DecoderWidget {
             _ => (Vec::new(), Vec::new(), format!("Próximo token: bigrama (nunca viu «{}» seguido de nada)", bpe.label(last))),
         };
         self.bigram_bars.update(&title, &labels, &values);
+        self.draw_last_draw(h, bpe);
         if self.generating.get() {
             return;
         }
@@ -933,6 +945,36 @@ impl DecoderWidget {
                 ],
             ),
         );
+    }
+
+    /// The distribution the last token was drawn from (the model's, temperature 1), the drawn
+    /// token marked beside the most probable; hidden while the last token is the prompt's.
+    fn draw_last_draw(&self, h: &History, bpe: &Tokenizer) {
+        let last_position = h.dropped + h.ids.len();
+        let Some(step) = h.steps.last().filter(|s| s.position + 1 == last_position) else {
+            self.drawn_bars.root.set_hidden(true);
+            return;
+        };
+        let mut labels: Vec<String> = step.alternatives.iter().map(|(id, _)| bpe.label(*id)).collect();
+        let mut values: Vec<f32> = step.alternatives.iter().map(|(_, p)| *p).collect();
+        let marked = match step.alternatives.iter().position(|(id, _)| *id == step.token) {
+            Some(i) => i,
+            None => {
+                labels.push(format!("{} ({}º)", bpe.label(step.token), step.rank));
+                values.push(step.probability);
+                labels.len() - 1
+            }
+        };
+        let how = if step.chosen { "escolhido por você" } else { "sorteado" };
+        let title = format!(
+            "Último passo: «{}» {how}, o {}º mais provável (probabilidade {} na temperatura 1)",
+            bpe.label(step.token),
+            step.rank,
+            format_pt(step.probability, 4)
+        );
+        self.drawn_bars.root.set_hidden(false);
+        dom::set_attr(&self.drawn_bars.root, "data-drawn", &step.token.to_string());
+        self.drawn_bars.update_marked(&title, &labels, &values, Some(marked));
     }
 
     /// One button per (layer, head), built once when the model arrives; painted in place.
