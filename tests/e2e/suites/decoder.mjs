@@ -56,7 +56,8 @@ export default async function decoder({ page, base, mode, browser }) {
     assert(await page.inputValue(`${HOST} [data-control=prompt]`) === 'As chaves do armário', 'preset from the URL');
     const n = await chipCount(page);
     assert(n >= 3 && n <= 8, `${n} prompt tokens`);
-    const model = await bars(page, 'next-model');
+    // The top 10, then the preset's pinned words ("estava, estavam") that are not among them.
+    const model = (await bars(page, 'next-model')).slice(0, 10);
     assert(model.length === 10, `${model.length} bars`);
     const probs = model.map(([, p]) => parsePt(p));
     assert(probs.every((p, i) => i === 0 || p <= probs[i - 1]) && probs.reduce((a, b) => a + b) <= 1.0001, probs.join(' '));
@@ -80,6 +81,39 @@ export default async function decoder({ page, base, mode, browser }) {
         `${width} px: ${JSON.stringify(rows)}`);
     }
     await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  await check(`[${mode}] playground: pinned words, a preset's own or typed, in the bars even outside the top 10 and in the lens's menu and map`, async () => {
+    const readPins = () => page.$$eval(`${HOST} table[data-results=pins] tr`, (trs) => trs.map((tr) => {
+      const [, label, p, rank] = tr.querySelector('td').textContent.match(/^«(.+?)».*?: (\d+,\d+) \((\d+)º/) ?? [];
+      return { word: tr.querySelector('th').textContent, label, p, rank: Number(rank) };
+    }));
+    const inBars = async (pins) => {
+      const model = await bars(page, 'next-model');
+      for (const pin of pins) {
+        const row = model.find(([l]) => l === (pin.rank > 10 ? `${pin.label} (${pin.rank}º)` : pin.label));
+        assert(row && Math.abs(parsePt(row[1]) - parsePt(pin.p)) < 1e-4, `${JSON.stringify(pin)} in ${JSON.stringify(model)}`);
+      }
+      assert(model.length === 10 + pins.filter((p) => p.rank > 10).length, `${model.length} bars for ${JSON.stringify(pins)}`);
+      const options = await page.$$eval(`${HOST} [data-control=lens-token] option`, (os) => os.map((o) => o.textContent));
+      const columns = await page.$$eval(`${HOST} table.twin[data-matrix=lens] tr:first-of-type th`, (ths) => ths.map((th) => th.textContent));
+      for (const pin of pins) assert(options.some((o) => o.startsWith(`«${pin.label}»`)) && columns.includes(pin.label), `${pin.label}: ${JSON.stringify(options)} / ${JSON.stringify(columns)}`);
+    };
+    await page.selectOption(`${HOST} [data-control=preset]`, 'meninos');
+    await ready(page, HOST);
+    assert(await page.inputValue(`${HOST} [data-control=pin]`) === 'eram, era', await page.inputValue(`${HOST} [data-control=pin]`));
+    const claim = await readPins();
+    // The preset's claim, as the model gives it: "eram" over "era" after "Os meninos".
+    assert(claim.length === 2 && claim[0].word === 'eram' && claim[1].word === 'era' && parsePt(claim[0].p) > parsePt(claim[1].p), JSON.stringify(claim));
+    await inBars(claim);
+    // A typed word the model does not expect here: after the top 10, with its rank.
+    await page.fill(`${HOST} [data-control=pin]`, 'eram, Capitu');
+    const typed = await readPins();
+    assert(typed.length === 2 && typed[1].word === 'Capitu' && typed[1].rank > 10, JSON.stringify(typed));
+    await inBars(typed);
+    await page.selectOption(`${HOST} [data-control=preset]`, 'chaves');
+    await ready(page, HOST);
+    assert(await page.inputValue(`${HOST} [data-control=pin]`) === 'estava, estavam', 'the preset pins its own words');
   });
 
   await check(`[${mode}] playground: the logit lens, stage by stage, ends at the model's own prediction`, async () => {

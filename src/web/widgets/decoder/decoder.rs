@@ -21,6 +21,7 @@ use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement, ImageData};
 
 use crate::core::decoder::lens::{LensPass, LensReading};
+use crate::core::decoder::pins::{self, Pin};
 use crate::core::decoder::presets::{self, PRESETS};
 use crate::core::decoder::model::{DecoderPass, ForwardOutput};
 use crate::core::decoder::sampling::{top_n, SamplingOptions};
@@ -144,6 +145,9 @@ pub struct DecoderWidget {
     preset_label: HtmlElement,
     trained_note: HtmlElement,
     prompt: HtmlTextAreaElement,
+    /// Words the reader follows in the bars and the lens, even outside the top 10.
+    pins: HtmlInputElement,
+    pins_readout: HtmlElement,
     temperature: HtmlInputElement,
     top_k: HtmlInputElement,
     top_p: HtmlInputElement,
@@ -211,6 +215,14 @@ fn preset_text(id: &str) -> &'static str {
     presets::preset(id).map_or(PRESETS[0].prompt, |p| p.prompt)
 }
 
+/// The words a preset's claim is about ("eram, era"), which it pins; none for a style preset.
+fn preset_pins(id: &str) -> String {
+    match presets::preset(id).map(|p| p.claim) {
+        Some(presets::Claim::Prefers { likely, unlikely }) => format!("{}, {}", likely.trim(), unlikely.trim()),
+        _ => String::new(),
+    }
+}
+
 /// A seed nobody chose: from the browser's random source.
 fn fresh_seed() -> u64 {
     (js_sys::Math::random() * 1e9) as u64
@@ -241,7 +253,9 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     // Shown while a model trained on the page is in use, with the way back.
     let trained_note = ui::live("p", "trained-note");
     trained_note.set_hidden(true);
-    dom::append_all(&shell.inputs, &[&loading, &trained_note, &preset_label, &prompt]);
+    let (pins_label, pins) = ui::text_field("acompanhar as palavras ", "pin", &if attrs.text("data-prompt").is_some() { String::new() } else { preset_pins(chosen) });
+    dom::set_attr(&pins, "placeholder", "ex.: eram, era");
+    dom::append_all(&shell.inputs, &[&loading, &trained_note, &preset_label, &prompt, &pins_label]);
 
     // Sampling controls. A seed in the address fixes it; otherwise each "Gerar" draws one.
     let linked_seed = address_param("seed").and_then(|s| s.trim().parse::<u64>().ok());
@@ -274,7 +288,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let drawn_bars = BarView::new("drawn", "Último sorteio").probabilities();
     drawn_bars.root.set_hidden(true);
     dom::append_all(&bars, &[&model_bars.root, &bigram_bars.root, &drawn_bars.root]);
-    dom::append(outputs, &bars);
+    let pins_readout = dom::el("div", "decoder-pins");
+    dom::append_all(outputs, &[&bars, &pins_readout]);
 
     dom::append(outputs, &dom::text("h4", "", "Atenção por camada e cabeça"));
     let grid = dom::el("div", "attention-grid");
@@ -331,6 +346,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         preset_label,
         trained_note,
         prompt,
+        pins,
+        pins_readout,
         temperature,
         top_k,
         top_p,
@@ -405,6 +422,7 @@ impl DecoderWidget {
         match control_of(event).as_str() {
             "preset" => {
                 self.prompt.set_value(preset_text(&self.preset.value()));
+                self.pins.set_value(&preset_pins(&self.preset.value()));
                 self.request(Action::Prefill);
             }
             "prompt" => self.request(Action::Prefill),
@@ -419,6 +437,10 @@ impl DecoderWidget {
             // Typing a seed means wanting that one.
             "seed" => self.fixed_seed.set_checked(true),
             "temperature" | "top-k" | "top-p" => self.redraw_predictions(),
+            "pin" => {
+                self.redraw_predictions();
+                self.draw_lens();
+            }
             _ => {}
         }
     }
@@ -634,7 +656,14 @@ impl DecoderWidget {
         let stage_label = |s: usize| if s == 0 { "embedding".to_string() } else { format!("camada {s}") };
         // Candidates: the model's top ones here, and the token that really came next.
         let next = h.ids.get(position + 1).copied();
-        let candidates = reading.candidates(LENS_CANDIDATES, next);
+        let mut candidates = reading.candidates(LENS_CANDIDATES, next);
+        // The pinned words too, as they would come after this position, so the menu can pick them.
+        let context = bpe.decode_ids(&h.ids[..=*position]);
+        for pin in pins::pin(bpe, &context, &self.pins.value(), &[], None).unwrap_or_default() {
+            if !candidates.contains(&pin.token) {
+                candidates.push(pin.token);
+            }
+        }
         let m = reading.trajectories(&candidates);
         let labels: Vec<String> = candidates.iter().map(|&t| bpe.label(t)).collect();
         self.lens_view.show(&m, (0..stages).map(stage_label).collect(), labels.clone(), Scale::Probability);
@@ -910,8 +939,16 @@ impl DecoderWidget {
         let temperature = self.options().map_or(1.0, |o| if o.temperature > 0.0 { o.temperature } else { 1.0 });
         let probs = h.distribution(temperature);
         let top = top_n(&probs, 10);
-        let labels: Vec<String> = top.iter().map(|(id, _)| bpe.label(*id)).collect();
-        let values: Vec<f32> = top.iter().map(|(_, p)| *p).collect();
+        let mut labels: Vec<String> = top.iter().map(|(id, _)| bpe.label(*id)).collect();
+        let mut values: Vec<f32> = top.iter().map(|(_, p)| *p).collect();
+        // The pinned words outside the top 10, after it, with their rank.
+        let (prompt_text, generated) = h.texts(bpe);
+        for pin in self.show_pins(&format!("{prompt_text}{generated}"), &probs) {
+            if !top.iter().any(|(id, _)| *id == pin.token) {
+                labels.push(format!("{} ({}º)", pin.label, pin.rank));
+                values.push(pin.probability);
+            }
+        }
         self.model_bars.update(&format!("Próximo token: Transformer (temperatura {})", format_pt(temperature, 2)), &labels, &values);
         let last = h.ids.last().copied().unwrap_or(0);
         let bigram = model.bigram.clone();
@@ -945,6 +982,34 @@ impl DecoderWidget {
                 ],
             ),
         );
+    }
+
+    /// The pinned words read in `distribution` (the next token's after `context`), written in
+    /// their table (`data-results=pins`); a word the tokenizer cannot take gets the message.
+    fn show_pins(&self, context: &str, distribution: &[f32]) -> Vec<Pin> {
+        let Some(model) = self.model.borrow().clone() else { return Vec::new() };
+        self.pins_readout.set_text_content(None);
+        let input = self.pins.value();
+        if input.trim().is_empty() {
+            return Vec::new();
+        }
+        match pins::pin(&model.tokenizer, context, &input, distribution, None) {
+            Ok(found) => {
+                let rows: Vec<(String, String)> = found
+                    .iter()
+                    .map(|p| {
+                        let split = if p.tokens.len() > 1 { format!(", 1º de {} tokens", p.tokens.len()) } else { String::new() };
+                        (p.text.clone(), format!("«{}»{split}: {} ({}º mais provável)", p.label, format_pt(p.probability, 4), p.rank))
+                    })
+                    .collect();
+                dom::append(&self.pins_readout, &dom::results_table("pins", "Palavras acompanhadas: o primeiro token de cada uma, como viria agora", &rows));
+                found
+            }
+            Err(e) => {
+                dom::append(&self.pins_readout, &dom::text("p", "error", &e.to_string()));
+                Vec::new()
+            }
+        }
     }
 
     /// The distribution the last token was drawn from (the model's, temperature 1), the drawn
