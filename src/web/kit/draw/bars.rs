@@ -80,10 +80,12 @@ impl BarView {
             ctx.set_fill_style_str(text);
             ctx.set_text_align("right");
             let is_marked = marked == Some(i);
-            ctx.set_font(&if is_marked { format!("bold {}", label_font(LABEL_PX)) } else { label_font(LABEL_PX) });
-            let _ = ctx.fill_text(label, label_w - 6.0, y + bar_h / 2.0);
-            ctx.set_font(&label_font(LABEL_PX));
             if is_marked {
+                ctx.set_font(&format!("bold {}", label_font(LABEL_PX)));
+            }
+            let _ = ctx.fill_text(label, label_w - 6.0, y + bar_h / 2.0);
+            if is_marked {
+                ctx.set_font(&label_font(LABEL_PX));
                 // Outlined over the whole axis, so even a tiny probability's bar is found.
                 ctx.set_stroke_style_str(text);
                 ctx.set_line_width(2.0);

@@ -941,9 +941,9 @@ impl DecoderWidget {
         let top = top_n(&probs, 10);
         let mut labels: Vec<String> = top.iter().map(|(id, _)| bpe.label(*id)).collect();
         let mut values: Vec<f32> = top.iter().map(|(_, p)| *p).collect();
-        // The pinned words outside the top 10, after it, with their rank.
-        let (prompt_text, generated) = h.texts(bpe);
-        for pin in self.show_pins(&format!("{prompt_text}{generated}"), &probs) {
+        // The pinned words outside the top 10, after it, with their rank (read after the
+        // window's text, as the lens reads them after its position).
+        for pin in self.show_pins(&bpe.decode_ids(&h.ids), &probs) {
             if !top.iter().any(|(id, _)| *id == pin.token) {
                 labels.push(format!("{} ({}º)", pin.label, pin.rank));
                 values.push(pin.probability);
