@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Drops the comment lines of the site's own page scripts and of wasm-bindgen's glue (atencao.js,
+# Drops the comment lines of the site's own page scripts and of wasm-bindgen's glue (atencao*.js,
 # whose JSDoc repeats the Rust doc comments of the exported functions) in the built site (trunk's
 # post_build hook, before sw-precache.sh hashes them): the sources keep their explanations,
 # readers do not download them (static/site.js: 5 857 → 3 480 bytes gzipped), nor the lines' indentation
@@ -11,7 +11,7 @@
 # by scripts/strip-css.sh, which also computes its integrity hash again.
 set -euo pipefail
 stage="${TRUNK_STAGING_DIR:?run by trunk as a post_build hook (TRUNK_STAGING_DIR unset)}"
-for file in "$stage/static/site.js" "$stage/static/compat.js" "$stage/static/search.js" "$stage/static/checkpoints.js" "$stage/static/checkpoint-examples.js" "$stage/atencao.js"; do
+for file in "$stage/static/site.js" "$stage/static/compat.js" "$stage/static/search.js" "$stage/static/checkpoints.js" "$stage/static/checkpoint-examples.js" "$stage/atencao.js" "$stage/atencao-articles.js" "$stage/atencao-models.js" "$stage/atencao-worker.js"; do
   [ -f "$file" ] || continue
   # Leading blanks go too (0,7 KB gzipped over these files, which pays for the checkpoints'
   # script), which no template literal or string continued over lines may hold: a line with an

@@ -4,15 +4,17 @@
 # build version derived from all of them, so each build has its own service worker and cache
 # (see sw.js). The groups decide when the offline copy takes a file:
 #   shell  the home page, the page script, the stylesheet, the icon: on the first visit;
-#   code   the wasm and its JS (the page's, its snippets/, and the page worker's atencao-worker*: issue 36): on the
-#          first visit, except under Save-Data (then when a page loads them);
+#   code   the wasm and its JS that pages load (the page's module without the models, atencao-articles*, and
+#          with them only, atencao-models*; its snippets/; the page worker's atencao-worker*: issue 36): on the
+#          first visit, except under Save-Data (then when a page loads them); the build with every widget
+#          (atencao.js, atencao_bg.wasm: the catalogue and blogs) is in `extra`;
 #   page   every prerendered page (NAME.html at the root) and the checkpoints' script and sheet: on the
 #          first visit, except under Save-Data;
 #   model  the decoder's files in static/model/ (config, tokenizer, weights, bigram table): when a
 #          decoder widget loads them (src/web/model_store.rs), or on "salvar para ler offline";
 #   search the search box's code and index (static/search.js, pagefind/: scripts/search-index.sh): when fetched; after the reader's
 #          first search, all of it (static/search.js asks), so searching works offline; or on "salvar";
-#   extra  the rest (embed.js, the example blog post, the model card, the train widget's preset story in
+#   extra  the rest (embed.js and the build with every widget, the example blog post, the model card, the train widget's preset story in
 #          static/train/): when fetched, or on "salvar".
 # The sizes give "salvar para ler offline" its size. Needs only bash and coreutils.
 set -euo pipefail
@@ -34,7 +36,7 @@ while IFS= read -r -d '' path; do
   esac
   case "$path" in
     index.html | main.css | static/site.js | static/compat.js | static/favicon.svg | static/noscript.css) group=shell ;;
-    atencao.js | atencao_bg.wasm | atencao-worker.js | atencao-worker_bg.wasm | snippets/*) group=code ;;
+    atencao-articles.js | atencao-articles_bg.wasm | atencao-models.js | atencao-models_bg.wasm | atencao-worker.js | atencao-worker_bg.wasm | snippets/*) group=code ;;
     */*.html) group=extra ;;
     *.html | static/checkpoints.js | static/checkpoint-examples.js | static/checkpoints.css) group=page ;;
     static/model/*.json | static/model/*.safetensors | static/model/*.bin) group=model ;;

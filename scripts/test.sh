@@ -16,6 +16,10 @@ step() { printf '\n\033[1;32m==> %s\033[0m (at %d s)\n' "$*" "$SECONDS"; }
 
 bash scripts/setup.sh
 
+# One build from scratch: incremental compilation's caches would only take disk (gigabytes for
+# the test build; CI once ran out of it).
+if [ -n "${CI:-}" ]; then export CARGO_INCREMENTAL=0; fi
+
 # Mesa's Vulkan driver wants a runtime dir; CI shells may not have one.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/atencao-runtime}"
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"

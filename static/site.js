@@ -231,8 +231,11 @@ async function startWasm() {
   if (!SUPPORTED) return widgetsCannotRun(MESSAGE);
   await painted();
   try {
-    const bindings = await import('../atencao.js');
-    await bindings.default({ module_or_path: new URL('../atencao_bg.wasm', import.meta.url) });
+    // The build of the page's module that has this page's widgets (issue 36: article pages
+    // load the one without the models; build.rs names it in <main data-module>).
+    const module = /^atencao(-articles|-models)?$/.test(app.dataset.module ?? '') ? app.dataset.module : 'atencao';
+    const bindings = await import(`../${module}.js`);
+    await bindings.default({ module_or_path: new URL(`../${module}_bg.wasm`, import.meta.url) });
     // As trunk's own loader did: memoryReport() for the load tests and the curious.
     window.wasmBindings = bindings;
     // The footer's backend badge, its select (automático/CPU/WebGPU) and note, which the wasm runs.

@@ -31,13 +31,21 @@ fn assert_golden(trace: &AttentionTrace, on: &str) {
 /// function: no documented kind without code, no name twice.
 #[wasm_bindgen_test]
 fn every_documented_widget_kind_is_registered_once() {
-    use atencao::site::widgets::WIDGETS;
-    use atencao::web::widgets::{find, REGISTRY};
-    assert_eq!(REGISTRY.len(), WIDGETS.len(), "registered kinds vs documented kinds");
+    use atencao::site::widgets::{MODEL_WIDGETS, SHARED_WIDGETS, WIDGETS};
+    use atencao::web::widgets::{find, registry, MODELS, SHARED};
+    assert_eq!(registry().count(), WIDGETS.len(), "registered kinds vs documented kinds");
     for doc in WIDGETS {
-        assert_eq!(REGISTRY.iter().filter(|k| k.name() == doc.name).count(), 1, "«{}» registered once", doc.name);
+        assert_eq!(registry().filter(|k| k.name() == doc.name).count(), 1, "«{}» registered once", doc.name);
         assert_eq!(find(doc.name).map(|k| k.title()), Some(doc.title));
     }
+    // The model widgets' build (feature `models`) holds exactly the kinds the page generator
+    // sends to it (`module_for`), so no page loads a build without one of its widgets.
+    let built: Vec<&str> = MODELS.iter().map(|k| k.name()).collect();
+    let listed: Vec<&str> = MODEL_WIDGETS.iter().map(|d| d.name).collect();
+    assert_eq!(built, listed, "the models build's kinds vs site::widgets::MODEL_WIDGETS");
+    let built: Vec<&str> = SHARED.iter().map(|k| k.name()).collect();
+    let listed: Vec<&str> = SHARED_WIDGETS.iter().map(|d| d.name).collect();
+    assert_eq!(built, listed, "the kinds of both builds vs site::widgets::SHARED_WIDGETS");
 }
 
 /// The simd128 loops of `core::lanes` (what the site's wasm runs) give their plain twin's bits.

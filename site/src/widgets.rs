@@ -1,7 +1,7 @@
 //! Every widget kind, declared once: its name (the `data-widget` value), its title, what it
 //! shows and the data attributes it reads.
 //!
-//! The web layer's registry (`web::widgets::REGISTRY`) pairs each of these with the code that
+//! The web layer's registry (`web::widgets::registry()`) pairs each of these with the code that
 //! mounts it (`WidgetKind { doc: &ATTENTION, mount }`), so a kind's name and title are typed
 //! nowhere else; the page generator reads the same entries for the placeholders, the home
 //! page's cards and the catalogue's text. `tests/widget_docs.rs` checks that README's widget
@@ -475,6 +475,47 @@ pub static MATMUL_BENCH: WidgetDoc = WidgetDoc {
 };
 
 /// Every widget kind, in the catalogue's order.
+/// The widgets that run a model (issue 36): the decoder, the BPE tokenizer (the decoder's
+/// vocabulary), training and the gradient check (whose whole-decoder part runs the training
+/// ops). The site crate builds them under its feature `models` and the rest under `articles`;
+/// `web::widgets`'s test checks that the two lists agree.
+pub static MODEL_WIDGETS: &[&WidgetDoc] = &[&GRADIENT_CHECK, &DECODER, &BPE, &TRAIN];
+
+/// The article widgets that a model page also has (the softmax lab, beside the gradient
+/// check): in both builds, so that page loads the models' build.
+pub static SHARED_WIDGETS: &[&WidgetDoc] = &[&SOFTMAX_LAB];
+
+/// The builds of the page's module (index.html), by the widgets they carry: a page loads the
+/// smallest that has all of its own (`module_for`).
+pub mod module {
+    /// Every widget: the catalogue, blogs (`embed.js`), a page that mixes the two groups (none
+    /// of the site's pages does today).
+    pub const FULL: &str = "atencao";
+    /// The article widgets only (`bundles/articles`).
+    pub const ARTICLES: &str = "atencao-articles";
+    /// The model widgets only (`bundles/models`).
+    pub const MODELS: &str = "atencao-models";
+}
+
+/// Which build of the page's module a page with these widgets (their `data-widget` names)
+/// loads: the one of its group when all are of one group, the full one otherwise; a page
+/// without widgets, or with only widgets of both builds, gets the article build.
+pub fn module_for<'a>(kinds: impl IntoIterator<Item = &'a str>) -> &'static str {
+    let (mut articles, mut models) = (false, false);
+    for kind in kinds {
+        if MODEL_WIDGETS.iter().any(|w| w.name == kind) {
+            models = true;
+        } else if !SHARED_WIDGETS.iter().any(|w| w.name == kind) {
+            articles = true;
+        }
+    }
+    match (articles, models) {
+        (true, true) => module::FULL,
+        (false, true) => module::MODELS,
+        _ => module::ARTICLES,
+    }
+}
+
 pub static WIDGETS: &[&WidgetDoc] = &[
     &ATTENTION,
     &MASKED_SOFTMAX,
@@ -535,6 +576,18 @@ pub fn snippet(doc: &WidgetDoc) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_page_loads_the_build_of_its_widgets_group() {
+        assert_eq!(module_for([]), module::ARTICLES);
+        assert_eq!(module_for(["tfidf", "attention"]), module::ARTICLES);
+        assert_eq!(module_for(["decoder"]), module::MODELS);
+        assert_eq!(module_for(["decoder", "train"]), module::MODELS);
+        assert_eq!(module_for(["gradient-check", "softmax-lab"]), module::MODELS);
+        assert_eq!(module_for(["softmax-lab"]), module::ARTICLES);
+        assert_eq!(module_for(["gradient-check", "tfidf"]), module::FULL);
+        assert!(MODEL_WIDGETS.iter().all(|m| WIDGETS.iter().any(|w| std::ptr::eq(*w, *m))), "a model widget is documented");
+    }
 
     #[test]
     fn examples_use_documented_attributes() {

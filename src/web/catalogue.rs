@@ -3,7 +3,7 @@
 //! mounted exactly as a blog mounts it (`embed::attach`: own shadow root, on scrolling).
 //!
 //! The page opens with how to embed, then a jump index of every kind; it walks
-//! `widgets::REGISTRY`, so a new widget shows up here by being registered (its documentation
+//! `widgets::registry()`, so a new widget shows up here by being registered (its documentation
 //! comes with it); documentation for a kind that does not exist shows a visible error
 //! (`data-orphan-doc`, which the e2e suite rejects).
 
@@ -66,7 +66,7 @@ pub fn render(app: &Element, ctx: &Rc<Ctx>) -> String {
     dom::set_attr(&index, "aria-label", "Índice dos widgets");
     dom::append(&index, &dom::text("h2", "", "Os widgets"));
     let list = dom::el("ul", "");
-    for kind in widgets::REGISTRY {
+    for kind in widgets::registry() {
         let link = dom::notation("a", "", kind.title());
         dom::set_attr(&link, "href", &format!("#w-{}", kind.name()));
         let item = dom::el("li", "");
@@ -75,7 +75,7 @@ pub fn render(app: &Element, ctx: &Rc<Ctx>) -> String {
     }
     dom::append(&index, &list);
     dom::append(app, &index);
-    for kind in widgets::REGISTRY {
+    for kind in widgets::registry() {
         dom::append(app, &entry(kind.doc, &script, ctx));
     }
     for orphan in docs::WIDGETS.iter().filter(|d| widgets::find(d.name).is_none()) {

@@ -9,6 +9,7 @@
 //! is registered by static/site.js, wasm or not.
 
 pub mod backend;
+#[cfg(feature = "models")]
 pub mod bench;
 pub mod catalogue;
 pub mod dom;
@@ -16,6 +17,7 @@ pub mod embed;
 pub mod kit;
 pub mod model_store;
 pub mod pages;
+#[cfg(feature = "models")]
 pub mod resident;
 pub mod widgets;
 

@@ -53,7 +53,11 @@ pub fn start(ctx: Rc<Ctx>) {
         }
         BENCH_SLUG => {
             app.set_text_content(None);
+            // The benchmark times the decoder: its page loads the models' build (`data-module`).
+            #[cfg(feature = "models")]
             super::bench::render(&app, &ctx);
+            #[cfg(not(feature = "models"))]
+            dom::append(&app, &dom::text("p", "note", "Este módulo não tem o decodificador que o benchmark mede: recarregue a página."));
         }
         _ => {
             if !show_not_found(&app) {

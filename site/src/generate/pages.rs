@@ -112,7 +112,8 @@ pub fn prerender(site: &Site, map: &ModelMap, dir: &Path) {
         // The search index (scripts/search-index.sh) reads the prose of the articles' pages and
         // of the pages of no article, not their navigation (marked data-pagefind-ignore).
         let body = if page.og_type == "article" { " data-pagefind-body" } else { "" };
-        let main = format!("<main id=\"app\" data-site data-page=\"{}\" tabindex=\"-1\"{body}>\n{}</main>\n", page.name, page.main);
+        let module = page_module(page);
+        let main = format!("<main id=\"app\" data-site data-page=\"{}\" data-module=\"{module}\" tabindex=\"-1\"{body}>\n{}</main>\n", page.name, page.main);
         let mut toc = toc_items(articles, &page.name);
         if let Some(glossary) = site.pages.iter().find(|p| p.slug == glossary::SLUG) {
             let mark = if page.name == glossary.slug { " aria-current=\"page\"" } else { "" };
@@ -125,6 +126,17 @@ pub fn prerender(site: &Site, map: &ModelMap, dir: &Path) {
         names.push('\n');
     }
     write_if_changed(&dir.join("pages.txt"), &names);
+}
+
+/// The build of the page's module that static/site.js loads for `page` (issue 36): the one
+/// whose widgets the page has. The catalogue mounts a live example of every kind; the
+/// benchmark page times the decoder.
+fn page_module(page: &Prerendered) -> &'static str {
+    match page.name.as_str() {
+        "catalogo" => widgets::module::FULL,
+        "bench" => widgets::module::MODELS,
+        _ => widgets::module_for(page.main.split("data-widget=\"").skip(1).filter_map(|rest| rest.split('"').next())),
+    }
 }
 
 /// What a page drawn by the wasm says until (or unless) it arrives.
@@ -343,7 +355,13 @@ mod tests {
         let read = |name: &str| fs::read_to_string(out.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(read("pages.txt"), "index\nvetores\nsoma\nproduto\ndecodificador\ncatalogo\nbench\n");
         let soma = read("soma.main.html");
-        assert!(soma.starts_with("<main id=\"app\" data-site data-page=\"soma\""), "{soma}");
+        assert!(soma.starts_with("<main id=\"app\" data-site data-page=\"soma\" data-module=\"atencao-articles\""), "{soma}");
+        // Each page names the build of the page's module with its widgets: the home page's
+        // decoder, the catalogue's every kind, the benchmark's decoder.
+        let module = |page: &str| read(&format!("{page}.main.html")).split("data-module=\"").nth(1).and_then(|r| r.split('"').next()).map(str::to_string);
+        assert_eq!(module("index").as_deref(), Some("atencao-models"));
+        assert_eq!(module("catalogo").as_deref(), Some("atencao"));
+        assert_eq!(module("bench").as_deref(), Some("atencao-models"));
         assert!(soma.contains("<p class=\"breadcrumb\" data-pagefind-ignore><a href=\"vetores.html\">Vetores</a></p>"), "{soma}");
         assert!(soma.contains("rel=\"prev\" href=\"vetores.html\">← Vetores</a>") && soma.contains("rel=\"next\" href=\"produto.html\">Produto $W^Q$ →</a>"), "{soma}");
         let intro = read("vetores.main.html");

@@ -11,7 +11,7 @@
 //! - `draw`: heatmaps, bars, plots, graphs and their table twins.
 //!
 //! The widget contract: any element with `data-widget="KIND"` is mounted by the widget
-//! registered under KIND (`widgets::REGISTRY`). While it computes it carries
+//! registered under KIND (`widgets::registry()`). While it computes it carries
 //! `data-state="loading"`; then `data-state="ready"`, or `data-state="error"` with a visible
 //! Portuguese message (`.widget-error`). Every matrix drawn has a `<table>` twin with the
 //! same numbers ("ver números").

@@ -3,12 +3,18 @@
 //! they are made of is `web::kit`; this module is the registry that names them.
 
 pub mod attention;
+#[cfg(feature = "articles")]
 pub mod bench;
+#[cfg(feature = "models")]
 pub mod decoder;
 pub mod sequence;
+#[cfg(feature = "articles")]
 pub mod text;
+#[cfg(feature = "models")]
 pub mod train;
+#[cfg(feature = "articles")]
 pub mod transformer;
+#[cfg(feature = "articles")]
 pub mod vectors;
 
 use std::rc::Rc;
@@ -18,17 +24,13 @@ use web_sys::{Element, HtmlElement};
 use crate::web::kit::attributes::{self, Attributes};
 use crate::web::kit::{show_error, state, Ctx, Widget, WidgetKind};
 
-/// Every widget kind: each pairs its documentation (name, title, summary, attributes, declared
-/// once in `site::widgets`) with its mount function. The site, the embedding entry point and
-/// the catalogue read this list; the browser tests check it holds every documented kind once.
-pub const REGISTRY: &[WidgetKind] = &[
+/// The article widgets (the crate's feature `articles`): each pairs its documentation (name,
+/// title, summary, attributes, declared once in `site::widgets`) with its mount function.
+#[cfg(feature = "articles")]
+pub const ARTICLES: &[WidgetKind] = &[
     attention::attention::KIND,
     attention::masked_softmax::KIND,
     attention::soft_dictionary::KIND,
-    attention::gradient_check::KIND,
-    decoder::decoder::KIND,
-    decoder::bpe::KIND,
-    train::train::KIND,
     vectors::vectors::KIND,
     vectors::dot_product::KIND,
     vectors::matmul::KIND,
@@ -47,7 +49,6 @@ pub const REGISTRY: &[WidgetKind] = &[
     sequence::vote_mask::KIND,
     sequence::mask_embeddings::KIND,
     sequence::ffn_detector::KIND,
-    sequence::softmax_lab::KIND,
     transformer::char_tokenizer::KIND,
     transformer::embedding::KIND,
     transformer::self_attention::KIND,
@@ -60,9 +61,28 @@ pub const REGISTRY: &[WidgetKind] = &[
     transformer::output_head::KIND,
     bench::matmul_bench::KIND,
 ];
+#[cfg(not(feature = "articles"))]
+pub const ARTICLES: &[WidgetKind] = &[];
+
+/// The widgets in both builds (`site::widgets::SHARED_WIDGETS`): an article widget that a
+/// model page also has.
+pub const SHARED: &[WidgetKind] = &[sequence::softmax_lab::KIND];
+
+/// The widgets that run a model (the crate's feature `models`; `site::widgets::MODEL_WIDGETS`
+/// names them, and a page that has one loads a build with them).
+#[cfg(feature = "models")]
+pub const MODELS: &[WidgetKind] = &[attention::gradient_check::KIND, decoder::decoder::KIND, decoder::bpe::KIND, train::train::KIND];
+#[cfg(not(feature = "models"))]
+pub const MODELS: &[WidgetKind] = &[];
+
+/// Every widget kind of this build. The site, the embedding entry point and the catalogue read
+/// it; the browser tests check that the full build holds every documented kind once.
+pub fn registry() -> impl Iterator<Item = &'static WidgetKind> {
+    ARTICLES.iter().chain(SHARED).chain(MODELS)
+}
 
 pub fn find(name: &str) -> Option<&'static WidgetKind> {
-    REGISTRY.iter().find(|k| k.name() == name)
+    registry().find(|k| k.name() == name)
 }
 
 /// Mounts every `[data-widget]` under `root` that is not mounted yet.

@@ -454,7 +454,7 @@ export default async function robust({ page, base, mode, browser }) {
     // No service worker: the request for the wasm reaches the (broken) server.
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
     let broken = true;
-    await context.route('**/atencao_bg.wasm', (route) => (broken ? route.fulfill({ status: 404, body: 'not found' }) : route.continue()));
+    await context.route('**/atencao-articles_bg.wasm', (route) => (broken ? route.fulfill({ status: 404, body: 'not found' }) : route.continue()));
     const site = await context.newPage();
     await site.goto(`${base}/tf-idf-e-cosseno.html`);
     await site.waitForSelector('main [data-widget][data-state=error] .widget-error', { timeout: 30000 });
@@ -477,7 +477,7 @@ export default async function robust({ page, base, mode, browser }) {
     const html = post('<div data-widget="attention" id="att"></div><div data-widget="bow" id="bow"></div>');
     const { context, page: old } = await openPost(browser, html, { serviceWorkers: 'block' });
     await context.addInitScript(() => { WebAssembly.validate = () => false; });
-    await context.route('**/atencao_bg.wasm', (route) => route.abort());
+    await context.route('**/atencao*_bg.wasm', (route) => route.abort());
     // On the site, every widget of the page says so; the page's text stays.
     await old.goto(`${base}/${ATTENTION_PAGE}`);
     await old.waitForSelector('main#app [data-widget] .unsupported[role=alert]', { timeout: 30000 });
