@@ -3,22 +3,38 @@
 //   <script type="module" src="https://example.org/atencao/embed.js"></script>
 //   <div data-widget="attention"></div>
 //
-// Copied unchanged to the built site (dist/embed.js) next to atencao.js and atencao_bg.wasm,
-// whose names carry no hash (Trunk.toml: filehash = false), so this URL stays valid from one
-// build to the next. A module runs once per page however often it is included: every widget
-// of the page shares one wasm instance and one GPU device.
+// Copied to the built site (dist/embed.js) next to the page's module, whose names carry no hash
+// (Trunk.toml: filehash = false), so this URL stays valid from one build to the next. A module
+// runs once per page however often it is included: every widget of the page shares one wasm
+// instance and one GPU device.
+//
+// The module comes in three builds (issue 36): the article widgets (atencao-articles.js), the
+// model widgets (atencao-models.js) and every widget (atencao.js). The post loads the one its
+// widgets need, as the site's pages do (site::widgets::module_for): the build of their group,
+// every widget's when they are of both. WIDGET_BUILDS (kind → its build; null for a kind in
+// both) is site::widgets::builds_for_embed's, written in at build time by scripts/pages.sh. A
+// widget of the other group added to the post later says to reload the page.
 //
 // The wasm side (src/web/embed.rs) does the rest; it gets the folder this file was served
 // from, to find the model files under a sub-path or on another origin. No inline code, no
 // eval: it runs under `script-src 'self' 'wasm-unsafe-eval'`.
-import init, { embed } from './atencao.js';
 import { SUPPORTED, showUnsupported } from './static/compat.js';
+
+const WIDGET_BUILDS = {};
 
 // Checkpoints (exercises) need no wasm: their own small script, only where the post has one.
 if (document.querySelector('[data-checkpoint]')) import('./static/checkpoints.js');
 
+/** The build for the post's widgets; an unknown kind is the articles build's to report. */
+function buildFor(kinds) {
+  const builds = new Set(kinds.map((kind) => (Object.hasOwn(WIDGET_BUILDS, kind) ? WIDGET_BUILDS[kind] : 'atencao-articles')).filter(Boolean));
+  return builds.size > 1 ? 'atencao' : [...builds][0] ?? 'atencao-articles';
+}
+
 if (SUPPORTED) {
-  await init({ module_or_path: new URL('atencao_bg.wasm', import.meta.url) });
+  const build = buildFor([...document.querySelectorAll('[data-widget]')].map((host) => host.dataset.widget ?? ''));
+  const { default: init, embed } = await import(`./${build}.js`);
+  await init({ module_or_path: new URL(`${build}_bg.wasm`, import.meta.url) });
   embed(new URL('.', import.meta.url).href);
 } else {
   // The wasm cannot compile here: every widget of the post says why, as text.

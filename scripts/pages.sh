@@ -7,7 +7,8 @@
 # MathML, previous and next page, a placeholder in each widget). Each page NAME.html (the home page
 # is index.html) is the built index.html with its <title> line, its <nav id="toc"> line and its
 # <main>…</main> lines replaced by those parts, and without the template's comment lines. Links
-# are relative: the site works under a sub-path. Needs only bash and coreutils.
+# are relative: the site works under a sub-path. It also writes into embed.js which build of the
+# page's module each widget kind is in. Needs only bash and coreutils.
 set -euo pipefail
 stage="${TRUNK_STAGING_DIR:?run by trunk as a post_build hook (TRUNK_STAGING_DIR unset)}"
 parts="$(dirname "$0")/../target/site"
@@ -66,4 +67,16 @@ if [ -d "$parts/checkpoints" ]; then
   mkdir -p "$stage/static/checkpoints"
   cp "$parts/checkpoints/"*.json "$stage/static/checkpoints/"
 fi
+# embed.js's table of the build each widget kind is in (site::widgets::builds_for_embed): its
+# line `const WIDGET_BUILDS = {};` becomes build.rs's.
+builds="$parts/embed-builds.js"
+[ -s "$builds" ] || { echo "pages: $builds is missing (build.rs writes it)" >&2; exit 1; }
+if [ "$(grep -c '^const WIDGET_BUILDS = {};$' "$stage/embed.js")" != 1 ]; then
+  echo "pages: embed.js must have one line 'const WIDGET_BUILDS = {};'" >&2
+  exit 1
+fi
+while IFS= read -r line || [ -n "$line" ]; do
+  if [ "$line" = 'const WIDGET_BUILDS = {};' ]; then cat "$builds"; else printf '%s\n' "$line"; fi
+done < "$stage/embed.js" > "$stage/embed.js.tmp"
+mv "$stage/embed.js.tmp" "$stage/embed.js"
 echo "pages: $count pages written"

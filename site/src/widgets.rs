@@ -497,16 +497,40 @@ pub mod module {
     pub const MODELS: &str = "atencao-models";
 }
 
+/// The build that holds the kind `name`: the models' for a model widget, none of the two in
+/// particular (None) for a kind in both, the articles' for the rest (an unknown name too: that
+/// build says it does not exist).
+pub fn build_of(name: &str) -> Option<&'static str> {
+    if MODEL_WIDGETS.iter().any(|w| w.name == name) {
+        Some(module::MODELS)
+    } else if SHARED_WIDGETS.iter().any(|w| w.name == name) {
+        None
+    } else {
+        Some(module::ARTICLES)
+    }
+}
+
+/// `build_of` for every documented kind, as the line of JavaScript that scripts/pages.sh
+/// stamps into embed.js (`const WIDGET_BUILDS = …;`), so a blog post loads the build of its
+/// widgets as the site's pages do.
+pub fn builds_for_embed() -> String {
+    let entries: Vec<String> = WIDGETS
+        .iter()
+        .map(|w| format!("\"{}\": {}", w.name, build_of(w.name).map_or_else(|| "null".to_string(), |b| format!("\"{b}\""))))
+        .collect();
+    format!("const WIDGET_BUILDS = {{{}}};", entries.join(", "))
+}
+
 /// Which build of the page's module a page with these widgets (their `data-widget` names)
 /// loads: the one of its group when all are of one group, the full one otherwise; a page
 /// without widgets, or with only widgets of both builds, gets the article build.
 pub fn module_for<'a>(kinds: impl IntoIterator<Item = &'a str>) -> &'static str {
     let (mut articles, mut models) = (false, false);
     for kind in kinds {
-        if MODEL_WIDGETS.iter().any(|w| w.name == kind) {
-            models = true;
-        } else if !SHARED_WIDGETS.iter().any(|w| w.name == kind) {
-            articles = true;
+        match build_of(kind) {
+            Some(module::MODELS) => models = true,
+            Some(_) => articles = true,
+            None => {}
         }
     }
     match (articles, models) {
@@ -586,6 +610,10 @@ mod tests {
         assert_eq!(module_for(["gradient-check", "softmax-lab"]), module::MODELS);
         assert_eq!(module_for(["softmax-lab"]), module::ARTICLES);
         assert_eq!(module_for(["gradient-check", "tfidf"]), module::FULL);
+        assert_eq!(module_for(["nao-existe"]), module::ARTICLES, "the articles' build reports an unknown kind");
+        let line = builds_for_embed();
+        assert!(line.starts_with("const WIDGET_BUILDS = {\"attention\": \"atencao-articles\", ") && line.ends_with("};"), "{line}");
+        assert!(line.contains("\"decoder\": \"atencao-models\"") && line.contains("\"softmax-lab\": null"), "{line}");
         assert!(MODEL_WIDGETS.iter().all(|m| WIDGETS.iter().any(|w| std::ptr::eq(*w, *m))), "a model widget is documented");
     }
 

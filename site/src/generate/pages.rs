@@ -126,6 +126,8 @@ pub fn prerender(site: &Site, map: &ModelMap, dir: &Path) {
         names.push('\n');
     }
     write_if_changed(&dir.join("pages.txt"), &names);
+    // The build each widget kind is in, for embed.js (scripts/pages.sh stamps it there).
+    write_if_changed(&dir.join("embed-builds.js"), &format!("{}\n", widgets::builds_for_embed()));
 }
 
 /// The build of the page's module that static/site.js loads for `page` (issue 36): the one

@@ -108,6 +108,11 @@ pub fn mount_one(host: &HtmlElement, ctx: &Rc<Ctx>, slot: usize) -> Option<Rc<dy
     let attrs = Attributes::of(host, &name);
     let mounted = match find(&name) {
         Some(kind) => (kind.mount)(ctx, host, &attrs),
+        // A kind of the other build (issue 36): the page chose its build by the widgets it had
+        // when it loaded (`site::widgets::module_for`), and this one came later.
+        None if crate::site::widgets::doc(&name).is_some() => {
+            Err(format!("O widget «{name}» não está no módulo que esta página carregou, escolhido pelos widgets que ela tinha ao abrir: recarregue a página."))
+        }
         None => Err(format!("Não existe widget chamado «{name}».")),
     };
     let warnings = attrs.into_warnings();

@@ -67,6 +67,9 @@ export default async function decoder({ page, base, mode, browser }) {
     const last = await page.$eval(`${HOST} .chips .chip:last-child`, (c) => c.textContent);
     const caption = await page.textContent(`${HOST} [data-bars=next-bigram] figcaption`);
     assert(caption.includes(`«${last}»`) && 'armário'.endsWith(last.replace('·', ' ').trim()), `${caption} / last chip ${last}`);
+    // The count is written as a reader writes it: thousands grouped by a dot.
+    const seen = caption.match(/visto ([\d.]+) vezes/)?.[1] ?? '';
+    assert(/^\d{1,3}(\.\d{3})*$/.test(seen), `the bigram's count «${seen}» in ${caption}`);
     const thumbs = await page.$$eval(`${HOST} .attention-grid .thumb`, (t) => t.length);
     assert(thumbs === 24, `${thumbs} attention thumbnails`);
     // One row per layer (4 × 6), labelled, at a desktop's width and at a phone's.

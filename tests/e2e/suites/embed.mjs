@@ -134,6 +134,9 @@ export default async function embed({ mode, browser }) {
     + `<script type="module" src="${siteOrigin}${PREFIX}/embed.js"></script></head><body><main><h1>${title}</h1><div id="treino" data-widget="train"></div></main></body></html>`;
   fs.writeFileSync(path.join(blogRoot, 'treino.html'), trainPost('Treino num post'));
   fs.writeFileSync(path.join(blogRoot, 'treino-sem-worker.html'), trainPost('Treino num post sem workers'));
+  // A post with article widgets only (issue 36: it loads the articles' build).
+  fs.writeFileSync(path.join(blogRoot, 'artigos.html'), `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>Só artigos</title><link rel="icon" href="favicon.svg">`
+    + `<script type="module" src="${siteOrigin}${PREFIX}/embed.js"></script></head><body><main class="post"><h1>Só artigos</h1><div id="atencao" data-widget="attention"></div></main></body></html>`);
   const policy = (pathname) => (pathname === '/treino.html' ? `${crossCsp}; worker-src 'self' blob: ${siteOrigin}` : crossCsp);
   const blog = await serve(blogRoot, { headers: (pathname) => (pathname.endsWith('.html') ? { 'content-security-policy': policy(pathname) } : {}) });
   const blogOrigin = `http://127.0.0.1:${blog.address().port}`;
@@ -255,9 +258,12 @@ export default async function embed({ mode, browser }) {
 
   if (mode === 'cpu') await check(`[${mode}] a training widget in a post on another origin trains in the page's worker (worker-src 'self' blob: and the site), and on the page where the policy refuses it`, async () => {
     for (const [file, inWorker] of [['treino.html', true], ['treino-sem-worker.html', false]]) {
-      const { context, page, errors } = await openPage(browser);
+      const { context, page, errors, requests } = await openPage(browser);
       await page.goto(`${blogOrigin}/${file}`);
       await ready(page, '#treino');
+      // A post whose widgets are all model widgets loads the models' build (issue 36).
+      const pageWasm = requests.filter((u) => u.endsWith('.wasm') && !u.endsWith('/atencao-worker_bg.wasm')).map((u) => u.replace(/.*\//, ''));
+      assert(pageWasm.join() === 'atencao-models_bg.wasm', `${file} loaded ${pageWasm.join(', ')}`);
       // The widget's own element, inside the host's shadow root, holds its numbers.
       await page.click('#treino [data-action=train]');
       await page.waitForFunction(() => Number(document.querySelector('#treino').shadowRoot.querySelector('.widget.train').dataset.steps) >= 20, null, { timeout: 60000 });
@@ -270,6 +276,26 @@ export default async function embed({ mode, browser }) {
       assert(unexpected.length === 0, unexpected.join('\n'));
       await context.close();
     }
+  });
+
+  await check(`[${mode}] a post with article widgets only loads the articles' build (from another origin); a model widget added later says to reload`, async () => {
+    const { context, page, errors, requests } = await openPage(browser);
+    await page.goto(`${blogOrigin}/artigos.html`);
+    await ready(page, '#atencao');
+    assertMatrix('attention weights', await readTable(page, 'weights', '#atencao'), GOLDEN.weights);
+    const wasm = requests.filter((u) => u.endsWith('.wasm')).map((u) => u.replace(/.*\//, ''));
+    assert(wasm.join() === 'atencao-articles_bg.wasm', `the post loaded ${wasm.join(', ')}`);
+    await page.evaluate(() => {
+      const div = document.createElement('div');
+      div.id = 'tarde';
+      div.dataset.widget = 'decoder';
+      document.querySelector('.post h1').after(div);
+    });
+    await page.waitForSelector('#tarde[data-state=error]', { timeout: 30000 });
+    const message = await page.textContent('#tarde .widget-error');
+    assert(message.includes('«decoder»') && message.includes('recarregue a página'), message);
+    assert(errors.length === 0, errors.join('\n'));
+    await context.close();
   });
 
   await check(`[${mode}] dark theme reaches the widgets inside their shadow roots`, async () => {

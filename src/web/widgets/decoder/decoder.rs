@@ -30,6 +30,7 @@ use crate::core::decoder::tokenizer::{TokenCodec, Tokenizer};
 use crate::core::decoder::DecoderWeights;
 use crate::core::executor::{BackendKind, Executor, Job};
 use crate::core::format::format_pt;
+use crate::core::transformer::format_count;
 use crate::core::runtime::Fallback;
 use crate::core::trace::Trace;
 use crate::core::widget_input::choice_setting;
@@ -958,7 +959,7 @@ impl DecoderWidget {
                 (
                     dist.iter().map(|(id, _)| bpe.label(*id)).collect::<Vec<_>>(),
                     dist.iter().map(|(_, p)| *p).collect::<Vec<_>>(),
-                    format!("Próximo token: bigrama (só vê «{}», visto {} vezes)", bpe.label(last), b.occurrences(last)),
+                    format!("Próximo token: bigrama (só vê «{}», visto {} vezes)", bpe.label(last), format_count(b.occurrences(last) as u64)),
                 )
             }
             _ => (Vec::new(), Vec::new(), format!("Próximo token: bigrama (nunca viu «{}» seguido de nada)", bpe.label(last))),
