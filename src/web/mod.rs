@@ -9,8 +9,9 @@
 //! is registered by static/site.js, wasm or not.
 
 pub mod backend;
-#[cfg(feature = "models")]
+#[cfg(feature = "bench-page")]
 pub mod bench;
+#[cfg(feature = "catalogue-page")]
 pub mod catalogue;
 pub mod dom;
 pub mod embed;

@@ -47,17 +47,22 @@ pub fn start(ctx: Rc<Ctx>) {
         show_not_found(&app_for_hash);
     }));
     match app.get_attribute("data-page").unwrap_or_default().as_str() {
+        // Each page the wasm draws is in the build its page loads (`<main data-module>`): the
+        // catalogue in the full one, the benchmark in the models' (features `catalogue-page`,
+        // `bench-page`); another build says so instead of leaving the page blank.
         CATALOGUE_SLUG => {
             app.set_text_content(None);
+            #[cfg(feature = "catalogue-page")]
             super::catalogue::render(&app, &ctx);
+            #[cfg(not(feature = "catalogue-page"))]
+            page_not_in_this_build(&app);
         }
         BENCH_SLUG => {
             app.set_text_content(None);
-            // The benchmark times the decoder: its page loads the models' build (`data-module`).
-            #[cfg(feature = "models")]
+            #[cfg(feature = "bench-page")]
             super::bench::render(&app, &ctx);
-            #[cfg(not(feature = "models"))]
-            dom::append(&app, &dom::text("p", "note", "Este módulo não tem o decodificador que o benchmark mede: recarregue a página."));
+            #[cfg(not(feature = "bench-page"))]
+            page_not_in_this_build(&app);
         }
         _ => {
             if !show_not_found(&app) {
@@ -65,6 +70,13 @@ pub fn start(ctx: Rc<Ctx>) {
             }
         }
     }
+}
+
+/// What a page drawn by the wasm says when the build that loaded lacks it (a page kept from an
+/// older version of the site, say).
+#[cfg(not(all(feature = "catalogue-page", feature = "bench-page")))]
+fn page_not_in_this_build(app: &Element) {
+    dom::append(app, &dom::text("p", "note", "O módulo que esta página carregou não desenha esta página: recarregue-a."));
 }
 
 /// How far beyond the viewport a widget starts mounting: a screen's height above and below,
