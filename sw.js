@@ -1,8 +1,8 @@
 // atencao's service worker: the offline copy of the site, lean on the first visit (issue 21).
 //
 // What it keeps, by the group scripts/sw-precache.sh gives each built file:
-// - 'shell' (the home page, the page script, the stylesheet, the icon), 'code' (the wasm and
-//   its JS) and 'page' (every prerendered page, `slug.html`): cached when the worker installs,
+// - 'shell' (the home page, the page script, the stylesheet, the icon), 'code' (the two builds
+//   of the wasm and its JS that pages load, and the worker's) and 'page' (every prerendered page, `slug.html`): cached when the worker installs,
 //   that is on the first visit, once the page has loaded. What that page has just downloaded
 //   is asked with revalidation (`cache: 'no-cache'`: a 304, no body, from a host that sends
 //   ETags). Under Save-Data (static/site.js registers `sw.js?save-data` when
@@ -14,7 +14,7 @@
 //   loads them, so the decoder works offline once it has been opened.
 // - 'search' (static/search.js and pagefind/, the search index): kept when fetched, and all of it once the reader
 //   has searched (static/search.js asks: 'keep-search'), so searching works offline after that.
-// - 'extra' (embed.js, the example blog post, the model card, the train widget's preset story
+// - 'extra' (embed.js, the full build of the wasm that the catalogue loads, the example blog post, the model card, the train widget's preset story
 //   in static/train/, …): kept when fetched.
 // "salvar para ler offline" (the footer, static/site.js) asks for everything still missing,
 // the model included (into model_store's cache, with its keys), and is told its size first.
