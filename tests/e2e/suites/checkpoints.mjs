@@ -144,19 +144,28 @@ export default async function checkpoints({ page, base, mode, browser }) {
     assert(problems.length === 0, problems.join('\n'));
   });
 
-  await check(`[${mode}] every checkpoint fits a 390-px phone, its solution open (a wide table scrolls inside the prose)`, async () => {
+  await check(`[${mode}] every checkpoint fits a 390-px phone, its solution open (a wide table scrolls inside the prose), and none reaches into the pager below it`, async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const phone = await context.newPage();
     const problems = [];
+    const overlaps = [];
     assert(Object.keys(onPage).length >= 20, `${Object.keys(onPage).length} pages with checkpoints (the first check lists them)`);
     for (const route of Object.keys(onPage)) {
       await phone.goto(`${base}/${route}`);
+      // Not scrolled to: a checkpoint far below is laid out where it is, so its buttons stay
+      // above the previous/next links (Lighthouse's target-size audit once found them overlapping).
+      await phone.waitForSelector('[data-checkpoint] button');
+      overlaps.push(...await phone.evaluate(() => {
+        const pager = document.querySelector('.pager')?.getBoundingClientRect().top ?? Infinity;
+        return [...document.querySelectorAll('[data-checkpoint]')].filter((c) => [...c.querySelectorAll('button, input')].some((b) => b.getBoundingClientRect().bottom > pager)).map((c) => c.dataset.checkpoint);
+      }));
       await phone.$$eval('[data-checkpoint] [data-solution]', (ss) => ss.forEach((s) => { s.hidden = false; }));
       const wide = await phone.$$eval('[data-checkpoint]', (cs) => cs.filter((c) => c.scrollWidth > c.clientWidth + 1 || c.getBoundingClientRect().right > innerWidth + 1).map((c) => c.dataset.checkpoint));
       problems.push(...wide);
     }
     await context.close();
     assert(problems.length === 0, `wider than the phone: ${problems.join(', ')}`);
+    assert(overlaps.length === 0, `buttons below the pager's top: ${overlaps.join(', ')}`);
   });
 
   await check(`[${mode}] numbers with a comma or a point; empty and non-numbers get a message, not a result; progress per article in the contents`, async () => {
