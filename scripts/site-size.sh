@@ -10,7 +10,8 @@
 #   an article page    atencao-articles: the article widgets;
 #   a model page       atencao-models: the decoder, BPE, training and the gradient check;
 #   training           the model page's files and the page worker's module (worker/);
-#   catalogue, blogs   atencao: every widget (the catalogue's live examples, embed.js).
+#   catalogue          atencao: every widget (the catalogue's live examples; a blog post that
+#                      mixes both groups; embed.js loads a one-group post's build as pages do).
 # Budgets only go down. History of the one budget there was before, "a page with widgets" (every
 # page then loaded every widget): 600 000 until 2026-11-24; 650 000 with the compute layer v2
 # and three widgets; 720 000 with training in the browser (issue 23); 700 000 on 2026-11-28 after

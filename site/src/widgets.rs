@@ -474,7 +474,6 @@ pub static MATMUL_BENCH: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-/// Every widget kind, in the catalogue's order.
 /// The widgets that run a model (issue 36): the decoder, the BPE tokenizer (the decoder's
 /// vocabulary), training and the gradient check (whose whole-decoder part runs the training
 /// ops). The site crate builds them under its feature `models` and the rest under `articles`;
@@ -540,6 +539,7 @@ pub fn module_for<'a>(kinds: impl IntoIterator<Item = &'a str>) -> &'static str 
     }
 }
 
+/// Every widget kind, in the catalogue's order.
 pub static WIDGETS: &[&WidgetDoc] = &[
     &ATTENTION,
     &MASKED_SOFTMAX,

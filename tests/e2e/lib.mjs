@@ -3,8 +3,11 @@
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-export const ARTIFACTS = path.resolve('tests/artifacts');
+/** The repository's tests/artifacts/ (git ignores it), wherever the suites are run from: resolved
+ * against the working directory, a run from tests/e2e wrote screenshots into a folder git tracks. */
+export const ARTIFACTS = fileURLToPath(new URL('../artifacts', import.meta.url));
 fs.mkdirSync(ARTIFACTS, { recursive: true });
 
 const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm',

@@ -137,7 +137,7 @@ fn page_module(page: &Prerendered) -> &'static str {
     match page.name.as_str() {
         "catalogo" => widgets::module::FULL,
         "bench" => widgets::module::MODELS,
-        _ => widgets::module_for(page.main.split("data-widget=\"").skip(1).filter_map(|rest| rest.split('"').next())),
+        _ => widgets::module_for(widget_kinds(&page.main).iter().map(String::as_str)),
     }
 }
 
