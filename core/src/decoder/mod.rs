@@ -8,6 +8,8 @@
 //! - `lens`: the logit lens (the prediction read after each block) and each head's push;
 //! - `settle`: where each position's prediction settles, from the lens at every position;
 //! - `pins`: words the reader follows in the distribution and the lens (their first token);
+//! - `playable`: the models a playground runs (the shipped one, one trained on the page);
+//! - `view`: what the playground draws, computed from a session (the widget only draws it);
 //! - `session`: a generation: window rule, cache, sampling; movable between backends;
 //! - `branches`: each generated token's alternatives, a branch's choices and log-probability;
 //! - `sampling`: greedy, temperature, top-k, top-p;
@@ -24,12 +26,14 @@ pub mod load;
 pub mod manifest;
 pub mod model;
 pub mod pins;
+pub mod playable;
 pub mod prose;
 pub mod safetensors;
 pub mod sampling;
 pub mod session;
 pub mod settle;
 pub mod tokenizer;
+pub mod view;
 pub mod weights;
 
 pub use config::DecoderConfig;

@@ -21,16 +21,16 @@ use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement, ImageData};
 
 use crate::core::decoder::lens::{LensPass, LensReading};
-use crate::core::decoder::pins::{self, Pin};
+use crate::core::decoder::playable::Playable;
 use crate::core::decoder::presets::{self, PRESETS};
 use crate::core::decoder::model::{DecoderPass, ForwardOutput};
-use crate::core::decoder::sampling::{top_n, SamplingOptions};
+use crate::core::decoder::sampling::SamplingOptions;
 use crate::core::decoder::session::{History, Session};
-use crate::core::decoder::tokenizer::{TokenCodec, Tokenizer};
+use crate::core::decoder::tokenizer::TokenCodec;
+use crate::core::decoder::view::{self, PinRows};
 use crate::core::decoder::DecoderWeights;
 use crate::core::executor::{BackendKind, Executor, Job};
 use crate::core::format::format_pt;
-use crate::core::transformer::format_count;
 use crate::core::runtime::Fallback;
 use crate::core::trace::Trace;
 use crate::core::widget_input::choice_setting;
@@ -42,7 +42,7 @@ use crate::site::palette::rgb;
 use crate::web::kit::draw::{BarView, MatrixView, Scale};
 use crate::web::model_store;
 
-use super::trained::{self, Playable, TakesTrainedModel};
+use super::trained::{self, TakesTrainedModel};
 
 use crate::web::kit::attributes::Attributes;
 use crate::web::kit::address::address_param;
@@ -79,11 +79,6 @@ enum Action {
     /// Read the lens at another position (every action ends by reading it).
     Lens,
 }
-
-/// Candidates followed by the logit lens: the model's top ones at the chosen position.
-const LENS_CANDIDATES: usize = 5;
-/// Tokens listed per stage in the lens's table.
-const LENS_TOP: usize = 3;
 
 /// The window up to the lens's position, read with the lens: what "comparar" reruns.
 struct LensWindow {
@@ -636,12 +631,8 @@ impl DecoderWidget {
     /// The position menu: "a última" and every position of the window, by its token.
     fn fill_lens_positions(&self, model: &Playable, h: &History) {
         let chosen = self.lens_position.value();
-        let mut options = vec![(String::new(), format!("a última ({})", h.ids.len()))];
-        for (i, &id) in h.ids.iter().enumerate() {
-            options.push((i.to_string(), format!("{} · «{}»", i + 1, model.tokenizer.label(id))));
-        }
         let keep = chosen.parse::<usize>().map_or(false, |p| p < h.ids.len());
-        ui::set_options(&self.lens_position, &options, if keep { &chosen } else { "" });
+        ui::set_options(&self.lens_position, &view::lens_positions(model, h), if keep { &chosen } else { "" });
     }
 
     /// The lens's heatmap (candidates × stages), its table of each stage's own top tokens,
@@ -652,44 +643,15 @@ impl DecoderWidget {
         let Some((position, reading)) = lens.as_ref() else { return };
         let session = self.session.borrow();
         let Some(h) = session.as_ref().map(Session::history) else { return };
-        let bpe = &model.tokenizer;
-        let stages = reading.stages();
-        let stage_label = |s: usize| if s == 0 { "embedding".to_string() } else { format!("camada {s}") };
-        // Candidates: the model's top ones here, and the token that really came next.
-        let next = h.ids.get(position + 1).copied();
-        let mut candidates = reading.candidates(LENS_CANDIDATES, next);
-        // The pinned words too, as they would come after this position, so the menu can pick them.
-        let context = bpe.decode_ids(&h.ids[..=*position]);
-        for pin in pins::pin(bpe, &context, &self.pins.value(), &[], None).unwrap_or_default() {
-            if !candidates.contains(&pin.token) {
-                candidates.push(pin.token);
-            }
-        }
-        let m = reading.trajectories(&candidates);
-        let labels: Vec<String> = candidates.iter().map(|&t| bpe.label(t)).collect();
-        self.lens_view.show(&m, (0..stages).map(stage_label).collect(), labels.clone(), Scale::Probability);
-        let after = bpe.label(h.ids[*position]);
-        self.lens_view.set_title(&format!("Depois de «{after}» (posição {}): probabilidade de cada candidato, etapa por etapa", position + 1));
-        let rows: Vec<(String, String)> = (0..stages)
-            .map(|s| {
-                let tops: Vec<String> = reading.top(s, LENS_TOP).into_iter().map(|(t, p)| format!("«{}» {}", bpe.label(t), format_pt(p, 4))).collect();
-                (stage_label(s), tops.join(" · "))
-            })
-            .collect();
+        let v = view::lens(&model, h, *position, reading, &self.pins.value());
+        self.lens_view.show(&v.trajectories, v.stages, v.candidates, Scale::Probability);
+        self.lens_view.set_title(&v.title);
         self.lens_tops.set_text_content(None);
-        dom::append(&self.lens_tops, &dom::results_table("lens-tops", &format!("O que cada etapa prevê sozinha (os {LENS_TOP} mais prováveis)"), &rows));
-        // The token menu: the candidates, the one that came next marked.
+        dom::append(&self.lens_tops, &dom::results_table("lens-tops", &v.tops_caption, &v.tops));
         let chosen = self.lens_token.value();
-        let options: Vec<(String, String)> = candidates
-            .iter()
-            .map(|&t| {
-                let mark = if Some(t) == next { " (o que veio)" } else { "" };
-                (t.to_string(), format!("«{}»{mark}", bpe.label(t)))
-            })
-            .collect();
-        let keep = options.iter().any(|(v, _)| *v == chosen);
-        let first = options.first().map(|(v, _)| v.clone()).unwrap_or_default();
-        ui::set_options(&self.lens_token, &options, if keep { &chosen } else { &first });
+        let keep = v.tokens.iter().any(|(value, _)| *value == chosen);
+        let first = v.tokens.first().map(|(value, _)| value.clone()).unwrap_or_default();
+        ui::set_options(&self.lens_token, &v.tokens, if keep { &chosen } else { &first });
         drop(session);
         drop(lens);
         self.draw_pushes();
@@ -701,32 +663,14 @@ impl DecoderWidget {
         let lens = self.lens.borrow();
         let Some((_, reading)) = lens.as_ref() else { return };
         let Ok(token) = self.lens_token.value().parse::<u32>() else { return };
-        let w = &model.weights;
-        let parts = match reading.logit_parts(w, token) {
-            Ok(parts) => parts,
-            Err(e) => {
-                self.push_sum.set_text_content(Some(&e.to_string()));
-                return;
+        match view::pushes(&model, reading, token) {
+            Ok(v) => {
+                self.push_view.show(&v.pushes, v.layers, v.columns, Scale::Signed);
+                self.push_view.set_title(&v.title);
+                self.push_sum.set_text_content(Some(&v.sum));
             }
-        };
-        let (layers, heads) = parts.heads.shape();
-        let m = parts.by_layer();
-        let mut cols: Vec<String> = (1..=heads).map(|h| format!("cabeça {h}")).collect();
-        cols.push("FFN".into());
-        self.push_view.show(&m, (1..=layers).map(|l| format!("camada {l}")).collect(), cols, Scale::Signed);
-        let label = model.tokenizer.label(token);
-        self.push_view.set_title(&format!("Quanto cada cabeça (e cada FFN) empurra «{label}»: contribuição direta ao logit"));
-        let f = |v: f32| format_pt(v, 2);
-        let head_sum: f32 = parts.heads.as_slice().iter().sum();
-        let ffn_sum: f32 = parts.ffn.iter().sum();
-        self.push_sum.set_text_content(Some(&format!(
-            "logit de «{label}» = embedding {} + cabeças {} + FFNs {} + deslocamento da normalização final {} = {}",
-            f(parts.embedding),
-            f(head_sum),
-            f(ffn_sum),
-            f(parts.bias),
-            f(parts.total())
-        )));
+            Err(e) => self.push_sum.set_text_content(Some(&e.to_string())),
+        }
     }
 
     /// The model in use: a trained one handed over, or the shipped one with its bigram
@@ -893,154 +837,58 @@ impl DecoderWidget {
                 self.chips.set_text_content(None);
                 shown.clear();
             }
-            for (i, &id) in h.ids.iter().enumerate().skip(shown.len()) {
-                let chip = dom::text("span", if i < h.prompt_len { "chip" } else { "chip generated" }, &bpe.label(id));
-                let drawn = h.steps.iter().rev().find(|s| s.position == h.dropped + i);
-                let how = drawn.map_or(String::new(), |s| {
-                    dom::set_attr(&chip, "data-probability", &s.probability.to_string());
-                    dom::set_attr(&chip, "data-rank", &s.rank.to_string());
-                    format!(" ({} com probabilidade {}, o {}º mais provável)", if s.chosen { "escolhido" } else { "sorteado" }, format_pt(s.probability, 4), s.rank)
-                });
-                dom::set_attr(&chip, "title", &format!("posição {}, token {id}{how}: clique para ler a lente aqui", i + 1));
-                dom::set_attr(&chip, "data-id", &id.to_string());
-                dom::set_attr(&chip, "data-position", &i.to_string());
-                dom::append(&self.chips, &chip);
-                shown.push(id);
+            for (i, chip) in view::chips(&model, h, shown.len()).into_iter().enumerate() {
+                let element = dom::text("span", if chip.generated { "chip generated" } else { "chip" }, &chip.label);
+                if let Some((probability, rank)) = chip.drawn {
+                    dom::set_attr(&element, "data-probability", &probability.to_string());
+                    dom::set_attr(&element, "data-rank", &rank.to_string());
+                }
+                dom::set_attr(&element, "title", &chip.title);
+                dom::set_attr(&element, "data-id", &chip.id.to_string());
+                dom::set_attr(&element, "data-position", &(shown.len() + i).to_string());
+                dom::append(&self.chips, &element);
             }
+            shown.clear();
+            shown.extend_from_slice(&h.ids);
         }
         let (prompt_text, generated) = h.texts(bpe);
         self.text_prompt.set_text_content(Some(&prompt_text));
         self.text_generated.set_text_content(Some(&generated));
         let kind = session.on();
-        let cfg = &model.weights.config;
-        let mut status = format!("Calculado em {} · {} de {} posições do contexto", kind.label(), h.ids.len(), cfg.context);
-        if self.cpu_only.get() {
-            status.push_str(" · a GPU falhou: a geração continuou na CPU, sem perder tokens");
-        }
-        if let Some(rate) = self.rate.get() {
-            status.push_str(&format!(" · {} tokens/s", format_pt(rate as f32, 1)));
-        }
-        if h.dropped > 0 {
-            status.push_str(&format!(" · {} tokens mais antigos descartados (fora do contexto)", h.dropped));
-        }
-        status.push_str(&format!(" · semente {}", h.seed));
+        let status = view::status(&model, h, kind, self.cpu_only.get(), self.rate.get());
         self.shell.note.set_text_content(Some(&status));
         dom::set_attr(&self.shell.host, "data-computed-on", kind.attr());
     }
 
-    /// The two top-10 charts (they follow the temperature without recomputing the model).
+    /// The two top-10 charts (they follow the temperature without recomputing the model),
+    /// the pinned words, the last draw and, when not generating, the readout.
     fn redraw_predictions(&self) {
         let Some(model) = self.model.borrow().clone() else { return };
         let session = self.session.borrow();
         let Some(h) = session.as_ref().map(Session::history) else { return };
-        if h.logits.is_empty() {
-            return;
-        }
-        let bpe = &model.tokenizer;
         let temperature = self.options().map_or(1.0, |o| if o.temperature > 0.0 { o.temperature } else { 1.0 });
-        let probs = h.distribution(temperature);
-        let top = top_n(&probs, 10);
-        let mut labels: Vec<String> = top.iter().map(|(id, _)| bpe.label(*id)).collect();
-        let mut values: Vec<f32> = top.iter().map(|(_, p)| *p).collect();
-        // The pinned words outside the top 10, after it, with their rank (read after the
-        // window's text, as the lens reads them after its position).
-        for pin in self.show_pins(&bpe.decode_ids(&h.ids), &probs) {
-            if !top.iter().any(|(id, _)| *id == pin.token) {
-                labels.push(format!("{} ({}º)", pin.label, pin.rank));
-                values.push(pin.probability);
-            }
+        let Some(p) = view::predictions(&model, h, temperature, &self.pins.value()) else { return };
+        self.model_bars.update(&p.model.title, &p.model.labels, &p.model.values);
+        self.bigram_bars.update(&p.bigram.title, &p.bigram.labels, &p.bigram.values);
+        self.pins_readout.set_text_content(None);
+        match &p.pins {
+            PinRows::None => {}
+            PinRows::Rows(rows) => dom::append(&self.pins_readout, &dom::results_table("pins", "Palavras acompanhadas: o primeiro token de cada uma, como viria agora", rows)),
+            PinRows::Error(e) => dom::append(&self.pins_readout, &dom::text("p", "error", e)),
         }
-        self.model_bars.update(&format!("Próximo token: Transformer (temperatura {})", format_pt(temperature, 2)), &labels, &values);
-        let last = h.ids.last().copied().unwrap_or(0);
-        let bigram = model.bigram.clone();
-        let (labels, values, title) = match bigram {
-            Some(b) if b.occurrences(last) > 0 => {
-                let dist: Vec<(u32, f32)> = b.next_distribution(last).into_iter().take(10).collect();
-                (
-                    dist.iter().map(|(id, _)| bpe.label(*id)).collect::<Vec<_>>(),
-                    dist.iter().map(|(_, p)| *p).collect::<Vec<_>>(),
-                    format!("Próximo token: bigrama (só vê «{}», visto {} vezes)", bpe.label(last), format_count(b.occurrences(last) as u64)),
-                )
+        match &p.drawn {
+            Some((bars, token)) => {
+                self.drawn_bars.root.set_hidden(false);
+                dom::set_attr(&self.drawn_bars.root, "data-drawn", &token.to_string());
+                self.drawn_bars.update_marked(&bars.title, &bars.labels, &bars.values, bars.marked);
             }
-            _ => (Vec::new(), Vec::new(), format!("Próximo token: bigrama (nunca viu «{}» seguido de nada)", bpe.label(last))),
-        };
-        self.bigram_bars.update(&title, &labels, &values);
-        self.draw_last_draw(h, bpe);
+            None => self.drawn_bars.root.set_hidden(true),
+        }
         if self.generating.get() {
             return;
         }
-        let (best, p) = top.first().copied().unwrap_or((0, 0.0));
         self.readout.set_text_content(None);
-        dom::append(
-            &self.readout,
-            &dom::results_table(
-                "decoder",
-                "Leitura",
-                &[
-                    ("tokens no contexto".into(), h.ids.len().to_string()),
-                    ("mais provável".into(), bpe.label(best)),
-                    ("probabilidade".into(), format_pt(p, 4)),
-                ],
-            ),
-        );
-    }
-
-    /// The pinned words read in `distribution` (the next token's after `context`), written in
-    /// their table (`data-results=pins`); a word the tokenizer cannot take gets the message.
-    fn show_pins(&self, context: &str, distribution: &[f32]) -> Vec<Pin> {
-        let Some(model) = self.model.borrow().clone() else { return Vec::new() };
-        self.pins_readout.set_text_content(None);
-        let input = self.pins.value();
-        if input.trim().is_empty() {
-            return Vec::new();
-        }
-        match pins::pin(&model.tokenizer, context, &input, distribution, None) {
-            Ok(found) => {
-                let rows: Vec<(String, String)> = found
-                    .iter()
-                    .map(|p| {
-                        let split = if p.tokens.len() > 1 { format!(", 1º de {} tokens", p.tokens.len()) } else { String::new() };
-                        (p.text.clone(), format!("«{}»{split}: {} ({}º mais provável)", p.label, format_pt(p.probability, 4), p.rank))
-                    })
-                    .collect();
-                dom::append(&self.pins_readout, &dom::results_table("pins", "Palavras acompanhadas: o primeiro token de cada uma, como viria agora", &rows));
-                found
-            }
-            Err(e) => {
-                dom::append(&self.pins_readout, &dom::text("p", "error", &e.to_string()));
-                Vec::new()
-            }
-        }
-    }
-
-    /// The distribution the last token was drawn from (the model's, temperature 1), the drawn
-    /// token marked beside the most probable; hidden while the last token is the prompt's.
-    fn draw_last_draw(&self, h: &History, bpe: &Tokenizer) {
-        let last_position = h.dropped + h.ids.len();
-        let Some(step) = h.steps.last().filter(|s| s.position + 1 == last_position) else {
-            self.drawn_bars.root.set_hidden(true);
-            return;
-        };
-        let mut labels: Vec<String> = step.alternatives.iter().map(|(id, _)| bpe.label(*id)).collect();
-        let mut values: Vec<f32> = step.alternatives.iter().map(|(_, p)| *p).collect();
-        let marked = match step.alternatives.iter().position(|(id, _)| *id == step.token) {
-            Some(i) => i,
-            None => {
-                labels.push(format!("{} ({}º)", bpe.label(step.token), step.rank));
-                values.push(step.probability);
-                labels.len() - 1
-            }
-        };
-        let how = if step.chosen { "escolhido por você" } else { "sorteado" };
-        let title = format!(
-            "Último passo: «{}» {how}, o {}º mais provável (probabilidade {} na temperatura 1)",
-            bpe.label(step.token),
-            step.rank,
-            format_pt(step.probability, 4)
-        );
-        self.drawn_bars.root.set_hidden(false);
-        dom::set_attr(&self.drawn_bars.root, "data-drawn", &step.token.to_string());
-        self.drawn_bars.update_marked(&title, &labels, &values, Some(marked));
+        dom::append(&self.readout, &dom::results_table("decoder", "Leitura", &p.readout));
     }
 
     /// One button per (layer, head), built once when the model arrives; painted in place.
@@ -1096,16 +944,10 @@ impl DecoderWidget {
         if self.generating.get() {
             return;
         }
-        let (layer, head) = self.selected.get();
-        let (m, start) = h.attention_window(layer * heads + head, ENLARGED_POSITIONS);
-        let size = m.rows();
-        let labels: Vec<String> = h.ids[start..].iter().map(|&id| model.tokenizer.label(id)).collect();
+        let v = view::enlarged(&model, h, self.selected.get(), ENLARGED_POSITIONS);
         // Weights, not scores, and nothing hatched: the future's weight is exactly 0 (its score was −∞).
-        self.enlarged.show(&m, labels.clone(), labels, Scale::Probability);
-        if let Some(title) = self.enlarged.root.query_selector(".mv-title").ok().flatten() {
-            let shown = if start > 0 { format!(" (últimas {size} posições)") } else { String::new() };
-            title.set_text_content(Some(&format!("Atenção da camada {}, cabeça {}{shown}: linha = quem olha, coluna = para onde", layer + 1, head + 1)));
-        }
+        self.enlarged.show(&v.weights, v.labels.clone(), v.labels, Scale::Probability);
+        self.enlarged.set_title(&v.title);
     }
 }
 

@@ -41,7 +41,8 @@ use crate::web::kit::draw::Scale;
 use crate::web::kit::{control_of, controls, listen, Ctx, Shell, Widget, WidgetKind};
 use crate::web::model_store;
 use crate::web::resident::{self, Reply};
-use crate::web::widgets::decoder::trained::{self, TrainedModel};
+use crate::core::decoder::playable::TrainedModel;
+use crate::web::widgets::decoder::trained;
 
 pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::TRAIN, mount };
 

@@ -1,0 +1,393 @@
+//! What the decoder playground draws, computed from its session: the chips and the text, the
+//! next-token bars beside the bigram's, the last draw, the pinned words, the enlarged
+//! attention map, the logit lens and each head's push, and the status line. Every number and
+//! every sentence with a number is made here; the widget puts them on the page. Plain data, so
+//! that it can also travel from a worker.
+
+use crate::error::Result;
+use crate::executor::BackendKind;
+use crate::format::format_pt;
+use crate::matrix::Matrix;
+use crate::transformer::format_count;
+
+use super::lens::LensReading;
+use super::pins;
+use super::playable::Playable;
+use super::sampling::top_n;
+use super::session::History;
+use super::tokenizer::TokenCodec;
+
+/// Bars shown in each next-token chart.
+pub const TOP_BARS: usize = 10;
+/// Candidates followed by the logit lens: the model's top ones at the chosen position.
+pub const LENS_CANDIDATES: usize = 5;
+/// Tokens listed per stage in the lens's table.
+pub const LENS_TOP: usize = 3;
+
+/// One bar chart: its title, bars, and the bar marked (the drawn token).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bars {
+    pub title: String,
+    pub labels: Vec<String>,
+    pub values: Vec<f32>,
+    pub marked: Option<usize>,
+}
+
+/// A token of the window.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chip {
+    pub id: u32,
+    pub label: String,
+    /// Generated (not the prompt's).
+    pub generated: bool,
+    /// For a generated token: the model's probability of it and its rank then.
+    pub drawn: Option<(f32, usize)>,
+    /// The tooltip: position, id, how it was drawn.
+    pub title: String,
+}
+
+/// The window's tokens from position `from` on, in order (a draw adds only the new ones).
+pub fn chips(model: &Playable, h: &History, from: usize) -> Vec<Chip> {
+    h.ids
+        .iter()
+        .enumerate()
+        .skip(from)
+        .map(|(i, &id)| {
+            let step = h.steps.iter().rev().find(|s| s.position == h.dropped + i);
+            let how = step.map_or(String::new(), |s| {
+                format!(" ({} com probabilidade {}, o {}º mais provável)", if s.chosen { "escolhido" } else { "sorteado" }, format_pt(s.probability, 4), s.rank)
+            });
+            Chip {
+                id,
+                label: model.tokenizer.label(id),
+                generated: i >= h.prompt_len,
+                drawn: step.map(|s| (s.probability, s.rank)),
+                title: format!("posição {}, token {id}{how}: clique para ler a lente aqui", i + 1),
+            }
+        })
+        .collect()
+}
+
+/// The line under the widget: where it computed, how full the window is, the speed, what
+/// left the window, the seed.
+pub fn status(model: &Playable, h: &History, on: BackendKind, gpu_failed: bool, rate: Option<f64>) -> String {
+    let cfg = &model.weights.config;
+    let mut status = format!("Calculado em {} · {} de {} posições do contexto", on.label(), h.ids.len(), cfg.context);
+    if gpu_failed {
+        status.push_str(" · a GPU falhou: a geração continuou na CPU, sem perder tokens");
+    }
+    if let Some(rate) = rate {
+        status.push_str(&format!(" · {} tokens/s", format_pt(rate as f32, 1)));
+    }
+    if h.dropped > 0 {
+        status.push_str(&format!(" · {} tokens mais antigos descartados (fora do contexto)", h.dropped));
+    }
+    status.push_str(&format!(" · semente {}", h.seed));
+    status
+}
+
+/// The pinned words' table: rows, or why the words could not be read.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PinRows {
+    None,
+    Rows(Vec<(String, String)>),
+    Error(String),
+}
+
+/// The next-token charts and what goes with them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Predictions {
+    pub model: Bars,
+    pub bigram: Bars,
+    /// The distribution the last token was drawn from and the drawn token; none while the
+    /// last token is the prompt's.
+    pub drawn: Option<(Bars, u32)>,
+    pub pins: PinRows,
+    /// The readout table's rows.
+    pub readout: Vec<(String, String)>,
+}
+
+/// The charts at `temperature`, the pinned words of `pinned` (what the reader typed) among
+/// them even outside the top 10; none before the first pass.
+pub fn predictions(model: &Playable, h: &History, temperature: f32, pinned: &str) -> Option<Predictions> {
+    if h.logits.is_empty() {
+        return None;
+    }
+    let bpe = &model.tokenizer;
+    let probs = h.distribution(temperature);
+    let top = top_n(&probs, TOP_BARS);
+    let mut labels: Vec<String> = top.iter().map(|(id, _)| bpe.label(*id)).collect();
+    let mut values: Vec<f32> = top.iter().map(|(_, p)| *p).collect();
+    // The pinned words outside the top 10, after it, with their rank (read after the window's
+    // text, as the lens reads them after its position).
+    let mut pin_rows = PinRows::None;
+    if !pinned.trim().is_empty() {
+        match pins::pin(bpe, &bpe.decode_ids(&h.ids), pinned, &probs, None) {
+            Ok(found) => {
+                for pin in &found {
+                    if !top.iter().any(|(id, _)| *id == pin.token) {
+                        labels.push(format!("{} ({}º)", pin.label, pin.rank));
+                        values.push(pin.probability);
+                    }
+                }
+                let rows = found
+                    .iter()
+                    .map(|p| {
+                        let split = if p.tokens.len() > 1 { format!(", 1º de {} tokens", p.tokens.len()) } else { String::new() };
+                        (p.text.clone(), format!("«{}»{split}: {} ({}º mais provável)", p.label, format_pt(p.probability, 4), p.rank))
+                    })
+                    .collect();
+                pin_rows = PinRows::Rows(rows);
+            }
+            Err(e) => pin_rows = PinRows::Error(e.to_string()),
+        }
+    }
+    let model_bars = Bars { title: format!("Próximo token: Transformer (temperatura {})", format_pt(temperature, 2)), labels, values, marked: None };
+    let last = h.ids.last().copied().unwrap_or(0);
+    let bigram = match model.bigram.as_deref() {
+        Some(b) if b.occurrences(last) > 0 => {
+            let dist: Vec<(u32, f32)> = b.next_distribution(last).into_iter().take(TOP_BARS).collect();
+            Bars {
+                title: format!("Próximo token: bigrama (só vê «{}», visto {} vezes)", bpe.label(last), format_count(b.occurrences(last) as u64)),
+                labels: dist.iter().map(|(id, _)| bpe.label(*id)).collect(),
+                values: dist.iter().map(|(_, p)| *p).collect(),
+                marked: None,
+            }
+        }
+        _ => Bars { title: format!("Próximo token: bigrama (nunca viu «{}» seguido de nada)", bpe.label(last)), labels: Vec::new(), values: Vec::new(), marked: None },
+    };
+    let (best, p) = top.first().copied().unwrap_or((0, 0.0));
+    let readout = vec![
+        ("tokens no contexto".into(), h.ids.len().to_string()),
+        ("mais provável".into(), bpe.label(best)),
+        ("probabilidade".into(), format_pt(p, 4)),
+    ];
+    Some(Predictions { model: model_bars, bigram, drawn: last_draw(model, h), pins: pin_rows, readout })
+}
+
+/// The distribution the last token was drawn from (the model's, temperature 1), the drawn
+/// token marked beside the most probable; none while the last token is the prompt's.
+fn last_draw(model: &Playable, h: &History) -> Option<(Bars, u32)> {
+    let bpe = &model.tokenizer;
+    let last_position = h.dropped + h.ids.len();
+    let step = h.steps.last().filter(|s| s.position + 1 == last_position)?;
+    let mut labels: Vec<String> = step.alternatives.iter().map(|(id, _)| bpe.label(*id)).collect();
+    let mut values: Vec<f32> = step.alternatives.iter().map(|(_, p)| *p).collect();
+    let marked = match step.alternatives.iter().position(|(id, _)| *id == step.token) {
+        Some(i) => i,
+        None => {
+            labels.push(format!("{} ({}º)", bpe.label(step.token), step.rank));
+            values.push(step.probability);
+            labels.len() - 1
+        }
+    };
+    let how = if step.chosen { "escolhido por você" } else { "sorteado" };
+    let title = format!(
+        "Último passo: «{}» {how}, o {}º mais provável (probabilidade {} na temperatura 1)",
+        bpe.label(step.token),
+        step.rank,
+        format_pt(step.probability, 4)
+    );
+    Some((Bars { title, labels, values, marked: Some(marked) }, step.token))
+}
+
+/// One head's attention over the window's last positions, with its tokens and title.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Enlarged {
+    pub weights: Matrix,
+    pub labels: Vec<String>,
+    pub title: String,
+}
+
+/// Head `head` of layer `layer` over the last `last` positions.
+pub fn enlarged(model: &Playable, h: &History, (layer, head): (usize, usize), last: usize) -> Enlarged {
+    let heads = model.weights.config.n_heads;
+    let (weights, start) = h.attention_window(layer * heads + head, last);
+    let size = weights.rows();
+    let labels = h.ids[start..].iter().map(|&id| model.tokenizer.label(id)).collect();
+    let shown = if start > 0 { format!(" (últimas {size} posições)") } else { String::new() };
+    let title = format!("Atenção da camada {}, cabeça {}{shown}: linha = quem olha, coluna = para onde", layer + 1, head + 1);
+    Enlarged { weights, labels, title }
+}
+
+/// The lens's position menu: "a última" (value "") and every position of the window.
+pub fn lens_positions(model: &Playable, h: &History) -> Vec<(String, String)> {
+    let mut options = vec![(String::new(), format!("a última ({})", h.ids.len()))];
+    for (i, &id) in h.ids.iter().enumerate() {
+        options.push((i.to_string(), format!("{} · «{}»", i + 1, model.tokenizer.label(id))));
+    }
+    options
+}
+
+/// The lens at one position: each candidate's probability stage by stage, each stage's own
+/// top tokens, and the candidates as the token menu.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LensView {
+    /// (candidates, stages).
+    pub trajectories: Matrix,
+    pub stages: Vec<String>,
+    pub candidates: Vec<String>,
+    pub title: String,
+    pub tops: Vec<(String, String)>,
+    pub tops_caption: String,
+    /// The token menu (value = token id), the token that really came next marked.
+    pub tokens: Vec<(String, String)>,
+}
+
+fn stage_label(s: usize) -> String {
+    if s == 0 {
+        "embedding".to_string()
+    } else {
+        format!("camada {s}")
+    }
+}
+
+/// `reading` at window position `position`: candidates are the model's top ones there, the
+/// token that really came next and the pinned words as they would come after it.
+pub fn lens(model: &Playable, h: &History, position: usize, reading: &LensReading, pinned: &str) -> LensView {
+    let bpe = &model.tokenizer;
+    let stages = reading.stages();
+    let next = h.ids.get(position + 1).copied();
+    let mut candidates = reading.candidates(LENS_CANDIDATES, next);
+    let context = bpe.decode_ids(&h.ids[..=position.min(h.ids.len().saturating_sub(1))]);
+    for pin in pins::pin(bpe, &context, pinned, &[], None).unwrap_or_default() {
+        if !candidates.contains(&pin.token) {
+            candidates.push(pin.token);
+        }
+    }
+    let after = h.ids.get(position).map_or(String::new(), |&id| bpe.label(id));
+    let tops = (0..stages)
+        .map(|s| {
+            let tops: Vec<String> = reading.top(s, LENS_TOP).into_iter().map(|(t, p)| format!("«{}» {}", bpe.label(t), format_pt(p, 4))).collect();
+            (stage_label(s), tops.join(" · "))
+        })
+        .collect();
+    let tokens = candidates
+        .iter()
+        .map(|&t| {
+            let mark = if Some(t) == next { " (o que veio)" } else { "" };
+            (t.to_string(), format!("«{}»{mark}", bpe.label(t)))
+        })
+        .collect();
+    LensView {
+        trajectories: reading.trajectories(&candidates),
+        stages: (0..stages).map(stage_label).collect(),
+        candidates: candidates.iter().map(|&t| bpe.label(t)).collect(),
+        title: format!("Depois de «{after}» (posição {}): probabilidade de cada candidato, etapa por etapa", position + 1),
+        tops,
+        tops_caption: format!("O que cada etapa prevê sozinha (os {LENS_TOP} mais prováveis)"),
+        tokens,
+    }
+}
+
+/// Each head's (and each FFN's) direct push on one token's logit, layer by layer, and the sum.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PushView {
+    /// (layers, heads + 1): the last column is the FFN's.
+    pub pushes: Matrix,
+    pub layers: Vec<String>,
+    pub columns: Vec<String>,
+    pub title: String,
+    /// The logit as the sum of its parts.
+    pub sum: String,
+}
+
+pub fn pushes(model: &Playable, reading: &LensReading, token: u32) -> Result<PushView> {
+    let parts = reading.logit_parts(&model.weights, token)?;
+    let (layers, heads) = parts.heads.shape();
+    let mut columns: Vec<String> = (1..=heads).map(|h| format!("cabeça {h}")).collect();
+    columns.push("FFN".into());
+    let label = model.tokenizer.label(token);
+    let f = |v: f32| format_pt(v, 2);
+    let head_sum: f32 = parts.heads.as_slice().iter().sum();
+    let ffn_sum: f32 = parts.ffn.iter().sum();
+    Ok(PushView {
+        pushes: parts.by_layer(),
+        layers: (1..=layers).map(|l| format!("camada {l}")).collect(),
+        columns,
+        title: format!("Quanto cada cabeça (e cada FFN) empurra «{label}»: contribuição direta ao logit"),
+        sum: format!(
+            "logit de «{label}» = embedding {} + cabeças {} + FFNs {} + deslocamento da normalização final {} = {}",
+            f(parts.embedding),
+            f(head_sum),
+            f(ffn_sum),
+            f(parts.bias),
+            f(parts.total())
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::rc::Rc;
+
+    use super::*;
+    use crate::bpe::Bpe;
+    use crate::decoder::bigram::TokenBigram;
+    use crate::decoder::session::Session;
+    use crate::decoder::tokenizer::Tokenizer;
+    use crate::decoder::{DecoderConfig, DecoderWeights, SamplingOptions};
+    use crate::executor::{block_on_ready, Cpu};
+
+    /// A tiny random model, one token per byte, and a bigram counted on a short text.
+    fn tiny() -> Playable {
+        let weights = DecoderWeights::random(&DecoderConfig::tiny(), 11);
+        let tokenizer = Tokenizer::Bpe(Bpe::from_merges(Vec::new()).unwrap());
+        let ids = tokenizer.encode_checked("o gato viu o rato e o rato viu o gato").unwrap();
+        let bigram = TokenBigram::count(&ids, tokenizer.vocab_size());
+        Playable { weights: Rc::new(weights), tokenizer, bigram: Some(Rc::new(bigram)), trained: None }
+    }
+
+    fn generated(model: &Playable, n: usize) -> History {
+        let mut session = Session::start(&Cpu, model.weights.clone(), &model.tokenizer, "o gato", 7).unwrap();
+        block_on_ready(session.sync(&Cpu)).unwrap();
+        for _ in 0..n {
+            block_on_ready(session.step(&Cpu, &SamplingOptions::default())).unwrap();
+        }
+        session.into_history()
+    }
+
+    #[test]
+    fn chips_mark_the_generated_tokens_with_their_draw() {
+        let model = tiny();
+        let h = generated(&model, 3);
+        let chips = chips(&model, &h, 0);
+        assert_eq!(super::chips(&model, &h, 2)[..], chips[2..]);
+        assert_eq!(chips.len(), h.ids.len());
+        assert_eq!(chips.iter().filter(|c| c.generated).count(), 3);
+        for (chip, step) in chips.iter().filter(|c| c.generated).zip(&h.steps) {
+            assert_eq!(chip.id, step.token);
+            assert_eq!(chip.drawn, Some((step.probability, step.rank)));
+        }
+        assert!(chips.iter().filter(|c| !c.generated).all(|c| c.drawn.is_none()));
+    }
+
+    #[test]
+    fn bars_are_the_distribution_and_pins_join_them_with_their_rank() {
+        let model = tiny();
+        let h = generated(&model, 1);
+        let p = predictions(&model, &h, 1.0, "").unwrap();
+        let probs = h.distribution(1.0);
+        let top = top_n(&probs, TOP_BARS);
+        assert_eq!(p.model.values, top.iter().map(|t| t.1).collect::<Vec<_>>());
+        assert_eq!(p.readout[1].1, model.tokenizer.label(top[0].0));
+        // The least likely token, pinned, is added after the top ten with its rank.
+        let least = (0..probs.len()).min_by(|&a, &b| probs[a].total_cmp(&probs[b])).unwrap() as u32;
+        let word = model.tokenizer.decode_ids(&[least]);
+        let pinned = predictions(&model, &h, 1.0, word.trim());
+        if let Some(PinRows::Rows(rows)) = pinned.as_ref().map(|p| &p.pins) {
+            assert_eq!(rows.len(), 1);
+        }
+        let (bars, token) = p.drawn.unwrap();
+        assert_eq!(token, *h.ids.last().unwrap());
+        assert!(bars.marked.is_some());
+    }
+
+    #[test]
+    fn nothing_to_draw_before_the_first_pass() {
+        let model = tiny();
+        let h = History::new(&model.weights.config, &model.tokenizer, "o gato", 1).unwrap();
+        assert!(predictions(&model, &h, 1.0, "").is_none());
+        assert!(status(&model, &h, BackendKind::Cpu, false, None).contains("semente 1"));
+    }
+}
