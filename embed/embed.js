@@ -8,12 +8,14 @@
 // runs once per page however often it is included: every widget of the page shares one wasm
 // instance and one GPU device.
 //
-// The module comes in three builds (issue 36): the article widgets (atencao-articles.js), the
-// model widgets (atencao-models.js) and every widget (atencao.js). The post loads the one its
-// widgets need, as the site's pages do (site::widgets::module_for): the build of their group,
-// every widget's when they are of both. WIDGET_BUILDS (kind → its build; null for a kind in
-// both) is site::widgets::builds_for_embed's, written in at build time by scripts/pages.sh. A
-// widget of the other group added to the post later says to reload the page.
+// The module comes in four builds (issue 36): the article widgets (atencao-articles.js), the
+// models computed on the page (atencao-models.js: BPE, the gradient check), the decoder and
+// training, whose models run in the page's worker (atencao-resident.js), and every widget
+// (atencao.js). The post loads the one its widgets need, as the site's pages do
+// (site::widgets::module_for): the build of their group, every widget's when they are of
+// several. WIDGET_BUILDS (kind → its build; null for a kind in the articles' and the models'
+// builds) is site::widgets::builds_for_embed's, written in at build time by scripts/pages.sh. A
+// widget of another group added to the post later says to reload the page.
 //
 // The wasm side (src/web/embed.rs) does the rest; it gets the folder this file was served
 // from, to find the model files under a sub-path or on another origin. No inline code, no
@@ -25,10 +27,13 @@ const WIDGET_BUILDS = {};
 // Checkpoints (exercises) need no wasm: their own small script, only where the post has one.
 if (document.querySelector('[data-checkpoint]')) import('./static/checkpoints.js');
 
-/** The build for the post's widgets; an unknown kind is the articles build's to report. */
+/** The build for the post's widgets; an unknown kind is the articles build's to report. A kind
+ * of the articles' and the models' builds (null) is not in the resident one. */
 function buildFor(kinds) {
   const builds = new Set(kinds.map((kind) => (Object.hasOwn(WIDGET_BUILDS, kind) ? WIDGET_BUILDS[kind] : 'atencao-articles')).filter(Boolean));
-  return builds.size > 1 ? 'atencao' : [...builds][0] ?? 'atencao-articles';
+  const shared = kinds.some((kind) => Object.hasOwn(WIDGET_BUILDS, kind) && WIDGET_BUILDS[kind] === null);
+  if (builds.size > 1 || (shared && builds.has('atencao-resident'))) return 'atencao';
+  return [...builds][0] ?? 'atencao-articles';
 }
 
 if (SUPPORTED) {

@@ -232,8 +232,9 @@ async function startWasm() {
   await painted();
   try {
     // The build of the page's module that has this page's widgets (issue 36: article pages
-    // load the one without the models; build.rs names it in <main data-module>).
-    const module = /^atencao(-articles|-models)?$/.test(app.dataset.module ?? '') ? app.dataset.module : 'atencao';
+    // load the one without the models, the decoder and training pages the one with their
+    // drawing only; build.rs names it in <main data-module>).
+    const module = /^atencao(-articles|-models|-resident)?$/.test(app.dataset.module ?? '') ? app.dataset.module : 'atencao';
     const bindings = await import(`../${module}.js`);
     await bindings.default({ module_or_path: new URL(`../${module}_bg.wasm`, import.meta.url) });
     // As trunk's own loader did: memoryReport() for the load tests and the curious.

@@ -16,7 +16,7 @@ use crate::ops::modern::RopePositions;
 use crate::ops::{self, SoftmaxOptions};
 
 /// Which hardware ran a computation; shown in the footer badge and on `<html data-backend>`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum BackendKind {
     Cpu,
     WebGpu,

@@ -153,3 +153,18 @@ impl Matrix {
         Some(if norm == 0.0 { diff.sqrt() as f32 } else { (diff / norm).sqrt() as f32 })
     }
 }
+
+/// A matrix crosses to and from the page's worker as (rows, cols, row-major values).
+impl serde::Serialize for Matrix {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let (rows, cols) = self.shape();
+        (rows, cols, self.as_slice()).serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Matrix {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Matrix, D::Error> {
+        let (rows, cols, values) = <(usize, usize, Vec<f32>)>::deserialize(d)?;
+        Matrix::from_vec(rows, cols, values).map_err(serde::de::Error::custom)
+    }
+}

@@ -21,7 +21,7 @@ use crate::ops::{self, adamw, backward, SoftmaxOptions};
 pub use crate::matrix::Dims;
 
 /// Which op, without its parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum OpKind {
     Matmul,
     MatmulBt,

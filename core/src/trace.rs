@@ -26,7 +26,7 @@ pub use super::op::format_scientific;
 pub type Clock<'a> = &'a dyn Fn() -> f64;
 
 /// The shape of an operand: a matrix, or a list of token ids.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Shape {
     Matrix(usize, usize),
     Ids(usize),
@@ -56,8 +56,8 @@ impl fmt::Display for Shape {
     }
 }
 
-/// One op as it ran.
-#[derive(Clone, Debug)]
+/// One op as it ran (plain data: a trace taken in the page's worker is drawn by the page).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct OpRecord {
     pub op: OpKind,
     /// The part of the job it belongs to (`Executor::stage`), e.g. "bloco 2".
@@ -68,6 +68,7 @@ pub struct OpRecord {
     pub params: String,
     /// Its time in milliseconds: the CPU function's, or the device's own measure on a GPU with
     /// timestamp queries; NaN when not measured (an op inside a GPU submission).
+    #[serde(with = "crate::exact_float")]
     pub ms: f64,
     /// What it returned (two matrices for `attention`: output, weights), when the trace was
     /// taken with results (`run_traced_with_results`): compared across backends.
@@ -75,11 +76,12 @@ pub struct OpRecord {
 }
 
 /// Every op one job ran on one backend, in order.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Trace {
     pub backend: BackendKind,
     pub ops: Vec<OpRecord>,
     /// On a deferred backend: the wall time of its submissions (submit, run, read back), in ms.
+    #[serde(with = "crate::exact_float::option")]
     pub batched_ms: Option<f64>,
     /// How many submissions (readbacks) the job made on a deferred backend.
     pub submissions: usize,

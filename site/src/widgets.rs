@@ -184,7 +184,7 @@ pub static GRADIENT_CHECK: WidgetDoc = WidgetDoc {
 pub static DECODER: WidgetDoc = WidgetDoc {
     name: "decoder",
     title: "O decodificador pré-treinado",
-    summary: "O decodificador pré-treinado: exemplos de prompt, tokens BPE, Gerar / Passo / Parar, temperatura, top-k, top-p e semente; os 10 próximos tokens ao lado de um modelo de bigramas; a atenção de cada camada e cabeça. Baixa os pesos do modelo (alguns MB) ao montar.",
+    summary: "O decodificador pré-treinado: exemplos de prompt, tokens BPE, Gerar / Passo / Parar, temperatura, top-k, top-p e semente; os 10 próximos tokens ao lado de um modelo de bigramas; a atenção de cada camada e cabeça. Baixa os pesos do modelo (alguns MB) ao montar; o modelo roda no Web Worker da página, que fica livre enquanto ele gera.",
     attributes: &[
         choice("data-preset", "prompt inicial", "chaves (padrão), meninos, galinha, lagoa, machado, capitu", &["chaves", "meninos", "galinha", "lagoa", "machado", "capitu"], "chaves"),
         attr("data-prompt", "texto inicial próprio (substitui o do exemplo)", "texto"),
@@ -478,10 +478,14 @@ pub static MATMUL_BENCH: WidgetDoc = WidgetDoc {
 /// vocabulary), training and the gradient check (whose whole-decoder part runs the training
 /// ops). The site crate builds them under its feature `models` and the rest under `articles`;
 /// `web::widgets`'s test checks that the two lists agree.
-pub static MODEL_WIDGETS: &[&WidgetDoc] = &[&GRADIENT_CHECK, &DECODER, &BPE, &TRAIN];
+pub static MODEL_WIDGETS: &[&WidgetDoc] = &[&GRADIENT_CHECK, &BPE];
+
+/// The widgets whose model runs in the page's Web Worker (the decoder playground, training):
+/// their build (feature `resident`) carries only their drawing; the worker's module computes.
+pub static RESIDENT_WIDGETS: &[&WidgetDoc] = &[&DECODER, &TRAIN];
 
 /// The article widgets that a model page also has (the softmax lab, beside the gradient
-/// check): in both builds, so that page loads the models' build.
+/// check): in the articles' and the models' builds, so that page loads the models' build.
 pub static SHARED_WIDGETS: &[&WidgetDoc] = &[&SOFTMAX_LAB];
 
 /// The builds of the page's module (index.html), by the widgets they carry: a page loads the
@@ -492,16 +496,21 @@ pub mod module {
     pub const FULL: &str = "atencao";
     /// The article widgets only (`bundles/articles`).
     pub const ARTICLES: &str = "atencao-articles";
-    /// The model widgets only (`bundles/models`).
+    /// The model widgets that compute on the page (`bundles/models`): BPE, the gradient check.
     pub const MODELS: &str = "atencao-models";
+    /// The decoder playground and training, whose models run in the worker (`bundles/resident`).
+    pub const RESIDENT: &str = "atencao-resident";
 }
 
-/// The build that holds the kind `name`: the models' for a model widget, none of the two in
-/// particular (None) for a kind in both, the articles' for the rest (an unknown name too: that
-/// build says it does not exist).
+/// The build that holds the kind `name`: the models' for a model widget, the resident one for
+/// the decoder and training, none in particular (None) for a kind in the articles' and the
+/// models' builds, the articles' for the rest (an unknown name too: that build says it does
+/// not exist).
 pub fn build_of(name: &str) -> Option<&'static str> {
     if MODEL_WIDGETS.iter().any(|w| w.name == name) {
         Some(module::MODELS)
+    } else if RESIDENT_WIDGETS.iter().any(|w| w.name == name) {
+        Some(module::RESIDENT)
     } else if SHARED_WIDGETS.iter().any(|w| w.name == name) {
         None
     } else {
@@ -522,20 +531,22 @@ pub fn builds_for_embed() -> String {
 
 /// Which build of the page's module a page with these widgets (their `data-widget` names)
 /// loads: the one of its group when all are of one group, the full one otherwise; a page
-/// without widgets, or with only widgets of both builds, gets the article build.
+/// without widgets, or with only the shared ones, gets the article build (a shared widget is
+/// not in the resident build).
 pub fn module_for<'a>(kinds: impl IntoIterator<Item = &'a str>) -> &'static str {
-    let (mut articles, mut models) = (false, false);
+    let (mut groups, mut shared) = (Vec::new(), false);
     for kind in kinds {
         match build_of(kind) {
-            Some(module::MODELS) => models = true,
-            Some(_) => articles = true,
-            None => {}
+            Some(build) if !groups.contains(&build) => groups.push(build),
+            Some(_) => {}
+            None => shared = true,
         }
     }
-    match (articles, models) {
-        (true, true) => module::FULL,
-        (false, true) => module::MODELS,
-        _ => module::ARTICLES,
+    match groups[..] {
+        [] => module::ARTICLES,
+        [module::RESIDENT] if shared => module::FULL,
+        [one] => one,
+        _ => module::FULL,
     }
 }
 
@@ -605,16 +616,18 @@ mod tests {
     fn a_page_loads_the_build_of_its_widgets_group() {
         assert_eq!(module_for([]), module::ARTICLES);
         assert_eq!(module_for(["tfidf", "attention"]), module::ARTICLES);
-        assert_eq!(module_for(["decoder"]), module::MODELS);
-        assert_eq!(module_for(["decoder", "train"]), module::MODELS);
+        assert_eq!(module_for(["decoder"]), module::RESIDENT);
+        assert_eq!(module_for(["decoder", "train"]), module::RESIDENT);
+        assert_eq!(module_for(["decoder", "bpe"]), module::FULL);
+        assert_eq!(module_for(["decoder", "softmax-lab"]), module::FULL, "the resident build has no shared widget");
         assert_eq!(module_for(["gradient-check", "softmax-lab"]), module::MODELS);
         assert_eq!(module_for(["softmax-lab"]), module::ARTICLES);
         assert_eq!(module_for(["gradient-check", "tfidf"]), module::FULL);
         assert_eq!(module_for(["nao-existe"]), module::ARTICLES, "the articles' build reports an unknown kind");
         let line = builds_for_embed();
         assert!(line.starts_with("const WIDGET_BUILDS = {\"attention\": \"atencao-articles\", ") && line.ends_with("};"), "{line}");
-        assert!(line.contains("\"decoder\": \"atencao-models\"") && line.contains("\"softmax-lab\": null"), "{line}");
-        assert!(MODEL_WIDGETS.iter().all(|m| WIDGETS.iter().any(|w| std::ptr::eq(*w, *m))), "a model widget is documented");
+        assert!(line.contains("\"decoder\": \"atencao-resident\"") && line.contains("\"bpe\": \"atencao-models\"") && line.contains("\"softmax-lab\": null"), "{line}");
+        assert!(MODEL_WIDGETS.iter().chain(RESIDENT_WIDGETS).all(|m| WIDGETS.iter().any(|w| std::ptr::eq(*w, *m))), "a model widget is documented");
     }
 
     #[test]

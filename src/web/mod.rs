@@ -18,7 +18,7 @@ pub mod embed;
 pub mod kit;
 pub mod model_store;
 pub mod pages;
-#[cfg(feature = "models")]
+#[cfg(feature = "resident")]
 pub mod resident;
 pub mod widgets;
 

@@ -20,9 +20,9 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{Cache, HtmlElement, ReadableStreamDefaultReader, Response};
 
 use crate::core::bpe::Bpe;
-use crate::core::decoder::bigram::TokenBigram;
 use crate::core::decoder::load::{self, Model};
 use crate::core::decoder::manifest::Manifest;
+use crate::core::decoder::protocol::ShippedFiles;
 
 use crate::web::dom;
 use super::kit::Ctx;
@@ -64,7 +64,7 @@ thread_local! {
     static MANIFESTS: RefCell<HashMap<String, Slot<Manifest>>> = RefCell::new(HashMap::new());
     static TOKENIZERS: RefCell<HashMap<String, Slot<Bpe>>> = RefCell::new(HashMap::new());
     static MODELS: RefCell<HashMap<String, Slot<Model>>> = RefCell::new(HashMap::new());
-    static BIGRAMS: RefCell<HashMap<String, Slot<TokenBigram>>> = RefCell::new(HashMap::new());
+    static SHIPPED_FILES: RefCell<HashMap<String, Slot<(ShippedFiles, Vec<u8>)>>> = RefCell::new(HashMap::new());
     /// Progress listeners of the weights download, by base URL.
     static LISTENERS: RefCell<HashMap<String, Vec<Progress>>> = RefCell::new(HashMap::new());
 }
@@ -226,14 +226,41 @@ pub async fn tokenizer(base: &str) -> Result<Rc<Bpe>, String> {
     .await
 }
 
-pub async fn bigram(base: &str) -> Result<Rc<TokenBigram>, String> {
+/// The shipped model's files as checked here, for the page's worker to parse (issue 36): the
+/// manifest and the tokenizer as text, the weights and then the bigram as bytes (split at
+/// `weights_len`). `progress` hears about the weights download, as `model`'s listeners do.
+pub async fn shipped_files(base: &str, progress: Progress) -> Result<Rc<(ShippedFiles, Vec<u8>)>, String> {
+    LISTENERS.with(|l| l.borrow_mut().entry(base.to_string()).or_default().push(progress));
     let m = manifest(base).await?;
     let base_owned = base.to_string();
-    once(&BIGRAMS, base, async move {
-        let bytes = verified_file(&base_owned, &m.bigram_file, &m.bigram_sha256, 0.0, &|_, _| {}).await?;
-        load::load_bigram(&m, &bytes).map_err(|e| e.to_string())
+    let result = once(&SHIPPED_FILES, base, async move {
+        let base = base_owned;
+        let notify = weights_progress(&base);
+        let tokenizer = verified_file(&base, &m.tokenizer_file, &m.tokenizer_sha256, 0.0, &|_, _| {}).await?;
+        let mut bytes = verified_file(&base, &m.weights_file, &m.weights_sha256, m.weights_bytes as f64, &notify).await?;
+        let weights_len = bytes.len();
+        bytes.extend(verified_file(&base, &m.bigram_file, &m.bigram_sha256, 0.0, &|_, _| {}).await?);
+        let files = ShippedFiles {
+            manifest_json: manifest_text(&base).await?,
+            tokenizer_json: String::from_utf8(tokenizer).map_err(|_| "tokenizer.json não é UTF-8.".to_string())?,
+            weights_len,
+        };
+        Ok((files, bytes))
     })
-    .await
+    .await;
+    LISTENERS.with(|l| l.borrow_mut().remove(base));
+    result
+}
+
+/// Tells every listener of `base`'s weights download how far it got.
+fn weights_progress(base: &str) -> impl Fn(f64, f64) {
+    let base = base.to_string();
+    move |done: f64, total: f64| {
+        let listeners = LISTENERS.with(|l| l.borrow().get(&base).cloned().unwrap_or_default());
+        for listener in listeners {
+            listener(done, total);
+        }
+    }
 }
 
 /// The whole model; `progress` hears about the weights download (every caller's listener
@@ -244,15 +271,7 @@ pub async fn model(base: &str, progress: Progress) -> Result<Rc<Model>, String> 
     let bpe = tokenizer(base).await?;
     let base_owned = base.to_string();
     let result = once(&MODELS, base, async move {
-        let notify = {
-            let base = base_owned.clone();
-            move |done: f64, total: f64| {
-                let listeners = LISTENERS.with(|l| l.borrow().get(&base).cloned().unwrap_or_default());
-                for listener in listeners {
-                    listener(done, total);
-                }
-            }
-        };
+        let notify = weights_progress(&base_owned);
         let weights = verified_file(&base_owned, &m.weights_file, &m.weights_sha256, m.weights_bytes as f64, &notify).await?;
         Model::with_tokenizer((*m).clone(), (*bpe).clone(), &weights).map_err(|e| e.to_string())
     })

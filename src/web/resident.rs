@@ -30,10 +30,13 @@ pub enum Reply {
 
 pub type Listener = Rc<dyn Fn(&Reply)>;
 
+/// A command: its JSON text, and the bytes of a file that travels with it.
+type Command = (String, Option<Vec<u8>>);
+
 enum Link {
     Down,
     /// Commands wait until the module is ready.
-    Starting(Vec<String>),
+    Starting(Vec<Command>),
     Worker(web_sys::Worker),
     /// The module's `receive`, on this thread.
     MainThread(js_sys::Function),
@@ -77,6 +80,12 @@ pub fn on_main_thread() -> bool {
 
 /// Sends a command (JSON text), starting the worker if needed.
 pub fn send(ctx: &Ctx, json: String) {
+    send_with(ctx, json, None);
+}
+
+/// Sends a command with a file's bytes (`[json, bytes]`), starting the worker if needed.
+pub fn send_with(ctx: &Ctx, json: String, bytes: Option<Vec<u8>>) {
+    let json = (json, bytes);
     let start = RESIDENT.with(|r| {
         let mut r = r.borrow_mut();
         match &mut r.link {
@@ -102,17 +111,25 @@ pub fn send(ctx: &Ctx, json: String) {
     }
 }
 
+/// A command as the module reads it: its text, or `[text, bytes]`.
+fn message_of((json, bytes): Command) -> JsValue {
+    match bytes {
+        None => json.into(),
+        Some(b) => js_sys::Array::of2(&json.into(), &js_sys::Uint8Array::from(&b[..])).into(),
+    }
+}
+
 /// A command to a link that is up (a link still starting or down takes none).
-fn post(link: &Link, json: String) {
+fn post(link: &Link, command: Command) {
     match link {
         Link::Worker(w) => {
-            let _ = w.post_message(&json.into());
+            let _ = w.post_message(&message_of(command));
         }
         Link::MainThread(receive) => {
             let receive = receive.clone();
             // Later, never inside the caller's own handler (it may hold its state borrowed).
             wasm_bindgen_futures::spawn_local(async move {
-                let _ = receive.call1(&JsValue::NULL, &json.into());
+                let _ = receive.call1(&JsValue::NULL, &message_of(command));
             });
         }
         Link::Down | Link::Starting(_) => {}

@@ -19,11 +19,21 @@ pub fn connect(reply: js_sys::Function) {
     REPLY.with(|r| *r.borrow_mut() = Some(reply));
 }
 
-/// One command from the page (JSON text); anything else is ignored.
+/// One command from the page: JSON text, or `[text, bytes]` when a file travels with it; a
+/// decoder playground's or the train widget's (anything else is ignored).
 #[wasm_bindgen]
 pub fn receive(message: JsValue) {
-    if let Some(text) = message.as_string() {
-        crate::train_run::receive(&text);
+    let (text, bytes) = match message.as_string() {
+        Some(text) => (text, None),
+        None => {
+            let Some(pair) = message.dyn_ref::<js_sys::Array>() else { return };
+            let Some(text) = pair.get(0).as_string() else { return };
+            (text, pair.get(1).dyn_into::<js_sys::Uint8Array>().ok().map(|b| b.to_vec()))
+        }
+    };
+    match atencao::core::decoder::protocol::DecoderCommand::from_json(&text) {
+        Ok(command) => crate::decoder::receive(command, bytes),
+        Err(_) => crate::train_run::receive(&text),
     }
 }
 

@@ -6,9 +6,15 @@
 //! on the main thread and wires the same two functions: one code path, a note in the widget.
 //!
 //! - `host`: the two entry points, the replies, the clock and the yield, in a worker or not;
+//! - `decoder`: the decoder playgrounds' sessions (generation, the lens, "por dentro");
+//! - `device`: the worker's WebGPU device, shared by both;
 //! - `train_run`: the `train` widget's run (`core::train_run`), stepped in slices between which
 //!   the worker reads its messages (pause, another head, an export).
 
+#[cfg(target_arch = "wasm32")]
+mod decoder;
+#[cfg(target_arch = "wasm32")]
+mod device;
 #[cfg(target_arch = "wasm32")]
 mod host;
 #[cfg(target_arch = "wasm32")]

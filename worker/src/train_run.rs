@@ -10,6 +10,8 @@ use std::rc::Rc;
 
 use atencao::core::decoder::load::load_tokenizer;
 use atencao::core::decoder::manifest::Manifest;
+use atencao::core::decoder::playable::TrainedModel;
+use atencao::core::decoder::DecoderWeights;
 use atencao::core::error::ComputeError;
 use atencao::core::executor::{block_on_ready, BackendKind};
 use atencao::core::runtime::{Placed, Runtime};
@@ -29,13 +31,6 @@ const RATE_WINDOW_MS: f64 = 2000.0;
 
 type Run = TrainRun<Placed<GpuTensor>>;
 
-/// The worker's WebGPU device, opened the first time a run may use it.
-enum Device {
-    Untried,
-    Ready(Rc<GpuContext>),
-    Unavailable,
-}
-
 struct State {
     /// The run the page asked for last; commands about another are stale.
     build: u64,
@@ -49,7 +44,6 @@ struct State {
     epoch: u64,
     placement: Placement,
     gpu_allowed: bool,
-    device: Device,
     /// The GPU failed in this run: it stays on the CPU until it is built again.
     gpu_failed: bool,
     pace: Pace,
@@ -69,7 +63,6 @@ thread_local! {
         epoch: 0,
         placement: Placement::Auto,
         gpu_allowed: false,
-        device: Device::Untried,
         gpu_failed: false,
         pace: Pace::new(RATE_WINDOW_MS),
         look: (0, 0),
@@ -198,7 +191,7 @@ fn send_view(now: bool) {
         s.sent_at = now_ms();
         let mut view = TrainView::of(run, fresh.then_some(s.look), s.running, s.pace.rates());
         view.gpu_failed = s.gpu_failed;
-        view.software_gpu = matches!(&s.device, Device::Ready(g) if g.facts().software);
+        view.software_gpu = crate::device::software();
         Some((s.build, view))
     });
     if let Some((build, view)) = view {
@@ -214,17 +207,7 @@ async fn wanted_device() -> Option<Rc<GpuContext>> {
     if failed || !allowed || placement == Placement::Cpu {
         return None;
     }
-    if with(|s| matches!(s.device, Device::Untried)) {
-        let device = match GpuContext::acquire().await {
-            Ok(gpu) => Device::Ready(Rc::new(gpu)),
-            Err(_) => Device::Unavailable,
-        };
-        with(|s| s.device = device);
-    }
-    let gpu = with(|s| match &s.device {
-        Device::Ready(g) => Some(g.clone()),
-        _ => None,
-    })?;
+    let gpu = crate::device::device().await?;
     (placement == Placement::WebGpu || !gpu.facts().software).then_some(gpu)
 }
 
@@ -297,7 +280,19 @@ fn export(build: u64, purpose: ExportPurpose) {
             ExportPurpose::Decoder | ExportPurpose::Weights => run.safetensors(),
             ExportPurpose::Config => run.config_json().into_bytes(),
         };
-        Some(Ok((Export::of(run), bytes)))
+        let export = Export::of(run);
+        if purpose == ExportPurpose::Decoder {
+            // The playgrounds run in this worker: the model stays here, the page only hears of it.
+            let Some(config) = export.config.clone() else { return Some(Err("O modelo treinado veio sem configuração.".into())) };
+            let weights = match DecoderWeights::from_safetensors(&config, &bytes) {
+                Ok(w) => w,
+                Err(e) => return Some(Err(e.to_string())),
+            };
+            let label = TrainedModel::label(export.step, export.validation_loss);
+            crate::decoder::hand_over(TrainedModel { weights, tokenizer: run.tokenizer.clone(), training_ids: export.training_ids.clone(), label });
+            return Some(Ok((export, Vec::new())));
+        }
+        Some(Ok((export, bytes)))
     });
     match file {
         Some(Ok((export, bytes))) => send(TrainReport::Exported { build, purpose, export }, Some(bytes)),

@@ -10,6 +10,7 @@
 //! - `pins`: words the reader follows in the distribution and the lens (their first token);
 //! - `playable`: the models a playground runs (the shipped one, one trained on the page);
 //! - `view`: what the playground draws, computed from a session (the widget only draws it);
+//! - `protocol`: the messages between a playground and its session in the page's worker;
 //! - `session`: a generation: window rule, cache, sampling; movable between backends;
 //! - `branches`: each generated token's alternatives, a branch's choices and log-probability;
 //! - `sampling`: greedy, temperature, top-k, top-p;
@@ -22,6 +23,7 @@ pub mod config;
 pub mod fixture;
 pub mod lens;
 pub mod presets;
+pub mod protocol;
 pub mod load;
 pub mod manifest;
 pub mod model;

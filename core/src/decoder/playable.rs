@@ -38,6 +38,12 @@ pub struct TrainedModel {
 }
 
 impl TrainedModel {
+    /// How a playground names a model trained on the page for `step` steps.
+    pub fn label(step: usize, validation_loss: Option<f64>) -> String {
+        let loss = validation_loss.map_or("—".to_string(), |l| crate::format::format_pt(l as f32, 4));
+        format!("treinado nesta página ({step} passos, perda de validação {loss})")
+    }
+
     pub fn into_playable(self) -> Playable {
         let bigram = TokenBigram::count(&self.training_ids, self.tokenizer.vocab_size());
         Playable { weights: Rc::new(self.weights), tokenizer: self.tokenizer, bigram: Some(Rc::new(bigram)), trained: Some(self.label) }

@@ -129,16 +129,7 @@ impl History {
     /// One head's attention (index layer·nh + head) over the last `last` positions, as a
     /// square matrix (the future's weight is 0), and the first position it shows.
     pub fn attention_window(&self, index: usize, last: usize) -> (Matrix, usize) {
-        let rows = self.attention.get(index).map_or(&[][..], Vec::as_slice);
-        let start = rows.len().saturating_sub(last);
-        let size = rows.len() - start;
-        let mut m = Matrix::zeros(size, size);
-        for (r, row) in rows[start..].iter().enumerate() {
-            for c in 0..size {
-                m.set(r, c, row.get(start + c).copied().unwrap_or(0.0));
-            }
-        }
-        (m, start)
+        attention_window(self.attention.get(index).map_or(&[][..], Vec::as_slice), last)
     }
 
     /// The window as text: the prompt's part and the generated part, decoded together so a
@@ -149,6 +140,20 @@ impl History {
         let generated = all.strip_prefix(&prompt).map(str::to_string).unwrap_or_else(|| tokenizer.decode_ids(&self.ids[self.prompt_len..]));
         (prompt, generated)
     }
+}
+
+/// One head's causal attention `rows` (row i over positions 0..=i) over the last `last`
+/// positions, as a square matrix (the future's weight is 0), and the first position it shows.
+pub fn attention_window(rows: &[Vec<f32>], last: usize) -> (Matrix, usize) {
+    let start = rows.len().saturating_sub(last);
+    let size = rows.len() - start;
+    let mut m = Matrix::zeros(size, size);
+    for (r, row) in rows[start..].iter().enumerate() {
+        for c in 0..size {
+            m.set(r, c, row.get(start + c).copied().unwrap_or(0.0));
+        }
+    }
+    (m, start)
 }
 
 /// A history with the model on one backend: its weights (uploaded once) and its KV cache.

@@ -4,6 +4,8 @@
 //! every sentence with a number is made here; the widget puts them on the page. Plain data, so
 //! that it can also travel from a worker.
 
+use serde::{Deserialize, Serialize};
+
 use crate::error::Result;
 use crate::executor::BackendKind;
 use crate::format::format_pt;
@@ -14,7 +16,7 @@ use super::lens::LensReading;
 use super::pins;
 use super::playable::Playable;
 use super::sampling::top_n;
-use super::session::History;
+use super::session::{attention_window, History};
 use super::tokenizer::TokenCodec;
 
 /// Bars shown in each next-token chart.
@@ -25,7 +27,7 @@ pub const LENS_CANDIDATES: usize = 5;
 pub const LENS_TOP: usize = 3;
 
 /// One bar chart: its title, bars, and the bar marked (the drawn token).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Bars {
     pub title: String,
     pub labels: Vec<String>,
@@ -34,7 +36,7 @@ pub struct Bars {
 }
 
 /// A token of the window.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Chip {
     pub id: u32,
     pub label: String,
@@ -87,7 +89,7 @@ pub fn status(model: &Playable, h: &History, on: BackendKind, gpu_failed: bool, 
 }
 
 /// The pinned words' table: rows, or why the words could not be read.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum PinRows {
     None,
     Rows(Vec<(String, String)>),
@@ -95,7 +97,7 @@ pub enum PinRows {
 }
 
 /// The next-token charts and what goes with them.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Predictions {
     pub model: Bars,
     pub bigram: Bars,
@@ -192,22 +194,22 @@ fn last_draw(model: &Playable, h: &History) -> Option<(Bars, u32)> {
 }
 
 /// One head's attention over the window's last positions, with its tokens and title.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Enlarged {
     pub weights: Matrix,
     pub labels: Vec<String>,
     pub title: String,
 }
 
-/// Head `head` of layer `layer` over the last `last` positions.
-pub fn enlarged(model: &Playable, h: &History, (layer, head): (usize, usize), last: usize) -> Enlarged {
-    let heads = model.weights.config.n_heads;
-    let (weights, start) = h.attention_window(layer * heads + head, last);
+/// Head `head` of layer `layer` over the last `last` positions, from the maps (index
+/// layer·nh + head) and the window's token labels: what the page draws from a view's maps.
+pub fn enlarged(attention: &[Vec<Vec<f32>>], labels: &[String], heads: usize, (layer, head): (usize, usize), last: usize) -> Enlarged {
+    let rows = attention.get(layer * heads + head).map_or(&[][..], Vec::as_slice);
+    let (weights, start) = attention_window(rows, last);
     let size = weights.rows();
-    let labels = h.ids[start..].iter().map(|&id| model.tokenizer.label(id)).collect();
     let shown = if start > 0 { format!(" (últimas {size} posições)") } else { String::new() };
     let title = format!("Atenção da camada {}, cabeça {}{shown}: linha = quem olha, coluna = para onde", layer + 1, head + 1);
-    Enlarged { weights, labels, title }
+    Enlarged { weights, labels: labels.get(start..).unwrap_or_default().to_vec(), title }
 }
 
 /// The lens's position menu: "a última" (value "") and every position of the window.
@@ -221,7 +223,7 @@ pub fn lens_positions(model: &Playable, h: &History) -> Vec<(String, String)> {
 
 /// The lens at one position: each candidate's probability stage by stage, each stage's own
 /// top tokens, and the candidates as the token menu.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LensView {
     /// (candidates, stages).
     pub trajectories: Matrix,
@@ -281,7 +283,7 @@ pub fn lens(model: &Playable, h: &History, position: usize, reading: &LensReadin
 }
 
 /// Each head's (and each FFN's) direct push on one token's logit, layer by layer, and the sum.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PushView {
     /// (layers, heads + 1): the last column is the FFN's.
     pub pushes: Matrix,
@@ -381,6 +383,18 @@ mod tests {
         let (bars, token) = p.drawn.unwrap();
         assert_eq!(token, *h.ids.last().unwrap());
         assert!(bars.marked.is_some());
+    }
+
+    #[test]
+    fn the_enlarged_map_is_the_heads_window_with_its_tokens() {
+        let model = tiny();
+        let h = generated(&model, 4);
+        let labels: Vec<String> = chips(&model, &h, 0).into_iter().map(|c| c.label).collect();
+        let heads = model.weights.config.n_heads;
+        let e = enlarged(&h.attention, &labels, heads, (1, 1), 3);
+        let (window, start) = h.attention_window(heads + 1, 3);
+        assert_eq!((e.weights, e.labels), (window, labels[start..].to_vec()));
+        assert!(e.title.starts_with("Atenção da camada 2, cabeça 2 (últimas 3 posições)"), "{}", e.title);
     }
 
     #[test]

@@ -361,7 +361,7 @@ mod tests {
         // Each page names the build of the page's module with its widgets: the home page's
         // decoder, the catalogue's every kind, the benchmark's decoder.
         let module = |page: &str| read(&format!("{page}.main.html")).split("data-module=\"").nth(1).and_then(|r| r.split('"').next()).map(str::to_string);
-        assert_eq!(module("index").as_deref(), Some("atencao-models"));
+        assert_eq!(module("index").as_deref(), Some("atencao-resident"));
         assert_eq!(module("catalogo").as_deref(), Some("atencao"));
         assert_eq!(module("bench").as_deref(), Some("atencao-models"));
         assert!(soma.contains("<p class=\"breadcrumb\" data-pagefind-ignore><a href=\"vetores.html\">Vetores</a></p>"), "{soma}");

@@ -49,14 +49,20 @@ impl PanelUpdate {
         self.panel.record(self.update, self.new_update, Rc::new(JobRerun(job)), trace);
     }
 
+    /// The same for a pass that reruns itself (one the page's worker ran).
+    pub fn record_rerun(&self, rerun: Rc<dyn Rerun>, trace: Trace) {
+        self.panel.record(self.update, self.new_update, rerun, trace);
+    }
+
     /// The update failed: the panel says why.
     pub fn failed(&self, error: &ComputeError) {
         self.panel.failed(self.update, error);
     }
 }
 
-/// A job kept to be run again for the comparison, whatever its output type.
-trait Rerun {
+/// A job kept to be run again for the comparison, whatever its output type (or a pass run in
+/// the page's worker, run again there).
+pub trait Rerun {
     fn run_on(&self, backend: Rc<Backend>, kind: BackendKind, with_results: bool) -> Pin<Box<dyn Future<Output = Result<Trace>>>>;
 }
 

@@ -102,13 +102,9 @@ where
     });
 }
 
-/// Shows a pass the widget ran itself as a new update (the decoder's session); `job` is what
-/// "comparar" reruns on both backends.
-pub fn show<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, trace: Trace, job: J) {
-    hood::begin(host, ctx, true).record(Rc::new(job), trace);
-}
-
-/// Adds a second pass to the update `show` began (the decoder's logit lens after its step).
-pub fn show_also<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, trace: Trace, job: J) {
-    hood::begin(host, ctx, false).record(Rc::new(job), trace);
+/// Shows a pass the widget had run elsewhere (the decoder's, in the page's worker) as a new
+/// update, or with `also` as a second pass of the current one (its logit lens after its step);
+/// `rerun` is what "comparar" runs again on both backends.
+pub fn show_pass(ctx: &Ctx, host: &HtmlElement, trace: Trace, rerun: Rc<dyn hood::Rerun>, also: bool) {
+    hood::begin(host, ctx, !also).record_rerun(rerun, trace);
 }

@@ -5,12 +5,12 @@
 pub mod attention;
 #[cfg(feature = "articles")]
 pub mod bench;
-#[cfg(feature = "models")]
+#[cfg(any(feature = "models", feature = "resident"))]
 pub mod decoder;
 pub mod sequence;
 #[cfg(feature = "articles")]
 pub mod text;
-#[cfg(feature = "models")]
+#[cfg(feature = "resident")]
 pub mod train;
 #[cfg(feature = "articles")]
 pub mod transformer;
@@ -64,21 +64,31 @@ pub const ARTICLES: &[WidgetKind] = &[
 #[cfg(not(feature = "articles"))]
 pub const ARTICLES: &[WidgetKind] = &[];
 
-/// The widgets in both builds (`site::widgets::SHARED_WIDGETS`): an article widget that a
-/// model page also has.
+/// The widgets in the articles' and the models' builds (`site::widgets::SHARED_WIDGETS`): an
+/// article widget that a model page also has.
+#[cfg(any(feature = "articles", feature = "models"))]
 pub const SHARED: &[WidgetKind] = &[sequence::softmax_lab::KIND];
+#[cfg(not(any(feature = "articles", feature = "models")))]
+pub const SHARED: &[WidgetKind] = &[];
 
 /// The widgets that run a model (the crate's feature `models`; `site::widgets::MODEL_WIDGETS`
 /// names them, and a page that has one loads a build with them).
 #[cfg(feature = "models")]
-pub const MODELS: &[WidgetKind] = &[attention::gradient_check::KIND, decoder::decoder::KIND, decoder::bpe::KIND, train::train::KIND];
+pub const MODELS: &[WidgetKind] = &[attention::gradient_check::KIND, decoder::bpe::KIND];
 #[cfg(not(feature = "models"))]
 pub const MODELS: &[WidgetKind] = &[];
+
+/// The widgets whose model runs in the page's worker (the crate's feature `resident`;
+/// `site::widgets::RESIDENT_WIDGETS`): the page has only their drawing.
+#[cfg(feature = "resident")]
+pub const RESIDENT: &[WidgetKind] = &[decoder::decoder::KIND, train::train::KIND];
+#[cfg(not(feature = "resident"))]
+pub const RESIDENT: &[WidgetKind] = &[];
 
 /// Every widget kind of this build. The site, the embedding entry point and the catalogue read
 /// it; the browser tests check that the full build holds every documented kind once.
 pub fn registry() -> impl Iterator<Item = &'static WidgetKind> {
-    ARTICLES.iter().chain(SHARED).chain(MODELS)
+    ARTICLES.iter().chain(SHARED).chain(MODELS).chain(RESIDENT)
 }
 
 pub fn find(name: &str) -> Option<&'static WidgetKind> {

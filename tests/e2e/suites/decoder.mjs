@@ -111,6 +111,8 @@ export default async function decoder({ page, base, mode, browser }) {
     await inBars(claim);
     // A typed word the model does not expect here: after the top 10, with its rank.
     await page.fill(`${HOST} [data-control=pin]`, 'eram, Capitu');
+    // The worker redraws (issue 36): the widget is busy until its view arrives.
+    await ready(page, HOST);
     const typed = await readPins();
     assert(typed.length === 2 && typed[1].word === 'Capitu' && typed[1].rank > 10, JSON.stringify(typed));
     await inBars(typed);
@@ -124,6 +126,8 @@ export default async function decoder({ page, base, mode, browser }) {
     // At temperature 1 the bars are the model's distribution, which the lens's last stage must equal.
     await page.fill(`${HOST} [data-control=temperature]`, '1');
     await page.dispatchEvent(`${HOST} [data-control=temperature]`, 'input');
+    // The worker redraws (issue 36): the widget is busy until its view arrives.
+    await ready(page, HOST);
     const model = await bars(page, 'next-model');
     const lens = await matrix('lens');
     assert(JSON.stringify(lens.slice(1).map((r) => r[0])) === JSON.stringify(['embedding', 'camada 1', 'camada 2', 'camada 3', 'camada 4']), JSON.stringify(lens.map((r) => r[0])));
@@ -186,6 +190,14 @@ export default async function decoder({ page, base, mode, browser }) {
     assert(title.includes('camada 4, cabeça 6'), title);
     const rows = await page.$$eval(`${HOST} table.twin[data-matrix=attention] tr`, (trs) =>
       trs.slice(1).map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    assert(rows.length === Math.min(24, await chipCount(page)), `${rows.length} rows in the enlarged map`);
+    // Every thumbnail is painted (its canvas has opaque pixels).
+    const painted = await page.$$eval(`${HOST} .thumb canvas`, (cs) => cs.filter((c) => {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      for (let i = 3; i < d.length; i += 4) if (d[i]) return true;
+      return false;
+    }).length);
+    assert(painted === 24, `${painted} of 24 thumbnails painted`);
     for (const row of rows) {
       const sum = row.filter((t) => t !== '−∞').reduce((a, t) => a + parsePt(t), 0);
       assert(Math.abs(sum - 1) < 0.01 || rows.length === 24, `row sums to ${sum}`);
@@ -263,6 +275,67 @@ export default async function decoder({ page, base, mode, browser }) {
     await page.dispatchEvent(`${HOST} [data-control=prompt]`, 'change');
     await page.waitForSelector(`${HOST}[data-state=error]`);
     assert(await page.inputValue(`${HOST} [data-control=prompt]`) === '', 'prompt kept as typed');
+  });
+
+  await check(`[${mode}] playground: the model runs in the page's worker; "Parar" stops a long generation, keeps its tokens, and the widget goes on`, async () => {
+    // issue 36: the session lives in the worker, so the page only draws.
+    assert(page.workers().length >= 1, `${page.workers().length} workers`);
+    await page.fill(`${HOST} [data-control=temperature]`, '0,8');
+    await page.fill(`${HOST} [data-control=tokens]`, '200');
+    // A short prompt, so the window has room for the tokens counted below.
+    await page.fill(`${HOST} [data-control=prompt]`, 'Era uma vez');
+    await page.dispatchEvent(`${HOST} [data-control=prompt]`, 'change');
+    await ready(page, HOST);
+    const before = await chipCount(page);
+    await page.click(`${HOST} [data-action=generate]`);
+    // "Parar" at once: the worker stops at its next token (200 would take seconds).
+    await page.click(`${HOST} [data-action=stop]`);
+    await ready(page, HOST);
+    const stopped = await chipCount(page);
+    // Stopped before the window filled (200 tokens would have pushed the oldest out of it).
+    const status = await page.textContent(`${HOST} .widget-backend`);
+    assert(stopped >= before && stopped < before + 120 && !status.includes('descartados'), `${stopped} chips after stopping (from ${before}): ${status}`);
+    await page.waitForTimeout(500);
+    assert(await chipCount(page) === stopped, 'nothing was generated after "Parar"');
+    await page.click(`${HOST} [data-action=step]`);
+    await ready(page, HOST);
+    assert(await chipCount(page) === stopped + 1, 'a step after the stop');
+    await page.fill(`${HOST} [data-control=tokens]`, '40');
+  });
+
+  if (mode === 'cpu') await check(`[${mode}] playground: a worker that crashes is reported, nothing typed is lost, and "tentar de novo" starts a new one`, async () => {
+    const typed = 'A casa do Engenho Novo';
+    await page.fill(`${HOST} [data-control=prompt]`, typed);
+    await page.dispatchEvent(`${HOST} [data-control=prompt]`, 'change');
+    await ready(page, HOST);
+    const [worker] = page.workers();
+    assert(worker, 'no worker');
+    await worker.evaluate(() => setTimeout(() => { throw new Error('falha provocada pelo teste'); }, 0));
+    await page.waitForSelector(`${HOST}[data-state=error]`, { timeout: 30000 });
+    const message = await page.textContent(`${HOST} .widget-error`);
+    assert(message.includes('parou') && message.includes('tentar de novo'), message);
+    assert(await page.inputValue(`${HOST} [data-control=prompt]`) === typed, 'the prompt was lost');
+    await page.click(`${HOST} [data-action=retry]`);
+    await ready(page, HOST);
+    const chips = await page.$$eval(`${HOST} .chips .chip`, (cs) => cs.map((c) => c.textContent).join(''));
+    assert(chips.replace(/[·\s]+/g, ' ').includes('Engenho Novo'), chips);
+  });
+
+  if (mode === 'cpu') await check(`[${mode}] playground: where the browser refuses a worker, the model runs on the page itself, with a note`, async () => {
+    const context = await browser.newContext();
+    await context.addInitScript(() => {
+      window.Worker = class { constructor() { throw new DOMException('workers recusados neste teste', 'SecurityError'); } };
+    });
+    const fresh = await context.newPage();
+    await fresh.goto(`${base}/${PLAYGROUND}`);
+    await ready(fresh, HOST);
+    const status = await fresh.textContent(`${HOST} .widget-backend`);
+    assert(status.includes('própria página') && fresh.workers().length === 0, `${fresh.workers().length} workers; ${status}`);
+    const before = await chipCount(fresh);
+    await fresh.click(`${HOST} [data-action=step]`);
+    await ready(fresh, HOST);
+    assert(await chipCount(fresh) === before + 1, 'a step on the page');
+    await context.close();
   });
 
   await check(`[${mode}] weights 404 or truncated: a message and a retry that works`, async () => {

@@ -261,9 +261,9 @@ export default async function embed({ mode, browser }) {
       const { context, page, errors, requests } = await openPage(browser);
       await page.goto(`${blogOrigin}/${file}`);
       await ready(page, '#treino');
-      // A post whose widgets are all model widgets loads the models' build (issue 36).
+      // A post with a training widget loads the build with the decoder and training (issue 36).
       const pageWasm = requests.filter((u) => u.endsWith('.wasm') && !u.endsWith('/atencao-worker_bg.wasm')).map((u) => u.replace(/.*\//, ''));
-      assert(pageWasm.join() === 'atencao-models_bg.wasm', `${file} loaded ${pageWasm.join(', ')}`);
+      assert(pageWasm.join() === 'atencao-resident_bg.wasm', `${file} loaded ${pageWasm.join(', ')}`);
       // The widget's own element, inside the host's shadow root, holds its numbers.
       await page.click('#treino [data-action=train]');
       await page.waitForFunction(() => Number(document.querySelector('#treino').shadowRoot.querySelector('.widget.train').dataset.steps) >= 20, null, { timeout: 60000 });

@@ -115,9 +115,10 @@ export default async function home({ browser, page, base, mode }) {
       assert(chips.replace(/[·\s]+/g, ' ').includes('Engenho Novo'), `tokens ${JSON.stringify(chips)}`);
       const bars = await fresh.$$eval(`${host} table.twin[data-bars="next-model"] tr`, (rows) => rows.length);
       assert(bars === 10, `${bars} next-token bars`);
-      // The decoder's page loads the build of the page's module with the models only (issue 36).
+      // The decoder's page loads the build of the page's module with the decoder's drawing only;
+      // its model runs in the page's worker (issue 36).
       const wasm = requests.filter((p) => p.endsWith('.wasm'));
-      assert(wasm.length === 1 && wasm[0].endsWith('/atencao-models_bg.wasm'), `the home page's decoder loaded ${wasm.join(', ')}`);
+      assert(wasm.length === 2 && wasm.some((p) => p.endsWith('/atencao-resident_bg.wasm')) && wasm.some((p) => p.endsWith('/atencao-worker_bg.wasm')), `the home page's decoder loaded ${wasm.join(', ')}`);
       assert(await fresh.$$eval(`${host} .widget-placeholder, ${host} .on-demand-start`, (e) => e.length) === 0, 'the preview stayed');
       assert(await fresh.evaluate((h) => document.querySelector(h).contains(document.activeElement), host), 'the focus was lost');
       await fresh.screenshot({ path: path.join(ARTIFACTS, `home-widget-${mode}.png`) });

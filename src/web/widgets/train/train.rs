@@ -24,13 +24,10 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
-use crate::core::decoder::tokenizer::Tokenizer;
-use crate::core::decoder::DecoderWeights;
 use crate::core::executor::BackendKind;
 use crate::core::format::format_pt;
-use crate::core::train_run::protocol::{BuildInfo, Export, ExportPurpose, Placement, TrainCommand, TrainReport, TrainView};
+use crate::core::train_run::protocol::{BuildInfo, ExportPurpose, Placement, TrainCommand, TrainReport, TrainView};
 use crate::core::train_run::{TrainSettings, MAX_CHARS};
-use crate::core::training::CharTokenizer;
 use crate::core::transformer::format_count;
 use crate::web::dom;
 use crate::web::kit::ui::{self, live_note, number_field, read_count, show_results};
@@ -41,7 +38,6 @@ use crate::web::kit::draw::Scale;
 use crate::web::kit::{control_of, controls, listen, Ctx, Shell, Widget, WidgetKind};
 use crate::web::model_store;
 use crate::web::resident::{self, Reply};
-use crate::core::decoder::playable::TrainedModel;
 use crate::web::widgets::decoder::trained;
 
 pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::TRAIN, mount };
@@ -489,7 +485,7 @@ impl TrainWidget {
                 self.show_running();
                 self.say(&format!("O treino parou: {message}"));
             }
-            (TrainReport::Exported { purpose, export, .. }, bytes) => self.exported(purpose, export, bytes.unwrap_or_default()),
+            (TrainReport::Exported { purpose, .. }, bytes) => self.exported(purpose, bytes.unwrap_or_default()),
         }
     }
 
@@ -656,22 +652,15 @@ impl TrainWidget {
         self.send(TrainCommand::Export { build: self.build.get(), purpose });
     }
 
-    fn exported(self: &Rc<Self>, purpose: ExportPurpose, export: Export, bytes: Vec<u8>) {
+    fn exported(self: &Rc<Self>, purpose: ExportPurpose, bytes: Vec<u8>) {
         match purpose {
-            ExportPurpose::Decoder => {
-                let widget = self.clone();
-                wasm_bindgen_futures::spawn_local(async move {
-                    match widget.trained_model(export, &bytes).await {
-                        Ok(model) => widget.say(match trained::offer(model) {
-                            0 => "Não há um decodificador nesta página para receber o modelo; use «baixar pesos».".to_string(),
-                            1 => "O decodificador desta página agora roda o modelo treinado aqui (os pesos deste passo).".to_string(),
-                            n => format!("{n} decodificadores desta página agora rodam o modelo treinado aqui."),
-                        }
-                        .as_str()),
-                        Err(e) => widget.say(&e),
-                    }
-                });
+            // The weights stay in the worker, where the playgrounds run.
+            ExportPurpose::Decoder => self.say(match trained::offer() {
+                0 => "Não há um decodificador nesta página para receber o modelo; use «baixar pesos».".to_string(),
+                1 => "O decodificador desta página agora roda o modelo treinado aqui (os pesos deste passo).".to_string(),
+                n => format!("{n} decodificadores desta página agora rodam o modelo treinado aqui."),
             }
+            .as_str()),
             ExportPurpose::Weights => match save_file(&bytes, "treinado.safetensors", "application/octet-stream") {
                 Ok(()) => self.say(&format!("Pesos salvos: treinado.safetensors ({} bytes).", format_count(bytes.len() as u64))),
                 Err(e) => self.say(&e),
@@ -681,19 +670,6 @@ impl TrainWidget {
                 Err(e) => self.say(&e),
             },
         }
-    }
-
-    /// The exported weights as the playground's model: their configuration, the characters
-    /// (or the shipped BPE), the training text's ids.
-    async fn trained_model(&self, export: Export, bytes: &[u8]) -> Result<TrainedModel, String> {
-        let config = export.config.ok_or("O modelo treinado veio sem configuração.")?;
-        let weights = DecoderWeights::from_safetensors(&config, bytes).map_err(|e| e.to_string())?;
-        let tokenizer = match export.chars {
-            Some(chars) => Tokenizer::Chars(CharTokenizer::from_text(&chars)),
-            None => Tokenizer::Bpe((*model_store::tokenizer(&model_store::base_for(&self.shell.ctx, &self.shell.host)).await?).clone()),
-        };
-        let loss = export.validation_loss.map_or("—".to_string(), |l| format_pt(l as f32, 4));
-        Ok(TrainedModel { weights, tokenizer, training_ids: export.training_ids, label: format!("treinado nesta página ({} passos, perda de validação {loss})", export.step) })
     }
 }
 
