@@ -251,7 +251,7 @@ async fn perform(widget: u32, command: DecoderCommand) -> std::result::Result<()
         }
         DecoderCommand::Look { action, look, .. } => {
             let moved = with(widget, |p| {
-                let moved = p.look.as_ref().map(|l| l.lens_position) != Some(look.lens_position);
+                let moved = p.lens.is_none() || p.look.as_ref().map(|l| l.lens_position) != Some(look.lens_position);
                 p.look = Some(look);
                 moved
             });
@@ -277,6 +277,9 @@ async fn finish(widget: u32, action: u64, traced: Option<(Trace, Vec<u32>)>) -> 
     }
     if with(widget, |p| p.queue.is_empty()) {
         read_lens(widget, &model, stepped).await?;
+    } else {
+        // The next action reads it, on the window it leaves.
+        with(widget, |p| p.lens = None);
     }
     send_view(widget, action, false);
     Ok(())

@@ -111,6 +111,9 @@ pub struct DecoderWidget {
     /// The last action sent, and the last one the worker finished.
     sent: Cell<u64>,
     done: Cell<u64>,
+    /// The last thing the reader asked was refused here (a bad setting): its message stays until
+    /// the next action.
+    input_refused: Cell<bool>,
     /// Actions waiting for the model's files to reach the worker.
     waiting: RefCell<Vec<DecoderCommand>>,
     /// The model's files are on their way to the worker.
@@ -311,6 +314,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         which: Cell::new(Which::Shipped),
         sent: Cell::new(0),
         done: Cell::new(0),
+        input_refused: Cell::new(false),
         waiting: RefCell::new(Vec::new()),
         loading_model: Cell::new(false),
         view: RefCell::new(None),
@@ -472,7 +476,7 @@ impl DecoderWidget {
         let n = if single { Ok(1) } else { self.new_tokens_value() };
         let (n, options) = match (n, self.options()) {
             (Ok(n), Ok(options)) => (n, options),
-            (Err(e), _) | (_, Err(e)) => return show_error(&self.shell.host, &e),
+            (Err(e), _) | (_, Err(e)) => return self.input_error(&e),
         };
         // "Gerar" starts the generator again, from a fresh seed unless the reader fixed one.
         let reseed = !single;
@@ -481,7 +485,7 @@ impl DecoderWidget {
         }
         let seed = match self.seed_value() {
             Ok(seed) => seed,
-            Err(e) => return show_error(&self.shell.host, &e),
+            Err(e) => return self.input_error(&e),
         };
         let action = self.next_action();
         self.send(DecoderCommand::Generate { widget: self.id, action, prompt: self.prompt.value(), n, seed, reseed, options, look: self.look(), gpu: self.gpu() });
@@ -497,7 +501,7 @@ impl DecoderWidget {
     fn read(self: &Rc<Self>) {
         let seed = match self.seed_value() {
             Ok(seed) => seed,
-            Err(e) => return show_error(&self.shell.host, &e),
+            Err(e) => return self.input_error(&e),
         };
         if self.busy() {
             self.request_stop();
@@ -515,7 +519,14 @@ impl DecoderWidget {
         self.send(DecoderCommand::Look { widget: self.id, action, look: self.look() });
     }
 
+    /// A message about what the reader typed; a view still on its way does not clear it.
+    fn input_error(&self, message: &str) {
+        self.input_refused.set(true);
+        show_error(&self.shell.host, message);
+    }
+
     fn next_action(&self) -> u64 {
+        self.input_refused.set(false);
         self.sent.set(self.sent.get() + 1);
         self.set_busy(true);
         self.sent.get()
@@ -693,7 +704,9 @@ impl DecoderWidget {
             self.set_busy(false);
             self.retry.set_hidden(true);
             self.loading.set_hidden(true);
-            show_ready(&self.shell.host);
+            if !self.input_refused.get() {
+                show_ready(&self.shell.host);
+            }
         }
     }
 
