@@ -21,7 +21,7 @@ use atencao::core::decoder::tokenizer::TokenCodec;
 use atencao::core::decoder::view;
 use atencao::core::decoder::DecoderWeights;
 use atencao::core::error::{ComputeError, Result};
-use atencao::core::executor::BackendKind;
+use atencao::core::executor::{BackendKind, Job};
 use atencao::core::runtime::{Fallback, Placed, Runtime};
 use atencao::core::trace::{run_traced, run_traced_with_results, Trace};
 use atencao::gpu::{GpuContext, GpuTensor};
@@ -93,7 +93,7 @@ pub fn receive(command: DecoderCommand, bytes: Option<Vec<u8>>) {
             SHIPPED.with(|s| *s.borrow_mut() = Some(model));
         }
         DecoderCommand::Stop { widget } => with(widget, |p| {
-            let last = p.queue.iter().map(action_of).max().unwrap_or(0);
+            let last = p.queue.iter().map(DecoderCommand::action).max().unwrap_or(0);
             p.dropped = p.dropped.max(last);
             p.queue.clear();
             p.stop = true;
@@ -102,7 +102,7 @@ pub fn receive(command: DecoderCommand, bytes: Option<Vec<u8>>) {
             wasm_bindgen_futures::spawn_local(rerun(widget, request, ids, lens_at, kind, with_results));
         }
         command => {
-            let widget = command_widget(&command);
+            let widget = command.widget();
             let start = with(widget, |p| {
                 p.queue.push_back(command);
                 !std::mem::replace(&mut p.running, true)
@@ -111,21 +111,6 @@ pub fn receive(command: DecoderCommand, bytes: Option<Vec<u8>>) {
                 wasm_bindgen_futures::spawn_local(run_queue(widget));
             }
         }
-    }
-}
-
-/// The action number of a computing command (0 for the others).
-fn action_of(command: &DecoderCommand) -> u64 {
-    match command {
-        DecoderCommand::Read { action, .. } | DecoderCommand::Generate { action, .. } | DecoderCommand::Look { action, .. } => *action,
-        _ => 0,
-    }
-}
-
-fn command_widget(command: &DecoderCommand) -> u32 {
-    match command {
-        DecoderCommand::Read { widget, .. } | DecoderCommand::Generate { widget, .. } | DecoderCommand::Look { widget, .. } | DecoderCommand::Stop { widget } | DecoderCommand::Rerun { widget, .. } => *widget,
-        DecoderCommand::Shipped { .. } => 0,
     }
 }
 
@@ -156,7 +141,7 @@ async fn run_queue(widget: u32) {
             }
             return;
         };
-        let action = action_of(&command);
+        let action = command.action();
         if let Err(e) = perform(widget, command).await {
             let needs_model = matches!(e, Missing::Shipped);
             with(widget, |p| p.queue.clear());
@@ -503,18 +488,17 @@ async fn rerun(widget: u32, request: u64, ids: Vec<u32>, lens_at: Option<usize>,
             BackendKind::WebGpu => Some(crate::device::device().await.ok_or_else(|| ComputeError::Gpu("este navegador não abriu a GPU no worker".into()))?),
         };
         let rt = gpu.as_deref().map_or(Runtime::Cpu, Runtime::Device);
-        let traced = |trace: Result<Trace>| trace;
         match lens_at {
-            Some(_) => {
-                let job = LensPass { weights: &model.weights, ids: &ids };
-                traced(if with_results { run_traced_with_results(&job, &rt, &now_ms).await } else { run_traced(&job, &rt, &now_ms).await }.map(|(_, t)| t))
-            }
-            None => {
-                let job = DecoderPass { weights: &model.weights, ids: &ids };
-                traced(if with_results { run_traced_with_results(&job, &rt, &now_ms).await } else { run_traced(&job, &rt, &now_ms).await }.map(|(_, t)| t))
-            }
+            Some(_) => traced(&LensPass { weights: &model.weights, ids: &ids }, &rt, with_results).await,
+            None => traced(&DecoderPass { weights: &model.weights, ids: &ids }, &rt, with_results).await,
         }
     }
     .await;
     send(DecoderReport::Reran { widget, request, outcome: outcome.map_err(|e| e.to_string()) }, None);
+}
+
+/// `job`'s trace on `rt`, with every op's results when asked (the comparison's last run).
+async fn traced<J: Job>(job: &J, rt: &Runtime<'_, GpuContext>, with_results: bool) -> Result<Trace> {
+    let run = if with_results { run_traced_with_results(job, rt, &now_ms).await } else { run_traced(job, rt, &now_ms).await };
+    run.map(|(_, trace)| trace)
 }

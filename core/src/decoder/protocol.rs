@@ -136,6 +136,26 @@ impl DecoderCommand {
     pub fn from_json(text: &str) -> Result<DecoderCommand> {
         from_json(text)
     }
+
+    /// The playground it is from (the shipped model's files are every playground's: 0).
+    pub fn widget(&self) -> u32 {
+        match self {
+            DecoderCommand::Read { widget, .. }
+            | DecoderCommand::Generate { widget, .. }
+            | DecoderCommand::Look { widget, .. }
+            | DecoderCommand::Stop { widget }
+            | DecoderCommand::Rerun { widget, .. } => *widget,
+            DecoderCommand::Shipped { .. } => 0,
+        }
+    }
+
+    /// The action number of a command that computes (0 for the others).
+    pub fn action(&self) -> u64 {
+        match self {
+            DecoderCommand::Read { action, .. } | DecoderCommand::Generate { action, .. } | DecoderCommand::Look { action, .. } => *action,
+            _ => 0,
+        }
+    }
 }
 
 impl DecoderReport {

@@ -728,14 +728,14 @@ impl DecoderWidget {
             labels.truncate(v.chips_from);
             labels.extend(v.chips.iter().map(|c| c.label.clone()));
         }
-        // Chips: only the new ones, unless the window changed under them.
-        let kept = v.chips_from.min(self.chips.child_element_count() as usize);
-        while self.chips.child_element_count() as usize > kept {
+        // Chips: the worker sends those from the first that changed (it knows which the page
+        // has: every chip it sent, which the page only ever replaces this way).
+        while self.chips.child_element_count() as usize > v.chips_from {
             if let Some(last) = self.chips.last_element_child() {
                 last.remove();
             }
         }
-        for (i, chip) in v.chips.iter().enumerate().skip(kept - v.chips_from.min(kept)) {
+        for (i, chip) in v.chips.iter().enumerate() {
             let element = dom::text("span", if chip.generated { "chip generated" } else { "chip" }, &chip.label);
             if let Some((probability, rank)) = chip.drawn {
                 dom::set_attr(&element, "data-probability", &probability.to_string());
@@ -929,7 +929,6 @@ impl DecoderWidget {
         self.which.set(which);
         self.lens_position.set_value("");
         self.selected.set((0, 0));
-        self.chips.set_text_content(None);
         self.prompt.set_value(&prompt);
         self.read();
     }
