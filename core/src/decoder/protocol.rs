@@ -194,13 +194,26 @@ pub fn attention_bytes(attention: &[Vec<Vec<f32>>]) -> Vec<u8> {
 }
 
 /// `attention_bytes` read back: `maps` maps of `positions` rows.
+///
+/// The counts come from a message, so the size is computed without overflow and the list of
+/// maps is reserved fallibly, both an `Err` when too big: `positions · (positions + 1) / 2 · 4
+/// · maps` overflowed (a panic in a debug build; in a release one it wrapped, and could match
+/// the bytes' length), and with no positions any count of maps matched empty bytes, its list
+/// of empty maps then an impossible allocation (an abort; in the page, a trap that ends its
+/// wasm). Found by `reading_arbitrary_bytes_as_attention_maps_never_panics`.
 pub fn attention_from_bytes(bytes: &[u8], maps: usize, positions: usize) -> Result<Vec<Vec<Vec<f32>>>> {
-    let per_map = positions * (positions + 1) / 2;
-    if bytes.len() != maps * per_map * 4 {
-        return Err(ComputeError::Invalid(format!("Mapas de atenção com {} bytes; esperava {}.", bytes.len(), maps * per_map * 4)));
+    let too_big = || ComputeError::Invalid(format!("Mapas de atenção grandes demais: {maps} mapas de {positions} posições."));
+    let per_map = positions.checked_add(1).and_then(|p| p.checked_mul(positions)).map(|p| p / 2).ok_or_else(too_big)?;
+    let expected = per_map.checked_mul(maps).and_then(|n| n.checked_mul(4)).ok_or_else(too_big)?;
+    if bytes.len() != expected {
+        return Err(ComputeError::Invalid(format!("Mapas de atenção com {} bytes; esperava {expected}.", bytes.len())));
     }
+    // With positions > 0, `maps` is bounded by the bytes; with none, only by this reservation.
+    let mut out = Vec::new();
+    out.try_reserve_exact(maps).map_err(|_| too_big())?;
     let mut values = bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-    Ok((0..maps).map(|_| (0..positions).map(|row| values.by_ref().take(row + 1).collect()).collect()).collect())
+    out.extend((0..maps).map(|_| (0..positions).map(|row| values.by_ref().take(row + 1).collect()).collect()));
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -236,8 +249,334 @@ mod tests {
         assert_eq!(attention_from_bytes(&bytes, 3, 4).unwrap(), maps);
         assert!(attention_from_bytes(&bytes[1..], 3, 4).is_err());
         assert_eq!(attention_from_bytes(&[], 6, 0).unwrap().len(), 6);
+        // Counts whose size overflowed: 2⁶² maps of 1 position wrapped to 0 bytes; no positions
+        // matched any count of maps; and a size past usize.
+        assert!(attention_from_bytes(&[], 1 << 62, 1).is_err());
+        assert!(attention_from_bytes(&[], usize::MAX, 0).is_err());
+        assert!(attention_from_bytes(&[], 1, usize::MAX).is_err());
         // Rows kept as long as the window (the future's weights 0) cross as their causal part.
         let padded: Vec<Vec<Vec<f32>>> = maps.iter().map(|m| m.iter().map(|r| { let mut r = r.clone(); r.resize(4, 0.0); r }).collect()).collect();
         assert_eq!(attention_from_bytes(&attention_bytes(&padded), 3, 4).unwrap(), maps);
+    }
+
+    // Property tests: every message, with arbitrary contents, crosses JSON exactly and only as
+    // itself. Strategies are small (a few items per list) so that a case stays cheap.
+
+    mod arbitrary {
+        use std::rc::Rc;
+
+        use proptest::collection::vec;
+        use proptest::option::of;
+        use proptest::prelude::*;
+
+        use super::super::*;
+        use crate::decoder::view::{Bars, PinRows};
+        use crate::matrix::Matrix;
+        use crate::op::OpKind;
+        use crate::trace::{OpRecord, Shape};
+        use crate::train_run::protocol::{AttentionView, BpeFiles, BuildInfo, Export, ExportPurpose, Placement, TrainCommand, TrainReport, TrainView};
+        use crate::train_run::{EvalPoint, SamplePoint, TrainSettings};
+
+        /// Arbitrary Unicode, with what JSON escapes or a decoder may trip on made frequent:
+        /// quotes, backslashes, NUL and other controls, the line separators JavaScript once
+        /// choked on, a BOM, a replacement character, emoji and their joiner.
+        pub fn text() -> impl Strategy<Value = String> {
+            let tricky = prop::sample::select(vec!['"', '\\', '/', '\0', '\n', '\r', '\t', '\u{8}', '\u{1f}', '\u{7f}', '\u{2028}', '\u{2029}', '\u{feff}', '\u{fffd}', '\u{200d}', '😀', '👩', '🏳', 'ç', '«', '»', ' ']);
+            vec(prop_oneof![any::<char>(), tricky], 0..12).prop_map(|chars| chars.into_iter().collect())
+        }
+
+        /// Every finite f32 (its bits drawn uniformly: every exponent, subnormals included),
+        /// and the edges (JSON has no NaN nor ∞: see `a_non_finite_temperature_is_an_error_not_a_panic`).
+        pub fn finite() -> impl Strategy<Value = f32> {
+            prop_oneof![
+                3 => any::<u32>().prop_map(f32::from_bits).prop_filter("JSON has no NaN nor ∞", |x| x.is_finite()),
+                1 => prop::sample::select(vec![0.0, -0.0, 1.0, -1.0, 0.1, f32::MAX, f32::MIN, f32::MIN_POSITIVE, f32::EPSILON, f32::from_bits(1), -f32::from_bits(1), f32::from_bits(0x007f_ffff)]),
+            ]
+        }
+
+        /// Every f64, NaN included: the protocol's f64 cross as their bits (`exact_float`).
+        fn any_f64() -> impl Strategy<Value = f64> {
+            prop_oneof![any::<u64>().prop_map(f64::from_bits), prop::sample::select(vec![f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0])]
+        }
+
+        fn backend() -> impl Strategy<Value = BackendKind> {
+            prop_oneof![Just(BackendKind::Cpu), Just(BackendKind::WebGpu)]
+        }
+
+        fn pairs() -> impl Strategy<Value = Vec<(String, String)>> {
+            vec((text(), text()), 0..4)
+        }
+
+        fn matrix() -> impl Strategy<Value = Matrix> {
+            (0usize..4, 0usize..4).prop_flat_map(|(rows, cols)| vec(finite(), rows * cols).prop_map(move |values| Matrix::from_vec(rows, cols, values).unwrap()))
+        }
+
+        fn look() -> impl Strategy<Value = Look> {
+            (finite(), text(), any::<(usize, usize)>(), of(any::<usize>()), of(any::<u32>()))
+                .prop_map(|(temperature, pins, selected, lens_position, lens_token)| Look { temperature, pins, selected, lens_position, lens_token })
+        }
+
+        fn options() -> impl Strategy<Value = SamplingOptions> {
+            (finite(), any::<usize>(), finite()).prop_map(|(temperature, top_k, top_p)| SamplingOptions { temperature, top_k, top_p })
+        }
+
+        pub fn command() -> impl Strategy<Value = DecoderCommand> {
+            prop_oneof![
+                (text(), text(), any::<usize>()).prop_map(|(manifest_json, tokenizer_json, weights_len)| DecoderCommand::Shipped { files: ShippedFiles { manifest_json, tokenizer_json, weights_len } }),
+                (any::<(u32, u64, u64)>(), prop_oneof![Just(Which::Shipped), Just(Which::Trained)], text(), look(), any::<bool>())
+                    .prop_map(|((widget, action, seed), which, prompt, look, gpu)| DecoderCommand::Read { widget, action, which, prompt, seed, look, gpu }),
+                (any::<(u32, u64, usize, u64)>(), text(), any::<(bool, bool)>(), options(), look())
+                    .prop_map(|((widget, action, n, seed), prompt, (reseed, gpu), options, look)| DecoderCommand::Generate { widget, action, prompt, n, seed, reseed, options, look, gpu }),
+                (any::<(u32, u64)>(), look()).prop_map(|((widget, action), look)| DecoderCommand::Look { widget, action, look }),
+                any::<u32>().prop_map(|widget| DecoderCommand::Stop { widget }),
+                (any::<(u32, u64)>(), vec(any::<u32>(), 0..8), of(any::<usize>()), backend(), any::<bool>())
+                    .prop_map(|((widget, request), ids, lens_at, kind, with_results)| DecoderCommand::Rerun { widget, request, ids, lens_at, kind, with_results }),
+            ]
+        }
+
+        fn bars() -> impl Strategy<Value = Bars> {
+            (text(), vec(text(), 0..4), vec(finite(), 0..4), of(any::<usize>())).prop_map(|(title, labels, values, marked)| Bars { title, labels, values, marked })
+        }
+
+        fn predictions() -> impl Strategy<Value = Predictions> {
+            let pins = prop_oneof![Just(PinRows::None), pairs().prop_map(PinRows::Rows), text().prop_map(PinRows::Error)];
+            (bars(), bars(), of((bars(), any::<u32>())), pins, pairs()).prop_map(|(model, bigram, drawn, pins, readout)| Predictions { model, bigram, drawn, pins, readout })
+        }
+
+        fn chip() -> impl Strategy<Value = Chip> {
+            (any::<u32>(), text(), any::<bool>(), of((finite(), any::<usize>())), text()).prop_map(|(id, label, generated, drawn, title)| Chip { id, label, generated, drawn, title })
+        }
+
+        fn lens() -> impl Strategy<Value = LensView> {
+            (matrix(), vec(text(), 0..3), vec(text(), 0..3), text(), pairs(), text(), pairs())
+                .prop_map(|(trajectories, stages, candidates, title, tops, tops_caption, tokens)| LensView { trajectories, stages, candidates, title, tops, tops_caption, tokens })
+        }
+
+        fn pushes() -> impl Strategy<Value = PushView> {
+            (matrix(), vec(text(), 0..3), vec(text(), 0..3), text(), text()).prop_map(|(pushes, layers, columns, title, sum)| PushView { pushes, layers, columns, title, sum })
+        }
+
+        fn view() -> impl Strategy<Value = DecoderView> {
+            (
+                (any::<(u64, bool, usize, usize, usize)>(), of(text()), text()),
+                (vec(any::<u32>(), 0..6), any::<usize>(), vec(chip(), 0..3), text(), text()),
+                (of(predictions()), pairs(), of(any::<usize>()), of(lens())),
+                (of(any::<u32>()), of(prop_oneof![pushes().prop_map(Ok), text().prop_map(Err)]), text(), backend()),
+            )
+                .prop_map(|(((action, generating, layers, heads, context), trained, tokenizer_kind), (ids, chips_from, chips, prompt_text, generated_text), (predictions, lens_positions, lens_position, lens), (lens_token, pushes, status, on))| DecoderView {
+                    action,
+                    generating,
+                    layers,
+                    heads,
+                    context,
+                    trained,
+                    tokenizer_kind,
+                    ids,
+                    chips_from,
+                    chips,
+                    prompt_text,
+                    generated_text,
+                    predictions,
+                    lens_positions,
+                    lens_position,
+                    lens,
+                    lens_token,
+                    pushes,
+                    status,
+                    on,
+                })
+        }
+
+        fn shape() -> impl Strategy<Value = Shape> {
+            prop_oneof![any::<(usize, usize)>().prop_map(|(r, c)| Shape::Matrix(r, c)), any::<usize>().prop_map(Shape::Ids)]
+        }
+
+        /// A few ops of any kind, their times NaN too (an op not measured inside a GPU submission).
+        fn trace() -> impl Strategy<Value = Trace> {
+            let record = (prop::sample::select(OpKind::ALL.to_vec()), of(text()), vec(shape(), 0..3), vec(shape(), 0..3), text(), any_f64(), vec(matrix(), 0..2))
+                .prop_map(|(op, stage, inputs, outputs, params, ms, results)| OpRecord { op, stage: stage.map(Rc::from), inputs, outputs, params, ms, results });
+            (backend(), vec(record, 0..4), of(any_f64()), any::<usize>()).prop_map(|(backend, ops, batched_ms, submissions)| Trace { backend, ops, batched_ms, submissions })
+        }
+
+        pub fn report() -> impl Strategy<Value = DecoderReport> {
+            prop_oneof![
+                (any::<u32>(), view()).prop_map(|(widget, view)| DecoderReport::View { widget, view }),
+                (any::<u32>(), text()).prop_map(|(widget, prompt)| DecoderReport::Prompt { widget, prompt }),
+                (any::<u32>(), trace(), vec(any::<u32>(), 0..6), of(any::<usize>()), any::<bool>()).prop_map(|(widget, trace, ids, lens_at, also)| DecoderReport::Trace { widget, trace, ids, lens_at, also }),
+                (any::<(u32, u64)>(), prop_oneof![trace().prop_map(Ok), text().prop_map(Err)]).prop_map(|((widget, request), outcome)| DecoderReport::Reran { widget, request, outcome }),
+                (any::<u32>(), text()).prop_map(|(widget, error)| DecoderReport::GpuFailed { widget, error }),
+                (any::<(u32, u64)>(), text(), any::<bool>()).prop_map(|((widget, action), message, needs_model)| DecoderReport::Failed { widget, action, message, needs_model }),
+            ]
+        }
+
+        fn placement() -> impl Strategy<Value = Placement> {
+            prop_oneof![Just(Placement::Auto), Just(Placement::Cpu), Just(Placement::WebGpu)]
+        }
+
+        fn purpose() -> impl Strategy<Value = ExportPurpose> {
+            prop_oneof![Just(ExportPurpose::Decoder), Just(ExportPurpose::Weights), Just(ExportPurpose::Config)]
+        }
+
+        pub fn train_command() -> impl Strategy<Value = TrainCommand> {
+            let settings = (any::<(usize, usize, usize, u64)>(), any_f64()).prop_map(|((n_layers, n_heads, d_model, seed), learning_rate)| TrainSettings { n_layers, n_heads, d_model, seed, learning_rate, ..TrainSettings::tiny() });
+            prop_oneof![
+                (any::<u64>(), text(), any::<bool>(), of((text(), text())), settings).prop_map(|(build, text, preset, bpe, settings)| TrainCommand::Build {
+                    build,
+                    text,
+                    preset,
+                    bpe: bpe.map(|(manifest_json, tokenizer_json)| BpeFiles { manifest_json, tokenizer_json }),
+                    settings
+                }),
+                (any::<u64>(), placement(), any::<bool>()).prop_map(|(build, placement, gpu_allowed)| TrainCommand::Train { build, placement, gpu_allowed }),
+                any::<u64>().prop_map(|build| TrainCommand::Pause { build }),
+                (any::<u64>(), placement(), any::<bool>()).prop_map(|(build, placement, gpu_allowed)| TrainCommand::Place { build, placement, gpu_allowed }),
+                any::<(u64, usize, usize)>().prop_map(|(build, layer, head)| TrainCommand::Look { build, layer, head }),
+                (any::<u64>(), purpose()).prop_map(|(build, purpose)| TrainCommand::Export { build, purpose }),
+            ]
+        }
+
+        pub fn train_report() -> impl Strategy<Value = TrainReport> {
+            let view = (
+                (any::<(usize, bool, bool, bool, bool, usize, usize)>(), vec((any::<usize>(), of(any_f64()), any_f64()), 0..4), vec((any::<usize>(), text()), 0..3)),
+                (of(any_f64()), any_f64(), any_f64(), of(any_f64()), of(any_f64())),
+                (of((any::<(usize, usize)>(), vec(finite(), 0..6))), text(), text()),
+            )
+                .prop_map(|(((steps, running, on_gpu, gpu_failed, software_gpu, parameters, probe_len), history, samples), (validation_loss, bigram, uniform, rate, step_ms), (attention, unit, probe_text))| TrainView {
+                    steps,
+                    running,
+                    on_gpu,
+                    gpu_failed,
+                    software_gpu,
+                    history: history.into_iter().map(|(step, train, validation)| EvalPoint { step, train, validation }).collect(),
+                    samples: samples.into_iter().map(|(step, text)| SamplePoint { step, text }).collect(),
+                    validation_loss,
+                    bigram,
+                    uniform,
+                    parameters,
+                    unit,
+                    rate,
+                    step_ms,
+                    attention: attention.map(|((layer, head), weights)| AttentionView { layer, head, size: weights.len(), weights }),
+                    probe_len,
+                    probe_text,
+                });
+            prop_oneof![
+                (any::<u64>(), any::<[usize; 5]>(), vec(text(), 0..3), any::<bool>(), text()).prop_map(|(build, n, notes, cut, unit)| TrainReport::Built {
+                    build,
+                    info: BuildInfo { chars: n[0], notes, cut, parameters: n[1], vocab: n[2], train_tokens: n[3], validation_tokens: n[4], unit }
+                }),
+                (any::<u64>(), view).prop_map(|(build, view)| TrainReport::View { build, view }),
+                (any::<(u64, usize, usize)>(), text()).prop_map(|((build, at, resumed_from), error)| TrainReport::GpuFailed { build, error, at, resumed_from }),
+                (any::<u64>(), text()).prop_map(|(build, message)| TrainReport::Failed { build, message }),
+                (any::<(u64, usize)>(), purpose(), of(text()), vec(any::<u32>(), 0..6), of(any_f64())).prop_map(|((build, step), purpose, chars, training_ids, validation_loss)| TrainReport::Exported {
+                    build,
+                    purpose,
+                    export: Export { config: None, chars, training_ids, step, validation_loss }
+                }),
+            ]
+        }
+
+        /// Causal maps: `maps` maps of `positions` rows, row i with its i + 1 weights, any f32
+        /// (NaN too: the bytes carry bits, and the maps are compared bit for bit).
+        pub fn attention_maps() -> impl Strategy<Value = Vec<Vec<Vec<f32>>>> {
+            (0usize..5, 0usize..7).prop_flat_map(|(maps, positions)| {
+                let map: Vec<_> = (0..positions).map(|i| vec(any::<u32>().prop_map(f32::from_bits), i + 1)).collect();
+                vec(map, maps)
+            })
+        }
+    }
+
+    use arbitrary::*;
+    use proptest::prelude::*;
+    use crate::train_run::protocol::TrainCommand;
+
+    fn bits(maps: &[Vec<Vec<f32>>]) -> Vec<Vec<Vec<u32>>> {
+        maps.iter().map(|m| m.iter().map(|r| r.iter().map(|v| v.to_bits()).collect()).collect()).collect()
+    }
+
+    proptest! {
+        #[test]
+        fn every_command_round_trips_and_never_reads_as_a_report_or_the_train_widgets(c in command()) {
+            let json = c.to_json();
+            let back = DecoderCommand::from_json(&json).unwrap();
+            // Also written again the same: PartialEq alone would take -0.0 for 0.0.
+            prop_assert_eq!(back.to_json(), json.clone());
+            prop_assert_eq!((back.widget(), back.action()), (c.widget(), c.action()));
+            prop_assert_eq!(back, c);
+            prop_assert!(TrainCommand::from_json(&json).is_err());
+            prop_assert!(TrainReport::from_json(&json).is_err());
+            prop_assert!(DecoderReport::from_json(&json).is_err());
+        }
+
+        #[test]
+        fn every_report_round_trips_and_never_reads_as_a_command_or_the_train_widgets(r in report()) {
+            let json = r.to_json();
+            let back = DecoderReport::from_json(&json).unwrap();
+            prop_assert_eq!(back.widget(), r.widget());
+            prop_assert_eq!(back.to_json(), json.clone());
+            if let (DecoderReport::View { view: a, .. }, DecoderReport::View { view: b, .. }) = (&back, &r) {
+                prop_assert_eq!(a, b);
+            }
+            prop_assert!(TrainReport::from_json(&json).is_err());
+            prop_assert!(TrainCommand::from_json(&json).is_err());
+            prop_assert!(DecoderCommand::from_json(&json).is_err());
+        }
+
+        #[test]
+        fn no_train_command_or_report_reads_as_a_decoder_message(c in train_command(), r in train_report()) {
+            for json in [c.to_json(), r.to_json()] {
+                prop_assert!(DecoderCommand::from_json(&json).is_err(), "{}", json);
+                prop_assert!(DecoderReport::from_json(&json).is_err(), "{}", json);
+            }
+            // Their own trip (NaN settings included, so compared as text; `tests/train_run_protocol.rs` checks the values).
+            prop_assert_eq!(TrainCommand::from_json(&c.to_json()).unwrap().to_json(), c.to_json());
+            prop_assert_eq!(TrainReport::from_json(&r.to_json()).unwrap().to_json(), r.to_json());
+        }
+
+        #[test]
+        fn attention_maps_round_trip_bit_for_bit_through_bytes(maps in attention_maps()) {
+            let positions = maps.first().map_or(0, Vec::len);
+            let bytes = attention_bytes(&maps);
+            prop_assert_eq!(bytes.len(), maps.len() * positions * (positions + 1) / 2 * 4);
+            prop_assert_eq!(bits(&attention_from_bytes(&bytes, maps.len(), positions).unwrap()), bits(&maps));
+        }
+
+        #[test]
+        fn reading_arbitrary_bytes_as_attention_maps_never_panics(
+            bytes in proptest::collection::vec(any::<u8>(), 0..200),
+            // Few maps, or more than any memory holds (never the counts between: with no
+            // positions, a count of 2³⁰ would really allocate its empty maps).
+            maps in prop_oneof![0usize..8, (1usize << 48)..=usize::MAX],
+            positions in prop_oneof![0usize..8, any::<usize>(), Just(usize::MAX)],
+        ) {
+            match attention_from_bytes(&bytes, maps, positions) {
+                Ok(read) => {
+                    prop_assert_eq!(read.len(), maps);
+                    prop_assert!(read.iter().all(|m| m.len() == positions && m.iter().enumerate().all(|(i, r)| r.len() == i + 1)));
+                    prop_assert_eq!(attention_bytes(&read), bytes);
+                }
+                // Refused only when the length is not the maps' or they would not fit in memory.
+                Err(_) => {
+                    let expected = positions.checked_add(1).and_then(|p| p.checked_mul(positions)).and_then(|p| (p / 2).checked_mul(4)).and_then(|p| p.checked_mul(maps));
+                    prop_assert!(expected != Some(bytes.len()) || maps >= 1 << 48);
+                }
+            }
+        }
+    }
+
+    /// The page never sends a NaN temperature (it reads 0 to 2 and validates), but if one were
+    /// sent, JSON writes it as `null`: reading it back is an error, not a panic nor a guess.
+    #[test]
+    fn a_non_finite_temperature_is_an_error_not_a_panic() {
+        for t in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+            let look = Look { temperature: t, ..look() };
+            let json = DecoderCommand::Look { widget: 1, action: 2, look: look.clone() }.to_json();
+            assert!(json.contains("\"temperature\":null"), "{json}");
+            assert!(DecoderCommand::from_json(&json).is_err());
+            let options = SamplingOptions { temperature: t, ..SamplingOptions::default() };
+            assert!(options.validate().is_err());
+            let json = DecoderCommand::Generate { widget: 1, action: 2, prompt: "x".into(), n: 1, seed: 0, reseed: false, options, look: self::look(), gpu: false }.to_json();
+            assert!(DecoderCommand::from_json(&json).is_err());
+        }
     }
 }
