@@ -22,6 +22,7 @@ pub mod chain;
 pub mod context;
 pub mod controls;
 pub mod draw;
+pub mod frames;
 pub mod hood;
 pub mod shell;
 pub mod state;

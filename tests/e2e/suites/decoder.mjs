@@ -303,6 +303,45 @@ export default async function decoder({ page, base, mode, browser }) {
     await page.fill(`${HOST} [data-control=tokens]`, '40');
   });
 
+  if (mode === 'webgpu') await check(`[${mode}] playground: the device lost inside the worker mid-generation: the text goes on on the CPU, the same greedy golden text token for token, and the widget says so`, async () => {
+    const golden = JSON.parse(fs.readFileSync(path.resolve('tests/fixtures/greedy_golden.json'), 'utf8'));
+    await page.goto(`${base}/${PLAYGROUND}`);
+    await ready(page, HOST);
+    assert(await page.getAttribute(HOST, 'data-computed-on') === 'webgpu', 'reading on WebGPU');
+    const [worker] = page.workers();
+    assert(worker, 'no worker');
+    // Every device the worker records commands on, kept where the test can destroy it as a
+    // driver reset would (nothing in the site changes).
+    await worker.evaluate(() => {
+      self.__devices = new Set();
+      const encoder = GPUDevice.prototype.createCommandEncoder;
+      GPUDevice.prototype.createCommandEncoder = function (...args) {
+        self.__devices.add(this);
+        return encoder.apply(this, args);
+      };
+    });
+    await page.fill(`${HOST} [data-control=temperature]`, '0');
+    await page.fill(`${HOST} [data-control=tokens]`, String(golden.tokens));
+    await page.fill(`${HOST} [data-control=prompt]`, golden.prompt);
+    await page.dispatchEvent(`${HOST} [data-control=prompt]`, 'change');
+    await ready(page, HOST);
+    const before = await chipCount(page);
+    await page.click(`${HOST} [data-action=generate]`);
+    await page.waitForFunction(([h, n]) => document.querySelectorAll(`${h} .chips .chip`).length >= n, [HOST, before + 5], { timeout: 60000, polling: 20 });
+    const destroyed = await worker.evaluate(() => { self.__devices.forEach((d) => d.destroy()); return self.__devices.size; });
+    assert(destroyed >= 1, 'the worker recorded no GPU commands');
+    await ready(page, HOST);
+    const generated = (await chipCount(page)) - before;
+    const status = await page.textContent(`${HOST} .widget-backend`);
+    assert(generated === golden.tokens && status.includes('a GPU falhou'), `${generated} tokens; ${status}`);
+    assert(await page.getAttribute(HOST, 'data-computed-on') === 'cpu', 'on the CPU after the loss');
+    const text = await page.textContent(`${HOST} .decoder-text`);
+    assert(text === golden.text, `after the loss:\n${JSON.stringify(text)}\nwant\n${JSON.stringify(golden.text)}`);
+    await page.click(`${HOST} [data-action=step]`);
+    await ready(page, HOST);
+    assert(await chipCount(page) === before + golden.tokens + 1, 'a step after the loss');
+  });
+
   if (mode === 'cpu') await check(`[${mode}] playground: a worker that crashes is reported, nothing typed is lost, and "tentar de novo" starts a new one`, async () => {
     const typed = 'A casa do Engenho Novo';
     await page.fill(`${HOST} [data-control=prompt]`, typed);

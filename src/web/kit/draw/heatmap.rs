@@ -280,6 +280,23 @@ impl MatrixView {
 
     pub fn update(&self, data: HeatmapData) {
         self.fill_table(&data);
+        self.draw_only(data);
+    }
+
+    /// `show` without the twin table, which `fill_twin` fills later: a widget drawing in
+    /// frames (`kit::frames`) builds the canvas in one and the table's hundreds of cells in the next.
+    pub fn show_canvas(&self, matrix: &Matrix, row_labels: Vec<String>, col_labels: Vec<String>, scale: Scale) {
+        self.draw_only(HeatmapData { matrix: matrix.clone(), row_labels, col_labels, scale, masked: None });
+    }
+
+    /// The twin table of what is drawn.
+    pub fn fill_twin(&self) {
+        if let Some(data) = self.data.borrow().as_ref() {
+            self.fill_table(data);
+        }
+    }
+
+    fn draw_only(&self, data: HeatmapData) {
         let domain = data.scale.domain(data.matrix.as_slice());
         dom::set_attr(&self.root, "data-domain", &domain.attr());
         *self.data.borrow_mut() = Some(data);
