@@ -1,8 +1,9 @@
 //! The messages between the `train` widget and its run in the page's worker (issue 36): every
 //! command and report survives its JSON trip unchanged (a property test over arbitrary
-//! contents, odd Unicode and extreme numbers included), and a view built from a real run says
-//! what the run says.
+//! contents, odd Unicode and extreme numbers included) and never reads as a decoder message,
+//! and a view built from a real run says what the run says.
 
+use atencao_core::decoder::protocol::{DecoderCommand, DecoderReport};
 use atencao_core::train_run::protocol::{AttentionView, BpeFiles, BuildInfo, Export, ExportPurpose, Placement, TrainCommand, TrainReport, TrainView};
 use atencao_core::train_run::{prepare_text, EvalPoint, SamplePoint, TrainRun, TrainSettings};
 use atencao_core::{executor::Cpu, Matrix};
@@ -91,12 +92,15 @@ fn report() -> impl Strategy<Value = TrainReport> {
 proptest! {
     #[test]
     fn commands_round_trip(c in command()) {
-        prop_assert_eq!(TrainCommand::from_json(&c.to_json()).unwrap(), c);
+        prop_assert_eq!(TrainCommand::from_json(&c.to_json()).unwrap(), c.clone());
+        // The decoder's messages share the worker: a train command never reads as one.
+        prop_assert!(DecoderCommand::from_json(&c.to_json()).is_err() && DecoderReport::from_json(&c.to_json()).is_err());
     }
 
     #[test]
     fn reports_round_trip(r in report()) {
         let back = TrainReport::from_json(&r.to_json()).unwrap();
+        prop_assert!(DecoderCommand::from_json(&r.to_json()).is_err() && DecoderReport::from_json(&r.to_json()).is_err());
         prop_assert_eq!(back.build(), r.build());
         prop_assert_eq!(back, r);
     }
