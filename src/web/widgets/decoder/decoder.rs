@@ -53,7 +53,7 @@ pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::DECODER, m
 const MAX_NEW_TOKENS: usize = 200;
 /// The least time between two drawings of a view (ms): a generation streams views, and drawing
 /// each in full, one after the other, left a slow phone's page no idle time at all (4x
-/// throttled, lag p95 over 120 ms); the chips still come about four times a second.
+/// throttled, lag p95 over 120 ms); the chips still come several times a second.
 const GENERATION_REST_MS: f64 = 150.0;
 /// While generating, the 24 thumbnails are painted at most this often (ms).
 const THUMBNAILS_EVERY_MS: f64 = 600.0;
@@ -713,13 +713,11 @@ impl DecoderWidget {
                 chips.extend(view.chips.iter().cloned());
                 drop(chips);
                 self.chips_drawn.set(self.chips_drawn.get().min(view.chips_from));
-                let generating = view.generating;
+                // Drawn in steps (`DRAW_STEPS`); a generation's views with a rest between them,
+                // its last one at once.
+                let book = if view.generating { Staged::book } else { Staged::book_now };
                 *self.view.borrow_mut() = Some(view);
-                if generating {
-                    self.book_draw();
-                } else {
-                    Staged::book_now(self, |w| &w.staged, DRAW_STEPS);
-                }
+                book(self, |w| &w.staged, DRAW_STEPS);
             }
             DecoderReport::Prompt { prompt, .. } => self.prompt.set_value(&prompt),
             DecoderReport::Trace { trace, ids, lens_at, also, .. } => {
@@ -740,11 +738,6 @@ impl DecoderWidget {
                 show_error(&self.shell.host, &message);
             }
         }
-    }
-
-    /// Draws the last view in steps (`DRAW_STEPS`, one animation frame each).
-    fn book_draw(self: &Rc<Self>) {
-        Staged::book(self, |w| &w.staged, DRAW_STEPS);
     }
 
     /// `draw` of the last view, unless it is of a generation still running; goes on.
