@@ -38,9 +38,11 @@ function buildFor(kinds) {
 
 if (SUPPORTED) {
   const build = buildFor([...document.querySelectorAll('[data-widget]')].map((host) => host.dataset.widget ?? ''));
-  const { default: init, embed } = await import(`./${build}.js`);
+  // The widgets' stylesheet comes as a module of its own: the site's pages have it already,
+  // so the wasm builds do not carry a copy.
+  const [{ default: init, embed }, { default: css }] = await Promise.all([import(`./${build}.js`), import('./embed-css.js')]);
   await init({ module_or_path: new URL(`${build}_bg.wasm`, import.meta.url) });
-  embed(new URL('.', import.meta.url).href);
+  embed(new URL('.', import.meta.url).href, css);
 } else {
   // The wasm cannot compile here: every widget of the post says why, as text.
   for (const host of document.querySelectorAll('[data-widget]')) {

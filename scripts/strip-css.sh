@@ -12,6 +12,8 @@ served="$(dirname "$0")/../target/site/main.css"
 [ -f "$css" ] || { echo "strip-css: $css is missing" >&2; exit 1; }
 [ -s "$served" ] || { echo "strip-css: $served is missing (the page generator writes it when the crate builds)" >&2; exit 1; }
 cp "$served" "$css"
+# The sheet embedded widgets get (embed.js imports it): written beside main.css by the generator.
+cp "$(dirname "$served")/embed-css.js" "$stage/embed-css.js"
 hex=$(sha384sum "$css" | cut -d' ' -f1)
 hash=$(printf '%b' "$(printf '%s' "$hex" | sed 's/../\\x&/g')" | base64 -w0)
 grep -q 'href="./main.css" integrity="sha384-' "$stage/index.html" || { echo "strip-css: index.html names main.css without its integrity hash" >&2; exit 1; }

@@ -7,7 +7,7 @@
 
 use atencao::core::decoder::bigram::TokenBigram;
 use atencao::core::decoder::fixture::{self, MAX_ABS_DIFF};
-use atencao::core::decoder::load::{load_bigram, Model};
+use atencao::core::decoder::load::{load_bigram, parse_bigram, parse_tokenizer, Model};
 use atencao::core::decoder::manifest::Manifest;
 use atencao::core::decoder::model::{forward, read_forward, DecoderPass, KvCache};
 use atencao::core::decoder::sampling::SamplingOptions;
@@ -212,6 +212,13 @@ fn corrupt_or_truncated_files_are_refused_with_a_message() {
     assert!(Model::load(manifest.clone(), b"{}", WEIGHTS).is_err());
     assert!(Manifest::from_json("{\"config\": 3}").is_err());
     assert!(load_bigram(&manifest, &BIGRAM[..10]).is_err());
+    // What the worker parses the page has checked; parsing alone still refuses wrong shapes.
+    let bpe = parse_tokenizer(&manifest, TOKENIZER).unwrap();
+    let short = Model::from_checked(manifest.clone(), bpe.clone(), &WEIGHTS[..WEIGHTS.len() / 2]).unwrap_err();
+    assert!(!short.to_string().is_empty());
+    let parsed = Model::from_checked(manifest.clone(), bpe, WEIGHTS).unwrap();
+    assert_eq!(parsed.weights.config, model().weights.config);
+    assert!(parse_bigram(&manifest, &BIGRAM[..10]).is_err());
 }
 
 #[test]

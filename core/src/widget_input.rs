@@ -243,9 +243,10 @@ pub fn choice_setting<'a>(name: &str, raw: Option<&str>, choices: &[&'a str], de
 }
 
 /// An on/off attribute: "true", "sim", "1" or present without a value turn it on; "false",
-/// "não", "nao", "0" turn it off.
+/// "não", "nao", "0" turn it off, in any case. (Lowered by hand: the only letter outside ASCII
+/// is Ã, and Unicode's case tables would cost the page's wasm ~5 KB.)
 pub fn parse_flag(text: &str) -> Result<bool, String> {
-    match text.trim().to_lowercase().as_str() {
+    match text.trim().to_ascii_lowercase().replace('Ã', "ã").as_str() {
         "" | "true" | "sim" | "1" => Ok(true),
         "false" | "não" | "nao" | "0" => Ok(false),
         _ => Err(format!("«{}» não é true nem false", quoted(text.trim()))),
@@ -347,7 +348,7 @@ mod tests {
         for on in ["true", "sim", "1", "", " TRUE "] {
             assert_eq!(flag_setting("data-causal", Some(on)), Setting { value: true, warning: None }, "{on:?}");
         }
-        for off in ["false", "não", "nao", "0"] {
+        for off in ["false", "não", "nao", "0", "NÃO", "Não", " FALSE "] {
             assert_eq!(flag_setting("data-causal", Some(off)), Setting { value: false, warning: None }, "{off:?}");
         }
         let maybe = flag_setting("data-causal", Some("talvez"));

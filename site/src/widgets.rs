@@ -17,12 +17,15 @@ pub struct WidgetDoc {
     /// Its heading on the page, on the home page's cards and in the catalogue (notation
     /// written as `W^Q`, typeset where it is drawn).
     pub title: &'static str,
-    /// What the reader sees and can do (Portuguese).
+    /// What the reader sees and can do (Portuguese). Only with `texts` (the catalogue and the
+    /// page generator): no other build shows it, so its wasm leaves it out.
+    #[cfg(feature = "texts")]
     pub summary: &'static str,
     /// The data attributes it reads besides `data-widget`.
     pub attributes: &'static [AttributeDoc],
     /// The attributes of the catalogue's live example and snippet (none: the widget's
     /// default, which is the article's own example).
+    #[cfg(feature = "texts")]
     pub example: &'static [(&'static str, &'static str)],
 }
 
@@ -32,9 +35,11 @@ pub struct WidgetDoc {
 /// widget's to read. The catalogue shows `meaning` and `values`.
 pub struct AttributeDoc {
     pub name: &'static str,
-    /// What it sets (Portuguese).
+    /// What it sets (Portuguese). Like `values`, only with `texts` (the catalogue's table).
+    #[cfg(feature = "texts")]
     pub meaning: &'static str,
     /// The values it accepts, default first or marked "padrão" (Portuguese, for authors).
+    #[cfg(feature = "texts")]
     pub values: &'static str,
     pub kind: AttrKind,
 }
@@ -55,24 +60,30 @@ pub enum AttrKind {
     Text,
 }
 
+// Each attribute is declared once, texts included; without `texts` they are dropped here.
+#[cfg_attr(not(feature = "texts"), allow(unused_variables))]
 const fn attr(name: &'static str, meaning: &'static str, values: &'static str) -> AttributeDoc {
-    AttributeDoc { name, meaning, values, kind: AttrKind::Text }
+    AttributeDoc { name, #[cfg(feature = "texts")] meaning, #[cfg(feature = "texts")] values, kind: AttrKind::Text }
 }
 
+#[cfg_attr(not(feature = "texts"), allow(unused_variables))]
 const fn choice(name: &'static str, meaning: &'static str, values: &'static str, choices: &'static [&'static str], default: &'static str) -> AttributeDoc {
-    AttributeDoc { name, meaning, values, kind: AttrKind::Choice { values: choices, default } }
+    AttributeDoc { name, #[cfg(feature = "texts")] meaning, #[cfg(feature = "texts")] values, kind: AttrKind::Choice { values: choices, default } }
 }
 
+#[cfg_attr(not(feature = "texts"), allow(unused_variables))]
 const fn number(name: &'static str, meaning: &'static str, values: &'static str, range: NumberRange) -> AttributeDoc {
-    AttributeDoc { name, meaning, values, kind: AttrKind::Number(range) }
+    AttributeDoc { name, #[cfg(feature = "texts")] meaning, #[cfg(feature = "texts")] values, kind: AttrKind::Number(range) }
 }
 
+#[cfg_attr(not(feature = "texts"), allow(unused_variables))]
 const fn index(name: &'static str, meaning: &'static str, values: &'static str) -> AttributeDoc {
-    AttributeDoc { name, meaning, values, kind: AttrKind::Index }
+    AttributeDoc { name, #[cfg(feature = "texts")] meaning, #[cfg(feature = "texts")] values, kind: AttrKind::Index }
 }
 
+#[cfg_attr(not(feature = "texts"), allow(unused_variables))]
 const fn flag(name: &'static str, meaning: &'static str, values: &'static str) -> AttributeDoc {
-    AttributeDoc { name, meaning, values, kind: AttrKind::Flag }
+    AttributeDoc { name, #[cfg(feature = "texts")] meaning, #[cfg(feature = "texts")] values, kind: AttrKind::Flag }
 }
 
 impl WidgetDoc {
@@ -142,34 +153,41 @@ const VOTE_KEEP: AttributeDoc =
 pub static ATTENTION: WidgetDoc = WidgetDoc {
     name: "attention",
     title: "Atenção com Q, K e V",
+    #[cfg(feature = "texts")]
     summary: "X, W^Q, W^K e W^V editáveis (padrão: o Exemplo 2 da autoatenção) → Q, K, V, scores QKᵀ/√d_k, pesos do softmax e saída; máscara causal; barras com os pesos de uma consulta.",
     attributes: &[
         choice("data-preset", "exemplo inicial", "exemplo-2 (padrão: o Exemplo 2 da autoatenção), prestando-e5 (as três palavras de «Prestando atenção»)", &["exemplo-2", "prestando-e5"], "exemplo-2"),
         flag("data-causal", "começa com a máscara causal ligada", "true"),
         attr("data-matrices", "matrizes próprias em JSON; as ausentes vêm do exemplo", r#"{"x": [[1, 0], [0, 1]], "w_q": …, "w_k": …, "w_v": …}, até 12 tokens"#),
     ],
+    #[cfg(feature = "texts")]
     example: &[("data-matrices", r#"{"x": [[1, 0], [0, 1]], "w_q": [[0, 0], [0, 0]], "w_k": [[0, 0], [0, 0]], "w_v": [[1, 2], [3, 4]]}"#)],
 };
 
 pub static MASKED_SOFTMAX: WidgetDoc = WidgetDoc {
     name: "masked-softmax",
     title: "Máscara causal e softmax",
+    #[cfg(feature = "texts")]
     summary: "Scores editáveis, a máscara causal somada como −∞ acima da diagonal (hachurada) e o softmax de cada linha (padrão: o exemplo de máscara de «Explicando Transformers»).",
     attributes: &[attr("data-matrices", "scores próprios em JSON (linha = consulta, coluna = chave)", r#"{"scores": [[…], …]}, quadrada, até 10 × 10"#)],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static SOFT_DICTIONARY: WidgetDoc = WidgetDoc {
     name: "soft-dictionary",
     title: "Dicionário suave: busca rígida e busca suave",
+    #[cfg(feature = "texts")]
     summary: "Atenção como dicionário suave: chaves, valores e uma consulta editáveis; os scores q·kᵢ, os pesos softmax(β·q·kᵢ/√d) de 0 a 1, a busca suave Σ wᵢvᵢ ao lado da busca rígida (o valor da melhor chave) e, para vários β, os pesos e a distância entre as duas (padrão: as chaves, os valores e a consulta q₂ do Exemplo 2).",
     attributes: &[attr("data-matrices", "dicionário próprio em JSON (chaves, seus valores e a consulta)", r#"{"keys": [[…], …], "values": [[…], …], "query": [[…]]}, até 8 entradas"#)],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static GRADIENT_CHECK: WidgetDoc = WidgetDoc {
     name: "gradient-check",
     title: "Verificador de gradientes: fórmula contra diferenças finitas",
+    #[cfg(feature = "texts")]
     summary: "A jacobiana do softmax e os gradientes de um passo de atenção (L = Σ O ⊙ G em relação a Q, K e V) pela fórmula e por diferenças centrais, lado a lado, com o passo h de 10⁻¹ a 10⁻¹⁰, em f64 ou f32; ou o decodificador inteiro, tensor por tensor, num texto digitado (em f32); o maior erro relativo e a curva do erro contra h.",
     attributes: &[choice(
         "data-part",
@@ -178,299 +196,366 @@ pub static GRADIENT_CHECK: WidgetDoc = WidgetDoc {
         &["atencao", "softmax", "modelo"],
         "atencao",
     )],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static DECODER: WidgetDoc = WidgetDoc {
     name: "decoder",
     title: "O decodificador pré-treinado",
+    #[cfg(feature = "texts")]
     summary: "O decodificador pré-treinado: exemplos de prompt, tokens BPE, Gerar / Passo / Parar, temperatura, top-k, top-p e semente; os 10 próximos tokens ao lado de um modelo de bigramas; a atenção de cada camada e cabeça. Baixa os pesos do modelo (alguns MB) ao montar; o modelo roda no Web Worker da página, que fica livre enquanto ele gera.",
     attributes: &[
         choice("data-preset", "prompt inicial", "chaves (padrão), meninos, galinha, lagoa, machado, capitu", &["chaves", "meninos", "galinha", "lagoa", "machado", "capitu"], "chaves"),
         attr("data-prompt", "texto inicial próprio (substitui o do exemplo)", "texto"),
         MODEL,
     ],
+    #[cfg(feature = "texts")]
     example: &[("data-preset", "machado")],
 };
 
 pub static TRAIN: WidgetDoc = WidgetDoc {
     name: "train",
     title: "Treine um Transformer no navegador",
+    #[cfg(feature = "texts")]
     summary: "Um pequeno decodificador treinado no navegador, ao vivo: o conto “Missa do galo” ou o texto do leitor, um token por caractere ou o BPE do decodificador; tamanhos editáveis com a contagem de parâmetros; treinar / pausar / recomeçar, passos por segundo; a curva da perda de treino e de validação contra o chute uniforme e o bigrama; amostras a cada 100 passos; a atenção de uma camada e cabeça; baixar os pesos. Baixa o conto (14 KB) ao montar.",
     attributes: &[],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static BPE: WidgetDoc = WidgetDoc {
     name: "bpe",
     title: "BPE: das letras aos tokens",
+    #[cfg(feature = "texts")]
     summary: "O BPE em bytes do decodificador, passo a passo, sobre o texto do leitor: bytes, cada fusão na ordem, tokens finais e ids. Baixa só o tokenizador, não os pesos.",
     attributes: &[attr("data-text", "texto inicial", "texto"), MODEL],
+    #[cfg(feature = "texts")]
     example: &[("data-text", "A atenção é tudo.")],
 };
 
 pub static VECTORS: WidgetDoc = WidgetDoc {
     name: "vectors",
     title: "Vetores no plano: soma, oposto e escala",
+    #[cfg(feature = "texts")]
     summary: "a e b no plano, arrastáveis; a + b, −a e k·a redesenhados na hora.",
     attributes: &[],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static DOT_PRODUCT: WidgetDoc = WidgetDoc {
     name: "dot-product",
     title: "Produto escalar, norma e cosseno",
+    #[cfg(feature = "texts")]
     summary: "Produtos componente a componente, u·v, normas, cosseno e ângulo; normalização.",
     attributes: &[choice("data-preset", "par de vetores", "basico (padrão), sequencia, one-hot, ortogonais, obtuso, carro", &["basico", "sequencia", "one-hot", "ortogonais", "obtuso", "carro"], "basico")],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static MATMUL: WidgetDoc = WidgetDoc {
     name: "matmul",
     title: "Multiplicação de matrizes, célula a célula",
+    #[cfg(feature = "texts")]
     summary: "A·B célula a célula, com a linha e a coluna por trás de cada célula; a consulta por one-hot.",
     attributes: &[choice("data-preset", "produto do artigo", "linhas (padrão), vetores, matriz-vetor, vetor-matriz, consulta", &["linhas", "vetores", "matriz-vetor", "vetor-matriz", "consulta"], "linhas")],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static ONE_HOT: WidgetDoc = WidgetDoc {
     name: "one-hot",
     title: "Codificação one-hot de uma frase",
+    #[cfg(feature = "texts")]
     summary: "Linhas one-hot de uma frase sobre um vocabulário e os produtos escalares entre elas.",
     attributes: &[choice("data-preset", "frase e vocabulário", "telhado (padrão), frutas", &["telhado", "frutas"], "telhado")],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static BOW: WidgetDoc = WidgetDoc {
     name: "bow",
     title: "Do texto à matriz de contagens (Bag of Words)",
+    #[cfg(feature = "texts")]
     summary: "Corpus → tokens → vocabulário ordenado → matriz de contagens; cosseno entre documentos.",
     attributes: &[corpus_preset("gato-telhado"), CORPUS],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static TF: WidgetDoc = WidgetDoc {
     name: "tf",
     title: "Frequência de termos: as oito variantes",
+    #[cfg(feature = "texts")]
     summary: "As oito variantes de TF lado a lado, o K da variante aumentada e a base do logaritmo.",
     attributes: &[corpus_preset("tres-documentos"), CORPUS, TF_VARIANT, LOG_BASE],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static IDF: WidgetDoc = WidgetDoc {
     name: "idf",
     title: "IDF: cinco variantes e a curva por df",
+    #[cfg(feature = "texts")]
     summary: "As cinco variantes de IDF (básico, IDF+1, probabilístico, máximo com teto, suavizado do sklearn), a curva IDF × df, «indefinido» e «−∞».",
     attributes: &[corpus_preset("tres-documentos"), CORPUS, IDF_VARIANT, LOG_BASE],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static TFIDF: WidgetDoc = WidgetDoc {
     name: "tfidf",
     title: "TF × IDF = TF-IDF",
+    #[cfg(feature = "texts")]
     summary: "TF × IDF = TF-IDF lado a lado, stopwords, normalização L2 e cosseno entre documentos.",
     attributes: &[corpus_preset("detalhado"), CORPUS, TF_VARIANT, IDF_VARIANT, LOG_BASE],
+    #[cfg(feature = "texts")]
     example: &[("data-corpus", "o gato dorme\no cão late")],
 };
 
 pub static SEARCH: WidgetDoc = WidgetDoc {
     name: "search",
     title: "Busca por similaridade de cosseno",
+    #[cfg(feature = "texts")]
     summary: "Uma consulta ordenada contra os documentos pelo cosseno dos vetores TF-IDF.",
     attributes: &[corpus_preset("busca"), CORPUS, attr("data-query", "consulta inicial", "padrão: a do corpus do artigo"), LOG_BASE],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static MARKOV: WidgetDoc = WidgetDoc {
     name: "markov",
     title: "Cadeia de Markov: sol e chuva",
+    #[cfg(feature = "texts")]
     summary: "A cadeia do clima: P 2×2 editável (linhas que não somam 1 são normalizadas, com aviso), grafo de estados, amostrador animado e convergência para a distribuição estacionária.",
     attributes: &[],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static TRANSITIONS: WidgetDoc = WidgetDoc {
     name: "transitions",
     title: "Matriz de transição de um corpus",
+    #[cfg(feature = "texts")]
     summary: "Corpus → mapa de calor das transições de bigramas (contagens ou probabilidades), grafo, consulta one-hot h × T passo a passo, amostrador de frases e probabilidade de uma frase digitada.",
     attributes: &[ngram_preset("tres-comandos", "corpus do artigo de modelagem de sequências", "tres-comandos (padrão), oito-documentos"), attr("data-word", "palavra da consulta one-hot", "padrão: meus")],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static SPARSITY: WidgetDoc = WidgetDoc {
     name: "sparsity",
     title: "A explosão dos N-gramas",
+    #[cfg(feature = "texts")]
     summary: "Calculadora de |V|^N, N-gramas observados contra possíveis para N = 1…5 e o gráfico de Zipf com o expoente ajustado.",
     attributes: &[
         number("data-vocabulary", "tamanho do vocabulário |V|", "padrão: 50000", NumberRange::integer(1.0, 10_000_000.0, 50_000.0)),
         number("data-n", "ordem N", "padrão: 3", NumberRange::integer(1.0, 10.0, 3.0)),
         choice("data-preset", "corpus do gráfico de Zipf", "cinco-documentos (padrão), oito-documentos", &["cinco-documentos", "oito-documentos"], "cinco-documentos"),
     ],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static DOC_VECTORS: WidgetDoc = WidgetDoc {
     name: "doc-vectors",
     title: "Documentos como vetores de transição",
+    #[cfg(feature = "texts")]
     summary: "T_d de cada documento, vetores por trincas ou por uma lista fixa de pares, L2, tabelas de cosseno e distância; «só não nulos» (o código do artigo) contra o achatamento completo.",
     attributes: &[ngram_preset("tres-comandos", "corpus do artigo de modelagem de sequências", "tres-comandos (padrão), oito-documentos")],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static LIKELIHOOD: WidgetDoc = WidgetDoc {
     name: "likelihood",
     title: "Documento contra corpus: razões de verossimilhança",
+    #[cfg(feature = "texts")]
     summary: "T_d ao lado de T_{corpus} e as barras das razões de verossimilhança v* (com a errata corrigida).",
     attributes: &[
         ngram_preset("oito-documentos", "corpus", "oito-documentos (padrão), tres-comandos"),
         index("data-document", "qual documento (a partir de 1)", "1 (padrão), 2, …"),
     ],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static VOTES: WidgetDoc = WidgetDoc {
     name: "votes",
     title: "Pares com saltos: a tabela de votos",
+    #[cfg(feature = "texts")]
     summary: "Votos de pares com saltos: contagens de trincas, tabela de votos, uma caixa por palavra anterior, barras empilhadas dos votos, scores e margem.",
     attributes: &[VOTE_PRESET, VOTE_SENTENCE, VOTE_KEEP],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static VOTE_MASK: WidgetDoc = WidgetDoc {
     name: "vote-mask",
     title: "Máscara sobre os votos (produto de Hadamard)",
+    #[cfg(feature = "texts")]
     summary: "Produto de Hadamard sobre os votos: um peso em [0, 1] por palavra anterior; painéis V, m, V ∘ m e os scores.",
     attributes: &[VOTE_PRESET, VOTE_SENTENCE, VOTE_KEEP],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static MASK_EMBEDDINGS: WidgetDoc = WidgetDoc {
     name: "mask-embeddings",
     title: "Máscara na atenção: somar −∞ ou multiplicar por 0",
+    #[cfg(feature = "texts")]
     summary: "Uma consulta sobre embeddings mascarados (com a correção do exemplo E4): E, W^Q, W^K, W^V e máscara editáveis; −∞ somado, ×0 multiplicado ou nenhuma máscara.",
     attributes: &[choice("data-mode", "tipo de máscara", "additive (padrão), multiplicative, none", &["additive", "multiplicative", "none"], "additive")],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static FFN_DETECTOR: WidgetDoc = WidgetDoc {
     name: "ffn-detector",
     title: "A primeira camada da FFN como detector de combinações",
+    #[cfg(feature = "texts")]
     summary: "A primeira camada da FFN como detector de combinações: entradas liga/desliga, W1 editável (uma linha por neurônio), barras antes e depois da ativação, tabela-verdade, ReLU ou GeLU.",
     attributes: &[
         choice("data-activation", "função de ativação", "relu (padrão), gelu", &["relu", "gelu"], "relu"),
         flag("data-truth", "abre a tabela-verdade", "true"),
     ],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static SOFTMAX_LAB: WidgetDoc = WidgetDoc {
     name: "softmax-lab",
     title: "Laboratório de softmax: somar não muda, multiplicar muda",
+    #[cfg(feature = "texts")]
     summary: "softmax(z), softmax(z + c), softmax(k·z) e a jacobiana: somar uma constante não muda nada, multiplicar muda tudo.",
     attributes: &[],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static CHAR_TOKENIZER: WidgetDoc = WidgetDoc {
     name: "char-tokenizer",
     title: "Tokenizador de caracteres",
+    #[cfg(feature = "texts")]
     summary: "Textos → ids de caracteres com a tabela fixa (<pad> = 0, <bos> = 1, <eos> = 2, a = 3 …, acentos, <unk>); o lote b × t com preenchimento à esquerda ou à direita, t mais longo ou fixo, truncamento.",
     attributes: &[
         choice("data-preset", "texto ou lote inicial", "frase (padrão: «gato»), lote (os cinco animais do artigo)", &["frase", "lote"], "frase"),
         attr("data-text", "textos iniciais, um por linha (no lugar dos do data-preset)", "texto"),
     ],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static EMBEDDING_LOOKUP: WidgetDoc = WidgetDoc {
     name: "embedding-lookup",
     title: "Embeddings: one-hot × tabela",
+    #[cfg(feature = "texts")]
     summary: "One-hot O × tabela E = X, posição por posição (passo a passo ou animado); linhas de E editáveis; a leitura direta dá o mesmo resultado.",
     attributes: &[attr("data-text", "texto inicial", "padrão: baba")],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static SELF_ATTENTION_STEPS: WidgetDoc = WidgetDoc {
     name: "self-attention-steps",
     title: "Autoatenção passo a passo",
+    #[cfg(feature = "texts")]
     summary: "Uma consulta passo a passo: produtos escalares, ÷√d_k, exp, pesos do softmax e soma ponderada (Exemplos 1 e 2 da autoatenção); máscara causal; mapas de S, A e da saída.",
     attributes: &[
         choice("data-preset", "exemplo da autoatenção", "exemplo-1 (padrão), exemplo-2", &["exemplo-1", "exemplo-2"], "exemplo-1"),
         flag("data-causal", "começa com a máscara causal ligada", "sim"),
     ],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static SCALING: WidgetDoc = WidgetDoc {
     name: "scaling",
     title: "Por que dividir por √d",
+    #[cfg(feature = "texts")]
     summary: "Variância de q·k e saturação do softmax com e sem ÷√d para qualquer d (consultas e chaves aleatórias com semente) e a curva de saturação em função de d.",
     attributes: &[number("data-d", "dimensão d inicial", "padrão: 64", NumberRange::integer(1.0, 2048.0, 64.0))],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static MULTI_HEAD: WidgetDoc = WidgetDoc {
     name: "multi-head",
     title: "Atenção com múltiplas cabeças",
+    #[cfg(feature = "texts")]
     summary: "O Exemplo 3 (duas cabeças, concatenação, W^O editável, cabeça 1 impressa contra calculada) ou a remodelagem (b, t, d) → (b, h, t, d/h) com controle de h e o caso d % h ≠ 0 explicado.",
     attributes: &[choice("data-part", "qual parte", "exemplo-3 (padrão), remodelar", &["exemplo-3", "remodelar"], "exemplo-3")],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static POSITIONAL_ENCODING: WidgetDoc = WidgetDoc {
     name: "positional-encoding",
     title: "Codificação posicional senoidal",
+    #[cfg(feature = "texts")]
     summary: "Mapa de calor da codificação posicional senoidal com controles de t, d e θ; a tabela de t = 5, d = 4; PE(0)·PE(k) em função de k; a propriedade do deslocamento (rotação) conferida.",
     attributes: &[
         number("data-t", "número de posições t", "4 a 128; padrão: 64", NumberRange::integer(4.0, 128.0, 64.0)),
         number("data-d", "dimensão d (par)", "2 a 128; padrão: 32", NumberRange { min: 2.0, max: 128.0, default: 32.0, step: 2.0 }),
     ],
+    #[cfg(feature = "texts")]
     example: &[("data-t", "32"), ("data-d", "16")],
 };
 
 pub static SHIFT_TABLE: WidgetDoc = WidgetDoc {
     name: "shift-table",
     title: "Geração por deslocamento",
+    #[cfg(feature = "texts")]
     summary: "Os deslocamentos da janela autorregressiva (<bos>cachorro<eos> → … dog<eos>), passo a passo, com parada em <eos> ou no limite de passos.",
     attributes: &[
         attr("data-input", "frase de entrada", "padrão: cachorro"),
         attr("data-output", "frase de saída", "padrão: dog"),
     ],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static TRANSFORMER_BLOCK: WidgetDoc = WidgetDoc {
     name: "transformer-block",
     title: "Bloco Transformer",
+    #[cfg(feature = "texts")]
     summary: "Um bloco (d = 8, 2 cabeças, d_{ff} = 32) pós-LN ou pré-LN com diagrama, conexões residuais, histogramas da normalização, a camada 4× com ReLU e a contagem de parâmetros em d = 512.",
     attributes: &[attr("data-text", "texto de entrada", "padrão: gato")],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static CROSS_ATTENTION: WidgetDoc = WidgetDoc {
     name: "cross-attention",
     title: "Atenção cruzada: duas ligações",
+    #[cfg(feature = "texts")]
     summary: "Atenção codificador–decodificador ligada como no artigo original (Q do decodificador; K, V do codificador) contra o código do artigo (Q, K do codificador; V do decodificador): o peso do futuro e uma sonda que troca o último token do decodificador.",
     attributes: &[
         attr("data-input", "frase do codificador", "padrão: cachorro"),
         attr("data-output", "frase do decodificador", "padrão: dog"),
     ],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static OUTPUT_HEAD: WidgetDoc = WidgetDoc {
     name: "output-head",
     title: "Cabeça de saída: logits, softmax e argmax",
+    #[cfg(feature = "texts")]
     summary: "h → logits → softmax(·/T) → argmax sobre a tabela de 61 tokens, e o que o argmax + 2 do artigo escolheria.",
     attributes: &[attr("data-token", "token cujo embedding é o h inicial", "padrão: o")],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
 pub static MATMUL_BENCH: WidgetDoc = WidgetDoc {
     name: "matmul-bench",
     title: "CPU × WebGPU: uma multiplicação de matrizes no seu computador",
+    #[cfg(feature = "texts")]
     summary: "O produto de matrizes n×n medido na CPU e em WebGPU no computador do leitor (mediana depois de um aquecimento), o tempo contra n nos dois, em escala log, e a maior diferença entre os produtos; controle de tamanho e uma varredura completa.",
     attributes: &[],
+    #[cfg(feature = "texts")]
     example: &[],
 };
 
@@ -597,6 +682,7 @@ pub fn doc(name: &str) -> Option<&'static WidgetDoc> {
 }
 
 /// The HTML an author pastes for `doc`'s example (attribute values escaped for HTML).
+#[cfg(feature = "texts")]
 pub fn snippet(doc: &WidgetDoc) -> String {
     let mut html = format!(r#"<div data-widget="{}""#, doc.name);
     for (name, value) in doc.example {

@@ -34,7 +34,7 @@ pub struct SharedWgsl {
 /// Declares each shared file as a static: one copy in the binary.
 macro_rules! shared_wgsl {
     ($($(#[doc = $doc:literal])* $konst:ident = $file:literal;)*) => {
-        $($(#[doc = $doc])* pub static $konst: SharedWgsl = SharedWgsl { name: $file, text: include_str!(concat!(env!("OUT_DIR"), "/shaders/", $file, ".wgsl")) };)*
+        $($(#[doc = $doc])* pub static $konst: SharedWgsl = SharedWgsl { name: $file, text: compiled(include_str!(concat!(env!("OUT_DIR"), "/shaders/", $file, ".wgsl"))) };)*
     };
 }
 
@@ -99,12 +99,27 @@ macro_rules! kernel_params {
     };
 }
 
+/// Whether this build dispatches kernels. The page's resident module (the decoder's and the
+/// training's drawing: the page's worker computes) only shows them, as the site serves their
+/// files (`web::kit::hood`), so it carries none of their text.
+pub const COMPILES_KERNELS: bool = cfg!(any(feature = "articles", feature = "models", feature = "training"));
+
+/// `text` in a build that compiles kernels, else "" (evaluated at compile time: the dropped
+/// text is not in the binary).
+const fn compiled(text: &'static str) -> &'static str {
+    if COMPILES_KERNELS {
+        text
+    } else {
+        ""
+    }
+}
+
 /// The kernel's file, or "" in a build without the `training` feature when every op it runs
 /// is a training op (`OpKind::is_training`; a kernel that runs none is the second half of a
 /// training op's, attention's backward): the page's module then carries only the kernels it
 /// can dispatch. Evaluated at compile time, so the dropped text is not in the binary.
 const fn page_or_training(runs: &[OpKind], file: &'static str) -> &'static str {
-    kept_in_build(runs, file, cfg!(feature = "training"))
+    kept_in_build(runs, compiled(file), cfg!(feature = "training"))
 }
 
 const fn kept_in_build(runs: &[OpKind], file: &'static str, training: bool) -> &'static str {

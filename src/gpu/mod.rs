@@ -60,7 +60,8 @@ impl AdapterFacts {
 /// Whether an adapter is a software rasteriser: the browser says so (`isFallbackAdapter`,
 /// which wgpu reports as a CPU device type), or its name is one of the known ones.
 pub fn is_software(info: &wgpu::AdapterInfo) -> bool {
-    let name = info.name.to_lowercase();
+    // ASCII only: the known names are, and Unicode's case tables would cost the wasm ~5 KB.
+    let name = info.name.to_ascii_lowercase();
     info.device_type == wgpu::DeviceType::Cpu || ["swiftshader", "llvmpipe", "lavapipe", "softpipe", "warp", "basic render"].iter().any(|s| name.contains(s))
 }
 

@@ -4,8 +4,8 @@
 //! [`embed`] with the folder it was served from. Every `[data-widget]` element of the page,
 //! also one added later, then
 //! - gets an open shadow root holding a copy of its data attributes, where the widget
-//!   mounts, and one constructable stylesheet (the site's main.css and styles/embed.css, built
-//!   into the wasm) shared by every root: the host page's CSS does not reach the widget, the
+//!   mounts, and one constructable stylesheet (the site's main.css, from embed.js's
+//!   `embed-css.js`, and styles/embed.css, built into the wasm) shared by every root: the host page's CSS does not reach the widget, the
 //!   widget's CSS does not reach the page, and no inline `<style>` is needed, so a strict
 //!   Content-Security-Policy allows it;
 //! - mounts when it comes near the viewport (an IntersectionObserver): a long post pays only
@@ -35,9 +35,10 @@ use super::kit::context::Holding;
 use super::kit::Ctx;
 use super::widgets;
 
-/// The site's stylesheet and the embedding rules, compiled in (without their comments, by
-/// the page generator): no request, and always the version the widgets were built with.
-const SITE_CSS: &str = include_str!(concat!(env!("OUT_DIR"), "/main.css"));
+/// The embedding rules, compiled in (without their comments, by the page generator). The site's
+/// stylesheet comes from the page: embed.js hands over its module's text (`embed-css.js`,
+/// written by the generator from the same sheet), and on the site's own pages (the
+/// catalogue's live examples) the rules of the `main.css` the page loaded are copied.
 const EMBED_CSS: &str = include_str!(concat!(env!("OUT_DIR"), "/embed.css"));
 
 /// How far outside the viewport a widget starts mounting (so it is ready when it arrives).
@@ -72,6 +73,8 @@ struct Embedding {
 thread_local! {
     static LAZY: RefCell<Option<Rc<Lazy>>> = const { RefCell::new(None) };
     static SHEET: RefCell<Option<CssStyleSheet>> = const { RefCell::new(None) };
+    /// The site's stylesheet as embed.js handed it over (none on the site's own pages).
+    static SITE_CSS: RefCell<Option<String>> = const { RefCell::new(None) };
     static EMBEDDING: RefCell<Option<Embedding>> = const { RefCell::new(None) };
 }
 
@@ -79,11 +82,12 @@ thread_local! {
 /// folder (where embed.js lives). Mounts every `[data-widget]` of the page as it nears the
 /// viewport, and the ones added to the page later.
 #[wasm_bindgen]
-pub fn embed(assets: String) {
+pub fn embed(assets: String, css: String) {
     console_error_panic_hook::set_once();
     if EMBEDDING.with(|e| e.borrow().is_some()) {
         return;
     }
+    SITE_CSS.with(|c| *c.borrow_mut() = Some(css));
     wasm_bindgen_futures::spawn_local(async move {
         let backend = Backend::init_embedded().await;
         let ctx = Rc::new(Ctx::with_assets(backend, assets));
@@ -147,7 +151,7 @@ pub fn attach(ctx: &Rc<Ctx>, outer: &HtmlElement) {
         dom::set_attr(outer, "data-state", "error");
         outer.set_text_content(Some(&format!(
             "O widget «{name}» precisa de um elemento <div> (um <{}> não serve).",
-            outer.tag_name().to_lowercase()
+            outer.tag_name().to_ascii_lowercase()
         )));
         return;
     };
@@ -190,11 +194,29 @@ fn shared_sheet() -> Option<CssStyleSheet> {
     SHEET.with(|slot| {
         if slot.borrow().is_none() {
             let sheet = CssStyleSheet::new().ok()?;
-            sheet.replace_sync(&format!("{SITE_CSS}\n{EMBED_CSS}")).ok()?;
+            let site = SITE_CSS.with(|c| c.borrow().clone()).unwrap_or_else(page_css);
+            sheet.replace_sync(&format!("{site}\n{EMBED_CSS}")).ok()?;
             *slot.borrow_mut() = Some(sheet);
         }
         slot.borrow().clone()
     })
+}
+
+/// The rules of the `main.css` this page loaded (a page of the site: same origin, readable).
+fn page_css() -> String {
+    let mut css = String::new();
+    let Some(sheets) = dom::document().map(|d| d.style_sheets()) else { return css };
+    for sheet in (0..sheets.length()).filter_map(|i| sheets.item(i)).filter_map(|s| s.dyn_into::<CssStyleSheet>().ok()) {
+        if !sheet.href().ok().flatten().is_some_and(|href| href.split(['?', '#']).next().is_some_and(|path| path.ends_with("main.css"))) {
+            continue;
+        }
+        let Ok(rules) = sheet.css_rules() else { continue };
+        for rule in (0..rules.length()).filter_map(|i| rules.item(i)) {
+            css.push_str(&rule.css_text());
+            css.push('\n');
+        }
+    }
+    css
 }
 
 /// The page's lazy mounter, created on first use.

@@ -221,7 +221,7 @@ pub async fn tokenizer(base: &str) -> Result<Rc<Bpe>, String> {
     let base_owned = base.to_string();
     once(&TOKENIZERS, base, async move {
         let bytes = verified_file(&base_owned, &m.tokenizer_file, &m.tokenizer_sha256, 0.0, &|_, _| {}).await?;
-        load::load_tokenizer(&m, &bytes).map_err(|e| e.to_string())
+        load::parse_tokenizer(&m, &bytes).map_err(|e| e.to_string())
     })
     .await
 }
@@ -273,7 +273,7 @@ pub async fn model(base: &str, progress: Progress) -> Result<Rc<Model>, String> 
     let result = once(&MODELS, base, async move {
         let notify = weights_progress(&base_owned);
         let weights = verified_file(&base_owned, &m.weights_file, &m.weights_sha256, m.weights_bytes as f64, &notify).await?;
-        Model::with_tokenizer((*m).clone(), (*bpe).clone(), &weights).map_err(|e| e.to_string())
+        Model::from_checked((*m).clone(), (*bpe).clone(), &weights).map_err(|e| e.to_string())
     })
     .await;
     LISTENERS.with(|l| l.borrow_mut().remove(base));

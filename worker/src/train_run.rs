@@ -8,7 +8,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use atencao::core::decoder::load::load_tokenizer;
+use atencao::core::decoder::load::parse_tokenizer;
 use atencao::core::decoder::manifest::Manifest;
 use atencao::core::decoder::playable::TrainedModel;
 use atencao::core::decoder::DecoderWeights;
@@ -153,7 +153,7 @@ fn start_build(build: u64, raw: &str, preset: bool, bpe: Option<&BpeFiles>, sett
     });
     let built = (|| {
         let bpe = match bpe {
-            Some(files) => Some(load_tokenizer(&Manifest::from_json(&files.manifest_json)?, files.tokenizer_json.as_bytes())?),
+            Some(files) => Some(parse_tokenizer(&Manifest::from_json(&files.manifest_json)?, files.tokenizer_json.as_bytes())?),
             None => None,
         };
         let prepared = prepare_text(raw, preset, settings.min_chars())?;

@@ -65,7 +65,7 @@ pub fn strip_accents(s: &str) -> String {
 /// "caça" before "cachorro"); words equal under it are ordered by their code points, so the
 /// order is total and deterministic.
 pub fn collation_key(word: &str) -> impl Ord {
-    (strip_accents(&word.to_lowercase()), word.to_string())
+    (strip_accents(&lowercase(word)), word.to_string())
 }
 
 /// Splits `text` into normalised tokens following the rules in this module's documentation.
@@ -123,7 +123,7 @@ pub fn tokenize(text: &str, opts: &TokenizerOptions) -> Vec<String> {
 
 /// Lowercase and/or strip accents, as the options say.
 fn normalize(token: &str, opts: &TokenizerOptions) -> String {
-    let lowered = if opts.lowercase { token.to_lowercase() } else { token.to_string() };
+    let lowered = if opts.lowercase { lowercase(token) } else { token.to_string() };
     if opts.strip_accents {
         strip_accents(&lowered)
     } else {
@@ -152,6 +152,35 @@ fn is_extender(c: char) -> bool {
 fn is_combining_mark(c: char) -> bool {
     matches!(c, '\u{0300}'..='\u{036F}' | '\u{1AB0}'..='\u{1AFF}' | '\u{1DC0}'..='\u{1DFF}'
         | '\u{20D0}'..='\u{20FF}' | '\u{FE20}'..='\u{FE2F}')
+}
+
+/// `c` in lower case, for the scripts a reader of this site types: ASCII, Latin-1, Latin
+/// Extended-A, and the Greek and Cyrillic alphabets (their capitals have one lower-case
+/// letter each; İ gives i). Any other character is kept as typed. `char::to_lowercase` covers every script, but
+/// its tables cost each page's wasm about 10 KB gzipped.
+pub fn lower_char(c: char) -> char {
+    let code = c as u32;
+    let shifted = match code {
+        0x41..=0x5A | 0xC0..=0xD6 | 0xD8..=0xDE | 0x391..=0x3A1 | 0x3A3..=0x3AB | 0x410..=0x42F => code + 0x20,
+        0x400..=0x40F => code + 0x50,
+        0x388..=0x38A => code + 0x25,
+        0x386 => 0x3AC,
+        0x38C => 0x3CC,
+        0x38E | 0x38F => code + 0x3F,
+        0x130 => 'i' as u32,
+        0x178 => 0xFF,
+        // Latin Extended-A pairs a capital with the small letter after it: even capitals up
+        // to U+0137 and from U+014A to U+0177, odd ones from U+0139 to U+0148 and U+0179 to U+017E.
+        0x100..=0x137 | 0x14A..=0x177 if code % 2 == 0 => code + 1,
+        0x139..=0x148 | 0x179..=0x17E if code % 2 == 1 => code + 1,
+        _ => code,
+    };
+    char::from_u32(shifted).unwrap_or(c)
+}
+
+/// `s` in lower case, letter by letter (`lower_char`).
+pub fn lowercase(s: &str) -> String {
+    s.chars().map(lower_char).collect()
 }
 
 /// The unaccented base of a precomposed Latin letter (Latin-1 and the common Latin
@@ -193,6 +222,21 @@ fn base_letter(c: char) -> char {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lower_case_agrees_with_unicode_on_the_scripts_it_covers() {
+        let covered = (0x20u32..0x180).chain(0x386..0x3B0).chain(0x400..0x450);
+        for c in covered.filter_map(char::from_u32) {
+            let unicode: Vec<char> = c.to_lowercase().collect();
+            match (c, unicode.as_slice()) {
+                ('İ', _) => assert_eq!(lower_char(c), 'i'),
+                (_, [one]) => assert_eq!(lower_char(c), *one, "{c} U+{:04X}", c as u32),
+                _ => panic!("{c}: more than one letter"),
+            }
+        }
+        assert_eq!(lowercase("ÁGUA, Ação e ΣΟΦΙΑ в МОСКВЕ"), "água, ação e σοφια в москве");
+        assert_eq!(lowercase("日本 🙂 ǅ"), "日本 🙂 ǅ", "other scripts are kept as typed");
+    }
 
     fn toks(text: &str) -> Vec<String> {
         tokenize(text, &TokenizerOptions::default())

@@ -11,6 +11,7 @@
 //! joined into the single accented letter. Anything else becomes `<unk>`, reported to the reader.
 
 use crate::error::{ComputeError, Result};
+use crate::text::tokenizer::lower_char;
 
 pub const PAD: u32 = 0;
 pub const BOS: u32 = 1;
@@ -120,7 +121,7 @@ pub fn encode(text: &str, specials: bool) -> Encoded {
         if is_combining_mark(c) {
             // Merge with the previous letter when the pair is one of the table's accented letters.
             if let Some(prev) = tokens[first_char..].last_mut() {
-                let base = prev.source.to_lowercase().chars().next().unwrap_or(' ');
+                let base = prev.source.chars().next().map_or(' ', lower_char);
                 if prev.source.chars().count() == 1 {
                     if let Some(id) = compose(base, c).and_then(char_id) {
                         prev.id = id;
@@ -130,12 +131,7 @@ pub fn encode(text: &str, specials: bool) -> Encoded {
                 }
             }
         }
-        let lower: String = if c.is_whitespace() { " ".into() } else { c.to_lowercase().collect() };
-        let mut chars = lower.chars();
-        let id = match (chars.next(), chars.next()) {
-            (Some(single), None) => char_id(single),
-            _ => None,
-        };
+        let id = char_id(if c.is_whitespace() { ' ' } else { lower_char(c) });
         let id = id.unwrap_or_else(|| {
             let shown = c.to_string();
             if !unknown.contains(&shown) {

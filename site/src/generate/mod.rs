@@ -16,9 +16,9 @@
 //! Outputs:
 //! - `OUT_DIR/content.rs`, the table of contents compiled into the wasm (`site::ARTICLES`),
 //!   `OUT_DIR/shaders/*.wgsl`, the kernels without their comments (what the GPU compiles), and
-//!   `OUT_DIR/main.css`, `OUT_DIR/embed.css`, the stylesheets without comments (the embedded
-//!   widgets carry them);
-//! - `target/site/`, the stylesheet as the pages load it (`main.css`, `served_css`), and the
+//!   `OUT_DIR/embed.css`, the embedding rules without comments (the wasm carries them);
+//! - `target/site/`, the stylesheet as the pages load it (`main.css`, `served_css`) and as
+//!   embedded widgets get it (`embed-css.js`, `css_module`: embed.js imports it), and the
 //!   parts of every prerendered page: for each page `NAME` (the home page
 //!   `index`, each article and section slug, `catalogo`, `bench`), `NAME.head.html` (title,
 //!   meta description, Open Graph), `NAME.toc.html` (the table of contents, this page marked
@@ -63,10 +63,14 @@ pub fn run(crate_dir: &Path, out_dir: &Path) {
     for sheet in ["main.css", "embed.css"] {
         let path = crate_dir.join("styles").join(sheet);
         let css = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        write_if_changed(&out_dir.join(sheet), &without_css_comments(&for_embedding(&css)));
         if sheet == "main.css" {
             // The sheet the pages load: scripts/strip-css.sh puts it in place of trunk's copy.
             write_if_changed(&dir.join(sheet), &served_css(&css));
+            // The sheet embedded widgets carry, as a module embed.js imports (no copy of it
+            // in every wasm build: a page of the site has the sheet already).
+            write_if_changed(&dir.join("embed-css.js"), &css_module(&without_css_comments(&for_embedding(&css))));
+        } else {
+            write_if_changed(&out_dir.join(sheet), &without_css_comments(&css));
         }
     }
     // The kernels as the wasm carries them, without their comments (`wgsl_highlight::without_comments`).
@@ -125,6 +129,13 @@ pub fn for_embedding(css: &str) -> String {
     out
 }
 
+/// `css` as an ES module whose default export is its text (a template literal, escaped), for
+/// embed.js: a post's CSP that lets embed.js run lets this run too.
+pub fn css_module(css: &str) -> String {
+    let text = css.replace('\\', "\\\\").replace('`', "\\`").replace("${", "\\${");
+    format!("export default `{text}`;\n")
+}
+
 /// The stylesheet as the site's pages load it: every rule, without the comments (the source
 /// keeps its explanations; readers do not download them), blank lines and indentation.
 pub fn served_css(css: &str) -> String {
@@ -152,6 +163,12 @@ fn without_css_comments(css: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_embedded_sheet_is_a_module_whose_text_is_the_sheet() {
+        let module = css_module(".a::before { content: \"\\2014 `x` ${y}\"; }");
+        assert_eq!(module, "export default `.a::before { content: \"\\\\2014 \\`x\\` \\${y}\"; }`;\n");
+    }
 
     #[test]
     fn embedded_widgets_carry_no_page_only_rules_and_no_comments() {

@@ -630,16 +630,26 @@ pub const SHADERS: &str = "static/shaders/";
 pub fn wgsl_block(id: KernelId, shaders_url: &str) -> HtmlElement {
     let pre = dom::el("pre", "wgsl");
     let shared: Vec<&str> = id.row().shared.iter().map(|shared| shared.name).collect();
-    dom::set_attrs(&pre, &[("data-kernel", id.name()), ("data-shared", &shared.join(" ")), ("data-source", "compilado")]);
+    // A build that compiles no kernel (`COMPILES_KERNELS`) has only the files to show.
+    let compiled = crate::gpu::kernels::COMPILES_KERNELS;
+    dom::set_attrs(&pre, &[("data-kernel", id.name()), ("data-shared", &shared.join(" ")), ("data-source", if compiled { "compilado" } else { "baixando" })]);
     let code = dom::el("code", "");
-    highlight_into(&code, &id.source());
+    if compiled {
+        highlight_into(&code, &id.source());
+    } else {
+        code.set_text_content(Some("baixando os arquivos do kernel…"));
+    }
     dom::append(&pre, &code);
     let (shown, base) = (pre.clone(), shaders_url.to_string());
     wasm_bindgen_futures::spawn_local(async move {
-        if let Some(commented) = commented_source(id, &base).await {
-            code.set_text_content(None);
-            highlight_into(&code, &commented);
-            dom::set_attr(&shown, "data-source", "arquivos");
+        match commented_source(id, &base).await {
+            Some(commented) => {
+                code.set_text_content(None);
+                highlight_into(&code, &commented);
+                dom::set_attr(&shown, "data-source", "arquivos");
+            }
+            None if !compiled => code.set_text_content(Some("Os arquivos deste kernel não puderam ser baixados (sem rede?).")),
+            None => {}
         }
     });
     pre
@@ -679,7 +689,8 @@ fn highlight_into(code: &HtmlElement, source: &str) {
 }
 
 /// The kernel's source composed from the repository's files, comments included, as the site
-/// serves them; None if one is missing or is not, stripped, what the GPU compiled. Composed
+/// serves them; None if one is missing or is not, stripped, what the GPU compiled (a build
+/// that compiles no kernel has nothing to compare them with). Composed
 /// as `KernelId::source` composes the stripped files (file, Params, shared files, a newline
 /// apart; e2e `hood.mjs` compares the two): one generic composer for both cost 0,4 KB of wasm.
 async fn commented_source(id: KernelId, base: &str) -> Option<String> {
@@ -687,13 +698,14 @@ async fn commented_source(id: KernelId, base: &str) -> Option<String> {
     let file = |name: &str| format!("{base}{name}.wgsl");
     let text = |bytes: Vec<u8>| String::from_utf8(bytes).ok();
     let own = text(crate::web::model_store::fetch_bytes(&file(id.name()), 0.0, &|_, _| {}).await.ok()?)?;
-    if without_comments(&own) != row.file {
+    let compiled = crate::gpu::kernels::COMPILES_KERNELS;
+    if compiled && without_comments(&own) != row.file {
         return None;
     }
     let mut composed = format!("{own}\n{}", row.params_wgsl);
     for shared in row.shared {
         let piece = text(crate::web::model_store::fetch_bytes(&file(shared.name), 0.0, &|_, _| {}).await.ok()?)?;
-        if without_comments(&piece) != shared.text {
+        if compiled && without_comments(&piece) != shared.text {
             return None;
         }
         composed.push('\n');

@@ -100,7 +100,7 @@ impl CorpusPanel {
 
     fn options(&self) -> TokenizerOptions {
         let stopwords = if self.use_stopwords.checked() {
-            self.stopwords.value().split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+            self.stopwords.value().split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()).map(crate::core::text::tokenizer::lowercase).collect()
         } else {
             Vec::new()
         };
