@@ -11,12 +11,15 @@ use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
 use atencao::core::decoder::lens::{LensPass, LensReading};
-use atencao::core::decoder::load::{load_bigram, load_tokenizer, Model};
+use atencao::core::decoder::load::{parse_bigram, parse_tokenizer, Model};
 use atencao::core::decoder::manifest::Manifest;
 use atencao::core::decoder::model::DecoderPass;
 use atencao::core::decoder::playable::{Playable, TrainedModel};
 use atencao::core::decoder::protocol::{attention_bytes, DecoderCommand, DecoderReport, DecoderView, Look, ShippedFiles, Which};
+use atencao::core::decoder::branches::Choice;
+use atencao::core::decoder::sampling::SamplingOptions;
 use atencao::core::decoder::session::{History, Session};
+use atencao::core::decoder::tree::{BranchBook, Run};
 use atencao::core::decoder::tokenizer::TokenCodec;
 use atencao::core::decoder::view;
 use atencao::core::decoder::DecoderWeights;
@@ -47,6 +50,8 @@ struct Playground {
     look: Option<Look>,
     lens: Option<(usize, LensReading)>,
     rate: Option<f64>,
+    /// Tokens per second of the last generation with the KV cache, and without it.
+    rates: [Option<f64>; 2],
     /// The site computes on WebGPU.
     gpu: bool,
     /// The GPU failed this session: it stays on the CPU until the page's backend changes.
@@ -59,6 +64,12 @@ struct Playground {
     dropped: u64,
     /// The ids whose chips the page has.
     sent_ids: Vec<u32>,
+    /// The reader's branches (`core::decoder::tree`); how the current text was made, when one
+    /// run from the prompt made it; and the settings of its last generation (a branch goes on
+    /// with them).
+    book: BranchBook,
+    run: Option<Run>,
+    options: Option<SamplingOptions>,
 }
 
 thread_local! {
@@ -114,13 +125,15 @@ pub fn receive(command: DecoderCommand, bytes: Option<Vec<u8>>) {
     }
 }
 
-/// The shipped model from the page's checked files (parsed once per worker).
+/// The shipped model from the page's files, which the page checked against the manifest's
+/// SHA-256 as it downloaded them (`model_store::verified_file`): here they are only parsed,
+/// once per worker.
 fn load_shipped(files: &ShippedFiles, bytes: &[u8]) -> Result<Rc<Playable>> {
     let manifest = Manifest::from_json(&files.manifest_json)?;
     let (weights, bigram) = bytes.split_at(files.weights_len.min(bytes.len()));
-    let bpe = load_tokenizer(&manifest, files.tokenizer_json.as_bytes())?;
-    let bigram = load_bigram(&manifest, bigram)?;
-    let model = Model::with_tokenizer(manifest, bpe, weights)?;
+    let bpe = parse_tokenizer(&manifest, files.tokenizer_json.as_bytes())?;
+    let bigram = parse_bigram(&manifest, bigram)?;
+    let model = Model::from_checked(manifest, bpe, weights)?;
     Ok(Rc::new(Playable::shipped(&model, Rc::new(bigram))))
 }
 
@@ -198,6 +211,8 @@ async fn perform(widget: u32, command: DecoderCommand) -> std::result::Result<()
                     p.placed = None;
                     p.lens = None;
                 }
+                p.book.clear();
+                p.run = None;
                 p.model = Some(model.clone());
                 p.look = Some(look);
                 p.cpu_only &= p.gpu == gpu;
@@ -207,7 +222,7 @@ async fn perform(widget: u32, command: DecoderCommand) -> std::result::Result<()
             let traced = sync(widget, &model).await?;
             finish(widget, action, traced).await
         }
-        DecoderCommand::Generate { action, prompt, n, seed, reseed, options, look, gpu, .. } => {
+        DecoderCommand::Generate { action, prompt, n, seed, reseed, options, choices, look, gpu, .. } => {
             let model = match with(widget, |p| p.model.clone()) {
                 Some(m) => m,
                 None => shipped()?,
@@ -224,25 +239,86 @@ async fn perform(widget: u32, command: DecoderCommand) -> std::result::Result<()
             });
             if fresh {
                 start_session(widget, &model, &prompt, seed)?;
+                with(widget, |p| {
+                    p.book.clear();
+                    p.run = None;
+                });
             }
             let mut traced = sync(widget, &model).await?;
             if reseed {
                 with(widget, |p| p.session.as_mut().map(|s| s.reseed(seed)));
             }
             if n > 0 {
-                traced = generate(widget, action, &model, n, &options).await?.or(traced);
+                with(widget, |p| {
+                    if let Some(h) = p.session.as_ref().map(Session::history) {
+                        p.run = Run::after(p.run, h.steps.len(), reseed, h.seed, options);
+                    }
+                    p.options = Some(options);
+                });
+                traced = generate(widget, action, &model, n, &options, &choices).await?.or(traced);
             }
             finish(widget, action, traced).await
         }
-        DecoderCommand::Look { action, look, .. } => {
-            let moved = with(widget, |p| {
-                let moved = p.lens.is_none() || p.look.as_ref().map(|l| l.lens_position) != Some(look.lens_position);
+        DecoderCommand::Branch { action, step, token, look, gpu, .. } => {
+            let (model, after) = with(widget, |p| {
                 p.look = Some(look);
-                moved
+                p.gpu = gpu;
+                let steps = p.session.as_ref().map_or(0, |s| s.history().steps.len());
+                (p.model.clone().filter(|_| p.session.is_some()), steps.saturating_sub(step + 1))
+            });
+            let Some(model) = model else {
+                return Err(Missing::Error("Gere um texto antes de escolher outro token.".into()));
+            };
+            let options = with(widget, |p| -> Result<SamplingOptions> {
+                let session = p.session.as_mut().ok_or_else(|| ComputeError::Invalid("Sem sessão.".into()))?;
+                if !session.history().can_rewind(step) {
+                    return Err(ComputeError::Invalid("A janela de contexto deslizou depois desse token: não dá mais para voltar a ele.".into()));
+                }
+                p.book.depart(Choice { step, token })?;
+                session.branch(step, token)?;
+                p.lens = None;
+                Ok(p.options.unwrap_or_default())
+            })?;
+            let traced = generate(widget, action, &model, after + 1, &options, &[]).await?;
+            finish(widget, action, traced).await
+        }
+        DecoderCommand::Return { action, branch, look, gpu, .. } => {
+            let model = with(widget, |p| {
+                p.look = Some(look);
+                p.gpu = gpu;
+                p.model.clone()
+            });
+            let Some(model) = model else {
+                return Err(Missing::Error("Gere um texto antes de voltar a um ramo.".into()));
+            };
+            let history = with(widget, |p| p.book.go_to(branch))?;
+            let session = session_for(widget, &model, history, None)?;
+            with(widget, |p| {
+                p.session = Some(session);
+                p.run = p.book.run();
+                p.options = p.run.map(|r| r.options).or(p.options);
+                p.lens = None;
+                p.rate = None;
+            });
+            let traced = sync(widget, &model).await?;
+            finish(widget, action, traced).await
+        }
+        DecoderCommand::Look { action, look, .. } => {
+            let (moved, cache_switched) = with(widget, |p| {
+                let moved = p.lens.is_none() || p.look.as_ref().map(|l| l.lens_position) != Some(look.lens_position);
+                let switched = p.look.as_ref().is_some_and(|l| l.kv_cache != look.kv_cache);
+                p.look = Some(look);
+                (moved, switched)
             });
             let Some(model) = with(widget, |p| p.model.clone().filter(|_| p.session.is_some())) else {
                 return Err(Missing::Error("Escreva um texto inicial: o modelo continua a partir dele.".into()));
             };
+            if cache_switched {
+                // The window again, with the cache or without it: what the step-through shows.
+                if let Some((trace, ids)) = sync(widget, &model).await? {
+                    send(DecoderReport::Trace { widget, trace, ids, lens_at: None, also: false }, None);
+                }
+            }
             if moved {
                 read_lens(widget, &model, false).await?;
             }
@@ -256,6 +332,11 @@ async fn perform(widget: u32, command: DecoderCommand) -> std::result::Result<()
 /// The end of an action: its last pass for "por dentro", the lens, the whole view.
 async fn finish(widget: u32, action: u64, traced: Option<(Trace, Vec<u32>)>) -> std::result::Result<(), Missing> {
     let Some(model) = with(widget, |p| p.model.clone()) else { return Ok(()) };
+    with(widget, |p| {
+        if let Some(h) = p.session.as_ref().map(Session::history) {
+            p.book.keep(h, p.run);
+        }
+    });
     let stepped = traced.is_some();
     if let Some((trace, ids)) = traced {
         send(DecoderReport::Trace { widget, trace, ids, lens_at: None, also: false }, None);
@@ -322,12 +403,15 @@ async fn wanted_gpu(widget: u32) -> Option<Rc<GpuContext>> {
 /// The session, out of the map and on the backend it should be on.
 async fn placed_session(widget: u32, model: &Rc<Playable>) -> Result<Option<(Session<Tensor>, Option<Rc<GpuContext>>)>> {
     let gpu = wanted_gpu(widget).await;
-    let Some(session) = with(widget, |p| p.session.take()) else { return Ok(None) };
+    let Some(mut session) = with(widget, |p| p.session.take()) else { return Ok(None) };
+    session.set_kv_cache(with(widget, |p| p.look.as_ref().is_none_or(|l| l.kv_cache)));
     let wanted = if gpu.is_some() { BackendKind::WebGpu } else { BackendKind::Cpu };
     if session.on() == wanted {
         return Ok(Some((session, gpu)));
     }
-    let session = session_for(widget, model, session.into_history(), gpu.as_deref())?;
+    let kv_cache = session.kv_cache();
+    let mut session = session_for(widget, model, session.into_history(), gpu.as_deref())?;
+    session.set_kv_cache(kv_cache);
     let gpu = gpu.filter(|_| session.on() == BackendKind::WebGpu);
     Ok(Some((session, gpu)))
 }
@@ -363,9 +447,10 @@ async fn sync(widget: u32, model: &Rc<Playable>) -> Result<Option<(Trace, Vec<u3
     }
 }
 
-/// `n` tokens, in slices with the inbox read between them; views while it goes. The last
-/// token's trace, for "por dentro".
-async fn generate(widget: u32, action: u64, model: &Rc<Playable>, n: usize, options: &atencao::core::decoder::SamplingOptions) -> Result<Option<(Trace, Vec<u32>)>> {
+/// `n` tokens, in slices with the inbox read between them; views while it goes; `choices`
+/// (steps counted from the prompt) taken instead of the drawn tokens. The last token's trace,
+/// for "por dentro".
+async fn generate(widget: u32, action: u64, model: &Rc<Playable>, n: usize, options: &SamplingOptions, choices: &[Choice]) -> Result<Option<(Trace, Vec<u32>)>> {
     let started = now_ms();
     let mut made = 0;
     let mut traced = None;
@@ -373,8 +458,17 @@ async fn generate(widget: u32, action: u64, model: &Rc<Playable>, n: usize, opti
     while made < n && !with(widget, |p| p.stop) {
         let Some((mut session, gpu)) = placed_session(widget, model).await? else { break };
         let rt = gpu.as_deref().map_or(Runtime::Cpu, Runtime::Device);
+        // A slice ends before a step the reader chose, which is taken at the next one.
+        let next = session.history().steps.len();
+        let chosen_at = |step: usize| choices.iter().find(|c| c.step == step).map(|c| c.token);
+        if let Some(token) = chosen_at(next) {
+            if let Err(e) = session.choose(token) {
+                keep_session(widget, session, None);
+                return Err(e);
+            }
+        }
         let slice = now_ms();
-        let go_on = |_: u32, _: usize| now_ms() - slice <= SLICE_MS;
+        let go_on = |_: u32, made: usize| now_ms() - slice <= SLICE_MS && chosen_at(next + made).is_none();
         let done = session.generate(&rt, n - made, options, Some(&now_ms), go_on).await;
         let ids = session.history().ids.clone();
         match done {
@@ -390,7 +484,12 @@ async fn generate(widget: u32, action: u64, model: &Rc<Playable>, n: usize, opti
                 return Err(e);
             }
         }
-        with(widget, |p| p.rate = Some(made as f64 / ((now_ms() - started) / 1000.0).max(1e-6)));
+        with(widget, |p| {
+            let rate = made as f64 / ((now_ms() - started) / 1000.0).max(1e-6);
+            p.rate = Some(rate);
+            let cached = p.session.as_ref().is_none_or(Session::kv_cache);
+            p.rates[usize::from(!cached)] = Some(rate);
+        });
         if now_ms() - last_view >= VIEW_EVERY_MS && made < n {
             send_view(widget, action, true);
             last_view = now_ms();
@@ -400,16 +499,17 @@ async fn generate(widget: u32, action: u64, model: &Rc<Playable>, n: usize, opti
     Ok(traced)
 }
 
-/// The lens at the look's position, on the session's backend: a pass of its own over the
-/// window up to there, traced for "por dentro" (`also`: after the action's step).
+/// The lens at the look's position and the strip of where every position settles, on the
+/// session's backend: a pass of its own over the window, traced for "por dentro" (`also`:
+/// after the action's step).
 async fn read_lens(widget: u32, model: &Rc<Playable>, also: bool) -> Result<()> {
     let Some((mut session, gpu)) = placed_session(widget, model).await? else { return Ok(()) };
     let n = session.history().ids.len();
     let wanted = with(widget, |p| p.look.as_ref().and_then(|l| l.lens_position));
     let position = wanted.filter(|&p| p < n).unwrap_or(n.saturating_sub(1));
-    let ids = session.history().ids[..=position.min(n.saturating_sub(1))].to_vec();
+    let ids = session.history().ids.clone();
     let rt = gpu.as_deref().map_or(Runtime::Cpu, Runtime::Device);
-    match session.lens_on(&rt, position, Some(&now_ms)).await {
+    match session.lens_window_on(&rt, position, Some(&now_ms)).await {
         Ok((reading, done)) => {
             keep_session(widget, session, done.fallback);
             if let Some(trace) = done.trace.filter(|t| !t.ops.is_empty()) {
@@ -431,7 +531,7 @@ fn send_view(widget: u32, action: u64, generating: bool) {
         let model = p.model.clone()?;
         let session = p.session.as_ref()?;
         let h = session.history();
-        let look = p.look.clone().unwrap_or(Look { temperature: 1.0, pins: String::new(), selected: (0, 0), lens_position: None, lens_token: None });
+        let look = p.look.clone().unwrap_or(Look { temperature: 1.0, pins: String::new(), selected: (0, 0), lens_position: None, lens_token: None, kv_cache: true });
         let cfg = &model.weights.config;
         let chips_from = p.sent_ids.iter().zip(&h.ids).take_while(|(a, b)| a == b).count();
         p.sent_ids = h.ids.clone();
@@ -467,6 +567,11 @@ fn send_view(widget: u32, action: u64, generating: bool) {
             lens_positions: view::lens_positions(&model, h),
             lens_position: lens.map(|(position, _)| *position),
             lens: lens_view,
+            strip: lens.and_then(|(_, reading)| view::strip(&model, h, reading)),
+            alternatives: look.lens_position.filter(|_| !generating).and_then(|position| view::alternatives(&model, h, position)),
+            branches: if generating { Vec::new() } else { p.book.rows(&model.tokenizer) },
+            link: p.book.link(&p.prompt_used).filter(|_| !generating).map_or_else(Vec::new, |spec| spec.to_params().into_iter().map(|(name, value)| (name.to_string(), value)).collect()),
+            cache: (!h.logits.is_empty()).then(|| view::cache(&session.cache_state(), h.ids.len(), h.last_pass == h.ids.len(), p.rates)),
             lens_token,
             pushes,
             status: view::status(&model, h, session.on(), p.cpu_only, p.rate),
@@ -489,7 +594,7 @@ async fn rerun(widget: u32, request: u64, ids: Vec<u32>, lens_at: Option<usize>,
         };
         let rt = gpu.as_deref().map_or(Runtime::Cpu, Runtime::Device);
         match lens_at {
-            Some(_) => traced(&LensPass { weights: &model.weights, ids: &ids }, &rt, with_results).await,
+            Some(at) => traced(&LensPass { weights: &model.weights, ids: &ids, at }, &rt, with_results).await,
             None => traced(&DecoderPass { weights: &model.weights, ids: &ids }, &rt, with_results).await,
         }
     }

@@ -13,6 +13,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::{ComputeError, Result};
+
 use super::sampling::{log_probability, probabilities, rank, top_n, SamplingOptions};
 
 /// How many alternatives each step keeps, most probable first.
@@ -105,43 +107,55 @@ impl BranchSpec {
     }
 }
 
-/// One path of the tree: how to make it again and what it made.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Branch {
-    pub spec: BranchSpec,
-    /// The branch it departs from (none for the first generation).
-    pub parent: Option<usize>,
-    /// The generated steps.
-    pub steps: Vec<Step>,
-}
+/// Most tokens a link may ask for (the playground generates at most 200 per click).
+pub const LINK_MAX_STEPS: usize = 1000;
 
-impl Branch {
-    pub fn log_probability(&self) -> f64 {
-        sequence_log_probability(&self.steps)
+impl BranchSpec {
+    /// The link's address parameters: the prompt, seed, settings, tokens and choices
+    /// ("passo:token", steps counted from 1, comma-separated). Numbers in Rust's shortest
+    /// form, which reads back to the same f32.
+    pub fn to_params(&self) -> Vec<(&'static str, String)> {
+        let choices: Vec<String> = self.choices.iter().map(|c| format!("{}:{}", c.step + 1, c.token)).collect();
+        vec![
+            ("prompt", self.prompt.clone()),
+            ("seed", self.seed.to_string()),
+            ("temperatura", self.options.temperature.to_string()),
+            ("top-k", self.options.top_k.to_string()),
+            ("top-p", self.options.top_p.to_string()),
+            ("tokens", self.steps.to_string()),
+            ("escolhas", choices.join(",")),
+        ]
     }
 
-    /// Where it departs from its parent: the last choice (its label in the tree).
-    pub fn departs_at(&self) -> Option<Choice> {
-        self.spec.choices.last().copied()
-    }
-}
-
-/// Every branch the reader made, in the order made; each can be returned to exactly.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct BranchTree {
-    pub branches: Vec<Branch>,
-}
-
-impl BranchTree {
-    /// Adds a branch and returns its index.
-    pub fn add(&mut self, branch: Branch) -> usize {
-        self.branches.push(branch);
-        self.branches.len() - 1
-    }
-
-    /// The branches departing from `parent`, by index.
-    pub fn children(&self, parent: usize) -> Vec<usize> {
-        (0..self.branches.len()).filter(|&i| self.branches[i].parent == Some(parent)).collect()
+    /// A link's parameters read back (`param` gives each one's value); none when the address
+    /// is not a branch's link (no `tokens`); a message when it is one but unreadable.
+    pub fn from_params(param: impl Fn(&str) -> Option<String>) -> Option<Result<BranchSpec>> {
+        let steps = param("tokens")?;
+        Some((|| {
+            let bad = |what: &str| ComputeError::Invalid(format!("O link tem um valor ilegível em «{what}»: o texto não pôde ser refeito."));
+            let number = |name: &str| -> Result<String> { param(name).map(|v| v.trim().to_string()).ok_or_else(|| bad(name)) };
+            let steps: usize = steps.trim().parse().map_err(|_| bad("tokens"))?;
+            if steps > LINK_MAX_STEPS {
+                return Err(bad("tokens"));
+            }
+            let options = SamplingOptions {
+                temperature: number("temperatura")?.parse().map_err(|_| bad("temperatura"))?,
+                top_k: number("top-k")?.parse().map_err(|_| bad("top-k"))?,
+                top_p: number("top-p")?.parse().map_err(|_| bad("top-p"))?,
+            };
+            options.validate()?;
+            let mut choices: Vec<Choice> = Vec::new();
+            for pair in param("escolhas").unwrap_or_default().split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                let (step, token) = pair.split_once(':').ok_or_else(|| bad("escolhas"))?;
+                let step: usize = step.trim().parse().map_err(|_| bad("escolhas"))?;
+                let token: u32 = token.trim().parse().map_err(|_| bad("escolhas"))?;
+                if step == 0 || step > steps || choices.last().is_some_and(|c| c.step + 1 >= step) {
+                    return Err(bad("escolhas"));
+                }
+                choices.push(Choice { step: step - 1, token });
+            }
+            Ok(BranchSpec { prompt: param("prompt").unwrap_or_default(), seed: number("seed")?.parse().map_err(|_| bad("seed"))?, options, choices, steps })
+        })())
     }
 }
 
@@ -162,6 +176,28 @@ mod tests {
     }
 
     #[test]
+    fn a_link_reads_back_to_the_same_branch_and_bad_ones_are_messages() {
+        let spec = BranchSpec {
+            prompt: "Os meninos & «as» meninas?".into(),
+            seed: 1839,
+            options: SamplingOptions { temperature: 0.9, top_k: 40, top_p: 0.95 },
+            choices: vec![Choice { step: 0, token: 17 }, Choice { step: 5, token: 2047 }],
+            steps: 12,
+        };
+        let params = spec.to_params();
+        let get = |params: &[(&str, String)], name: &str| params.iter().find(|(n, _)| *n == name).map(|(_, v)| v.clone());
+        assert_eq!(get(&params, "escolhas").as_deref(), Some("1:17,6:2047"), "steps counted from 1");
+        assert_eq!(BranchSpec::from_params(|n| get(&params, n)).unwrap().unwrap(), spec);
+        assert!(BranchSpec::from_params(|_| None).is_none(), "not a link");
+        for (name, value) in [("tokens", "x"), ("tokens", "100000"), ("temperatura", "NaN"), ("top-p", "0"), ("seed", "-1"), ("escolhas", "0:3"), ("escolhas", "13:3"), ("escolhas", "6:1,1:2"), ("escolhas", "2:")] {
+            let mut bad = params.clone();
+            bad.iter_mut().find(|(n, _)| *n == name).unwrap().1 = value.into();
+            let error = BranchSpec::from_params(|n| get(&bad, n)).unwrap().unwrap_err();
+            assert!(!error.to_string().is_empty(), "{name}={value}");
+        }
+    }
+
+    #[test]
     fn a_new_choice_keeps_the_earlier_ones_and_drops_the_later() {
         let spec = BranchSpec {
             prompt: "a".into(),
@@ -173,10 +209,5 @@ mod tests {
         let next = spec.with_choice(Choice { step: 3, token: 9 });
         assert_eq!(next.choices, vec![Choice { step: 1, token: 5 }, Choice { step: 3, token: 9 }]);
         assert_eq!((next.choice_at(3), next.choice_at(4)), (Some(9), None));
-        let mut tree = BranchTree::default();
-        let root = tree.add(Branch { spec, parent: None, steps: Vec::new() });
-        let child = tree.add(Branch { spec: next, parent: Some(root), steps: Vec::new() });
-        assert_eq!(tree.children(root), vec![child]);
-        assert_eq!(tree.branches[child].departs_at(), Some(Choice { step: 3, token: 9 }));
     }
 }

@@ -207,6 +207,8 @@ impl LogitParts {
 pub struct LensPass<'a> {
     pub weights: &'a DecoderWeights,
     pub ids: &'a [u32],
+    /// The position read in detail; every position is read for the settle strip.
+    pub at: usize,
 }
 
 impl Job for LensPass<'_> {
@@ -214,7 +216,7 @@ impl Job for LensPass<'_> {
     async fn run<E: Executor>(&self, e: &E) -> Result<LensReading> {
         let weights = self.weights.upload(e)?;
         let mut cache = KvCache::new(e, &self.weights.config)?;
-        let (pass, taps) = forward_with_lens(e, &weights, self.ids, &mut cache)?;
+        let (pass, taps) = forward_with_strip(e, &weights, self.ids, &mut cache, self.at)?;
         Ok(read_forward_with_lens(e, &pass, &taps).await?.1)
     }
 }

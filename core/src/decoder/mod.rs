@@ -13,6 +13,7 @@
 //! - `protocol`: the messages between a playground and its session in the page's worker;
 //! - `session`: a generation: window rule, cache, sampling; movable between backends;
 //! - `branches`: each generated token's alternatives, a branch's choices and log-probability;
+//! - `tree`: the branches a reader made, each kept whole, and the link of one;
 //! - `sampling`: greedy, temperature, top-k, top-p;
 //! - `tokenizer`: the BPE or a trained model's characters, behind one interface;
 //! - `prose`: the corpus's hard-wrapped lines joined into paragraphs before training.
@@ -35,6 +36,7 @@ pub mod sampling;
 pub mod session;
 pub mod settle;
 pub mod tokenizer;
+pub mod tree;
 pub mod view;
 pub mod weights;
 

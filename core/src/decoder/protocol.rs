@@ -13,8 +13,10 @@ use crate::error::{ComputeError, Result};
 use crate::executor::BackendKind;
 use crate::trace::Trace;
 
+use super::branches::Choice;
 use super::sampling::SamplingOptions;
-use super::view::{Chip, LensView, Predictions, PushView};
+use super::tree::BranchRow;
+use super::view::{AlternativesView, CacheView, Chip, LensView, Predictions, PushView, StripView};
 
 /// What the widget draws with, besides the session: the temperature of the bars, the pinned
 /// words, the head enlarged, the lens's position (none: the last) and token (none: the
@@ -26,6 +28,8 @@ pub struct Look {
     pub selected: (usize, usize),
     pub lens_position: Option<usize>,
     pub lens_token: Option<u32>,
+    /// Generate with the KV cache (the default) or recompute the window at every pass.
+    pub kv_cache: bool,
 }
 
 /// The shipped model's files as the page downloaded and checked them. The weights
@@ -56,7 +60,14 @@ pub enum DecoderCommand {
     /// Samples and runs `n` tokens after `prompt` (read first, from `seed`, if the session has
     /// another), the generator started again from `seed` when `reseed` ("Gerar"); `n` = 0 only
     /// brings the session up to date (after a change of backend).
-    Generate { widget: u32, action: u64, prompt: String, n: usize, seed: u64, reseed: bool, options: SamplingOptions, look: Look, gpu: bool },
+    /// `choices`: the reader's tokens at those steps (counted from the prompt) instead of the
+    /// drawn ones, as a branch's link gives them.
+    Generate { widget: u32, action: u64, prompt: String, n: usize, seed: u64, reseed: bool, options: SamplingOptions, choices: Vec<Choice>, look: Look, gpu: bool },
+    /// A branch: back to generated step `step`, `token` there instead, and as many tokens after
+    /// it as the text had, with the settings of its last generation.
+    Branch { widget: u32, action: u64, step: usize, token: u32, look: Look, gpu: bool },
+    /// Back to branch `branch` of the tree, exactly as it was.
+    Return { widget: u32, action: u64, branch: usize, look: Look, gpu: bool },
     /// The same session drawn with another look (the lens is read again if its position moved).
     Look { widget: u32, action: u64, look: Look },
     /// The generation in flight stops at its next token; actions waiting are dropped.
@@ -90,6 +101,17 @@ pub struct DecoderView {
     /// The lens's position read (a window index); none while generating.
     pub lens_position: Option<usize>,
     pub lens: Option<LensView>,
+    /// Where each prediction of the window settles (read with the lens); none while generating.
+    pub strip: Option<StripView>,
+    /// What the model offered at the generated token the lens reads; none while generating.
+    pub alternatives: Option<AlternativesView>,
+    /// The tree of branches (empty until tokens are generated; left out while generating), and
+    /// the address parameters of the current branch's link when one run made it
+    /// (`BranchSpec::to_params`; empty: none).
+    pub branches: Vec<BranchRow>,
+    pub link: Vec<(String, String)>,
+    /// The KV cache's step-through (none before the first pass).
+    pub cache: Option<CacheView>,
     /// The token the pushes are of, and the pushes (or why not).
     pub lens_token: Option<u32>,
     pub pushes: Option<std::result::Result<PushView, String>>,
@@ -142,6 +164,8 @@ impl DecoderCommand {
         match self {
             DecoderCommand::Read { widget, .. }
             | DecoderCommand::Generate { widget, .. }
+            | DecoderCommand::Branch { widget, .. }
+            | DecoderCommand::Return { widget, .. }
             | DecoderCommand::Look { widget, .. }
             | DecoderCommand::Stop { widget }
             | DecoderCommand::Rerun { widget, .. } => *widget,
@@ -152,7 +176,11 @@ impl DecoderCommand {
     /// The action number of a command that computes (0 for the others).
     pub fn action(&self) -> u64 {
         match self {
-            DecoderCommand::Read { action, .. } | DecoderCommand::Generate { action, .. } | DecoderCommand::Look { action, .. } => *action,
+            DecoderCommand::Read { action, .. }
+            | DecoderCommand::Generate { action, .. }
+            | DecoderCommand::Branch { action, .. }
+            | DecoderCommand::Return { action, .. }
+            | DecoderCommand::Look { action, .. } => *action,
             _ => 0,
         }
     }
@@ -222,14 +250,14 @@ mod tests {
     use crate::train_run::protocol::TrainReport;
 
     fn look() -> Look {
-        Look { temperature: 0.8, pins: "eram, era".into(), selected: (1, 2), lens_position: Some(3), lens_token: None }
+        Look { temperature: 0.8, pins: "eram, era".into(), selected: (1, 2), lens_position: Some(3), lens_token: None, kv_cache: false }
     }
 
     #[test]
     fn commands_and_reports_round_trip_and_never_read_as_the_train_widgets() {
         let commands = [
             DecoderCommand::Read { widget: 2, action: 7, which: Which::Trained, prompt: "Os meninos".into(), seed: 42, look: look(), gpu: true },
-            DecoderCommand::Generate { widget: 1, action: 8, prompt: "<b>x</b> «ç»".into(), n: 40, seed: 9, reseed: true, options: SamplingOptions::greedy(), look: look(), gpu: false },
+            DecoderCommand::Generate { widget: 1, action: 8, prompt: "<b>x</b> «ç»".into(), n: 40, seed: 9, reseed: true, choices: vec![Choice { step: 3, token: 17 }], options: SamplingOptions::greedy(), look: look(), gpu: false },
             DecoderCommand::Stop { widget: 3 },
         ];
         for c in commands {
@@ -270,7 +298,7 @@ mod tests {
         use proptest::prelude::*;
 
         use super::super::*;
-        use crate::decoder::view::{Bars, PinRows};
+        use crate::decoder::view::{Bars, PinRows, SettleCell};
         use crate::matrix::Matrix;
         use crate::op::OpKind;
         use crate::trace::{OpRecord, Shape};
@@ -310,8 +338,26 @@ mod tests {
         }
 
         fn look() -> impl Strategy<Value = Look> {
-            (finite(), text(), any::<(usize, usize)>(), of(any::<usize>()), of(any::<u32>()))
-                .prop_map(|(temperature, pins, selected, lens_position, lens_token)| Look { temperature, pins, selected, lens_position, lens_token })
+            (finite(), text(), any::<(usize, usize)>(), of(any::<usize>()), of(any::<u32>()), any::<bool>())
+                .prop_map(|(temperature, pins, selected, lens_position, lens_token, kv_cache)| Look { temperature, pins, selected, lens_position, lens_token, kv_cache })
+        }
+
+        fn choices() -> impl Strategy<Value = Vec<Choice>> {
+            vec(any::<(usize, u32)>().prop_map(|(step, token)| Choice { step, token }), 0..3)
+        }
+
+        fn alternatives() -> impl Strategy<Value = AlternativesView> {
+            (any::<(usize, usize, u32)>(), text(), pairs(), of(text()))
+                .prop_map(|((step, position, taken), title, options, refused)| AlternativesView { step, position, title, options, taken, refused })
+        }
+
+        fn cache() -> impl Strategy<Value = CacheView> {
+            (any::<(bool, usize, usize, usize)>(), text(), text(), text())
+                .prop_map(|((on, layers, positions, computed), pass, size, rates)| CacheView { on, layers, positions, computed, pass, size, rates })
+        }
+
+        fn branch_rows() -> impl Strategy<Value = Vec<BranchRow>> {
+            vec((any::<(usize, bool, usize)>(), text(), text()).prop_map(|((index, current, depth), label, detail)| BranchRow { index, label, detail, current, depth }), 0..3)
         }
 
         fn options() -> impl Strategy<Value = SamplingOptions> {
@@ -323,8 +369,10 @@ mod tests {
                 (text(), text(), any::<usize>()).prop_map(|(manifest_json, tokenizer_json, weights_len)| DecoderCommand::Shipped { files: ShippedFiles { manifest_json, tokenizer_json, weights_len } }),
                 (any::<(u32, u64, u64)>(), prop_oneof![Just(Which::Shipped), Just(Which::Trained)], text(), look(), any::<bool>())
                     .prop_map(|((widget, action, seed), which, prompt, look, gpu)| DecoderCommand::Read { widget, action, which, prompt, seed, look, gpu }),
-                (any::<(u32, u64, usize, u64)>(), text(), any::<(bool, bool)>(), options(), look())
-                    .prop_map(|((widget, action, n, seed), prompt, (reseed, gpu), options, look)| DecoderCommand::Generate { widget, action, prompt, n, seed, reseed, options, look, gpu }),
+                (any::<(u32, u64, usize, u64)>(), text(), any::<(bool, bool)>(), options(), choices(), look())
+                    .prop_map(|((widget, action, n, seed), prompt, (reseed, gpu), options, choices, look)| DecoderCommand::Generate { widget, action, prompt, n, seed, reseed, options, choices, look, gpu }),
+                (any::<(u32, u64, usize, u32, bool)>(), look()).prop_map(|((widget, action, step, token, gpu), look)| DecoderCommand::Branch { widget, action, step, token, look, gpu }),
+                (any::<(u32, u64, usize, bool)>(), look()).prop_map(|((widget, action, branch, gpu), look)| DecoderCommand::Return { widget, action, branch, look, gpu }),
                 (any::<(u32, u64)>(), look()).prop_map(|((widget, action), look)| DecoderCommand::Look { widget, action, look }),
                 any::<u32>().prop_map(|widget| DecoderCommand::Stop { widget }),
                 (any::<(u32, u64)>(), vec(any::<u32>(), 0..8), of(any::<usize>()), backend(), any::<bool>())
@@ -354,14 +402,20 @@ mod tests {
             (matrix(), vec(text(), 0..3), vec(text(), 0..3), text(), text()).prop_map(|(pushes, layers, columns, title, sum)| PushView { pushes, layers, columns, title, sum })
         }
 
+        fn strip() -> impl Strategy<Value = StripView> {
+            let cell = (any::<(usize, usize)>(), text()).prop_map(|((position, settle), title)| SettleCell { position, settle, title });
+            (vec(cell, 0..4), vec(text(), 0..3), text()).prop_map(|(cells, stages, summary)| StripView { cells, stages, summary })
+        }
+
         fn view() -> impl Strategy<Value = DecoderView> {
             (
                 (any::<(u64, bool, usize, usize, usize)>(), of(text()), text()),
                 (vec(any::<u32>(), 0..6), any::<usize>(), vec(chip(), 0..3), text(), text()),
-                (of(predictions()), pairs(), of(any::<usize>()), of(lens())),
+                (of(predictions()), pairs(), of(any::<usize>()), of(lens()), of(strip())),
                 (of(any::<u32>()), of(prop_oneof![pushes().prop_map(Ok), text().prop_map(Err)]), text(), backend()),
+                (of(alternatives()), branch_rows(), pairs(), of(cache())),
             )
-                .prop_map(|(((action, generating, layers, heads, context), trained, tokenizer_kind), (ids, chips_from, chips, prompt_text, generated_text), (predictions, lens_positions, lens_position, lens), (lens_token, pushes, status, on))| DecoderView {
+                .prop_map(|(((action, generating, layers, heads, context), trained, tokenizer_kind), (ids, chips_from, chips, prompt_text, generated_text), (predictions, lens_positions, lens_position, lens, strip), (lens_token, pushes, status, on), (alternatives, branches, link, cache))| DecoderView {
                     action,
                     generating,
                     layers,
@@ -378,6 +432,11 @@ mod tests {
                     lens_positions,
                     lens_position,
                     lens,
+                    strip,
+                    alternatives,
+                    branches,
+                    link,
+                    cache,
                     lens_token,
                     pushes,
                     status,
@@ -495,7 +554,7 @@ mod tests {
             assert!(DecoderCommand::from_json(&json).is_err());
             let options = SamplingOptions { temperature: t, ..SamplingOptions::default() };
             assert!(options.validate().is_err());
-            let json = DecoderCommand::Generate { widget: 1, action: 2, prompt: "x".into(), n: 1, seed: 0, reseed: false, options, look: self::look(), gpu: false }.to_json();
+            let json = DecoderCommand::Generate { widget: 1, action: 2, prompt: "x".into(), n: 1, seed: 0, reseed: false, options, choices: Vec::new(), look: self::look(), gpu: false }.to_json();
             assert!(DecoderCommand::from_json(&json).is_err());
         }
     }

@@ -109,6 +109,12 @@ impl History {
         self.rng = Rng::new(seed);
     }
 
+    /// Whether generated step `step` can still be gone back to (`Session::rewind`): the window
+    /// has not slid since the pass behind its logits.
+    pub fn can_rewind(&self, step: usize) -> bool {
+        self.steps.get(step).is_some_and(|s| s.window_start == self.dropped && s.position >= self.dropped + s.positions_run)
+    }
+
     /// The log-probability of the generated tokens (`branches::sequence_log_probability`).
     pub fn log_probability(&self) -> f64 {
         sequence_log_probability(&self.steps)
@@ -236,9 +242,13 @@ impl<T: Clone> Session<T> {
     }
 
     /// Generates with the KV cache (the default) or without it: each pass then recomputes
-    /// the whole window from position 0. The tokens are the same either way.
+    /// the whole window from position 0. The tokens are the same either way. Turning it off
+    /// empties the cache, so the next `sync` runs the window again, as every pass will.
     pub fn set_kv_cache(&mut self, on: bool) {
         self.kv_cache = on;
+        if !on {
+            self.cache.clear();
+        }
     }
 
     pub fn kv_cache(&self) -> bool {
@@ -378,7 +388,7 @@ impl<T: Clone> Session<T> {
         let Some(s) = h.steps.get(step) else {
             return Err(ComputeError::Invalid(format!("O passo {} não foi gerado.", step + 1)));
         };
-        if s.window_start != h.dropped || s.position < h.dropped + s.positions_run {
+        if !h.can_rewind(step) {
             return Err(ComputeError::Invalid("A janela de contexto deslizou depois desse token: não dá mais para voltar a ele.".into()));
         }
         let at = s.position - h.dropped;

@@ -16,7 +16,7 @@ use super::lens::LensReading;
 use super::pins;
 use super::playable::Playable;
 use super::sampling::top_n;
-use super::session::{attention_window, History};
+use super::session::{attention_window, CacheState, History};
 use super::tokenizer::TokenCodec;
 
 /// Bars shown in each next-token chart.
@@ -282,6 +282,153 @@ pub fn lens(model: &Playable, h: &History, position: usize, reading: &LensReadin
     }
 }
 
+/// What the model offered where a generated token stands: the reader can take another path
+/// from there (`Session::branch`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AlternativesView {
+    /// The generated step (0 = the first token after the prompt) and its window position.
+    pub step: usize,
+    pub position: usize,
+    pub title: String,
+    /// (token id, label with its probability), most probable first; the token taken is among
+    /// them (added after the others, with its rank, when it was not one of the most probable).
+    pub options: Vec<(String, String)>,
+    pub taken: u32,
+    /// The window slid since: the step can no longer be gone back to.
+    pub refused: Option<String>,
+}
+
+/// The alternatives of the token at window position `position`, if a step generated it.
+pub fn alternatives(model: &Playable, h: &History, position: usize) -> Option<AlternativesView> {
+    let bpe = &model.tokenizer;
+    let step = h.steps.iter().position(|s| s.position == h.dropped + position)?;
+    let s = &h.steps[step];
+    let mut options: Vec<(String, String)> = s.alternatives.iter().map(|&(t, p)| (t.to_string(), format!("«{}» {}", bpe.label(t), format_pt(p, 4)))).collect();
+    if !s.alternatives.iter().any(|&(t, _)| t == s.token) {
+        options.push((s.token.to_string(), format!("«{}» {} ({}º)", bpe.label(s.token), format_pt(s.probability, 4), s.rank)));
+    }
+    let how = if s.chosen { "escolhido" } else { "sorteado" };
+    Some(AlternativesView {
+        step,
+        position,
+        title: format!("No passo {}, no lugar de «{}» ({how}), o modelo oferecia (probabilidade na temperatura 1); escolha outro para seguir por ali:", step + 1, bpe.label(s.token)),
+        options,
+        taken: s.token,
+        refused: (!h.can_rewind(step)).then(|| "A janela de contexto deslizou depois deste token: não dá mais para voltar a ele.".to_string()),
+    })
+}
+
+/// The KV cache made visible: what the last pass computed, what the cache keeps for the next
+/// one, its size, and the speed measured on this page with and without it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CacheView {
+    pub on: bool,
+    pub layers: usize,
+    /// The window's positions; the last `computed` of them ran in the last pass (the others'
+    /// keys and values came from the cache).
+    pub positions: usize,
+    pub computed: usize,
+    /// The step: prefill, decode, or the whole window again without the cache.
+    pub pass: String,
+    pub size: String,
+    pub rates: String,
+}
+
+/// The cache's view from its state (`Session::cache_state`), the window's length, whether the
+/// last pass was the prompt's first, and the tokens per second last measured with the cache
+/// and without it.
+pub fn cache(state: &CacheState, positions: usize, prefill: bool, rates: [Option<f64>; 2]) -> CacheView {
+    let computed = state.last_pass.min(positions);
+    let pass = match (state.on, prefill) {
+        (true, true) => format!("Prefill: as {computed} posições do texto inicial numa passada só; as chaves e os valores de todas ficam no cache."),
+        (true, false) => format!("Decode: só {computed} posição nova calculada; as chaves e os valores das outras {} vieram do cache.", positions.saturating_sub(computed)),
+        (false, _) => format!("Sem cache: a passada recalculou as {computed} posições da janela, e nada fica guardado para a próxima."),
+    };
+    let kb = |bytes: usize| format_pt(bytes as f32 / 1024.0, 1);
+    let size = format!(
+        "Cache: {} posições × chave e valor de {} números cada, por camada: {} KB por camada, {} KB nas {} camadas (reservados: {} KB por camada, para o contexto inteiro).",
+        state.positions,
+        state.bytes_per_layer / (2 * 4 * state.positions.max(1)),
+        kb(state.bytes_per_layer),
+        kb(state.bytes_per_layer * state.layers),
+        state.layers,
+        kb(state.reserved_per_layer)
+    );
+    let rate = |r: Option<f64>| r.map_or("ainda não medido".to_string(), |r| format!("{} tokens/s", format_pt(r as f32, 1)));
+    let rates = format!("Medido nesta página, na última geração de cada modo: com cache {}, sem cache {}.", rate(rates[0]), rate(rates[1]));
+    CacheView { on: state.on, layers: state.layers, positions, computed, pass, size, rates }
+}
+
+/// One cell of the strip under the chips: the stage from which the lens's top-1 at window
+/// position `position` stays the model's final prediction there (0 = the embedding).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SettleCell {
+    pub position: usize,
+    pub settle: usize,
+    /// The tooltip: the token, the prediction, where it settles.
+    pub title: String,
+}
+
+/// Where each prediction of the window settles, and what that says about this model, in
+/// sentences made from the counts (the page's prose types none of them).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StripView {
+    pub cells: Vec<SettleCell>,
+    /// The stages' names, 0 = the embedding.
+    pub stages: Vec<String>,
+    pub summary: String,
+}
+
+/// The strip from the reading of the lens's pass over the whole window (`lens_window`); none
+/// when the reading has no strip. A position whose final top two are within `NEAR_TIE` is
+/// said to be one: there, rounding alone could swap them.
+pub fn strip(model: &Playable, h: &History, reading: &LensReading) -> Option<StripView> {
+    const NEAR_TIE: f32 = 1e-4;
+    if reading.strip.is_empty() {
+        return None;
+    }
+    let bpe = &model.tokenizer;
+    let stages = reading.stages();
+    let cells: Vec<SettleCell> = reading
+        .strip
+        .iter()
+        .map(|p| {
+            let after = h.ids.get(p.position).map_or(String::new(), |&id| bpe.label(id));
+            let (token, probability) = p.prediction().unwrap_or((0, 0.0));
+            let when = if p.settle == 0 { "desde o embedding".to_string() } else { format!("a partir da {}", stage_label(p.settle)) };
+            let tie = if p.margin(stages - 1) <= NEAR_TIE { "; quase empate com o segundo, que um arredondamento pode inverter" } else { "" };
+            SettleCell {
+                position: p.position,
+                settle: p.settle,
+                title: format!("posição {}, depois de «{after}»: prevê «{}» ({}) {when}{tie}; clique para ler a lente aqui", p.position + 1, bpe.label(token), format_pt(probability, 4)),
+            }
+        })
+        .collect();
+    let counts = super::settle::settle_counts(&reading.strip, stages);
+    let n = cells.len();
+    let by_stage: Vec<String> = counts.iter().enumerate().filter(|(_, &c)| c > 0).map(|(s, c)| format!("{c} na etapa «{}»", stage_label(s))).collect();
+    let mut summary = format!("Das {n} previsões desta janela, cada uma se decide pela primeira vez em: {}.", by_stage.join(", "));
+    // Decided by the first block: compared with the bigram, which sees only the last token.
+    let early: Vec<&super::settle::PositionSettle> = reading.strip.iter().filter(|p| p.settle <= 1).collect();
+    if let (Some(bigram), false) = (model.bigram.as_deref(), early.is_empty()) {
+        let same = early
+            .iter()
+            .filter(|p| {
+                let first = h.ids.get(p.position).and_then(|&id| bigram.next_distribution(id).first().map(|&(t, _)| t));
+                first.is_some() && first == p.prediction().map(|(t, _)| t)
+            })
+            .count();
+        summary.push_str(&format!(
+            " Em {} delas a previsão final já está pronta depois do primeiro bloco, e em {same} destas o bigrama, que só vê o token anterior, aposta no mesmo token.",
+            early.len()
+        ));
+    }
+    if let Some(late) = counts.get(2..).map(|c| c.iter().sum::<usize>()).filter(|&c| c > 0) {
+        summary.push_str(&format!(" Nas outras {late}, a aposta do primeiro bloco ainda muda num bloco seguinte."));
+    }
+    Some(StripView { cells, stages: (0..stages).map(stage_label).collect(), summary })
+}
+
 /// Each head's (and each FFN's) direct push on one token's logit, layer by layer, and the sum.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PushView {
@@ -395,6 +542,68 @@ mod tests {
         let (window, start) = h.attention_window(heads + 1, 3);
         assert_eq!((e.weights, e.labels), (window, labels[start..].to_vec()));
         assert!(e.title.starts_with("Atenção da camada 2, cabeça 2 (últimas 3 posições)"), "{}", e.title);
+    }
+
+    #[test]
+    fn the_strip_is_the_readings_settle_stages_with_counts_in_its_summary() {
+        let model = tiny();
+        let mut session = Session::start(&Cpu, model.weights.clone(), &model.tokenizer, "o gato viu o rato", 7).unwrap();
+        block_on_ready(session.sync(&Cpu)).unwrap();
+        let n = session.history().ids.len();
+        let reading = block_on_ready(session.lens_window(&Cpu, 2)).unwrap();
+        let view = strip(&model, session.history(), &reading).unwrap();
+        assert_eq!(view.cells.len(), n);
+        assert_eq!(view.stages.len(), model.weights.config.n_layers + 1);
+        for (cell, p) in view.cells.iter().zip(&reading.strip) {
+            assert_eq!((cell.position, cell.settle), (p.position, p.settle));
+            assert!(cell.title.starts_with(&format!("posição {},", p.position + 1)), "{}", cell.title);
+        }
+        // The summary's counts are the strip's, stage by stage.
+        let counts = crate::decoder::settle::settle_counts(&reading.strip, view.stages.len());
+        for (stage, count) in counts.iter().enumerate().filter(|(_, &c)| c > 0) {
+            assert!(view.summary.contains(&format!("{count} na etapa «{}»", view.stages[stage])), "{}", view.summary);
+        }
+        assert!(view.summary.starts_with(&format!("Das {n} previsões")));
+        // The plain lens has no strip to show.
+        let plain = block_on_ready(session.lens(&Cpu, 2)).unwrap();
+        assert!(strip(&model, session.history(), &plain).is_none());
+    }
+
+    #[test]
+    fn the_alternatives_are_the_steps_with_the_token_taken_among_them() {
+        let model = tiny();
+        let h = generated(&model, 3);
+        assert!(alternatives(&model, &h, 0).is_none(), "a prompt token has no draw");
+        let position = h.prompt_len + 1;
+        let a = alternatives(&model, &h, position).unwrap();
+        let s = &h.steps[1];
+        assert_eq!((a.step, a.taken, a.refused.is_none()), (1, s.token, true));
+        assert!(a.options.len() >= 5 && a.options.iter().any(|(t, _)| *t == s.token.to_string()));
+        assert_eq!(a.options[0].0, s.alternatives[0].0.to_string());
+        assert!(a.title.starts_with("No passo 2, no lugar de"), "{}", a.title);
+    }
+
+    #[test]
+    fn the_cache_view_says_prefill_decode_or_the_whole_window() {
+        let model = tiny();
+        let mut session = Session::start(&Cpu, model.weights.clone(), &model.tokenizer, "o gato", 7).unwrap();
+        block_on_ready(session.sync(&Cpu)).unwrap();
+        let n = session.history().ids.len();
+        let prefill = cache(&session.cache_state(), n, true, [None, None]);
+        assert_eq!((prefill.on, prefill.positions, prefill.computed), (true, n, n));
+        assert!(prefill.pass.starts_with(&format!("Prefill: as {n} posições")), "{}", prefill.pass);
+        assert!(prefill.rates.contains("com cache ainda não medido"), "{}", prefill.rates);
+        block_on_ready(session.step(&Cpu, &SamplingOptions::default())).unwrap();
+        let decode = cache(&session.cache_state(), n + 1, false, [Some(12.5), None]);
+        assert_eq!(decode.computed, 1);
+        assert!(decode.pass.contains(&format!("as outras {n} vieram do cache")), "{}", decode.pass);
+        assert!(decode.rates.contains("com cache 12,5 tokens/s"), "{}", decode.rates);
+        let c = model.weights.config.d_model;
+        assert!(decode.size.contains(&format!("{} posições × chave e valor de {c} números", n + 1)), "{}", decode.size);
+        session.set_kv_cache(false);
+        block_on_ready(session.step(&Cpu, &SamplingOptions::default())).unwrap();
+        let none = cache(&session.cache_state(), n + 2, false, [None, None]);
+        assert!(!none.on && none.computed == n + 2 && none.pass.starts_with("Sem cache"), "{none:?}");
     }
 
     #[test]

@@ -148,6 +148,29 @@ export default async function decoder({ page, base, mode, browser }) {
     const numbers = [...sum.matchAll(/−?-?\d+,\d+/g)].map((m) => parsePt(m[0].replace('−', '-')));
     assert(numbers.length === 5, sum);
     assert(Math.abs(numbers[0] + numbers[1] + numbers[2] + numbers[3] - numbers[4]) < 0.03, sum);
+    // The settle strip (issue 39): one cell per position of the window, its stage 0…4, and at
+    // the last position the stage the lens's own tops give (the first from which the top-1
+    // stays the final one).
+    const cells = await page.$$eval(`${HOST} [data-strip] [data-settle]`, (cs) => cs.map((c) => ({ position: Number(c.dataset.position), settle: Number(c.dataset.settle), text: c.textContent, bg: getComputedStyle(c).backgroundColor })));
+    const n = await chipCount(page);
+    assert(cells.length === n && cells.every((c, i) => c.position === i && c.settle >= 0 && c.settle <= 4), JSON.stringify(cells));
+    const chipTexts = await page.$$eval(`${HOST} .chips .chip`, (cs) => cs.map((c) => c.textContent));
+    assert(cells.every((c, i) => c.text === chipTexts[i]), 'each cell carries its token');
+    const top1 = tops.map((t) => t.match(/^«(.*?)»/)[1]);
+    const settle = top1.reduce((s, t, i) => (t === top1[top1.length - 1] ? s : i + 1), 0);
+    assert(cells[n - 1].settle === settle, `last cell ${cells[n - 1].settle} vs the lens's tops ${JSON.stringify(top1)}`);
+    // Same stage, same colour; the legend names all five stages.
+    for (const a of cells) for (const b of cells) assert((a.settle === b.settle) === (a.bg === b.bg), `colours ${JSON.stringify([a, b])}`);
+    const legend = await page.$$eval(`${HOST} .settle-legend .settle-swatch`, (s) => s.map((e) => e.textContent));
+    assert(JSON.stringify(legend) === '["0","1","2","3","4"]', JSON.stringify(legend));
+    const summary = await page.textContent(`${HOST} .settle-summary`);
+    assert(summary.startsWith(`Das ${n} previsões`), summary);
+    const counted = [...summary.matchAll(/(\d+) na etapa/g)].reduce((a, m) => a + Number(m[1]), 0);
+    assert(counted === n, `the summary's counts add to ${counted}, not ${n}: ${summary}`);
+    await page.click(`${HOST} [data-strip] [data-position="0"]`);
+    await ready(page, HOST);
+    assert(await page.inputValue(`${HOST} [data-control=lens-position]`) === '0', 'a strip cell reads the lens there');
+    assert((await page.$$eval(`${HOST} [data-strip] [data-settle]`, (cs) => cs.length)) === n, 'the strip stays the whole window');
     // A click on a token reads the lens there; the token that really followed is offered.
     await page.click(`${HOST} .chips .chip[data-position="1"]`);
     await ready(page, HOST);
@@ -203,6 +226,79 @@ export default async function decoder({ page, base, mode, browser }) {
       assert(Math.abs(sum - 1) < 0.01 || rows.length === 24, `row sums to ${sum}`);
     }
     await page.screenshot({ path: path.join(ARTIFACTS, `decoder-${mode}.png`), fullPage: true });
+  });
+
+  await check(`[${mode}] playground: branches (issue 39): the alternatives at a generated token, another path, the tree, the way back, a link`, async () => {
+    await page.goto(`${base}/${PLAYGROUND}?preset=meninos`);
+    await ready(page, HOST);
+    await page.fill(`${HOST} [data-control=seed]`, '11');
+    await page.fill(`${HOST} [data-control=tokens]`, '8');
+    await page.click(`${HOST} [data-action=generate]`);
+    await ready(page, HOST);
+    const generated = () => page.textContent(`${HOST} .decoder-text .generated`);
+    const ids = () => page.$$eval(`${HOST} .chips .chip`, (cs) => cs.map((c) => ({ id: c.dataset.id, generated: c.classList.contains('generated') })));
+    const original = await generated();
+    const before = await ids();
+    const at = before.findIndex((c) => c.generated) + 2;
+    // A click on the third generated token: what the model offered there, the taken one pressed.
+    await page.click(`${HOST} .chips .chip[data-position="${at}"]`);
+    await ready(page, HOST);
+    const options = await page.$$eval(`${HOST} [data-alternatives] [data-token]`, (bs) => bs.map((b) => ({ token: b.dataset.token, pressed: b.getAttribute('aria-pressed'), text: b.textContent })));
+    const taken = options.filter((o) => o.pressed === 'true');
+    assert(options.length >= 5 && taken.length === 1 && taken[0].token === before[at].id, JSON.stringify({ options, at: before[at] }));
+    assert(options.every((o) => /^«.*» \d,\d{4}/.test(o.text)), JSON.stringify(options));
+    const other = options.find((o) => o.pressed !== 'true');
+    await page.click(`${HOST} [data-alternatives] [data-token="${other.token}"]`);
+    await ready(page, HOST);
+    const after = await ids();
+    assert(after.length === before.length, `the branch is as long: ${after.length} vs ${before.length}`);
+    assert(after.slice(0, at).every((c, i) => c.id === before[i].id), 'the prefix is kept');
+    assert(after[at].id === other.token, `the chosen token ${other.token} stands at ${at}: ${after[at].id}`);
+    const rows = () => page.$$eval(`${HOST} [data-branches] [data-branch]`, (bs) => bs.map((b) => ({ index: b.dataset.branch, pressed: b.getAttribute('aria-pressed'), text: b.textContent })));
+    const tree = await rows();
+    assert(tree.length === 2 && tree[0].text.startsWith('original') && tree[1].pressed === 'true' && tree[1].text.includes(`no passo 3`), JSON.stringify(tree));
+    assert(tree.every((r) => /log-probabilidade −\d+,\d\d/.test(r.text)), JSON.stringify(tree));
+    const branchText = await generated();
+    assert(branchText !== original, 'another path, another text');
+    const link = await page.getAttribute(`${HOST} [data-branches] [data-link]`, 'href');
+    assert(link.includes('escolhas=3') && link.includes('seed=11') && link.includes('tokens=8'), link);
+    // The way back: the original, exactly.
+    await page.click(`${HOST} [data-branches] [data-branch="0"]`);
+    await ready(page, HOST);
+    assert(await generated() === original, `back to the original: ${await generated()} vs ${original}`);
+    assert((await rows())[0].pressed === 'true', 'the original is the current branch');
+    // The link makes the branch again, in a fresh page.
+    await page.goto(link);
+    await ready(page, HOST);
+    assert(await generated() === branchText, `the link's text ${await generated()} vs the branch's ${branchText}`);
+    assert(await page.isChecked(`${HOST} [data-control=fixed-seed]`), 'the link fixes its seed');
+  });
+
+  await check(`[${mode}] playground: the KV cache made visible (issue 39): prefill, decode, the window again without it, the same tokens`, async () => {
+    const run = async (cached) => {
+      await page.setChecked(`${HOST} [data-control=kv-cache]`, cached);
+      await ready(page, HOST);
+      await page.fill(`${HOST} [data-control=seed]`, '5');
+      await page.fill(`${HOST} [data-control=temperature]`, '0,9');
+      await page.click(`${HOST} [data-action=restart]`);
+      await ready(page, HOST);
+      const read = await page.textContent(`${HOST} .kv-pass`);
+      await page.fill(`${HOST} [data-control=tokens]`, '10');
+      await page.click(`${HOST} [data-action=generate]`);
+      await ready(page, HOST);
+      const grid = await page.$eval(`${HOST} canvas.kv-grid`, (c) => ({ width: c.width, height: c.height }));
+      return { read, grid, text: await page.textContent(`${HOST} .decoder-text .generated`), pass: await page.textContent(`${HOST} .kv-pass`), size: await page.textContent(`${HOST} .kv-size`), rates: await page.textContent(`${HOST} .kv-rates`), chips: await chipCount(page) };
+    };
+    const on = await run(true);
+    assert(on.read.startsWith('Prefill: as ') && on.pass.startsWith('Decode: só 1 posição nova') && on.pass.includes(`as outras ${on.chips - 1} vieram do cache`), JSON.stringify(on));
+    assert(on.size.startsWith(`Cache: ${on.chips} posições × chave e valor de 192 números`) && on.grid.width === on.chips && on.grid.height === 2 * 4 - 1, JSON.stringify(on));
+    const off = await run(false);
+    assert(off.pass.startsWith(`Sem cache: a passada recalculou as ${off.chips} posições`), off.pass);
+    assert(off.text === on.text, `with the cache «${on.text}», without «${off.text}»`);
+    assert(/com cache \d+,\d tokens\/s, sem cache \d+,\d tokens\/s/.test(off.rates), off.rates);
+    await page.setChecked(`${HOST} [data-control=kv-cache]`, true);
+    await ready(page, HOST);
+    assert((await page.textContent(`${HOST} .kv-pass`)).startsWith('Prefill'), 'switched back on: the window runs once into the cache');
   });
 
   await check(`[${mode}] playground: the same seed gives the same text (and on both backends)`, async () => {

@@ -21,6 +21,7 @@ use std::rc::Rc;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement, ImageData};
 
+use crate::core::decoder::branches::BranchSpec;
 use crate::core::decoder::presets::{self, PRESETS};
 use crate::core::decoder::protocol::{attention_from_bytes, DecoderCommand, DecoderReport, DecoderView, Look, Which};
 use crate::core::decoder::sampling::SamplingOptions;
@@ -35,7 +36,7 @@ use crate::web::resident::{self, Reply};
 
 use crate::web::dom;
 use crate::web::kit::ui::{self, number_field};
-use crate::site::palette::rgb;
+use crate::site::palette::{css, rgb, text_on};
 use crate::web::kit::draw::{BarView, MatrixView, Scale};
 use crate::web::kit::frames::{Staged, Step};
 use crate::web::kit::hood::Rerun;
@@ -44,7 +45,7 @@ use crate::web::model_store;
 use super::trained::{self, TakesTrainedModel};
 
 use crate::web::kit::attributes::Attributes;
-use crate::web::kit::address::address_param;
+use crate::web::kit::address::{address_param, address_query, address_with, on_site};
 use crate::web::kit::{action_of, control_of, controls, show_error, show_ready, Ctx, Shell, Widget, WidgetKind};
 
 pub const KIND: WidgetKind = WidgetKind { doc: &crate::site::widgets::DECODER, mount };
@@ -198,12 +199,33 @@ pub struct DecoderWidget {
     seed: HtmlInputElement,
     fixed_seed: HtmlInputElement,
     new_tokens: HtmlInputElement,
+    /// Generate with the KV cache, or recompute the window at every pass.
+    kv_cache: HtmlInputElement,
     stop: HtmlElement,
     // Outputs.
     loading: HtmlElement,
     progress: HtmlElement,
     retry: HtmlElement,
     chips: HtmlElement,
+    /// The settle strip (`view::strip`): its box, cells, legend and summary.
+    strip_box: HtmlElement,
+    strip: HtmlElement,
+    strip_legend: HtmlElement,
+    strip_summary: HtmlElement,
+    /// What the model offered at the generated token the lens reads (each a way to branch),
+    /// and the tree of branches with the current one's link.
+    alternatives: HtmlElement,
+    branches: HtmlElement,
+    /// The KV cache's step-through: its box, the last pass, the grid (layers × positions), the
+    /// legend, the size and the speeds.
+    cache_box: HtmlElement,
+    cache_pass: HtmlElement,
+    cache_grid: HtmlCanvasElement,
+    cache_legend: HtmlElement,
+    cache_size: HtmlElement,
+    cache_rates: HtmlElement,
+    /// A branch's link from the page's address: generated once the prompt is read.
+    pending_link: RefCell<Option<BranchSpec>>,
     text_prompt: HtmlElement,
     text_generated: HtmlElement,
     readout: HtmlElement,
@@ -300,12 +322,31 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let (s_label, seed) = number_input("semente ", "seed", true, &linked_seed.unwrap_or_else(fresh_seed).to_string());
     let (fixed_label, fixed_seed) = ui::checkbox(" semente fixa", "fixed-seed", linked_seed.is_some());
     let (n_label, new_tokens) = number_input("tokens ", "tokens", true, "40");
+    let (cache_label, kv_cache) = ui::checkbox(" cache KV", "kv-cache", true);
+    // A branch's link: its prompt, settings and seed in the inputs; generated after the reading.
+    let pending_link = match BranchSpec::from_params(address_param) {
+        Some(Ok(spec)) => {
+            prompt.set_value(&spec.prompt);
+            pins.set_value("");
+            temperature.set_value(&spec.options.temperature.to_string().replace('.', ","));
+            top_k.set_value(&spec.options.top_k.to_string());
+            top_p.set_value(&spec.options.top_p.to_string().replace('.', ","));
+            seed.set_value(&spec.seed.to_string());
+            fixed_seed.set_checked(true);
+            Some(spec)
+        }
+        Some(Err(e)) => {
+            attrs.warn(e.to_string());
+            None
+        }
+        None => None,
+    };
     let generate = ui::button("Gerar", "generate");
     let step = ui::button("Passo", "step");
     let stop = ui::button("Parar", "stop");
     stop.set_hidden(true);
     let restart = ui::button("Recomeçar", "restart");
-    shell.control(&[&generate, &step, &stop, &restart, &t_label, &k_label, &p_label, &s_label, &fixed_label, &n_label]);
+    shell.control(&[&generate, &step, &stop, &restart, &t_label, &k_label, &p_label, &s_label, &fixed_label, &n_label, &cache_label]);
 
     let outputs = &shell.outputs;
     let chips = dom::el("div", "chips");
@@ -314,8 +355,33 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let text_prompt = dom::el("span", "from-prompt");
     let text_generated = dom::el("span", "generated");
     dom::append_all(&text, &[&text_prompt, &text_generated]);
+    // Where each prediction settles: one cell per position under the chips, read with the lens.
+    let strip_box = dom::el("div", "settle");
+    strip_box.set_hidden(true);
+    let strip_title = dom::text("p", "settle-title", "Onde cada previsão se decide: a primeira etapa a partir da qual a lente já aposta no token final (clique para ler a lente ali)");
+    let strip = dom::el("div", "settle-strip");
+    dom::set_attrs(&strip, &[("data-strip", ""), ("role", "group"), ("aria-label", "Etapa em que cada previsão se decide")]);
+    let strip_legend = dom::el("div", "settle-legend");
+    let strip_summary = dom::el("p", "settle-summary");
+    dom::append_all(&strip_box, &[&strip_title, &strip, &strip_legend, &strip_summary]);
+    let alternatives = dom::el("div", "alternatives");
+    dom::set_attrs(&alternatives, &[("data-alternatives", ""), ("role", "group"), ("aria-label", "Outros tokens possíveis neste passo")]);
+    alternatives.set_hidden(true);
+    let branches = dom::el("div", "branches");
+    dom::set_attr(&branches, "data-branches", "");
+    branches.set_hidden(true);
     let readout = dom::el("div", "readout");
-    dom::append_all(outputs, &[&chips, &text, &readout]);
+    // The KV cache's step-through: the last pass and what the cache keeps, layer by layer.
+    let cache_box = dom::el("div", "kv");
+    cache_box.set_hidden(true);
+    let cache_pass = ui::live("p", "kv-pass");
+    let cache_grid = dom::el("canvas", "kv-grid").unchecked_into::<HtmlCanvasElement>();
+    dom::set_attr(&cache_grid, "role", "img");
+    let cache_legend = dom::el("div", "kv-legend");
+    let cache_size = dom::el("p", "kv-size");
+    let cache_rates = dom::el("p", "kv-rates");
+    dom::append_all(&cache_box, &[&dom::text("h4", "", "O cache KV"), &cache_pass, &cache_grid, &cache_legend, &cache_size, &cache_rates]);
+    dom::append_all(outputs, &[&chips, &alternatives, &strip_box, &text, &branches, &readout, &cache_box]);
 
     let bars = dom::el("div", "decoder-bars");
     let model_bars = BarView::new("next-model", "Próximo token: Transformer").probabilities();
@@ -391,11 +457,25 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         seed,
         fixed_seed,
         new_tokens,
+        kv_cache,
         stop,
         loading,
         progress,
         retry,
         chips,
+        strip_box,
+        strip,
+        strip_legend,
+        strip_summary,
+        alternatives,
+        branches,
+        pending_link: RefCell::new(pending_link),
+        cache_box,
+        cache_pass,
+        cache_grid,
+        cache_legend,
+        cache_size,
+        cache_rates,
         text_prompt,
         text_generated,
         readout,
@@ -447,6 +527,17 @@ impl DecoderWidget {
             "shipped" => return self.use_model(Which::Shipped, preset_text(&self.preset.value()).to_string()),
             _ => {}
         }
+        let number = |element: &web_sys::Element, name: &str| element.get_attribute(name).and_then(|v| v.parse::<usize>().ok());
+        if let Some(option) = closest(event, "[data-alternatives] [data-token]") {
+            let step = number(&self.alternatives, "data-step");
+            if let (Some(step), Some(token)) = (step, number(&option, "data-token")) {
+                self.request_branch(step, token as u32);
+            }
+            return;
+        }
+        if let Some(branch) = closest(event, "[data-branches] [data-branch]").and_then(|b| number(&b, "data-branch")) {
+            return self.request_return(branch);
+        }
         if let Some(thumb) = closest(event, ".thumb") {
             let index = |name: &str| thumb.get_attribute(name).and_then(|v| v.parse::<usize>().ok());
             if let (Some(layer), Some(head)) = (index("data-layer"), index("data-head")) {
@@ -455,7 +546,7 @@ impl DecoderWidget {
                 self.draw_enlarged();
                 self.enlarged.fill_twin();
             }
-        } else if let Some(position) = closest(event, ".chips .chip").and_then(|c| c.get_attribute("data-position")) {
+        } else if let Some(position) = closest(event, ".chips .chip, [data-strip] [data-settle]").and_then(|c| c.get_attribute("data-position")) {
             self.lens_position.set_value(&position);
             self.look_again();
         }
@@ -469,7 +560,7 @@ impl DecoderWidget {
                 self.read();
             }
             "prompt" => self.read(),
-            "lens-position" | "lens-token" => self.look_again(),
+            "lens-position" | "lens-token" | "kv-cache" => self.look_again(),
             _ => {}
         }
     }
@@ -521,6 +612,7 @@ impl DecoderWidget {
             selected: self.selected.get(),
             lens_position: self.lens_position.value().parse().ok(),
             lens_token: self.lens_token.value().parse().ok(),
+            kv_cache: self.kv_cache.checked(),
         }
     }
 
@@ -545,7 +637,19 @@ impl DecoderWidget {
             Err(e) => return self.input_error(&e),
         };
         let action = self.next_action();
-        self.send(DecoderCommand::Generate { widget: self.id, action, prompt: self.prompt.value(), n, seed, reseed, options, look: self.look(), gpu: self.gpu() });
+        self.send(DecoderCommand::Generate { widget: self.id, action, prompt: self.prompt.value(), n, seed, reseed, options, choices: Vec::new(), look: self.look(), gpu: self.gpu() });
+    }
+
+    /// Another token at generated step `step`, and the text after it generated again.
+    fn request_branch(self: &Rc<Self>, step: usize, token: u32) {
+        let action = self.next_action();
+        self.send(DecoderCommand::Branch { widget: self.id, action, step, token, look: self.look(), gpu: self.gpu() });
+    }
+
+    /// Back to branch `branch`, as it was.
+    fn request_return(self: &Rc<Self>, branch: usize) {
+        let action = self.next_action();
+        self.send(DecoderCommand::Return { widget: self.id, action, branch, look: self.look(), gpu: self.gpu() });
     }
 
     /// "Parar": the generation in flight stops at its next token, and what waits is dropped.
@@ -565,6 +669,11 @@ impl DecoderWidget {
         }
         let action = self.next_action();
         self.send(DecoderCommand::Read { widget: self.id, action, which: self.which.get(), prompt: self.prompt.value(), seed, look: self.look(), gpu: self.gpu() });
+        if let Some(spec) = self.pending_link.borrow_mut().take() {
+            let action = self.next_action();
+            let BranchSpec { prompt, seed, options, choices, steps } = spec;
+            self.send(DecoderCommand::Generate { widget: self.id, action, prompt, n: steps, seed, reseed: true, options, choices, look: self.look(), gpu: self.gpu() });
+        }
     }
 
     /// The same session drawn with the reader's new look; nothing before the first reading.
@@ -787,6 +896,13 @@ impl DecoderWidget {
             dom::append(&self.chips, &element);
         }
         self.chips_drawn.set(chips.len());
+        if v.strip.is_none() {
+            // The window moved on: the strip is read again with the lens.
+            self.strip_box.set_hidden(true);
+        }
+        if v.generating {
+            self.alternatives.set_hidden(true);
+        }
         self.text_prompt.set_text_content(Some(&v.prompt_text));
         self.text_generated.set_text_content(Some(&v.generated_text));
         let where_ = if resident::on_main_thread() { " · o modelo roda na própria página: este navegador não deixou criar um worker" } else { "" };
@@ -857,6 +973,132 @@ impl DecoderWidget {
         self.lens_view.show(&lens.trajectories, lens.stages.clone(), lens.candidates.clone(), Scale::Probability);
         self.lens_view.set_title(&lens.title);
         ui::set_options(&self.lens_token, &lens.tokens, &v.lens_token.map_or(String::new(), |t| t.to_string()));
+        self.draw_strip(v);
+        self.draw_branches(v);
+        self.draw_cache(v);
+    }
+
+    /// The cache, one row per layer (a transparent row between two) and one column per position:
+    /// computed in the last pass (darkest), kept from before, or not kept (no cache).
+    fn draw_cache(&self, v: &DecoderView) {
+        self.cache_box.set_hidden(v.cache.is_none());
+        let Some(c) = &v.cache else { return };
+        self.cache_pass.set_text_content(Some(&c.pass));
+        self.cache_size.set_text_content(Some(&if c.on { c.size.clone() } else { "Sem cache, nada fica guardado entre uma passada e a próxima.".to_string() }));
+        self.cache_rates.set_text_content(Some(&c.rates));
+        dom::set_attr(&self.cache_grid, "aria-label", &format!("{} {}", c.pass, c.size));
+        let dark = dom::dark_at(&self.shell.host);
+        let [new, kept, none] = [rgb(false, 1.0, dark), rgb(false, 0.35, dark), rgb(false, 0.0, dark)];
+        let (width, height) = (c.positions.max(1), 2 * c.layers.max(1) - 1);
+        let mut pixels = vec![0u8; width * height * 4];
+        for (i, pixel) in pixels.chunks_exact_mut(4).enumerate().filter(|(i, _)| (i / width) % 2 == 0) {
+            let position = i % width;
+            let colour = if position + c.computed >= c.positions { new } else if c.on { kept } else { none };
+            pixel[..3].copy_from_slice(&colour);
+            pixel[3] = 255;
+        }
+        self.cache_grid.set_width(width as u32);
+        self.cache_grid.set_height(height as u32);
+        dom::set_attr(&self.cache_grid, "style", &format!("height:{}rem", c.layers as f32 * 0.75));
+        let ctx = self.cache_grid.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok());
+        if let (Some(ctx), Ok(image)) = (ctx, ImageData::new_with_u8_clamped_array_and_sh(Clamped(&pixels), width as u32, height as u32)) {
+            let _ = ctx.put_image_data(&image, 0.0, 0.0);
+        }
+        self.cache_legend.set_text_content(None);
+        let items = [(new, "calculada nesta passada"), (kept, "chave e valor vindos do cache"), (none, "não guardada")];
+        for (colour, label) in items.iter().filter(|(colour, _)| c.on || *colour != kept) {
+            let swatch = dom::el("span", "kv-swatch");
+            dom::set_attr(&swatch, "style", &format!("background:{}", css(*colour)));
+            let item = dom::el("span", "legend-item");
+            dom::append_all(&item, &[&swatch, &dom::text("span", "", label)]);
+            dom::append(&self.cache_legend, &item);
+        }
+        dom::append(&self.cache_legend, &dom::text("span", "kv-axes", &format!("linhas: as {} camadas; colunas: as {} posições da janela", c.layers, c.positions)));
+    }
+
+    /// The alternatives at the token the lens reads (the one taken pressed), and the tree of
+    /// branches, the current one pressed, with its link (or why it has none).
+    fn draw_branches(&self, v: &DecoderView) {
+        let panel = &self.alternatives;
+        panel.set_text_content(None);
+        panel.set_hidden(v.alternatives.is_none());
+        if let Some(a) = &v.alternatives {
+            dom::set_attr(panel, "data-step", &a.step.to_string());
+            dom::append(panel, &dom::text("p", "alternatives-title", &a.title));
+            let options = dom::el("div", "alternatives-options");
+            let taken = a.taken.to_string();
+            for (token, label) in &a.options {
+                let button = dom::text("button", "btn", label);
+                dom::set_attrs(&button, &[("type", "button"), ("data-token", token), ("aria-pressed", if *token == taken { "true" } else { "false" })]);
+                if a.refused.is_some() {
+                    dom::set_attr(&button, "disabled", "");
+                }
+                dom::append(&options, &button);
+            }
+            dom::append(panel, &options);
+            if let Some(why) = &a.refused {
+                dom::append(panel, &dom::text("p", "alternatives-note", why));
+            }
+        }
+        let tree = &self.branches;
+        tree.set_text_content(None);
+        tree.set_hidden(v.branches.is_empty());
+        if v.branches.is_empty() {
+            return;
+        }
+        dom::append(tree, &dom::text("h4", "", "Ramos deste texto"));
+        let list = dom::el("ol", "branch-list");
+        for row in &v.branches {
+            let item = dom::el("li", "");
+            dom::set_attr(&item, "style", &format!("margin-left:{}rem", row.depth.min(6)));
+            let button = dom::text("button", "btn", &format!("{} · {}", row.label, row.detail));
+            dom::set_attrs(&button, &[("type", "button"), ("data-branch", &row.index.to_string()), ("aria-pressed", if row.current { "true" } else { "false" })]);
+            dom::append(&item, &button);
+            dom::append(&list, &item);
+        }
+        dom::append(tree, &list);
+        if v.link.is_empty() {
+            dom::append(tree, &dom::text("p", "branch-link", "Este ramo não saiu de uma geração só a partir do texto inicial (a semente ou as configurações mudaram no meio): nenhum link o refaz."));
+            return;
+        }
+        let mut query = address_query(on_site()).unwrap_or_default();
+        for (name, value) in &v.link {
+            query.set(name, Some(value.clone()));
+        }
+        let link = dom::text("a", "branch-link", "link que refaz este ramo (semente e escolhas)");
+        dom::set_attrs(&link, &[("href", &address_with(on_site(), &query)), ("data-link", "")]);
+        dom::append(tree, &link);
+    }
+
+    /// Where each prediction settles: a cell per position with its token, coloured by the
+    /// stage (one hue, darker = later), the stages' legend, and the counts in words.
+    fn draw_strip(&self, v: &DecoderView) {
+        let Some(strip) = &v.strip else { return };
+        let dark = dom::dark_at(&self.shell.host);
+        let last = strip.stages.len().saturating_sub(1).max(1) as f32;
+        let colour = |stage: usize| rgb(false, stage as f32 / last, dark);
+        let paint = |element: &HtmlElement, stage: usize| {
+            let c = colour(stage);
+            dom::set_attr(element, "style", &format!("background:{};color:{}", css(c), text_on(c)));
+        };
+        self.strip.set_text_content(None);
+        let chips = self.window_chips.borrow();
+        for cell in &strip.cells {
+            let button = dom::text("button", "settle-cell", chips.get(cell.position).map_or("", |c| c.label.as_str()));
+            dom::set_attrs(&button, &[("type", "button"), ("data-settle", &cell.settle.to_string()), ("data-position", &cell.position.to_string()), ("title", &cell.title), ("aria-label", &cell.title)]);
+            paint(&button, cell.settle);
+            dom::append(&self.strip, &button);
+        }
+        self.strip_legend.set_text_content(None);
+        for (stage, name) in strip.stages.iter().enumerate() {
+            let swatch = dom::text("span", "settle-swatch", &stage.to_string());
+            paint(&swatch, stage);
+            let item = dom::el("span", "legend-item");
+            dom::append_all(&item, &[&swatch, &dom::text("span", "", name)]);
+            dom::append(&self.strip_legend, &item);
+        }
+        self.strip_summary.set_text_content(Some(&strip.summary));
+        self.strip_box.set_hidden(false);
     }
 
     /// Each stage's own top tokens, and each head's push on the lens's token.
@@ -1010,7 +1252,7 @@ impl Widget for DecoderWidget {
         if self.view.borrow().is_some() {
             let (Ok(options), Ok(seed)) = (self.options(), self.seed_value()) else { return self.read() };
             let action = self.next_action();
-            self.send(DecoderCommand::Generate { widget: self.id, action, prompt: self.prompt.value(), n: 0, seed, reseed: false, options, look: self.look(), gpu: self.gpu() });
+            self.send(DecoderCommand::Generate { widget: self.id, action, prompt: self.prompt.value(), n: 0, seed, reseed: false, options, choices: Vec::new(), look: self.look(), gpu: self.gpu() });
         } else {
             self.read();
         }
