@@ -282,6 +282,27 @@ async fn perform(widget: u32, command: DecoderCommand) -> std::result::Result<()
             let traced = generate(widget, action, &model, after + 1, &options, &[]).await?;
             finish(widget, action, traced).await
         }
+        DecoderCommand::Sides { action, prompt, n, seed, options, sides, .. } => {
+            let model = match with(widget, |p| p.model.clone()) {
+                Some(m) => m,
+                None => shipped()?,
+            };
+            // Apart from the playground's session, on the CPU: two short runs through the
+            // generation the playground uses; its text and cache stay as they are.
+            // (Host weights of their own: the playground's placed ones stay where they are.)
+            let cpu = Runtime::<GpuContext>::Cpu;
+            let weights = Rc::new(model.weights.upload(&cpu)?);
+            let mut views = Vec::new();
+            for (title, seed, options) in sides.settings(seed, options) {
+                let history = History::new(&model.weights.config, &model.tokenizer, &prompt, seed)?;
+                let mut session = Session::resume(&cpu, weights.clone(), history)?;
+                session.generate(&cpu, n, &options, None, |_, _| true).await?;
+                views.push(view::side(&model, session.history(), title));
+            }
+            send(DecoderReport::Sides { widget, sides: views }, None);
+            send_view(widget, action, false);
+            Ok(())
+        }
         DecoderCommand::Return { action, branch, look, gpu, .. } => {
             let model = with(widget, |p| {
                 p.look = Some(look);

@@ -16,7 +16,7 @@ use crate::trace::Trace;
 use super::branches::Choice;
 use super::sampling::SamplingOptions;
 use super::tree::BranchRow;
-use super::view::{AlternativesView, CacheView, Chip, LensView, Predictions, PushView, StripView};
+use super::view::{AlternativesView, CacheView, Chip, LensView, Predictions, PushView, SideView, Sides, StripView};
 
 /// What the widget draws with, besides the session: the temperature of the bars, the pinned
 /// words, the head enlarged, the lens's position (none: the last) and token (none: the
@@ -66,6 +66,9 @@ pub enum DecoderCommand {
     /// A branch: back to generated step `step`, `token` there instead, and as many tokens after
     /// it as the text had, with the settings of its last generation.
     Branch { widget: u32, action: u64, step: usize, token: u32, look: Look, gpu: bool },
+    /// Two generations of `n` tokens from `prompt`, side by side (`Sides`), apart from the
+    /// playground's own text.
+    Sides { widget: u32, action: u64, prompt: String, n: usize, seed: u64, options: SamplingOptions, sides: Sides },
     /// Back to branch `branch` of the tree, exactly as it was.
     Return { widget: u32, action: u64, branch: usize, look: Look, gpu: bool },
     /// The same session drawn with another look (the lens is read again if its position moved).
@@ -130,6 +133,8 @@ pub enum DecoderReport {
     /// `also`: it joins the update of the action's step.
     Trace { widget: u32, trace: Trace, ids: Vec<u32>, lens_at: Option<usize>, also: bool },
     Reran { widget: u32, request: u64, outcome: std::result::Result<Trace, String> },
+    /// The two sides of a `Sides` command.
+    Sides { widget: u32, sides: Vec<SideView> },
     /// The GPU failed: the session went on on the CPU, where it stays until the backend changes.
     GpuFailed { widget: u32, error: String },
     /// An action failed (`needs_model`: the worker has no shipped model: a new worker).
@@ -165,6 +170,7 @@ impl DecoderCommand {
             DecoderCommand::Read { widget, .. }
             | DecoderCommand::Generate { widget, .. }
             | DecoderCommand::Branch { widget, .. }
+            | DecoderCommand::Sides { widget, .. }
             | DecoderCommand::Return { widget, .. }
             | DecoderCommand::Look { widget, .. }
             | DecoderCommand::Stop { widget }
@@ -179,6 +185,7 @@ impl DecoderCommand {
             DecoderCommand::Read { action, .. }
             | DecoderCommand::Generate { action, .. }
             | DecoderCommand::Branch { action, .. }
+            | DecoderCommand::Sides { action, .. }
             | DecoderCommand::Return { action, .. }
             | DecoderCommand::Look { action, .. } => *action,
             _ => 0,
@@ -202,6 +209,7 @@ impl DecoderReport {
             | DecoderReport::Prompt { widget, .. }
             | DecoderReport::Trace { widget, .. }
             | DecoderReport::Reran { widget, .. }
+            | DecoderReport::Sides { widget, .. }
             | DecoderReport::GpuFailed { widget, .. }
             | DecoderReport::Failed { widget, .. } => *widget,
         }
@@ -298,7 +306,7 @@ mod tests {
         use proptest::prelude::*;
 
         use super::super::*;
-        use crate::decoder::view::{Bars, PinRows, SettleCell};
+        use crate::decoder::view::{Bars, PinRows, SettleCell, SideView, Sides};
         use crate::matrix::Matrix;
         use crate::op::OpKind;
         use crate::trace::{OpRecord, Shape};
@@ -373,6 +381,8 @@ mod tests {
                     .prop_map(|((widget, action, n, seed), prompt, (reseed, gpu), options, choices, look)| DecoderCommand::Generate { widget, action, prompt, n, seed, reseed, options, choices, look, gpu }),
                 (any::<(u32, u64, usize, u32, bool)>(), look()).prop_map(|((widget, action, step, token, gpu), look)| DecoderCommand::Branch { widget, action, step, token, look, gpu }),
                 (any::<(u32, u64, usize, bool)>(), look()).prop_map(|((widget, action, branch, gpu), look)| DecoderCommand::Return { widget, action, branch, look, gpu }),
+                (any::<(u32, u64, usize, u64)>(), text(), options(), prop_oneof![Just(Sides::GreedyAndT1), Just(Sides::TwoSeeds)])
+                    .prop_map(|((widget, action, n, seed), prompt, options, sides)| DecoderCommand::Sides { widget, action, prompt, n, seed, options, sides }),
                 (any::<(u32, u64)>(), look()).prop_map(|((widget, action), look)| DecoderCommand::Look { widget, action, look }),
                 any::<u32>().prop_map(|widget| DecoderCommand::Stop { widget }),
                 (any::<(u32, u64)>(), vec(any::<u32>(), 0..8), of(any::<usize>()), backend(), any::<bool>())
@@ -462,6 +472,8 @@ mod tests {
                 (any::<u32>(), trace(), vec(any::<u32>(), 0..6), of(any::<usize>()), any::<bool>()).prop_map(|(widget, trace, ids, lens_at, also)| DecoderReport::Trace { widget, trace, ids, lens_at, also }),
                 (any::<(u32, u64)>(), prop_oneof![trace().prop_map(Ok), text().prop_map(Err)]).prop_map(|((widget, request), outcome)| DecoderReport::Reran { widget, request, outcome }),
                 (any::<u32>(), text()).prop_map(|(widget, error)| DecoderReport::GpuFailed { widget, error }),
+                (any::<u32>(), vec((text(), pairs(), text(), text()).prop_map(|(title, tokens, text, summary)| SideView { title, tokens, text, summary }), 0..3))
+                    .prop_map(|(widget, sides)| DecoderReport::Sides { widget, sides }),
                 (any::<(u32, u64)>(), text(), any::<bool>()).prop_map(|((widget, action), message, needs_model)| DecoderReport::Failed { widget, action, message, needs_model }),
             ]
         }

@@ -15,7 +15,7 @@ use crate::transformer::format_count;
 use super::lens::LensReading;
 use super::pins;
 use super::playable::Playable;
-use super::sampling::top_n;
+use super::sampling::{top_n, SamplingOptions};
 use super::session::{attention_window, CacheState, History};
 use super::tokenizer::TokenCodec;
 
@@ -359,6 +359,57 @@ pub fn cache(state: &CacheState, positions: usize, prefill: bool, rates: [Option
     CacheView { on: state.on, layers: state.layers, positions, computed, pass, size, rates }
 }
 
+/// Two generations from one prompt with different settings, side by side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Sides {
+    /// The greedy choice against a draw at temperature 1 (no top-k or top-p), one seed.
+    GreedyAndT1,
+    /// The reader's settings from the seed and from the next one.
+    TwoSeeds,
+}
+
+impl Sides {
+    /// Each side's title, seed and settings, from the reader's `seed` and `options`.
+    pub fn settings(self, seed: u64, options: SamplingOptions) -> [(String, u64, SamplingOptions); 2] {
+        let t1 = SamplingOptions { temperature: 1.0, top_k: 0, top_p: 1.0 };
+        let named = |o: &SamplingOptions| format!("temperatura {}, top-k {}, top-p {}", format_pt(o.temperature, 2), o.top_k, format_pt(o.top_p, 2));
+        match self {
+            Sides::GreedyAndT1 => [
+                ("gulosa (sempre o mais provável)".to_string(), seed, SamplingOptions::greedy()),
+                (format!("sorteio na temperatura 1, sem top-k nem top-p, semente {seed}"), seed, t1),
+            ],
+            Sides::TwoSeeds => {
+                let next = seed.wrapping_add(1);
+                [(format!("semente {seed}, {}", named(&options)), seed, options), (format!("semente {next}, {}", named(&options)), next, options)]
+            }
+        }
+    }
+}
+
+/// One side: its settings, each generated token with the probability the model gave it
+/// (temperature 1) and its rank, the text, and a summary with the sequence's log-probability.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SideView {
+    pub title: String,
+    /// (label, "probability · rank").
+    pub tokens: Vec<(String, String)>,
+    pub text: String,
+    pub summary: String,
+}
+
+/// A side from the history a generation left.
+pub fn side(model: &Playable, h: &History, title: String) -> SideView {
+    let bpe = &model.tokenizer;
+    let tokens = h.steps.iter().map(|s| (bpe.label(s.token), format!("{} · {}º", format_pt(s.probability, 4), s.rank))).collect();
+    let off_top = h.steps.iter().filter(|s| s.rank > 1).count();
+    let summary = format!(
+        "{} tokens, {off_top} deles fora do mais provável; log-probabilidade {}",
+        h.steps.len(),
+        format_pt(h.log_probability() as f32, 2)
+    );
+    SideView { title, tokens, text: h.texts(bpe).1, summary }
+}
+
 /// One cell of the strip under the chips: the stage from which the lens's top-1 at window
 /// position `position` stays the model's final prediction there (0 = the embedding).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -604,6 +655,24 @@ mod tests {
         block_on_ready(session.step(&Cpu, &SamplingOptions::default())).unwrap();
         let none = cache(&session.cache_state(), n + 2, false, [None, None]);
         assert!(!none.on && none.computed == n + 2 && none.pass.starts_with("Sem cache"), "{none:?}");
+    }
+
+    #[test]
+    fn each_side_is_its_generation_with_each_tokens_probability() {
+        let model = tiny();
+        let [(title, seed, greedy), (_, other_seed, t1)] = Sides::GreedyAndT1.settings(7, SamplingOptions::default());
+        assert_eq!((seed, other_seed, greedy.temperature, t1.temperature, t1.top_k, t1.top_p), (7, 7, 0.0, 1.0, 0, 1.0));
+        let mut s = Session::start(&Cpu, model.weights.clone(), &model.tokenizer, "o gato", seed).unwrap();
+        for _ in 0..5 {
+            block_on_ready(s.step(&Cpu, &greedy)).unwrap();
+        }
+        let v = side(&model, s.history(), title);
+        assert_eq!(v.tokens.len(), 5);
+        assert!(v.tokens.iter().all(|(_, p)| p.ends_with(" · 1º")), "greedy takes the first every time: {:?}", v.tokens);
+        assert!(v.summary.starts_with("5 tokens, 0 deles fora do mais provável"), "{}", v.summary);
+        assert_eq!(v.text, s.history().texts(&model.tokenizer).1);
+        let [(a, 3, _), (b, 4, _)] = Sides::TwoSeeds.settings(3, SamplingOptions::default()) else { panic!("seeds 3 and 4") };
+        assert!(a.starts_with("semente 3, temperatura 0,80") && b.starts_with("semente 4"), "{a} / {b}");
     }
 
     #[test]

@@ -301,6 +301,34 @@ export default async function decoder({ page, base, mode, browser }) {
     assert((await page.textContent(`${HOST} .kv-pass`)).startsWith('Prefill'), 'switched back on: the window runs once into the cache');
   });
 
+  await check(`[${mode}] playground: two generations side by side (issue 39), each token with its probability`, async () => {
+    await page.fill(`${HOST} [data-control=tokens]`, '6');
+    await page.fill(`${HOST} [data-control=seed]`, '3');
+    const before = await page.textContent(`${HOST} .decoder-text .generated`);
+    const sides = async (which) => {
+      await page.selectOption(`${HOST} [data-control=sides]`, which);
+      await page.click(`${HOST} [data-action=sides]`);
+      await ready(page, HOST);
+      return page.$$eval(`${HOST} .sides [data-side]`, (ss) => ss.map((s) => ({
+        side: s.dataset.side,
+        title: s.querySelector('h5').textContent,
+        tokens: [...s.querySelectorAll('.side-token small')].map((t) => t.textContent),
+        text: s.querySelector('.side-text').textContent,
+        summary: s.querySelector('.side-summary').textContent,
+      })));
+    };
+    const [greedy, t1] = await sides('greedy-t1');
+    assert(greedy.title.startsWith('gulosa') && t1.title.includes('temperatura 1') && t1.title.includes('semente 3'), JSON.stringify([greedy.title, t1.title]));
+    for (const s of [greedy, t1]) {
+      assert(s.tokens.length === 6 && s.tokens.every((t) => /^\d,\d{4} · \d+º$/.test(t)), JSON.stringify(s));
+      assert(/^6 tokens, \d+ deles fora do mais provável; log-probabilidade −\d+,\d\d$/.test(s.summary), s.summary);
+    }
+    assert(greedy.tokens.every((t) => t.endsWith(' · 1º')) && greedy.summary.startsWith('6 tokens, 0 deles'), 'greedy always takes the first');
+    const [a, b] = await sides('two-seeds');
+    assert(a.title.startsWith('semente 3,') && b.title.startsWith('semente 4,'), JSON.stringify([a.title, b.title]));
+    assert(await page.textContent(`${HOST} .decoder-text .generated`) === before, 'the playground\'s own text is untouched');
+  });
+
   await check(`[${mode}] playground: the same seed gives the same text (and on both backends)`, async () => {
     const generate = async () => {
       await page.fill(`${HOST} [data-control=seed]`, '7');

@@ -25,7 +25,7 @@ use crate::core::decoder::branches::BranchSpec;
 use crate::core::decoder::presets::{self, PRESETS};
 use crate::core::decoder::protocol::{attention_from_bytes, DecoderCommand, DecoderReport, DecoderView, Look, Which};
 use crate::core::decoder::sampling::SamplingOptions;
-use crate::core::decoder::view::{self, Chip, PinRows};
+use crate::core::decoder::view::{self, Chip, PinRows, Sides};
 use crate::core::error::{ComputeError, Result as ComputeResult};
 use crate::core::executor::BackendKind;
 use crate::core::format::format_pt;
@@ -224,6 +224,9 @@ pub struct DecoderWidget {
     cache_legend: HtmlElement,
     cache_size: HtmlElement,
     cache_rates: HtmlElement,
+    /// Two generations side by side: which comparison, and where they are drawn.
+    sides_choice: HtmlSelectElement,
+    sides: HtmlElement,
     /// A branch's link from the page's address: generated once the prompt is read.
     pending_link: RefCell<Option<BranchSpec>>,
     text_prompt: HtmlElement,
@@ -381,7 +384,14 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let cache_size = dom::el("p", "kv-size");
     let cache_rates = dom::el("p", "kv-rates");
     dom::append_all(&cache_box, &[&dom::text("h4", "", "O cache KV"), &cache_pass, &cache_grid, &cache_legend, &cache_size, &cache_rates]);
-    dom::append_all(outputs, &[&chips, &alternatives, &strip_box, &text, &branches, &readout, &cache_box]);
+    // Two generations side by side, apart from the playground's text.
+    let sides_box = dom::el("div", "sides-box");
+    let sides_controls = dom::el("div", "widget-controls");
+    let (sides_label, sides_choice) = ui::select("comparar ", "sides", &[("greedy-t1", "gulosa × temperatura 1"), ("two-seeds", "duas sementes")], "greedy-t1");
+    dom::append_all(&sides_controls, &[&sides_label, &ui::button("Gerar lado a lado", "sides")]);
+    let sides = ui::live("div", "sides");
+    dom::append_all(&sides_box, &[&dom::text("h4", "", "Duas gerações lado a lado"), &sides_controls, &sides]);
+    dom::append_all(outputs, &[&chips, &alternatives, &strip_box, &text, &branches, &readout, &cache_box, &sides_box]);
 
     let bars = dom::el("div", "decoder-bars");
     let model_bars = BarView::new("next-model", "Próximo token: Transformer").probabilities();
@@ -470,6 +480,8 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         alternatives,
         branches,
         pending_link: RefCell::new(pending_link),
+        sides_choice,
+        sides,
         cache_box,
         cache_pass,
         cache_grid,
@@ -523,6 +535,7 @@ impl DecoderWidget {
             "generate" => return self.request_generate(false),
             "step" => return self.request_generate(true),
             "stop" => return self.request_stop(),
+            "sides" => return self.request_sides(),
             "restart" | "retry" => return self.read(),
             "shipped" => return self.use_model(Which::Shipped, preset_text(&self.preset.value()).to_string()),
             _ => {}
@@ -644,6 +657,17 @@ impl DecoderWidget {
     fn request_branch(self: &Rc<Self>, step: usize, token: u32) {
         let action = self.next_action();
         self.send(DecoderCommand::Branch { widget: self.id, action, step, token, look: self.look(), gpu: self.gpu() });
+    }
+
+    /// Two generations of the reader's length from the prompt, with the comparison chosen.
+    fn request_sides(self: &Rc<Self>) {
+        let (n, options, seed) = match (self.new_tokens_value(), self.options(), self.seed_value()) {
+            (Ok(n), Ok(options), Ok(seed)) => (n, options, seed),
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return self.input_error(&e),
+        };
+        let sides = if self.sides_choice.value() == "two-seeds" { Sides::TwoSeeds } else { Sides::GreedyAndT1 };
+        let action = self.next_action();
+        self.send(DecoderCommand::Sides { widget: self.id, action, prompt: self.prompt.value(), n, seed, options, sides });
     }
 
     /// Back to branch `branch`, as it was.
@@ -829,6 +853,7 @@ impl DecoderWidget {
                 book(self, |w| &w.staged, DRAW_STEPS);
             }
             DecoderReport::Prompt { prompt, .. } => self.prompt.set_value(&prompt),
+            DecoderReport::Sides { sides, .. } => self.draw_sides(&sides),
             DecoderReport::Trace { trace, ids, lens_at, also, .. } => {
                 let rerun = Rc::new(WorkerRerun { ctx: self.shell.ctx.clone(), widget: self.id, ids, lens_at });
                 crate::web::kit::update::show_pass(&self.shell.ctx, &self.shell.host, trace, rerun, also);
@@ -976,6 +1001,24 @@ impl DecoderWidget {
         self.draw_strip(v);
         self.draw_branches(v);
         self.draw_cache(v);
+    }
+
+    /// Each side: its settings, its tokens with their probability and rank, its text and summary.
+    fn draw_sides(&self, sides: &[view::SideView]) {
+        self.sides.set_text_content(None);
+        for (side, name) in sides.iter().zip(["a", "b"]) {
+            let column = dom::el("section", "side");
+            dom::set_attr(&column, "data-side", name);
+            dom::append(&column, &dom::text("h5", "", &side.title));
+            let tokens = dom::el("div", "side-tokens");
+            for (label, probability) in &side.tokens {
+                let token = dom::text("span", "chip side-token", label);
+                dom::append(&token, &dom::text("small", "", probability));
+                dom::append(&tokens, &token);
+            }
+            dom::append_all(&column, &[&tokens, &dom::text("p", "side-text", &side.text), &dom::text("p", "side-summary", &side.summary)]);
+            dom::append(&self.sides, &column);
+        }
     }
 
     /// The cache, one row per layer (a transparent row between two) and one column per position:
