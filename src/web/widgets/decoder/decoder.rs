@@ -1022,7 +1022,7 @@ impl DecoderWidget {
     }
 
     /// The cache, one row per layer (a transparent row between two) and one column per position:
-    /// computed in the last pass (darkest), kept from before, or not kept (no cache).
+    /// computed in the last pass (the most intense colour), kept from before, or not kept (no cache).
     fn draw_cache(&self, v: &DecoderView) {
         self.cache_box.set_hidden(v.cache.is_none());
         let Some(c) = &v.cache else { return };
@@ -1114,7 +1114,7 @@ impl DecoderWidget {
     }
 
     /// Where each prediction settles: a cell per position with its token, coloured by the
-    /// stage (one hue, darker = later), the stages' legend, and the counts in words.
+    /// stage (one hue, more intense = later), the stages' legend, and the counts in words.
     fn draw_strip(&self, v: &DecoderView) {
         let Some(strip) = &v.strip else { return };
         let dark = dom::dark_at(&self.shell.host);
