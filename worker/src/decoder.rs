@@ -81,6 +81,24 @@ thread_local! {
     static PLAYGROUNDS: RefCell<HashMap<u32, Playground>> = RefCell::new(HashMap::new());
 }
 
+impl Playground {
+    /// A command's look and the page's backend: the GPU is worth another try when the backend
+    /// changed.
+    fn take(&mut self, look: Look, gpu: bool) {
+        self.look = Some(look);
+        self.cpu_only &= self.gpu == gpu;
+        self.gpu = gpu;
+    }
+}
+
+/// The playground's model, or the shipped one before its first reading.
+fn model_or_shipped(widget: u32) -> std::result::Result<Rc<Playable>, Missing> {
+    match with(widget, |p| p.model.clone()) {
+        Some(model) => Ok(model),
+        None => shipped(),
+    }
+}
+
 fn with<R>(widget: u32, f: impl FnOnce(&mut Playground) -> R) -> R {
     PLAYGROUNDS.with(|p| f(p.borrow_mut().entry(widget).or_default()))
 }
@@ -211,38 +229,22 @@ async fn perform(widget: u32, command: DecoderCommand) -> std::result::Result<()
                     p.placed = None;
                     p.lens = None;
                 }
-                p.book.clear();
-                p.run = None;
                 p.model = Some(model.clone());
-                p.look = Some(look);
-                p.cpu_only &= p.gpu == gpu;
-                p.gpu = gpu;
+                p.take(look, gpu);
             });
             start_session(widget, &model, &prompt, seed)?;
             let traced = sync(widget, &model).await?;
             finish(widget, action, traced).await
         }
         DecoderCommand::Generate { action, prompt, n, seed, reseed, options, choices, look, gpu, .. } => {
-            let model = match with(widget, |p| p.model.clone()) {
-                Some(m) => m,
-                None => shipped()?,
-            };
+            let model = model_or_shipped(widget)?;
             let fresh = with(widget, |p| {
                 p.model = Some(model.clone());
-                p.look = Some(look);
-                if p.gpu != gpu {
-                    // The page's backend changed: the GPU is worth another try.
-                    p.cpu_only = false;
-                }
-                p.gpu = gpu;
+                p.take(look, gpu);
                 p.session.is_none() || p.prompt_used != prompt
             });
             if fresh {
                 start_session(widget, &model, &prompt, seed)?;
-                with(widget, |p| {
-                    p.book.clear();
-                    p.run = None;
-                });
             }
             let mut traced = sync(widget, &model).await?;
             if reseed {
@@ -261,8 +263,7 @@ async fn perform(widget: u32, command: DecoderCommand) -> std::result::Result<()
         }
         DecoderCommand::Branch { action, step, token, look, gpu, .. } => {
             let (model, after) = with(widget, |p| {
-                p.look = Some(look);
-                p.gpu = gpu;
+                p.take(look, gpu);
                 let steps = p.session.as_ref().map_or(0, |s| s.history().steps.len());
                 (p.model.clone().filter(|_| p.session.is_some()), steps.saturating_sub(step + 1))
             });
@@ -271,9 +272,8 @@ async fn perform(widget: u32, command: DecoderCommand) -> std::result::Result<()
             };
             let options = with(widget, |p| -> Result<SamplingOptions> {
                 let session = p.session.as_mut().ok_or_else(|| ComputeError::Invalid("Sem sessão.".into()))?;
-                if !session.history().can_rewind(step) {
-                    return Err(ComputeError::Invalid("A janela de contexto deslizou depois desse token: não dá mais para voltar a ele.".into()));
-                }
+                // Checked before the book records a branch that could not be made.
+                session.history().check_rewind(step)?;
                 p.book.depart(Choice { step, token })?;
                 session.branch(step, token)?;
                 p.lens = None;
@@ -283,10 +283,7 @@ async fn perform(widget: u32, command: DecoderCommand) -> std::result::Result<()
             finish(widget, action, traced).await
         }
         DecoderCommand::Sides { action, prompt, n, seed, options, sides, .. } => {
-            let model = match with(widget, |p| p.model.clone()) {
-                Some(m) => m,
-                None => shipped()?,
-            };
+            let model = model_or_shipped(widget)?;
             // Apart from the playground's session, on the CPU: two short runs through the
             // generation the playground uses; its text and cache stay as they are.
             // (Host weights of their own: the playground's placed ones stay where they are.)
@@ -305,8 +302,7 @@ async fn perform(widget: u32, command: DecoderCommand) -> std::result::Result<()
         }
         DecoderCommand::Return { action, branch, look, gpu, .. } => {
             let model = with(widget, |p| {
-                p.look = Some(look);
-                p.gpu = gpu;
+                p.take(look, gpu);
                 p.model.clone()
             });
             let Some(model) = model else {
@@ -380,6 +376,9 @@ fn start_session(widget: u32, model: &Rc<Playable>, prompt: &str, seed: u64) -> 
         p.prompt_used = prompt.to_string();
         p.rate = None;
         p.lens = None;
+        // A new text: its branches start again.
+        p.book.clear();
+        p.run = None;
     });
     let session = session_for(widget, model, history, None)?;
     with(widget, |p| p.session = Some(session));
@@ -424,15 +423,10 @@ async fn wanted_gpu(widget: u32) -> Option<Rc<GpuContext>> {
 /// The session, out of the map and on the backend it should be on.
 async fn placed_session(widget: u32, model: &Rc<Playable>) -> Result<Option<(Session<Tensor>, Option<Rc<GpuContext>>)>> {
     let gpu = wanted_gpu(widget).await;
-    let Some(mut session) = with(widget, |p| p.session.take()) else { return Ok(None) };
-    session.set_kv_cache(with(widget, |p| p.look.as_ref().is_none_or(|l| l.kv_cache)));
+    let Some(session) = with(widget, |p| p.session.take()) else { return Ok(None) };
     let wanted = if gpu.is_some() { BackendKind::WebGpu } else { BackendKind::Cpu };
-    if session.on() == wanted {
-        return Ok(Some((session, gpu)));
-    }
-    let kv_cache = session.kv_cache();
-    let mut session = session_for(widget, model, session.into_history(), gpu.as_deref())?;
-    session.set_kv_cache(kv_cache);
+    let mut session = if session.on() == wanted { session } else { session_for(widget, model, session.into_history(), gpu.as_deref())? };
+    session.set_kv_cache(with(widget, |p| p.look.as_ref().is_none_or(|l| l.kv_cache)));
     let gpu = gpu.filter(|_| session.on() == BackendKind::WebGpu);
     Ok(Some((session, gpu)))
 }

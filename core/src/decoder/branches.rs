@@ -67,6 +67,23 @@ impl Step {
     }
 }
 
+impl Step {
+    /// The alternatives with the token taken among them: appended after them, with its rank,
+    /// when it was not one of the most probable. (token, probability, rank shown), and the
+    /// index of the token taken.
+    pub fn offered(&self) -> (Vec<(u32, f32, Option<usize>)>, usize) {
+        let mut offered: Vec<(u32, f32, Option<usize>)> = self.alternatives.iter().map(|&(t, p)| (t, p, None)).collect();
+        let taken = match self.alternatives.iter().position(|&(t, _)| t == self.token) {
+            Some(i) => i,
+            None => {
+                offered.push((self.token, self.probability, Some(self.rank)));
+                offered.len() - 1
+            }
+        };
+        (offered, taken)
+    }
+}
+
 /// The log-probability of a generated sequence: Σ ln p of its steps (the prompt is given).
 pub fn sequence_log_probability(steps: &[Step]) -> f64 {
     steps.iter().map(|s| s.log_probability).sum()

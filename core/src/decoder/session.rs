@@ -109,10 +109,16 @@ impl History {
         self.rng = Rng::new(seed);
     }
 
-    /// Whether generated step `step` can still be gone back to (`Session::rewind`): the window
-    /// has not slid since the pass behind its logits.
-    pub fn can_rewind(&self, step: usize) -> bool {
-        self.steps.get(step).is_some_and(|s| s.window_start == self.dropped && s.position >= self.dropped + s.positions_run)
+    /// Whether generated step `step` can still be gone back to (`Session::rewind`), or why
+    /// not: it was never generated, or the window has slid since the pass behind its logits.
+    pub fn check_rewind(&self, step: usize) -> Result<&Step> {
+        let Some(s) = self.steps.get(step) else {
+            return Err(ComputeError::Invalid(format!("O passo {} não foi gerado.", step + 1)));
+        };
+        if s.window_start != self.dropped || s.position < self.dropped + s.positions_run {
+            return Err(ComputeError::Invalid("A janela de contexto deslizou depois desse token: não dá mais para voltar a ele.".into()));
+        }
+        Ok(s)
     }
 
     /// The log-probability of the generated tokens (`branches::sequence_log_probability`).
@@ -384,13 +390,8 @@ impl<T: Clone> Session<T> {
     /// that step's logits started from, so the next pass is that pass again (the same logits,
     /// bit for bit, on the backend that made them). Refused once the window has slid past it.
     pub fn rewind(&mut self, step: usize) -> Result<()> {
+        let s = self.history.check_rewind(step)?.clone();
         let h = &mut self.history;
-        let Some(s) = h.steps.get(step) else {
-            return Err(ComputeError::Invalid(format!("O passo {} não foi gerado.", step + 1)));
-        };
-        if !h.can_rewind(step) {
-            return Err(ComputeError::Invalid("A janela de contexto deslizou depois desse token: não dá mais para voltar a ele.".into()));
-        }
         let at = s.position - h.dropped;
         self.cache.truncate(at - s.positions_run);
         h.rng = Rng::new(s.generator);

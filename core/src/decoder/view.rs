@@ -173,16 +173,9 @@ fn last_draw(model: &Playable, h: &History) -> Option<(Bars, u32)> {
     let bpe = &model.tokenizer;
     let last_position = h.dropped + h.ids.len();
     let step = h.steps.last().filter(|s| s.position + 1 == last_position)?;
-    let mut labels: Vec<String> = step.alternatives.iter().map(|(id, _)| bpe.label(*id)).collect();
-    let mut values: Vec<f32> = step.alternatives.iter().map(|(_, p)| *p).collect();
-    let marked = match step.alternatives.iter().position(|(id, _)| *id == step.token) {
-        Some(i) => i,
-        None => {
-            labels.push(format!("{} ({}º)", bpe.label(step.token), step.rank));
-            values.push(step.probability);
-            labels.len() - 1
-        }
-    };
+    let (offered, marked) = step.offered();
+    let labels = offered.iter().map(|&(t, _, rank)| rank.map_or_else(|| bpe.label(t), |r| format!("{} ({r}º)", bpe.label(t)))).collect();
+    let values = offered.iter().map(|&(_, p, _)| p).collect();
     let how = if step.chosen { "escolhido por você" } else { "sorteado" };
     let title = format!(
         "Último passo: «{}» {how}, o {}º mais provável (probabilidade {} na temperatura 1)",
@@ -303,10 +296,12 @@ pub fn alternatives(model: &Playable, h: &History, position: usize) -> Option<Al
     let bpe = &model.tokenizer;
     let step = h.steps.iter().position(|s| s.position == h.dropped + position)?;
     let s = &h.steps[step];
-    let mut options: Vec<(String, String)> = s.alternatives.iter().map(|&(t, p)| (t.to_string(), format!("«{}» {}", bpe.label(t), format_pt(p, 4)))).collect();
-    if !s.alternatives.iter().any(|&(t, _)| t == s.token) {
-        options.push((s.token.to_string(), format!("«{}» {} ({}º)", bpe.label(s.token), format_pt(s.probability, 4), s.rank)));
-    }
+    let options = s
+        .offered()
+        .0
+        .iter()
+        .map(|&(t, p, rank)| (t.to_string(), format!("«{}» {}{}", bpe.label(t), format_pt(p, 4), rank.map_or(String::new(), |r| format!(" ({r}º)")))))
+        .collect();
     let how = if s.chosen { "escolhido" } else { "sorteado" };
     Some(AlternativesView {
         step,
@@ -314,7 +309,7 @@ pub fn alternatives(model: &Playable, h: &History, position: usize) -> Option<Al
         title: format!("No passo {}, no lugar de «{}» ({how}), o modelo oferecia (probabilidade na temperatura 1); escolha outro para seguir por ali:", step + 1, bpe.label(s.token)),
         options,
         taken: s.token,
-        refused: (!h.can_rewind(step)).then(|| "A janela de contexto deslizou depois deste token: não dá mais para voltar a ele.".to_string()),
+        refused: h.check_rewind(step).err().map(|e| e.to_string()),
     })
 }
 
@@ -330,6 +325,7 @@ pub struct CacheView {
     pub computed: usize,
     /// The step: prefill, decode, or the whole window again without the cache.
     pub pass: String,
+    /// What the cache keeps and reserves (or that it keeps nothing).
     pub size: String,
     pub rates: String,
 }
@@ -345,15 +341,19 @@ pub fn cache(state: &CacheState, positions: usize, prefill: bool, rates: [Option
         (false, _) => format!("Sem cache: a passada recalculou as {computed} posições da janela, e nada fica guardado para a próxima."),
     };
     let kb = |bytes: usize| format_pt(bytes as f32 / 1024.0, 1);
-    let size = format!(
-        "Cache: {} posições × chave e valor de {} números cada, por camada: {} KB por camada, {} KB nas {} camadas (reservados: {} KB por camada, para o contexto inteiro).",
-        state.positions,
-        state.bytes_per_layer / (2 * 4 * state.positions.max(1)),
-        kb(state.bytes_per_layer),
-        kb(state.bytes_per_layer * state.layers),
-        state.layers,
-        kb(state.reserved_per_layer)
-    );
+    let size = if !state.on {
+        "Sem cache, nada fica guardado entre uma passada e a próxima.".to_string()
+    } else {
+        format!(
+            "Cache: {} posições × chave e valor de {} números cada, por camada: {} KB por camada, {} KB nas {} camadas (reservados: {} KB por camada, para o contexto inteiro).",
+            state.positions,
+            state.bytes_per_layer / (2 * 4 * state.positions.max(1)),
+            kb(state.bytes_per_layer),
+            kb(state.bytes_per_layer * state.layers),
+            state.layers,
+            kb(state.reserved_per_layer)
+        )
+    };
     let rate = |r: Option<f64>| r.map_or("ainda não medido".to_string(), |r| format!("{} tokens/s", format_pt(r as f32, 1)));
     let rates = format!("Medido nesta página, na última geração de cada modo: com cache {}, sem cache {}.", rate(rates[0]), rate(rates[1]));
     CacheView { on: state.on, layers: state.layers, positions, computed, pass, size, rates }
@@ -655,6 +655,7 @@ mod tests {
         block_on_ready(session.step(&Cpu, &SamplingOptions::default())).unwrap();
         let none = cache(&session.cache_state(), n + 2, false, [None, None]);
         assert!(!none.on && none.computed == n + 2 && none.pass.starts_with("Sem cache"), "{none:?}");
+        assert!(none.size.starts_with("Sem cache, nada fica guardado"), "{}", none.size);
     }
 
     #[test]

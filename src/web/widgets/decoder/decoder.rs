@@ -552,8 +552,7 @@ impl DecoderWidget {
             return self.request_return(branch);
         }
         if let Some(thumb) = closest(event, ".thumb") {
-            let index = |name: &str| thumb.get_attribute(name).and_then(|v| v.parse::<usize>().ok());
-            if let (Some(layer), Some(head)) = (index("data-layer"), index("data-head")) {
+            if let (Some(layer), Some(head)) = (number(&thumb, "data-layer"), number(&thumb, "data-head")) {
                 self.selected.set((layer, head));
                 self.draw_thumbnails(0, 1);
                 self.draw_enlarged();
@@ -1027,7 +1026,7 @@ impl DecoderWidget {
         self.cache_box.set_hidden(v.cache.is_none());
         let Some(c) = &v.cache else { return };
         self.cache_pass.set_text_content(Some(&c.pass));
-        self.cache_size.set_text_content(Some(&if c.on { c.size.clone() } else { "Sem cache, nada fica guardado entre uma passada e a próxima.".to_string() }));
+        self.cache_size.set_text_content(Some(&c.size));
         self.cache_rates.set_text_content(Some(&c.rates));
         dom::set_attr(&self.cache_grid, "aria-label", &format!("{} {}", c.pass, c.size));
         let dark = dom::dark_at(&self.shell.host);
@@ -1052,9 +1051,7 @@ impl DecoderWidget {
         for (colour, label) in items.iter().filter(|(colour, _)| c.on || *colour != kept) {
             let swatch = dom::el("span", "kv-swatch");
             dom::set_attr(&swatch, "style", &format!("background:{}", css(*colour)));
-            let item = dom::el("span", "legend-item");
-            dom::append_all(&item, &[&swatch, &dom::text("span", "", label)]);
-            dom::append(&self.cache_legend, &item);
+            dom::append(&self.cache_legend, &legend_item(&swatch, label));
         }
         dom::append(&self.cache_legend, &dom::text("span", "kv-axes", &format!("linhas: as {} camadas; colunas: as {} posições da janela", c.layers, c.positions)));
     }
@@ -1136,9 +1133,7 @@ impl DecoderWidget {
         for (stage, name) in strip.stages.iter().enumerate() {
             let swatch = dom::text("span", "settle-swatch", &stage.to_string());
             paint(&swatch, stage);
-            let item = dom::el("span", "legend-item");
-            dom::append_all(&item, &[&swatch, &dom::text("span", "", name)]);
-            dom::append(&self.strip_legend, &item);
+            dom::append(&self.strip_legend, &legend_item(&swatch, name));
         }
         self.strip_summary.set_text_content(Some(&strip.summary));
         self.strip_box.set_hidden(false);
@@ -1221,6 +1216,13 @@ impl DecoderWidget {
             }
         }
     }
+}
+
+/// A legend's entry: its swatch and label, kept on one line.
+fn legend_item(swatch: &HtmlElement, label: &str) -> HtmlElement {
+    let item = dom::el("span", "legend-item");
+    dom::append_all(&item, &[swatch, &dom::text("span", "", label)]);
+    item
 }
 
 /// The thumbnails' backing store, in pixels a side: 64 (at least a pixel per position, no
