@@ -19,6 +19,8 @@ mod executor;
 pub mod kernels;
 pub mod parity;
 pub mod pool;
+#[cfg(target_arch = "wasm32")]
+pub mod probe;
 pub mod readback;
 pub mod tensor;
 
@@ -52,17 +54,23 @@ pub struct AdapterFacts {
 
 impl AdapterFacts {
     pub fn of(info: &wgpu::AdapterInfo) -> AdapterFacts {
-        let name = if info.name.is_empty() { "adaptador sem nome".to_string() } else { info.name.clone() };
-        AdapterFacts { name: format!("{name} ({:?})", info.backend), software: is_software(info) }
+        AdapterFacts::named(&info.name, &format!("{:?}", info.backend), info.device_type == wgpu::DeviceType::Cpu)
+    }
+
+    /// From the adapter's name, its backend's and whether the browser says it is a fallback
+    /// (`isFallbackAdapter`): what wgpu and the page's probe (`probe`) both know.
+    pub fn named(name: &str, backend: &str, fallback: bool) -> AdapterFacts {
+        let shown = if name.is_empty() { "adaptador sem nome" } else { name };
+        AdapterFacts { name: format!("{shown} ({backend})"), software: fallback || is_software_name(name) }
     }
 }
 
-/// Whether an adapter is a software rasteriser: the browser says so (`isFallbackAdapter`,
-/// which wgpu reports as a CPU device type), or its name is one of the known ones.
-pub fn is_software(info: &wgpu::AdapterInfo) -> bool {
+/// Whether an adapter's name is one of the known software rasterisers' (SwiftShader, llvmpipe,
+/// WARP: correct, but slower than the site's own CPU path).
+fn is_software_name(name: &str) -> bool {
     // ASCII only: the known names are, and Unicode's case tables would cost the wasm ~5 KB.
-    let name = info.name.to_ascii_lowercase();
-    info.device_type == wgpu::DeviceType::Cpu || ["swiftshader", "llvmpipe", "lavapipe", "softpipe", "warp", "basic render"].iter().any(|s| name.contains(s))
+    let name = name.to_ascii_lowercase();
+    ["swiftshader", "llvmpipe", "lavapipe", "softpipe", "warp", "basic render"].iter().any(|s| name.contains(s))
 }
 
 /// Timestamp queries of a device that has them.

@@ -15,11 +15,25 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlSelectElement;
 
-use crate::core::error::{ComputeError, Result};
-use crate::core::executor::{BackendKind, Job};
-use crate::core::runtime::{run_job, Placed, Runtime};
-use crate::core::trace::{run_traced, run_traced_with_results, Trace};
-use crate::gpu::{GpuContext, GpuTensor};
+use crate::core::error::ComputeError;
+use crate::core::executor::BackendKind;
+#[cfg(feature = "page-compute")]
+use crate::core::{
+    error::Result,
+    executor::Job,
+    runtime::{run_job, Placed, Runtime},
+    trace::{run_traced, run_traced_with_results, Trace},
+};
+#[cfg(feature = "page-compute")]
+use crate::gpu::GpuTensor;
+
+/// What the page holds of WebGPU: a device its widgets compute on where they compute on the
+/// page (article and model widgets), else only what the browser said of its adapter (the
+/// resident build's pages, whose models run in their worker: `gpu::probe`).
+#[cfg(feature = "page-compute")]
+pub type GpuContext = crate::gpu::GpuContext;
+#[cfg(not(feature = "page-compute"))]
+pub type GpuContext = crate::gpu::probe::AdapterProbe;
 
 use crate::web::dom;
 use super::kit::Ctx;
@@ -29,10 +43,11 @@ const STORAGE_KEY: &str = "atencao.backend";
 /// The site's GPU (a widget that keeps work on it holds one).
 pub type Gpu = Rc<GpuContext>;
 /// A tensor of the site's runtime: on the CPU or on its GPU (`core::runtime`).
+#[cfg(feature = "page-compute")]
 pub type Tensor = Placed<GpuTensor>;
 
-/// The runtime over `gpu`, or the CPU: what resident work (the decoder's session, a
-/// training run) computes on.
+/// The runtime over `gpu`, or the CPU: what the page's jobs compute on.
+#[cfg(feature = "page-compute")]
 pub fn runtime(gpu: Option<&Gpu>) -> Runtime<'_, GpuContext> {
     gpu.map_or(Runtime::Cpu, |g| Runtime::Device(&**g))
 }
@@ -230,6 +245,7 @@ impl Backend {
         self.refresh().await;
     }
 
+    #[cfg(feature = "page-compute")]
     /// Runs `job` on the active backend. A GPU failure reruns it on the CPU; a lost
     /// device also switches the whole site to the CPU.
     pub async fn run<J: Job>(&self, job: &J) -> Result<(J::Output, BackendKind)> {
@@ -237,6 +253,7 @@ impl Backend {
         Ok((out, trace.backend))
     }
 
+    #[cfg(feature = "page-compute")]
     /// `run`, with every op the job ran recorded (the "por dentro" panel shows them). Jobs run
     /// on the site's runtime, so each is compiled once for both sides, under core's fallback.
     pub async fn run_traced<J: Job>(&self, job: &J) -> Result<(J::Output, Trace)> {
@@ -244,6 +261,7 @@ impl Backend {
         run_job(job, &runtime(gpu.as_ref()), &now_ms, &self.on_gpu_failure()).await
     }
 
+    #[cfg(feature = "page-compute")]
     /// Runs `job` on exactly `kind`, with no fallback (to compare backends), with every op's
     /// results when `with_results`. WebGPU uses the site's device, or one kept aside (a software
     /// adapter, or one opened for comparing while the CPU computes).
@@ -268,6 +286,7 @@ impl Backend {
         }
     }
 
+    #[cfg(feature = "page-compute")]
     /// The device to compare on: the site's, else one kept aside or opened now (remembered,
     /// as is the reason when none can be opened).
     pub async fn comparison_gpu(&self) -> std::result::Result<Rc<GpuContext>, String> {
@@ -294,6 +313,7 @@ impl Backend {
         }
     }
 
+    #[cfg(feature = "page-compute")]
     /// `gpu_failed` as one callback type for every job (a closure per job type would be
     /// compiled once per job).
     fn on_gpu_failure(&self) -> impl Fn(&ComputeError) + '_ {

@@ -41,7 +41,11 @@ pub fn memory_report() -> js_sys::Object {
         .ok()
         .and_then(|m| m.buffer().dyn_into::<js_sys::ArrayBuffer>().ok())
         .map_or(0.0, |b| b.byte_length() as f64);
+    #[cfg(feature = "page-compute")]
     let gpu = backend::current().and_then(|b| b.gpu());
+    // A page without page-compute holds no device, so no pooled buffers (its worker's are its own).
+    #[cfg(not(feature = "page-compute"))]
+    let gpu: Option<std::rc::Rc<crate::gpu::GpuContext>> = None;
     let report = js_sys::Object::new();
     let set = |name: &str, value: f64| {
         let _ = js_sys::Reflect::set(&report, &name.into(), &value.into());

@@ -18,7 +18,9 @@ use web_sys::{HtmlButtonElement, HtmlDetailsElement, HtmlElement};
 use wasm_bindgen::JsCast;
 
 use crate::core::error::{ComputeError, Result};
-use crate::core::executor::{BackendKind, Job};
+use crate::core::executor::BackendKind;
+#[cfg(feature = "page-compute")]
+use crate::core::executor::Job;
 use crate::core::format::format_pt;
 use crate::core::trace::{compare, format_scientific, OpRecord, Trace};
 use crate::gpu::KernelId;
@@ -43,6 +45,7 @@ pub fn begin(host: &HtmlElement, ctx: &Ctx, new_update: bool) -> PanelUpdate {
 }
 
 impl PanelUpdate {
+    #[cfg(feature = "page-compute")]
     /// A job of this update ran: its trace joins the panel (unless a newer update began);
     /// `job` is what "comparar" reruns on both backends.
     pub fn record<J: Job + 'static>(&self, job: Rc<J>, trace: Trace) {
@@ -66,8 +69,10 @@ pub trait Rerun {
     fn run_on(&self, backend: Rc<Backend>, kind: BackendKind, with_results: bool) -> Pin<Box<dyn Future<Output = Result<Trace>>>>;
 }
 
+#[cfg(feature = "page-compute")]
 struct JobRerun<J>(Rc<J>);
 
+#[cfg(feature = "page-compute")]
 impl<J: Job + 'static> Rerun for JobRerun<J> {
     fn run_on(&self, backend: Rc<Backend>, kind: BackendKind, with_results: bool) -> Pin<Box<dyn Future<Output = Result<Trace>>>> {
         let job = self.0.clone();
@@ -166,6 +171,7 @@ impl Panel {
             if panel.root.open() && panel.stale.get() {
                 panel.render();
             }
+            #[cfg(feature = "page-compute")]
             if panel.root.open() {
                 wasm_bindgen_futures::spawn_local(panel.clone().retime());
             }
@@ -175,6 +181,7 @@ impl Panel {
         panel
     }
 
+    #[cfg(feature = "page-compute")]
     /// Opened on WebGPU with a device that can time each kernel but is not doing so (timing
     /// costs something, so it starts with the first panel opened): turn timing on and run the
     /// update's jobs again, so the table shows each kernel's device time.

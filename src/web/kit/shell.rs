@@ -21,11 +21,15 @@ use std::rc::Rc;
 
 use web_sys::{EventTarget, HtmlElement};
 
-use crate::core::executor::{BackendKind, Job};
+use crate::core::executor::BackendKind;
+#[cfg(feature = "page-compute")]
+use crate::core::executor::Job;
 use crate::web::dom::{self, Listener};
 
 use super::context::Ctx;
-use super::update::{self, Update, Updates};
+#[cfg(feature = "page-compute")]
+use super::update;
+use super::update::{Update, Updates};
 use super::{action_of, listen, mark_backend, show_error, show_ready, twins_button, Widget, WidgetKind};
 
 pub struct Shell {
@@ -120,6 +124,7 @@ impl Shell {
         self.updates.begin()
     }
 
+    #[cfg(feature = "page-compute")]
     /// An update that runs `job` on the backend (traced for "por dentro"): unless a newer
     /// update began meanwhile, `draw` paints the output, the note says where it was computed,
     /// and the widget is ready; a failure shows its message.
@@ -132,6 +137,7 @@ impl Shell {
         update::compute(&self.ctx, &self.host, update, Some(&self.note), job, draw);
     }
 
+    #[cfg(feature = "page-compute")]
     /// `compute` for a job read from the reader's inputs: a bad input (`Err`) ends the update
     /// with its message instead, and no older result draws.
     pub fn compute_or<J, D>(&self, job: Result<J, String>, draw: D)
@@ -148,6 +154,7 @@ impl Shell {
         }
     }
 
+    #[cfg(feature = "page-compute")]
     /// `compute` for a job prepared on the CPU from a large text (a model trained on a
     /// corpus): waits for a pause in typing when `debounce`, lets "loading" paint, runs
     /// `prepare` (its message stops the update), then runs the job as `compute` does.

@@ -10,13 +10,17 @@ use std::rc::Rc;
 
 use web_sys::HtmlElement;
 
-use crate::core::error::Result;
-use crate::core::executor::{BackendKind, Job};
+#[cfg(feature = "page-compute")]
+use crate::core::{
+    error::Result,
+    executor::{BackendKind, Job},
+};
 use crate::core::trace::Trace;
 use crate::web::dom;
 
 use super::context::Ctx;
 use super::hood;
+#[cfg(feature = "page-compute")]
 use super::{mark_backend, show_error, show_ready};
 
 /// Counts a widget's updates. Every edit begins a new one; a result that arrives after a
@@ -54,6 +58,7 @@ impl Update {
     }
 }
 
+#[cfg(feature = "page-compute")]
 /// Runs `job` for the widget at `host` as a new update (its panel shows this job's ops).
 pub async fn run<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, job: J) -> Result<(J::Output, BackendKind)> {
     let panel = hood::begin(host, ctx, true);
@@ -71,6 +76,7 @@ pub async fn run<J: Job + 'static>(ctx: &Ctx, host: &HtmlElement, job: J) -> Res
     }
 }
 
+#[cfg(feature = "page-compute")]
 /// The usual update of a widget that computes on the backend: marks it loading, runs `job`
 /// through the panel and, unless a newer update began meanwhile, lets `draw` paint the output,
 /// marks which backend computed it (in `backend_note` when the widget has one) and shows the

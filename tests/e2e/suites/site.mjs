@@ -85,6 +85,17 @@ export default async function site({ page, base, mode }) {
       await fresh.waitForSelector('html[data-backend=webgpu]');
       await fresh.waitForSelector('[data-widget=attention][data-computed-on=webgpu][data-state=ready]');
       assertMatrix('weights on the chosen WebGPU', await readTable(fresh, 'weights'), GOLDEN.weights);
+      // A page whose models run in its worker (the decoder's: the resident build) opens no wgpu
+      // device; it asks the browser (gpu::probe) and must say the same, naming the same adapter.
+      const adapter = (await fresh.getAttribute('#backend-badge', 'title')).replace(/^WebGPU escolhido pelo leitor /, '');
+      await fresh.selectOption('#backend-choice', 'auto');
+      await fresh.goto(`${base}/decodificador.html`);
+      assert(await fresh.getAttribute('main', 'data-module') === 'atencao-resident', 'the decoder page loads the resident build');
+      await fresh.waitForSelector('html[data-backend=cpu]', { timeout: 30000 });
+      const residentNote = await fresh.textContent('#backend-note');
+      assert(residentNote === `WebGPU por software: a CPU é mais rápida aqui ${adapter}`, `decoder page's footer note: ${residentNote} (article page's adapter: ${adapter})`);
+      await fresh.selectOption('#backend-choice', 'webgpu');
+      await fresh.waitForSelector('html[data-backend=webgpu]');
       await context.close();
     });
     await check('[webgpu] ?backend=cpu in the URL forces the CPU', async () => {

@@ -243,15 +243,16 @@ export default async function train({ page, base, mode, browser }) {
       const started = fresh.waitForEvent('worker', { timeout: 60000 });
       await fresh.goto(`${base}/${PAGE}`);
       await fresh.waitForFunction((h) => document.querySelector(h)?.dataset.state === 'ready', HOST, { timeout: 60000 });
-      // The run trains in the page's worker, which opens its own device there: keep it where the
-      // test can destroy it (nothing in the site changes).
+      // The run trains in the page's worker, on the device it opened there (perhaps already, for
+      // the page's decoder): note every device that records commands, so the test can destroy it
+      // (nothing in the site changes).
       const worker = await started;
       await worker.evaluate(() => {
-        const request = GPUAdapter.prototype.requestDevice;
-        GPUAdapter.prototype.requestDevice = async function (...args) {
-          const device = await request.apply(this, args);
-          (self.__devices ??= []).push(device);
-          return device;
+        self.__devices = new Set();
+        const encoder = GPUDevice.prototype.createCommandEncoder;
+        GPUDevice.prototype.createCommandEncoder = function (...args) {
+          self.__devices.add(this);
+          return encoder.apply(this, args);
         };
       });
       for (const [control, value] of [['layers', '1'], ['width', '16'], ['heads', '2'], ['context', '16'], ['batch', '4']]) {
@@ -262,7 +263,8 @@ export default async function train({ page, base, mode, browser }) {
       await fresh.click(`${HOST} [data-action=train]`);
       await fresh.waitForFunction((h) => Number(document.querySelector(h).dataset.steps) >= 30, HOST, { timeout: 120000, polling: 100 });
       assert(await fresh.getAttribute(HOST, 'data-computed-on') === 'webgpu', 'training on WebGPU');
-      await worker.evaluate(() => self.__devices.forEach((d) => d.destroy()));
+      const destroyed = await worker.evaluate(() => { self.__devices.forEach((d) => d.destroy()); return self.__devices.size; });
+      assert(destroyed >= 1, 'the worker recorded no GPU commands');
       await fresh.waitForFunction((h) => document.querySelector(`${h} .train-message`)?.textContent.includes('A GPU falhou'), HOST, { timeout: 60000 });
       const message = await fresh.textContent(`${HOST} .train-message`);
       const [, failedAt, resumedAt] = message.match(/passo (\d+).*a partir do passo (\d+)/s) ?? [];

@@ -27,6 +27,7 @@ pub mod likelihood;
 pub mod markov;
 #[cfg(feature = "articles")]
 pub mod mask_embeddings;
+#[cfg(any(feature = "articles", feature = "models"))]
 pub mod softmax_lab;
 #[cfg(feature = "articles")]
 pub mod sparsity;
