@@ -236,4 +236,49 @@ mod tests {
         let c = DecoderConfig { n_heads: 5, ..DecoderConfig::tiny() };
         assert!(c.validate().unwrap_err().to_string().contains("cabeças"));
     }
+
+    /// The shipped config.json (no architecture field) reads as the original, and an
+    /// original's JSON is what it was before issue 41: no new field appears.
+    #[test]
+    fn the_shipped_file_reads_as_the_original_and_writes_as_before() {
+        let file: serde_json::Value = serde_json::from_str(include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../static/model/config.json"))).unwrap();
+        let config: DecoderConfig = serde_json::from_value(file["config"].clone()).unwrap();
+        assert_eq!(config, DecoderConfig::shipped());
+        assert_eq!((config.architecture, config.kv_heads(), config.kv_width()), (Architecture::Original, 6, 192));
+        let keys = |v: &serde_json::Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+        assert_eq!(keys(&serde_json::to_value(&config).unwrap()), keys(&file["config"]), "the same eight fields");
+        let moderna = DecoderConfig::tiny_moderna(2);
+        let json = serde_json::to_string(&moderna).unwrap();
+        assert!(json.contains(r#""architecture":"moderna""#) && json.contains(r#""n_kv_heads":2"#), "{json}");
+        assert_eq!(serde_json::from_str::<DecoderConfig>(&json).unwrap(), moderna);
+    }
+
+    /// The moderna's rules, each refused with its reason: K/V heads that divide the heads,
+    /// heads of even width (RoPE's pairs), and no shared K/V in the original.
+    #[test]
+    fn moderna_sizes_are_checked() {
+        DecoderConfig::tiny_moderna(1).validate().unwrap();
+        let message = |c: DecoderConfig| c.validate().unwrap_err().to_string();
+        assert!(message(DecoderConfig::tiny_moderna(3)).contains("3 cabeças de K/V não dividem as 4 cabeças"));
+        assert!(message(DecoderConfig::tiny_moderna(0)).contains("não dividem"));
+        let odd = DecoderConfig { d_model: 12, ..DecoderConfig::tiny_moderna(2) };
+        assert!(message(odd).contains("largura par, não 3"));
+        let shared = DecoderConfig { n_kv_heads: Some(1), ..DecoderConfig::tiny() };
+        assert!(message(shared).contains("a arquitetura original não compartilha K e V"));
+        // GQA's cache: 2 K/V heads of 4 for 4 heads: half the original's bytes.
+        assert_eq!(DecoderConfig::tiny_moderna(2).kv_cache_bytes_per_layer(10), 2 * 10 * 8 * 4);
+        assert_eq!(DecoderConfig::tiny().kv_cache_bytes_per_layer(10), 2 * 10 * 16 * 4);
+    }
+
+    /// A build without the `moderna` feature (the page's wasm) reads a moderna config but
+    /// refuses to build it, with a message (run with `--no-default-features`).
+    #[cfg(not(feature = "moderna"))]
+    #[test]
+    fn without_the_feature_a_moderna_config_is_refused() {
+        let json = serde_json::to_string(&DecoderConfig::tiny_moderna(2)).unwrap();
+        let config: DecoderConfig = serde_json::from_str(&json).unwrap();
+        assert!(config.validate().unwrap_err().to_string().contains("não traz a arquitetura moderna"));
+        let zeros = |_: &str, _: &[usize]| Ok(crate::Matrix::zeros(1, 1));
+        assert!(crate::decoder::DecoderWeights::from_tensors(&config, zeros).is_err());
+    }
 }

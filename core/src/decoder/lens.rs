@@ -445,6 +445,29 @@ mod tests {
         assert_eq!((map.shape(), map.get(1, cfg.n_heads), map.get(0, 1)), ((cfg.n_layers, cfg.n_heads + 1), split.ffn[1], pushes.get(0, 1)));
     }
 
+    /// On a moderna model (final RMSNorm, no β): the last stage is the model's output, and the
+    /// parts' pushes (no centring, σ the root mean square) add up to the logit with no β term.
+    #[cfg(feature = "moderna")]
+    #[test]
+    fn the_lens_reads_a_moderna_model() {
+        let cfg = DecoderConfig::tiny_moderna(2);
+        let w = DecoderWeights::random(&cfg, 12);
+        let ids = [3u32, 40, 299, 7, 7];
+        let (out, reading) = lens(&w, &ids);
+        assert_eq!((reading.stages(), reading.heads.len()), (cfg.n_layers + 1, cfg.n_layers * cfg.n_heads));
+        let model = ops::softmax_rows(&out.logits, SoftmaxOptions::default()).unwrap();
+        let diff = model.as_slice().iter().zip(&reading.readings[cfg.n_layers]).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+        println!("moderna lens: last stage vs output {diff:.2e}");
+        assert!(diff < 1e-5, "lens after the last block vs output: {diff}");
+        for token in [0u32, 17, 299] {
+            let split = reading.logit_parts(&w, token).unwrap();
+            let logit = out.logits.get(0, token as usize);
+            assert_eq!(split.bias, 0.0);
+            println!("moderna lens: token {token}: parts {} vs logit {logit}", split.total());
+            assert!((split.total() - logit).abs() < 1e-4 * logit.abs().max(1.0), "token {token}: parts {} vs {logit}", split.total());
+        }
+    }
+
     /// The candidates: the last stage's top ones, the token that came added when it is not
     /// among them; their columns are their trajectories.
     #[test]

@@ -285,6 +285,38 @@ mod tests {
         assert!((a.row(0).iter().sum::<f32>() - 1.0).abs() < 1e-5);
     }
 
+    /// The same for the moderna (RoPE at the cache's positions, the K/V heads cached and shared),
+    /// for GQA and MQA; and the cache sized for the K/V heads.
+    #[cfg(feature = "moderna")]
+    #[test]
+    fn moderna_incremental_decoding_equals_full_recompute() {
+        let ids = [5u32, 77, 290, 12, 12, 0, 255];
+        for kv_heads in [2, 1] {
+            let cfg = DecoderConfig::tiny_moderna(kv_heads);
+            let w = DecoderWeights::random(&cfg, 3);
+            let full = run(&w, &ids, &mut KvCache::new(&Cpu, &cfg).unwrap()).unwrap();
+            let mut cache = KvCache::new(&Cpu, &cfg).unwrap();
+            assert_eq!(cache.values[1].shape(), (cfg.context, kv_heads * cfg.head_size()));
+            let mut last = None;
+            for chunk in [&ids[..3], &ids[3..4], &ids[4..]] {
+                last = Some(run(&w, chunk, &mut cache).unwrap());
+            }
+            let last = last.unwrap();
+            let diff = last.logits.max_abs_diff(&full.logits).unwrap();
+            println!("moderna, {kv_heads} K/V heads: incremental vs full {diff:.2e}");
+            assert!(diff < 1e-5, "{kv_heads} K/V heads: incremental vs full: {diff}");
+            let a = &last.attention[1];
+            assert_eq!(a.shape(), (cfg.n_heads * 3, 7), "every query head attends");
+            assert_eq!(a.get(0, 5), 0.0);
+            // A different position changes the logits: RoPE does turn q and k.
+            let shifted = run(&w, &ids[1..], &mut KvCache::new(&Cpu, &cfg).unwrap()).unwrap();
+            let mut cache = KvCache::new(&Cpu, &cfg).unwrap();
+            run(&w, &[9], &mut cache).unwrap();
+            let later = run(&w, &ids[1..], &mut cache).unwrap();
+            assert!(later.logits.max_abs_diff(&shifted.logits).unwrap() > 1e-4);
+        }
+    }
+
     #[test]
     fn refuses_empty_input_and_overflowing_context() {
         let cfg = DecoderConfig::tiny();

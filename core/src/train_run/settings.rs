@@ -189,6 +189,46 @@ mod tests {
         assert_eq!(s.parameter_count(99), crate::training::char_config(99).parameter_count());
     }
 
+    /// The race is at a matched size: for every size the widget accepts, the moderna (K/V
+    /// heads by the rule, F by `moderna_ffn_width`) has within 2 % of the original's
+    /// parameters; the default's counts by hand.
+    #[test]
+    fn the_moderna_matches_the_originals_parameter_count() {
+        let tiny = TrainSettings::tiny();
+        let moderna = TrainSettings { architecture: Architecture::Moderna, ..tiny.clone() };
+        moderna.validate().unwrap();
+        let config = moderna.config(60);
+        config.validate().unwrap();
+        assert_eq!((config.architecture, config.kv_heads(), config.d_ff), (Architecture::Moderna, 2, 195));
+        // Original, V = 60, C = 64, L = 2: 60·64 + 2·(12·64² + 9·64) + 2·64 = 103 424.
+        // Moderna without the FFN: 60·64 + 2·(2·64² + 2·64·32 + 2·64) + 64 = 28 736, and 3·64·2
+        // = 384 a unit of F: F = 74 688 / 384 = 194,5 → 195 (194 is as close), 103 616 in all.
+        let (a, b) = (tiny.parameter_count(60), moderna.parameter_count(60));
+        println!("default settings, V = 60: original {a}, moderna {b} (F = {}, {:+.2} %)", config.d_ff, 100.0 * (b as f64 - a as f64) / a as f64);
+        assert_eq!((a, b), (103_424, 103_616));
+        let mut worst = 0.0f64;
+        for n_layers in 1..=4 {
+            for n_heads in 1..=8 {
+                for d_model in (8..=128).filter(|c| c % n_heads == 0 && (c / n_heads) % 2 == 0) {
+                    let original = TrainSettings { n_layers, n_heads, d_model, ..tiny.clone() };
+                    let moderna = TrainSettings { architecture: Architecture::Moderna, ..original.clone() };
+                    moderna.validate().unwrap();
+                    moderna.config(60).validate().unwrap();
+                    let (a, b) = (original.parameter_count(60) as f64, moderna.parameter_count(60) as f64);
+                    worst = worst.max((b - a).abs() / a);
+                }
+            }
+        }
+        println!("worst parameter mismatch over the widget's sizes: {:.3} %", 100.0 * worst);
+        assert!(worst < 0.02, "{worst}");
+        // Old messages (no architecture) still read, as the original.
+        let mut json = serde_json::to_value(&tiny).unwrap();
+        json.as_object_mut().unwrap().remove("architecture");
+        assert_eq!(serde_json::from_value::<TrainSettings>(json).unwrap(), tiny);
+        let odd = TrainSettings { d_model: 24, n_heads: 8, architecture: Architecture::Moderna, ..tiny };
+        assert!(odd.validate().unwrap_err().to_string().contains("precisa ser par"));
+    }
+
     #[test]
     fn bad_sizes_name_the_field() {
         let bad = TrainSettings { n_heads: 3, ..TrainSettings::tiny() };
