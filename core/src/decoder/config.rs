@@ -26,6 +26,11 @@ pub enum Architecture {
     Moderna,
 }
 
+/// The refusal of a moderna model by a build without the `moderna` feature.
+pub fn moderna_not_built() -> ComputeError {
+    ComputeError::Invalid("Esta versão do site não traz a arquitetura moderna (RMSNorm, RoPE, GQA, SwiGLU): o modelo não pode ser montado aqui.".into())
+}
+
 impl Architecture {
     /// Whether it is the 2017 one (whose JSON has no architecture field).
     pub fn is_original(&self) -> bool {
@@ -111,7 +116,7 @@ impl DecoderConfig {
     /// the configuration still parses, but no weights are built or run.
     pub fn check_architecture_built(&self) -> Result<()> {
         if self.architecture == Architecture::Moderna && !cfg!(feature = "moderna") {
-            return Err(ComputeError::Invalid("Esta versão do site não traz a arquitetura moderna (RMSNorm, RoPE, GQA, SwiGLU): o modelo não pode ser montado aqui.".into()));
+            return Err(moderna_not_built());
         }
         Ok(())
     }

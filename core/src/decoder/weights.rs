@@ -100,7 +100,7 @@ impl<T> Block<T> {
                 w_down: next()?,
             })),
             #[cfg(not(feature = "moderna"))]
-            Architecture::Moderna => Err(ComputeError::Invalid("Esta versão do site não traz a arquitetura moderna.".into())),
+            Architecture::Moderna => Err(super::config::moderna_not_built()),
         }
     }
 
@@ -225,8 +225,7 @@ impl<T> DecoderWeights<T> {
     /// Never reached: weights without β are moderna ones, which this build cannot make.
     #[cfg(not(feature = "moderna"))]
     fn final_rms_norm<E: Executor<Tensor = T>>(&self, _e: &E, _x: &T) -> Result<T> {
-        self.config.check_architecture_built()?;
-        Err(ComputeError::Invalid("A norma final do modelo não tem β.".into()))
+        Err(super::config::moderna_not_built())
     }
 }
 

@@ -265,14 +265,12 @@ pub fn backward_on<E: Executor>(
     Ok(DecoderWeights { config: cfg.clone(), tok_emb, blocks, ln_f_gamma, ln_f_beta })
 }
 
+/// dL/dx through a norm, with its γ's gradient and its β's (`None`: an RMSNorm, no β).
+type NormGradients<T> = (T, T, Option<T>);
+
 /// Through the final norm: (dL/dx, dγ, dβ) for the original's layer norm, (dL/dx, dγ, None)
 /// for the moderna's RMSNorm.
-fn final_norm_backward<E: Executor>(
-    e: &E,
-    w: &DecoderWeights<E::Tensor>,
-    x: &E::Tensor,
-    dh: &E::Tensor,
-) -> Result<(E::Tensor, E::Tensor, Option<E::Tensor>)> {
+fn final_norm_backward<E: Executor>(e: &E, w: &DecoderWeights<E::Tensor>, x: &E::Tensor, dh: &E::Tensor) -> Result<NormGradients<E::Tensor>> {
     match &w.ln_f_beta {
         Some(_) => {
             let (dx, dgamma, dbeta) = e.layer_norm_backward(x, &w.ln_f_gamma, dh, w.config.ln_eps)?;
@@ -283,11 +281,9 @@ fn final_norm_backward<E: Executor>(
             let (dx, dgamma) = e.rms_norm_backward(x, &w.ln_f_gamma, dh, w.config.ln_eps)?;
             Ok((dx, dgamma, None))
         }
+        // Never reached: weights without β are moderna ones, which this build cannot make.
         #[cfg(not(feature = "moderna"))]
-        None => {
-            w.config.check_architecture_built()?;
-            Err(ComputeError::Invalid("A norma final do modelo não tem β.".into()))
-        }
+        None => Err(crate::decoder::config::moderna_not_built()),
     }
 }
 
