@@ -79,7 +79,7 @@ fn reference_lens(w: &DecoderWeights, ids: &[u32]) -> Vec<Vec<Vec<f64>>> {
     let read = |x: &[Vec<f64>]| -> Vec<Vec<f64>> {
         x.iter()
             .map(|row| {
-                let h = layer_norm(row, w.ln_f_gamma.as_slice(), w.ln_f_beta.as_slice(), cfg.ln_eps);
+                let h = layer_norm(row, w.ln_f_gamma.as_slice(), w.ln_f_beta.as_ref().unwrap().as_slice(), cfg.ln_eps);
                 let logits: Vec<f64> = (0..v).map(|t| (0..c).map(|j| h[j] * emb[t * c + j] as f64).sum()).collect();
                 let max = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
                 let exps: Vec<f64> = logits.iter().map(|l| (l - max).exp()).collect();
@@ -89,7 +89,7 @@ fn reference_lens(w: &DecoderWeights, ids: &[u32]) -> Vec<Vec<Vec<f64>>> {
             .collect()
     };
     let mut stages = vec![read(&x)];
-    for b in &w.blocks {
+    for b in w.blocks.iter().map(|b| b.original().unwrap()) {
         let h: Vec<Vec<f64>> = x.iter().map(|r| layer_norm(r, b.ln1_gamma.as_slice(), b.ln1_beta.as_slice(), cfg.ln_eps)).collect();
         let q: Vec<Vec<f64>> = h.iter().map(|r| times(r, b.w_q.as_slice(), c)).collect();
         let k: Vec<Vec<f64>> = h.iter().map(|r| times(r, b.w_k.as_slice(), c)).collect();

@@ -4,6 +4,7 @@
 //! and a view built from a real run says what the run says.
 
 use atencao_core::decoder::protocol::{DecoderCommand, DecoderReport};
+use atencao_core::decoder::Architecture;
 use atencao_core::train_run::protocol::{AttentionView, BpeFiles, BuildInfo, Export, ExportPurpose, Placement, TrainCommand, TrainReport, TrainView};
 use atencao_core::train_run::{prepare_text, EvalPoint, SamplePoint, TrainRun, TrainSettings};
 use atencao_core::{executor::Cpu, Matrix};
@@ -22,8 +23,20 @@ fn number() -> impl Strategy<Value = f64> {
     prop_oneof![any::<f64>().prop_filter("finite", |x| x.is_finite()), Just(0.0), Just(-0.0), Just(1e-300), Just(f64::MAX)]
 }
 
+fn architecture() -> impl Strategy<Value = Architecture> {
+    prop_oneof![Just(Architecture::Original), Just(Architecture::Moderna)]
+}
+
 fn settings() -> impl Strategy<Value = TrainSettings> {
-    (1usize..5, 1usize..9, any::<u64>(), number()).prop_map(|(layers, heads, seed, rate)| TrainSettings { n_layers: layers, n_heads: heads, d_model: 8 * heads, seed, learning_rate: rate, ..TrainSettings::tiny() })
+    (1usize..5, 1usize..9, any::<u64>(), number(), architecture()).prop_map(|(layers, heads, seed, rate, architecture)| TrainSettings {
+        n_layers: layers,
+        n_heads: heads,
+        d_model: 8 * heads,
+        seed,
+        learning_rate: rate,
+        architecture,
+        ..TrainSettings::tiny()
+    })
 }
 
 fn command() -> impl Strategy<Value = TrainCommand> {
@@ -83,9 +96,20 @@ fn report() -> impl Strategy<Value = TrainReport> {
         (any::<u64>(), view()).prop_map(|(build, view)| TrainReport::View { build, view }),
         (any::<u64>(), ".*", any::<usize>(), any::<usize>()).prop_map(|(build, error, at, resumed_from)| TrainReport::GpuFailed { build, error, at, resumed_from }),
         (any::<u64>(), ".*").prop_map(|(build, message)| TrainReport::Failed { build, message }),
-        (any::<u64>(), purpose(), proptest::option::of(".*"), proptest::collection::vec(any::<u32>(), 0..16), any::<usize>(), proptest::option::of(number())).prop_map(
-            |(build, purpose, chars, training_ids, step, validation_loss)| TrainReport::Exported { build, purpose, export: Export { config: None, chars, training_ids, step, validation_loss } }
-        ),
+        (
+            any::<u64>(),
+            purpose(),
+            proptest::option::of((settings(), 2usize..3000)),
+            proptest::option::of(".*"),
+            proptest::collection::vec(any::<u32>(), 0..16),
+            any::<usize>(),
+            proptest::option::of(number())
+        )
+            .prop_map(|(build, purpose, model, chars, training_ids, step, validation_loss)| TrainReport::Exported {
+                build,
+                purpose,
+                export: Export { config: model.map(|(settings, vocab)| settings.config(vocab)), chars, training_ids, step, validation_loss }
+            }),
     ]
 }
 

@@ -12,7 +12,9 @@
 //! of W^O, every FFN's output); with the final layer norm's scale σ held at its value, the
 //! norm is linear, so the logit of token j splits exactly into
 //!   Σ_parts  γ ⊙ (part − mean(part)) / σ · E_j   +   β · E_j.
-//! `LensReading::push` gives one part's term; the test below checks the parts add up.
+//! The moderna's final norm is an RMSNorm: no centring and no β, σ = √(mean(x²) + ε), so
+//!   Σ_parts  γ ⊙ part / σ · E_j.
+//! `LensReading::push` gives one part's term; the tests below check the parts add up.
 
 use crate::error::{ComputeError, Result};
 use crate::executor::{Executor, Job};
@@ -68,7 +70,7 @@ impl<T> LensTaps<T> {
 
     /// Rows (n,C) of the residual through the final layer norm, the tied head and a softmax.
     fn read_rows<E: Executor<Tensor = T>>(e: &E, w: &DecoderWeights<T>, rows: &T) -> Result<T> {
-        let normed = e.layer_norm(rows, &w.ln_f_gamma, &w.ln_f_beta, w.config.ln_eps)?;
+        let normed = w.final_norm(e, rows)?;
         let logits = e.matmul_bt(&normed, &w.tok_emb, 1.0)?;
         e.softmax_rows(&logits, SoftmaxOptions::default())
     }
@@ -179,7 +181,7 @@ pub struct LogitParts {
     pub heads: Matrix,
     /// One per layer.
     pub ffn: Vec<f32>,
-    /// β·E_token from the final norm.
+    /// β·E_token from the final norm (0 without β).
     pub bias: f32,
 }
 
@@ -301,27 +303,31 @@ impl LensReading {
         m
     }
 
-    /// σ of the final layer norm at this position: √(var(residual) + ε).
-    fn sigma(&self, eps: f32) -> f32 {
+    /// σ of the final norm at this position: √(var(residual) + ε) for a layer norm (which
+    /// centres), √(mean(residual²) + ε) for an RMSNorm (which does not).
+    fn sigma(&self, eps: f32, centred: bool) -> f32 {
         let c = self.residual.len().max(1) as f32;
-        let mean = self.residual.iter().sum::<f32>() / c;
+        let mean = if centred { self.residual.iter().sum::<f32>() / c } else { 0.0 };
         let var = self.residual.iter().map(|v| (v - mean).powi(2)).sum::<f32>() / c;
         (var + eps).sqrt()
     }
 
-    /// One part's direct push on `token`'s logit: γ ⊙ (part − mean)/σ · E_token.
+    /// One part's direct push on `token`'s logit: γ ⊙ (part − mean)/σ · E_token through a
+    /// layer norm, γ ⊙ part/σ · E_token through the moderna's RMSNorm.
     pub fn push(&self, w: &DecoderWeights, part: &[f32], token: u32) -> f32 {
         let c = part.len().max(1) as f32;
-        let mean = part.iter().sum::<f32>() / c;
-        let sigma = self.sigma(w.config.ln_eps);
+        let centred = w.ln_f_beta.is_some();
+        let mean = if centred { part.iter().sum::<f32>() / c } else { 0.0 };
+        let sigma = self.sigma(w.config.ln_eps, centred);
         let gamma = w.ln_f_gamma.as_slice();
         let e = w.tok_emb.row(token as usize);
         part.iter().zip(gamma).zip(&e).map(|((p, g), e)| g * (p - mean) / sigma * e).sum()
     }
 
-    /// The final norm's shift β·E_token: the part of the logit no layer wrote.
+    /// The final norm's shift β·E_token: the part of the logit no layer wrote (0 for the
+    /// moderna's RMSNorm, which has no β).
     pub fn bias_push(&self, w: &DecoderWeights, token: u32) -> f32 {
-        w.ln_f_beta.as_slice().iter().zip(w.tok_emb.row(token as usize)).map(|(b, e)| b * e).sum()
+        w.ln_f_beta.as_ref().map_or(0.0, |beta| beta.as_slice().iter().zip(w.tok_emb.row(token as usize)).map(|(b, e)| b * e).sum())
     }
 
     /// `token`'s logit split into its parts: (embedding, heads (L, nh), FFN per layer, β·E).
@@ -391,7 +397,7 @@ mod tests {
         let (_, reading) = lens(&w, &ids);
         let read = |x: &Matrix| {
             let last = Matrix::from_vec(1, cfg.d_model, x.row(x.rows() - 1)).unwrap();
-            let normed = ops::layer_norm(&last, &w.ln_f_gamma, &w.ln_f_beta, cfg.ln_eps).unwrap();
+            let normed = ops::layer_norm(&last, &w.ln_f_gamma, w.ln_f_beta.as_ref().unwrap(), cfg.ln_eps).unwrap();
             let logits = ops::matmul_bt(&normed, &w.tok_emb, 1.0).unwrap();
             ops::softmax_rows(&logits, SoftmaxOptions::default()).unwrap()
         };
@@ -400,7 +406,7 @@ mod tests {
         let pe = crate::transformer::positional::sinusoidal(0, ids.len(), c, cfg.pe_theta);
         let mut x = ops::add(&ops::scale(&emb, (c as f32).sqrt()), &pe).unwrap();
         let mut expected = vec![read(&x)];
-        for b in &w.blocks {
+        for b in w.blocks.iter().map(|b| b.original().unwrap()) {
             let h = ops::layer_norm(&x, &b.ln1_gamma, &b.ln1_beta, cfg.ln_eps).unwrap();
             let (q, k, v) = (ops::matmul(&h, &b.w_q).unwrap(), ops::matmul(&h, &b.w_k).unwrap(), ops::matmul(&h, &b.w_v).unwrap());
             let att = ops::attention(&q, &k, &v, cfg.n_heads, true, 0).unwrap().output;
@@ -424,7 +430,7 @@ mod tests {
         let (out, reading) = lens(&w, &[1, 2, 3, 4]);
         for token in [0u32, 17, 299] {
             let parts = std::iter::once(&reading.embedding).chain(&reading.heads).chain(&reading.ffn);
-            let beta: f32 = w.ln_f_beta.as_slice().iter().zip(w.tok_emb.row(token as usize)).map(|(b, e)| b * e).sum();
+            let beta: f32 = w.ln_f_beta.as_ref().unwrap().as_slice().iter().zip(w.tok_emb.row(token as usize)).map(|(b, e)| b * e).sum();
             let total: f32 = parts.map(|p| reading.push(&w, p, token)).sum::<f32>() + beta;
             let logit = out.logits.get(0, token as usize);
             assert!((total - logit).abs() < 1e-3 * logit.abs().max(1.0), "token {token}: {total} vs {logit}");
@@ -437,6 +443,29 @@ mod tests {
         let split = reading.logit_parts(&w, 17).unwrap();
         let map = split.by_layer();
         assert_eq!((map.shape(), map.get(1, cfg.n_heads), map.get(0, 1)), ((cfg.n_layers, cfg.n_heads + 1), split.ffn[1], pushes.get(0, 1)));
+    }
+
+    /// On a moderna model (final RMSNorm, no β): the last stage is the model's output, and the
+    /// parts' pushes (no centring, σ the root mean square) add up to the logit with no β term.
+    #[cfg(feature = "moderna")]
+    #[test]
+    fn the_lens_reads_a_moderna_model() {
+        let cfg = DecoderConfig::tiny_moderna(2);
+        let w = DecoderWeights::random(&cfg, 12);
+        let ids = [3u32, 40, 299, 7, 7];
+        let (out, reading) = lens(&w, &ids);
+        assert_eq!((reading.stages(), reading.heads.len()), (cfg.n_layers + 1, cfg.n_layers * cfg.n_heads));
+        let model = ops::softmax_rows(&out.logits, SoftmaxOptions::default()).unwrap();
+        let diff = model.as_slice().iter().zip(&reading.readings[cfg.n_layers]).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+        println!("moderna lens: last stage vs output {diff:.2e}");
+        assert!(diff < 1e-5, "lens after the last block vs output: {diff}");
+        for token in [0u32, 17, 299] {
+            let split = reading.logit_parts(&w, token).unwrap();
+            let logit = out.logits.get(0, token as usize);
+            assert_eq!(split.bias, 0.0);
+            println!("moderna lens: token {token}: parts {} vs logit {logit}", split.total());
+            assert!((split.total() - logit).abs() < 1e-4 * logit.abs().max(1.0), "token {token}: parts {} vs {logit}", split.total());
+        }
     }
 
     /// The candidates: the last stage's top ones, the token that came added when it is not

@@ -40,7 +40,7 @@ pub mod tree;
 pub mod view;
 pub mod weights;
 
-pub use config::DecoderConfig;
+pub use config::{Architecture, DecoderConfig};
 pub use lens::{forward_with_lens, forward_with_strip, LensPass, LensReading, LensTaps, LogitParts};
 pub use model::{forward, forward_tapped, read_forward, DecoderPass, Forward, ForwardOutput, KvCache, Taps};
 pub use session::{History, Session};

@@ -7,18 +7,27 @@
 //!   x = E[ids]·√C + PE(positions)
 //!   for each block:  x = x + MHA(LN1(x)) W^O ;  x = x + FFN(LN2(x))
 //!   logits = LN_f(x) · Eᵀ            (output head tied to the embeddings)
-//! Shapes: T new tokens, P cached positions, C width, nh heads, V vocabulary.
+//! or today's block (the "moderna" architecture, issue 41), in the same loop:
+//!   x = E[ids]·√C                   (no PE: RoPE turns q and k at their positions)
+//!   for each block:  x = x + MHA(RoPE(q), RoPE(k), v) W^O over RMSNorm(x), K/V shared by
+//!                    groups of heads (GQA);  x = x + SwiGLU(RMSNorm(x))
+//!   logits = RMSNorm(x) · Eᵀ
+//! Shapes: T new tokens, P cached positions, C width, nh heads, n_kv K/V heads, V vocabulary.
 
 use crate::error::{ComputeError, Result};
 use crate::executor::{Executor, Job};
 use crate::transformer::positional::sinusoidal;
 use crate::Matrix;
 
-use super::config::DecoderConfig;
-use super::weights::DecoderWeights;
+#[cfg(feature = "moderna")]
+use crate::ops::modern::RopePositions;
 
-/// Keys and values of the positions processed so far, one (context, C) tensor per layer,
-/// written in place as positions arrive: rows 0 … len − 1 hold data.
+use super::config::{Architecture, DecoderConfig};
+use super::weights::{Block, DecoderWeights};
+
+/// Keys and values of the positions processed so far, one (context, n_kv·hs) tensor per layer
+/// (C for the original; the moderna's K/V heads only, before they are shared), written in
+/// place as positions arrive: rows 0 … len − 1 hold data. Keys are kept turned by RoPE.
 #[derive(Clone, Debug)]
 pub struct KvCache<T> {
     pub keys: Vec<T>,
@@ -29,7 +38,7 @@ pub struct KvCache<T> {
 impl<T> KvCache<T> {
     /// An empty cache with room for the model's whole context, on `e`'s backend.
     pub fn new<E: Executor<Tensor = T>>(e: &E, config: &DecoderConfig) -> Result<KvCache<T>> {
-        let zeros = Matrix::zeros(config.context, config.d_model);
+        let zeros = Matrix::zeros(config.context, config.kv_width());
         let room = || (0..config.n_layers).map(|_| e.upload(&zeros)).collect::<Result<Vec<_>>>();
         Ok(KvCache { keys: room()?, values: room()?, len: 0 })
     }
@@ -118,36 +127,34 @@ pub fn forward_tapped<E: Executor>(
             p + t
         )));
     }
-    // x (T,C) = E[ids]·√C + PE(P … P+T−1)
+    // x (T,C) = E[ids]·√C + PE(P … P+T−1) (the moderna adds no PE: RoPE turns q and k).
     e.stage("embeddings");
     let emb = e.embedding(&w.tok_emb, ids)?;
     let emb = e.scale(&emb, (c as f32).sqrt())?;
-    let mut x = e.add(&emb, &e.upload(&sinusoidal(p, t, c, cfg.pe_theta))?)?;
+    let mut x = match cfg.architecture {
+        Architecture::Original => e.add(&emb, &e.upload(&sinusoidal(p, t, c, cfg.pe_theta))?)?,
+        Architecture::Moderna => emb,
+    };
     taps.after_embedding(e, w, &x, t)?;
 
     let mut attention = Vec::with_capacity(cfg.n_layers);
     for (l, b) in w.blocks.iter().enumerate() {
         e.stage(&format!("bloco {}", l + 1));
-        // Attention sub-layer: h = LN1(x); q, k, v (T,C); the new keys and values join the
+        // Attention sub-layer: q, k, v of the new rows; the new keys and values join the
         // cache in place; each head attends over the P+T cached positions.
-        let h = e.layer_norm(&x, &b.ln1_gamma, &b.ln1_beta, cfg.ln_eps)?;
-        let q = e.matmul(&h, &b.w_q)?;
-        let k = e.matmul(&h, &b.w_k)?;
-        let v = e.matmul(&h, &b.w_v)?;
+        let (q, k, v) = project(e, b, cfg, &x, p)?;
         e.write_rows(&mut cache.keys[l], p, &k)?;
         e.write_rows(&mut cache.values[l], p, &v)?;
-        let keys = e.rows(&cache.keys[l], 0, p + t)?;
-        let values = e.rows(&cache.values[l], 0, p + t)?;
+        let keys = share_kv(e, b, cfg, e.rows(&cache.keys[l], 0, p + t)?)?;
+        let values = share_kv(e, b, cfg, e.rows(&cache.values[l], 0, p + t)?)?;
         let (att, weights) = e.attention(&q, &keys, &values, cfg.n_heads, true, p)?;
-        let projected = e.matmul(&att, &b.w_o)?;
+        let projected = e.matmul(&att, b.w_o())?;
         x = e.add(&x, &projected)?;
         attention.push(weights);
-        taps.after_attention(e, &att, &b.w_o, cfg.n_heads, t)?;
+        taps.after_attention(e, &att, b.w_o(), cfg.n_heads, t)?;
 
-        // FFN sub-layer: x = x + ReLU(LN2(x) W1 + b1) W2 + b2.
-        let h = e.layer_norm(&x, &b.ln2_gamma, &b.ln2_beta, cfg.ln_eps)?;
-        let hidden = e.relu(&e.add(&e.matmul(&h, &b.w1)?, &b.b1)?)?;
-        let out = e.add(&e.matmul(&hidden, &b.w2)?, &b.b2)?;
+        // FFN sub-layer: x = x + FFN(norm₂(x)).
+        let out = feed_forward(e, b, cfg, &x)?;
         x = e.add(&x, &out)?;
         taps.after_block(e, w, &out, &x, t)?;
     }
@@ -155,9 +162,58 @@ pub fn forward_tapped<E: Executor>(
     // Only the last position's logits are needed to choose the next token.
     e.stage("saída");
     let last = e.rows(&x, t - 1, t)?;
-    let last = e.layer_norm(&last, &w.ln_f_gamma, &w.ln_f_beta, cfg.ln_eps)?;
+    let last = w.final_norm(e, &last)?;
     let logits = e.matmul_bt(&last, &w.tok_emb, 1.0)?;
     Ok(Forward { logits, attention })
+}
+
+/// A block's q (T,C), k and v (T, n_kv·hs) of the new rows x at positions P … P+T−1: through
+/// LN1 for the original; through RMSNorm, q and k turned by RoPE there, for the moderna.
+#[cfg_attr(not(feature = "moderna"), allow(unused_variables))]
+fn project<E: Executor>(e: &E, b: &Block<E::Tensor>, cfg: &DecoderConfig, x: &E::Tensor, p: usize) -> Result<(E::Tensor, E::Tensor, E::Tensor)> {
+    match b {
+        Block::Original(b) => {
+            let h = e.layer_norm(x, &b.ln1_gamma, &b.ln1_beta, cfg.ln_eps)?;
+            Ok((e.matmul(&h, &b.w_q)?, e.matmul(&h, &b.w_k)?, e.matmul(&h, &b.w_v)?))
+        }
+        #[cfg(feature = "moderna")]
+        Block::Moderna(b) => {
+            let h = e.rms_norm(x, &b.rms1_gamma, cfg.ln_eps)?;
+            let at = RopePositions::from(p);
+            let q = e.rope(&e.matmul(&h, &b.w_q)?, cfg.n_heads, cfg.pe_theta, at)?;
+            let k = e.rope(&e.matmul(&h, &b.w_k)?, cfg.kv_heads(), cfg.pe_theta, at)?;
+            Ok((q, k, e.matmul(&h, &b.w_v)?))
+        }
+    }
+}
+
+/// Cached keys or values (P+T, n_kv·hs) as every query head reads them: as they are for the
+/// original, each K/V head repeated to its group for the moderna (`repeat_kv`).
+#[cfg_attr(not(feature = "moderna"), allow(unused_variables))]
+fn share_kv<E: Executor>(e: &E, b: &Block<E::Tensor>, cfg: &DecoderConfig, kv: E::Tensor) -> Result<E::Tensor> {
+    match b {
+        Block::Original(_) => Ok(kv),
+        #[cfg(feature = "moderna")]
+        Block::Moderna(_) => e.repeat_kv(&kv, cfg.n_heads, cfg.kv_heads()),
+    }
+}
+
+/// What a block's FFN adds to the stream x (T,C): ReLU(LN2(x)·W1 + b1)·W2 + b2 for the
+/// original, (SiLU(h·W_gate) ⊙ h·W_up)·W_down with h = RMSNorm(x) for the moderna.
+fn feed_forward<E: Executor>(e: &E, b: &Block<E::Tensor>, cfg: &DecoderConfig, x: &E::Tensor) -> Result<E::Tensor> {
+    match b {
+        Block::Original(b) => {
+            let h = e.layer_norm(x, &b.ln2_gamma, &b.ln2_beta, cfg.ln_eps)?;
+            let hidden = e.relu(&e.add(&e.matmul(&h, &b.w1)?, &b.b1)?)?;
+            e.add(&e.matmul(&hidden, &b.w2)?, &b.b2)
+        }
+        #[cfg(feature = "moderna")]
+        Block::Moderna(b) => {
+            let h = e.rms_norm(x, &b.rms2_gamma, cfg.ln_eps)?;
+            let hidden = e.swiglu(&e.matmul(&h, &b.w_gate)?, &e.matmul(&h, &b.w_up)?)?;
+            e.matmul(&hidden, &b.w_down)
+        }
+    }
 }
 
 /// A forward pass read back to the host.
@@ -227,6 +283,38 @@ mod tests {
         assert_eq!(a.shape(), (cfg.n_heads * 3, 7));
         assert_eq!(a.get(0, 5), 0.0);
         assert!((a.row(0).iter().sum::<f32>() - 1.0).abs() < 1e-5);
+    }
+
+    /// The same for the moderna (RoPE at the cache's positions, the K/V heads cached and shared),
+    /// for GQA and MQA; and the cache sized for the K/V heads.
+    #[cfg(feature = "moderna")]
+    #[test]
+    fn moderna_incremental_decoding_equals_full_recompute() {
+        let ids = [5u32, 77, 290, 12, 12, 0, 255];
+        for kv_heads in [2, 1] {
+            let cfg = DecoderConfig::tiny_moderna(kv_heads);
+            let w = DecoderWeights::random(&cfg, 3);
+            let full = run(&w, &ids, &mut KvCache::new(&Cpu, &cfg).unwrap()).unwrap();
+            let mut cache = KvCache::new(&Cpu, &cfg).unwrap();
+            assert_eq!(cache.values[1].shape(), (cfg.context, kv_heads * cfg.head_size()));
+            let mut last = None;
+            for chunk in [&ids[..3], &ids[3..4], &ids[4..]] {
+                last = Some(run(&w, chunk, &mut cache).unwrap());
+            }
+            let last = last.unwrap();
+            let diff = last.logits.max_abs_diff(&full.logits).unwrap();
+            println!("moderna, {kv_heads} K/V heads: incremental vs full {diff:.2e}");
+            assert!(diff < 1e-5, "{kv_heads} K/V heads: incremental vs full: {diff}");
+            let a = &last.attention[1];
+            assert_eq!(a.shape(), (cfg.n_heads * 3, 7), "every query head attends");
+            assert_eq!(a.get(0, 5), 0.0);
+            // A different position changes the logits: RoPE does turn q and k.
+            let shifted = run(&w, &ids[1..], &mut KvCache::new(&Cpu, &cfg).unwrap()).unwrap();
+            let mut cache = KvCache::new(&Cpu, &cfg).unwrap();
+            run(&w, &[9], &mut cache).unwrap();
+            let later = run(&w, &ids[1..], &mut cache).unwrap();
+            assert!(later.logits.max_abs_diff(&shifted.logits).unwrap() > 1e-4);
+        }
     }
 
     #[test]

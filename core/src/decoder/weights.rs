@@ -2,13 +2,20 @@
 //!
 //! Row-vector convention, as in the articles: a token is a row x (1,C) and a layer is
 //! x W with W (C,out). Biases and layer-norm γ, β are single rows (1,C) so `add` broadcasts them.
+//!
+//! A block is the 2017 one (`BlockWeights`) or today's (`ModernBlockWeights`, issue 41), as
+//! the config's architecture says; every tensor is built, listed and mapped in the file's order.
 
 use std::collections::HashMap;
 
 use crate::error::{ComputeError, Result};
 use crate::Matrix;
 
-use super::config::DecoderConfig;
+use crate::executor::Executor;
+#[cfg(feature = "moderna")]
+use crate::training::modern_block::ModernBlockWeights;
+
+use super::config::{Architecture, DecoderConfig};
 use super::safetensors::{self, Tensor};
 
 /// One transformer block (pre-LN). `T` is where the tensors live: host matrices, or a
@@ -34,47 +41,191 @@ pub struct BlockWeights<T = Matrix> {
     pub b2: T,
 }
 
+impl<T> BlockWeights<T> {
+    /// Every tensor, in the file's order (`DecoderConfig::block_tensor_shapes`).
+    pub fn tensors(&self) -> [&T; 12] {
+        [
+            &self.ln1_gamma, &self.ln1_beta, &self.w_q, &self.w_k, &self.w_v, &self.w_o,
+            &self.ln2_gamma, &self.ln2_beta, &self.w1, &self.b1, &self.w2, &self.b2,
+        ]
+    }
+
+    /// The same, writable.
+    pub fn tensors_mut(&mut self) -> [&mut T; 12] {
+        [
+            &mut self.ln1_gamma, &mut self.ln1_beta, &mut self.w_q, &mut self.w_k, &mut self.w_v, &mut self.w_o,
+            &mut self.ln2_gamma, &mut self.ln2_beta, &mut self.w1, &mut self.b1, &mut self.w2, &mut self.b2,
+        ]
+    }
+}
+
+/// One block of either architecture (`DecoderConfig::architecture`). Without the crate's
+/// `moderna` feature (the page's wasm) only the 2017 block exists, and none of today's
+/// block's code is linked.
+#[derive(Clone, Debug)]
+pub enum Block<T = Matrix> {
+    Original(BlockWeights<T>),
+    #[cfg(feature = "moderna")]
+    Moderna(ModernBlockWeights<T>),
+}
+
+impl<T> Block<T> {
+    /// Builds a block of `architecture` from its tensors in the file's order, each from `next`.
+    fn build(architecture: Architecture, mut next: impl FnMut() -> Result<T>) -> Result<Block<T>> {
+        match architecture {
+            Architecture::Original => Ok(Block::Original(BlockWeights {
+                ln1_gamma: next()?,
+                ln1_beta: next()?,
+                w_q: next()?,
+                w_k: next()?,
+                w_v: next()?,
+                w_o: next()?,
+                ln2_gamma: next()?,
+                ln2_beta: next()?,
+                w1: next()?,
+                b1: next()?,
+                w2: next()?,
+                b2: next()?,
+            })),
+            #[cfg(feature = "moderna")]
+            Architecture::Moderna => Ok(Block::Moderna(ModernBlockWeights {
+                rms1_gamma: next()?,
+                w_q: next()?,
+                w_k: next()?,
+                w_v: next()?,
+                w_o: next()?,
+                rms2_gamma: next()?,
+                w_gate: next()?,
+                w_up: next()?,
+                w_down: next()?,
+            })),
+            #[cfg(not(feature = "moderna"))]
+            Architecture::Moderna => Err(super::config::moderna_not_built()),
+        }
+    }
+
+    /// Every tensor, in the file's order.
+    pub fn tensors(&self) -> Vec<&T> {
+        match self {
+            Block::Original(b) => b.tensors().to_vec(),
+            #[cfg(feature = "moderna")]
+            Block::Moderna(b) => b.named().map(|(_, t)| t).to_vec(),
+        }
+    }
+
+    /// The same, writable.
+    pub fn tensors_mut(&mut self) -> Vec<&mut T> {
+        match self {
+            Block::Original(b) => b.tensors_mut().into_iter().collect(),
+            #[cfg(feature = "moderna")]
+            Block::Moderna(b) => b.tensors_mut().into_iter().collect(),
+        }
+    }
+
+    /// W^O (C,C): both blocks project the heads' concatenation back to the stream with it.
+    pub fn w_o(&self) -> &T {
+        match self {
+            Block::Original(b) => &b.w_o,
+            #[cfg(feature = "moderna")]
+            Block::Moderna(b) => &b.w_o,
+        }
+    }
+
+    /// The 2017 block's weights, if it is one (tests that rebuild its arithmetic by hand).
+    pub fn original(&self) -> Option<&BlockWeights<T>> {
+        match self {
+            Block::Original(b) => Some(b),
+            #[cfg(feature = "moderna")]
+            Block::Moderna(_) => None,
+        }
+    }
+
+    /// The same for today's block.
+    #[cfg(feature = "moderna")]
+    pub fn moderna(&self) -> Option<&ModernBlockWeights<T>> {
+        match self {
+            Block::Moderna(b) => Some(b),
+            Block::Original(_) => None,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct DecoderWeights<T = Matrix> {
     pub config: DecoderConfig,
     /// Token embeddings (V,C); also the output head (logits = h · tok_embᵀ, weights tied).
     pub tok_emb: T,
-    pub blocks: Vec<BlockWeights<T>>,
-    /// Final layer norm γ, β (1,C).
+    pub blocks: Vec<Block<T>>,
+    /// Final norm's γ (1,C), and β (1,C) for the original's layer norm; the moderna's final
+    /// norm is an RMSNorm (`None`: no β).
     pub ln_f_gamma: T,
-    pub ln_f_beta: T,
+    pub ln_f_beta: Option<T>,
 }
 
 impl<T> DecoderWeights<T> {
+    /// Builds the weights of `config` from their tensors in the file's order
+    /// (`DecoderConfig::tensor_shapes`), each from `next(name, shape)`: the one place that
+    /// knows which tensor goes where (loading, zeros, uploads all come through it).
+    pub fn from_tensors(config: &DecoderConfig, mut next: impl FnMut(&str, &[usize]) -> Result<T>) -> Result<DecoderWeights<T>> {
+        config.check_architecture_built()?;
+        let shapes = config.tensor_shapes();
+        let mut shapes = shapes.iter();
+        let mut take = || match shapes.next() {
+            Some((name, shape)) => next(name, shape),
+            None => Err(ComputeError::Invalid("A lista de tensores do modelo acabou antes da hora.".into())),
+        };
+        let tok_emb = take()?;
+        let blocks = (0..config.n_layers).map(|_| Block::build(config.architecture, &mut take)).collect::<Result<Vec<_>>>()?;
+        let ln_f_gamma = take()?;
+        let ln_f_beta = match config.architecture {
+            Architecture::Original => Some(take()?),
+            Architecture::Moderna => None,
+        };
+        Ok(DecoderWeights { config: config.clone(), tok_emb, blocks, ln_f_gamma, ln_f_beta })
+    }
+
+    /// Every tensor, in the file's order (`DecoderConfig::tensor_shapes`).
+    pub fn tensors(&self) -> Vec<&T> {
+        let mut out = vec![&self.tok_emb];
+        out.extend(self.blocks.iter().flat_map(|b| b.tensors()));
+        out.push(&self.ln_f_gamma);
+        out.extend(self.ln_f_beta.as_ref());
+        out
+    }
+
+    /// The same, writable.
+    pub fn tensors_mut(&mut self) -> Vec<&mut T> {
+        let mut out = vec![&mut self.tok_emb];
+        out.extend(self.blocks.iter_mut().flat_map(|b| b.tensors_mut()));
+        out.push(&mut self.ln_f_gamma);
+        out.extend(self.ln_f_beta.as_mut());
+        out
+    }
+
     /// The same weights with every tensor passed through `f` (e.g. uploaded to a backend).
     pub fn try_map<U>(&self, mut f: impl FnMut(&T) -> Result<U>) -> Result<DecoderWeights<U>> {
-        let blocks = self
-            .blocks
-            .iter()
-            .map(|b| {
-                Ok(BlockWeights {
-                    ln1_gamma: f(&b.ln1_gamma)?,
-                    ln1_beta: f(&b.ln1_beta)?,
-                    w_q: f(&b.w_q)?,
-                    w_k: f(&b.w_k)?,
-                    w_v: f(&b.w_v)?,
-                    w_o: f(&b.w_o)?,
-                    ln2_gamma: f(&b.ln2_gamma)?,
-                    ln2_beta: f(&b.ln2_beta)?,
-                    w1: f(&b.w1)?,
-                    b1: f(&b.b1)?,
-                    w2: f(&b.w2)?,
-                    b2: f(&b.b2)?,
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(DecoderWeights {
-            config: self.config.clone(),
-            tok_emb: f(&self.tok_emb)?,
-            blocks,
-            ln_f_gamma: f(&self.ln_f_gamma)?,
-            ln_f_beta: f(&self.ln_f_beta)?,
-        })
+        let mut tensors = self.tensors().into_iter();
+        DecoderWeights::from_tensors(&self.config, |_, _| f(tensors.next().expect("one tensor per name")))
+    }
+
+    /// The final norm of rows x (n,C) before the tied head: the original's layer norm, the
+    /// moderna's RMSNorm (no β).
+    pub fn final_norm<E: Executor<Tensor = T>>(&self, e: &E, x: &T) -> Result<T> {
+        match &self.ln_f_beta {
+            Some(beta) => e.layer_norm(x, &self.ln_f_gamma, beta, self.config.ln_eps),
+            None => self.final_rms_norm(e, x),
+        }
+    }
+
+    #[cfg(feature = "moderna")]
+    fn final_rms_norm<E: Executor<Tensor = T>>(&self, e: &E, x: &T) -> Result<T> {
+        e.rms_norm(x, &self.ln_f_gamma, self.config.ln_eps)
+    }
+
+    /// Never reached: weights without β are moderna ones, which this build cannot make.
+    #[cfg(not(feature = "moderna"))]
+    fn final_rms_norm<E: Executor<Tensor = T>>(&self, _e: &E, _x: &T) -> Result<T> {
+        Err(super::config::moderna_not_built())
     }
 }
 
@@ -104,34 +255,11 @@ impl DecoderWeights {
                 Some(_) => {}
             }
         }
-        let mut take = |name: &str| -> Matrix {
+        DecoderWeights::from_tensors(config, |name, _| {
             let Tensor { shape, values } = tensors.remove(name).expect("checked above");
             let (rows, cols) = if shape.len() == 1 { (1, shape[0]) } else { (shape[0], shape[1]) };
-            Matrix::from_vec(rows, cols, values).expect("shape checked above")
-        };
-        let tok_emb = take("tok_emb");
-        let blocks = (0..config.n_layers)
-            .map(|l| {
-                let mut t = |n: &str| take(&format!("blocks.{l}.{n}"));
-                BlockWeights {
-                    ln1_gamma: t("ln1.weight"),
-                    ln1_beta: t("ln1.bias"),
-                    w_q: t("attn.w_q"),
-                    w_k: t("attn.w_k"),
-                    w_v: t("attn.w_v"),
-                    w_o: t("attn.w_o"),
-                    ln2_gamma: t("ln2.weight"),
-                    ln2_beta: t("ln2.bias"),
-                    w1: t("ffn.w1"),
-                    b1: t("ffn.b1"),
-                    w2: t("ffn.w2"),
-                    b2: t("ffn.b2"),
-                }
-            })
-            .collect();
-        let ln_f_gamma = take("ln_f.weight");
-        let ln_f_beta = take("ln_f.bias");
-        Ok(DecoderWeights { config: config.clone(), tok_emb, blocks, ln_f_gamma, ln_f_beta })
+            Matrix::from_vec(rows, cols, values)
+        })
     }
 
     /// Random weights (N(0, 0.02²)-like uniform, γ = 1, β = 0) for tests.
@@ -140,7 +268,8 @@ impl DecoderWeights {
         let mut values: HashMap<String, Vec<f32>> = HashMap::new();
         for (name, shape) in config.tensor_shapes() {
             let n: usize = shape.iter().product();
-            let v = if name.ends_with("ln1.weight") || name.ends_with("ln2.weight") || name == "ln_f.weight" {
+            // The norms' γ (every 1-D `.weight`: ln1, ln2, ln_f; rms1, rms2, rms_f).
+            let v = if name.ends_with(".weight") {
                 vec![1.0; n]
             } else {
                 (0..n).map(|_| rng.uniform(-0.1, 0.1)).collect()

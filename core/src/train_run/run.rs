@@ -416,6 +416,51 @@ mod tests {
         assert!(!run.samples.is_empty() && run.history.len() >= 2);
     }
 
+    /// The moderna trains through the same run: its validation loss falls well below the
+    /// uniform guess, and below the character bigram, on the toy Portuguese text; an original run
+    /// with the same settings draws the very same batches (the race is on the same data).
+    #[cfg(feature = "moderna")]
+    #[test]
+    fn a_moderna_run_learns_on_the_same_batches() {
+        use crate::decoder::config::Architecture;
+        let text = prepare_text(&toy_text(), false, 10).unwrap();
+        let moderna_settings = TrainSettings { architecture: Architecture::Moderna, ..small() };
+        let mut original = Run::new(&Cpu, &text, None, small()).unwrap();
+        let mut moderna = Run::new(&Cpu, &text, None, moderna_settings).unwrap();
+        assert_eq!(moderna.weights().config.architecture, Architecture::Moderna);
+        let start = moderna.validation_loss();
+        assert!((start - moderna.uniform).abs() < 0.3, "fresh weights guess about uniformly: {start} vs ln V = {}", moderna.uniform);
+        let mut beaten_at = None;
+        for _ in 0..200 {
+            original.step().unwrap();
+            let report = moderna.step().unwrap();
+            // The next batch each would draw is the same one.
+            let next = |run: &Run| run.tokens.sample_batch(&mut run.batches.clone(), run.settings.batch, run.settings.context).unwrap();
+            assert_eq!(next(&original), next(&moderna));
+            if let Some(eval) = report.eval.filter(|e| beaten_at.is_none() && e.validation < moderna.bigram) {
+                beaten_at = Some(eval.step);
+            }
+        }
+        println!(
+            "moderna on the toy text: {} → {:.4} after 200 steps (original {:.4}); bigram {:.4}, uniform {:.4}; below the bigram at {beaten_at:?}; {} vs {} parameters",
+            start,
+            moderna.validation_loss(),
+            original.validation_loss(),
+            moderna.bigram,
+            moderna.uniform,
+            moderna.parameter_count(),
+            original.parameter_count()
+        );
+        assert!(moderna.validation_loss() < start - 0.5, "{start} → {}", moderna.validation_loss());
+        assert!(beaten_at.is_some(), "validation {} never went below the bigram {}", moderna.validation_loss(), moderna.bigram);
+        // Its files: the config says moderna, the weights have its names.
+        let config: serde_json::Value = serde_json::from_str(&moderna.config_json()).unwrap();
+        assert_eq!(config["config"]["architecture"], "moderna");
+        let tensors = crate::decoder::safetensors::parse(&moderna.safetensors()).unwrap();
+        assert!(tensors.contains_key("rms_f.weight") && tensors.contains_key("blocks.1.ffn.w_gate") && !tensors.contains_key("ln_f.bias"));
+        assert_eq!(moderna.attention(1, 3).unwrap().shape(), (32, 32));
+    }
+
     #[test]
     fn pause_and_resume_is_the_same_run() {
         let text = prepare_text(&toy_text(), false, 10).unwrap();

@@ -67,7 +67,7 @@ pub fn attention_map(weights: &DecoderWeights, ids: &[u32], layer: usize, head: 
     let acts = model::forward(weights, ids, 1)?;
     // One sequence: the block's weights are (nh·T, T), head after head.
     let t = ids.len();
-    Ok(crate::ops::rows(&acts.blocks[layer].weights, head * t, (head + 1) * t))
+    Ok(crate::ops::rows(acts.blocks[layer].attention_weights(), head * t, (head + 1) * t))
 }
 
 #[cfg(test)]

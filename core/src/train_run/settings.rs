@@ -2,7 +2,12 @@
 //! is the widget's default (the model of `training::char_config`), and `validate` is what
 //! the widget's size fields are checked against (a NaN or an out-of-range number gives a
 //! message naming the field, never a panic).
+//!
+//! A run trains either architecture (issue 41): the 2017 block or the moderna, the latter with
+//! K/V heads by a fixed rule and an FFN width chosen so both have (nearly) the same number of
+//! parameters: a race between them is a race between architectures, not sizes.
 
+use crate::decoder::config::Architecture;
 use crate::decoder::DecoderConfig;
 use crate::error::{ComputeError, Result};
 use crate::training::AdamWOptions;
@@ -40,6 +45,9 @@ pub struct TrainSettings {
     /// Validation windows scored at each evaluation (the first ones of the tail): bounds
     /// the cost of an evaluation on a long text.
     pub max_validation_windows: usize,
+    /// The block the model stacks ("original" when absent: messages from before issue 41).
+    #[serde(default)]
+    pub architecture: Architecture,
 }
 
 impl TrainSettings {
@@ -61,21 +69,55 @@ impl TrainSettings {
             sample_chars: 120,
             validation_fraction: 0.1,
             max_validation_windows: 32,
+            architecture: Architecture::Original,
         }
     }
 
-    /// The decoder trained on a vocabulary of `vocab` characters.
+    /// The decoder trained on a vocabulary of `vocab` characters: the original with F = 4C,
+    /// or the moderna with `kv_heads` K/V heads and F = `moderna_ffn_width`.
     pub fn config(&self, vocab: usize) -> DecoderConfig {
+        match self.architecture {
+            Architecture::Original => self.config_with(vocab, Architecture::Original, 4 * self.d_model),
+            Architecture::Moderna => self.config_with(vocab, Architecture::Moderna, self.moderna_ffn_width()),
+        }
+    }
+
+    /// These sizes as a config of `architecture` with FFN width `d_ff`.
+    fn config_with(&self, vocab: usize, architecture: Architecture, d_ff: usize) -> DecoderConfig {
+        let n_kv_heads = (architecture == Architecture::Moderna).then(|| self.kv_heads());
         DecoderConfig {
             vocab_size: vocab,
             d_model: self.d_model,
             n_heads: self.n_heads,
             n_layers: self.n_layers,
-            d_ff: 4 * self.d_model,
+            d_ff,
             context: self.context,
             pe_theta: 10_000.0,
             ln_eps: 1e-5,
+            architecture,
+            n_kv_heads,
         }
+    }
+
+    /// The moderna's K/V heads: half the heads when their number is even (GQA in groups of
+    /// two; MQA with 2 heads), all of them when it is odd. A rule, not a field: the race's
+    /// point is the architecture, and one rule keeps the settings the same for both.
+    pub fn kv_heads(&self) -> usize {
+        if self.n_heads % 2 == 0 { self.n_heads / 2 } else { self.n_heads }
+    }
+
+    /// The moderna's FFN width F: the one whose parameter count is nearest the original's with
+    /// the same C, L and nh. The count is linear in F (3·C·L: W_gate, W_up, W_down per block),
+    /// so F = (original − moderna without FFN) / 3CL, rounded to the nearest integer, not to a
+    /// multiple of 8: at these widths a multiple of 8 would miss by up to 12·C·L parameters
+    /// (1/C of the model: 12 % at C = 8), and the kernels take any width. About 3C + 2 with
+    /// n_kv = nh/2 (the usual ⅔·4C would leave the moderna smaller: GQA's K, V are smaller
+    /// and nothing else grows). The vocabulary adds the same V·C to both: any one gives F.
+    pub fn moderna_ffn_width(&self) -> usize {
+        let original = self.config_with(2, Architecture::Original, 4 * self.d_model).parameter_count();
+        let without_ffn = self.config_with(2, Architecture::Moderna, 0).parameter_count();
+        let per_width = (3 * self.d_model * self.n_layers).max(1);
+        ((original.saturating_sub(without_ffn) + per_width / 2) / per_width).max(1)
     }
 
     /// Parameters of the model on `vocab` characters (the output head is tied: none more).
@@ -114,6 +156,14 @@ impl TrainSettings {
                 self.d_model, self.n_heads
             )));
         }
+        if self.architecture == Architecture::Moderna && (self.d_model / self.n_heads) % 2 != 0 {
+            return Err(ComputeError::Invalid(format!(
+                "A arquitetura moderna gira q e k em pares (RoPE): a largura de cada cabeça ({} / {} = {}) precisa ser par.",
+                self.d_model,
+                self.n_heads,
+                self.d_model / self.n_heads
+            )));
+        }
         if !(self.learning_rate.is_finite() && self.learning_rate > 0.0 && self.learning_rate <= 0.1) {
             return Err(ComputeError::Invalid("A taxa de aprendizado fica entre 0 (exclusive) e 0,1.".into()));
         }
@@ -137,6 +187,46 @@ mod tests {
         s.validate().unwrap();
         assert_eq!(s.config(99), crate::training::char_config(99));
         assert_eq!(s.parameter_count(99), crate::training::char_config(99).parameter_count());
+    }
+
+    /// The race is at a matched size: for every size the widget accepts, the moderna (K/V
+    /// heads by the rule, F by `moderna_ffn_width`) has within 2 % of the original's
+    /// parameters; the default's counts by hand.
+    #[test]
+    fn the_moderna_matches_the_originals_parameter_count() {
+        let tiny = TrainSettings::tiny();
+        let moderna = TrainSettings { architecture: Architecture::Moderna, ..tiny.clone() };
+        moderna.validate().unwrap();
+        let config = moderna.config(60);
+        config.validate().unwrap();
+        assert_eq!((config.architecture, config.kv_heads(), config.d_ff), (Architecture::Moderna, 2, 195));
+        // Original, V = 60, C = 64, L = 2: 60·64 + 2·(12·64² + 9·64) + 2·64 = 103 424.
+        // Moderna without the FFN: 60·64 + 2·(2·64² + 2·64·32 + 2·64) + 64 = 28 736, and 3·64·2
+        // = 384 a unit of F: F = 74 688 / 384 = 194,5 → 195 (194 is as close), 103 616 in all.
+        let (a, b) = (tiny.parameter_count(60), moderna.parameter_count(60));
+        println!("default settings, V = 60: original {a}, moderna {b} (F = {}, {:+.2} %)", config.d_ff, 100.0 * (b as f64 - a as f64) / a as f64);
+        assert_eq!((a, b), (103_424, 103_616));
+        let mut worst = 0.0f64;
+        for n_layers in 1..=4 {
+            for n_heads in 1..=8 {
+                for d_model in (8..=128).filter(|c| c % n_heads == 0 && (c / n_heads) % 2 == 0) {
+                    let original = TrainSettings { n_layers, n_heads, d_model, ..tiny.clone() };
+                    let moderna = TrainSettings { architecture: Architecture::Moderna, ..original.clone() };
+                    moderna.validate().unwrap();
+                    moderna.config(60).validate().unwrap();
+                    let (a, b) = (original.parameter_count(60) as f64, moderna.parameter_count(60) as f64);
+                    worst = worst.max((b - a).abs() / a);
+                }
+            }
+        }
+        println!("worst parameter mismatch over the widget's sizes: {:.3} %", 100.0 * worst);
+        assert!(worst < 0.02, "{worst}");
+        // Old messages (no architecture) still read, as the original.
+        let mut json = serde_json::to_value(&tiny).unwrap();
+        json.as_object_mut().unwrap().remove("architecture");
+        assert_eq!(serde_json::from_value::<TrainSettings>(json).unwrap(), tiny);
+        let odd = TrainSettings { d_model: 24, n_heads: 8, architecture: Architecture::Moderna, ..tiny };
+        assert!(odd.validate().unwrap_err().to_string().contains("precisa ser par"));
     }
 
     #[test]

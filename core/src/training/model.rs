@@ -19,8 +19,9 @@
 //! Shapes: B sequences of T tokens stacked in the rows (N = B·T), C width, nh heads, F FFN
 //! width, V vocabulary.
 
+use crate::decoder::config::Architecture;
 use crate::decoder::safetensors;
-use crate::decoder::weights::BlockWeights;
+use crate::decoder::weights::{Block, BlockWeights};
 use crate::decoder::{DecoderConfig, DecoderWeights};
 use crate::error::{ComputeError, Result};
 use crate::executor::{block_on_ready, Cpu, Executor};
@@ -30,68 +31,25 @@ use crate::rng::Rng;
 use crate::transformer::positional::sinusoidal;
 
 use super::data::Batch;
+#[cfg(feature = "moderna")]
+use super::modern_block::{self, ModernBlockActivations};
 
 /// Every tensor of `w`, in `DecoderConfig::tensor_shapes` order (the file's names).
 pub fn tensors<T>(w: &DecoderWeights<T>) -> Vec<&T> {
-    let mut out = vec![&w.tok_emb];
-    for b in &w.blocks {
-        out.extend([&b.ln1_gamma, &b.ln1_beta, &b.w_q, &b.w_k, &b.w_v, &b.w_o, &b.ln2_gamma, &b.ln2_beta, &b.w1, &b.b1, &b.w2, &b.b2]);
-    }
-    out.extend([&w.ln_f_gamma, &w.ln_f_beta]);
-    out
+    w.tensors()
 }
 
 /// The same, writable.
 pub fn tensors_mut<T>(w: &mut DecoderWeights<T>) -> Vec<&mut T> {
-    let mut out = vec![&mut w.tok_emb];
-    for b in &mut w.blocks {
-        out.extend([
-            &mut b.ln1_gamma,
-            &mut b.ln1_beta,
-            &mut b.w_q,
-            &mut b.w_k,
-            &mut b.w_v,
-            &mut b.w_o,
-            &mut b.ln2_gamma,
-            &mut b.ln2_beta,
-            &mut b.w1,
-            &mut b.b1,
-            &mut b.w2,
-            &mut b.b2,
-        ]);
-    }
-    out.extend([&mut w.ln_f_gamma, &mut w.ln_f_beta]);
-    out
+    w.tensors_mut()
 }
 
-/// Zeros of every weight's shape (a gradient accumulator, or the shape of one).
+/// Zeros of every weight's shape (a gradient accumulator, or the shape of one). Panics only on
+/// a moderna config in a build without the `moderna` feature, which every way in refuses first
+/// (`DecoderConfig::validate`).
 pub fn zeros_like(config: &DecoderConfig) -> DecoderWeights {
-    let mut w = DecoderWeights {
-        config: config.clone(),
-        tok_emb: Matrix::zeros(config.vocab_size, config.d_model),
-        blocks: Vec::new(),
-        ln_f_gamma: Matrix::zeros(1, config.d_model),
-        ln_f_beta: Matrix::zeros(1, config.d_model),
-    };
-    let (c, f) = (config.d_model, config.d_ff);
-    let z = Matrix::zeros;
-    for _ in 0..config.n_layers {
-        w.blocks.push(BlockWeights {
-            ln1_gamma: z(1, c),
-            ln1_beta: z(1, c),
-            w_q: z(c, c),
-            w_k: z(c, c),
-            w_v: z(c, c),
-            w_o: z(c, c),
-            ln2_gamma: z(1, c),
-            ln2_beta: z(1, c),
-            w1: z(c, f),
-            b1: z(1, f),
-            w2: z(f, c),
-            b2: z(1, c),
-        });
-    }
-    w
+    let zeros = |_: &str, shape: &[usize]| Ok(if shape.len() == 1 { Matrix::zeros(1, shape[0]) } else { Matrix::zeros(shape[0], shape[1]) });
+    DecoderWeights::from_tensors(config, zeros).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// A standard normal draw (Box–Muller, the cosine branch only) from the seeded generator:
@@ -103,8 +61,9 @@ fn normal(rng: &mut Rng) -> f32 {
 }
 
 /// Fresh weights, as `train/src/model.rs`'s `Gpt::init` draws them from the same seed:
-/// N(0, 0.02²) for matrices, the residual projections (W^O, W2) scaled by 1/√(2L) as in
-/// GPT-2 so the residual stream does not grow with depth; γ = 1, β = b = 0.
+/// N(0, 0.02²) for matrices, the residual projections (W^O, W2; the moderna's W^O, W_down)
+/// scaled by 1/√(2L) as in GPT-2 so the residual stream does not grow with depth; γ = 1,
+/// β = b = 0.
 pub fn init(config: &DecoderConfig, seed: u64) -> DecoderWeights {
     let mut rng = Rng::new(seed);
     let residual_scale = 1.0 / (2.0 * config.n_layers as f32).sqrt();
@@ -114,7 +73,7 @@ pub fn init(config: &DecoderConfig, seed: u64) -> DecoderWeights {
         if shape.len() == 1 {
             values.fill(if name.ends_with(".weight") { 1.0 } else { 0.0 });
         } else {
-            let std = if name.ends_with("w_o") || name.ends_with("w2") { 0.02 * residual_scale } else { 0.02 };
+            let std = if name.ends_with("w_o") || name.ends_with("w2") || name.ends_with("w_down") { 0.02 * residual_scale } else { 0.02 };
             values.iter_mut().for_each(|v| *v = std * normal(&mut rng));
         }
     }
@@ -151,13 +110,32 @@ pub struct BlockActivations<T = Matrix> {
     pub hidden: T,
 }
 
+/// What a block of either architecture keeps for its backward pass.
+#[derive(Clone, Debug)]
+pub enum LayerActivations<T = Matrix> {
+    Original(BlockActivations<T>),
+    #[cfg(feature = "moderna")]
+    Moderna(ModernBlockActivations<T>),
+}
+
+impl<T> LayerActivations<T> {
+    /// The attention weights (B·nh·T, T), head after head within each sequence.
+    pub fn attention_weights(&self) -> &T {
+        match self {
+            LayerActivations::Original(a) => &a.weights,
+            #[cfg(feature = "moderna")]
+            LayerActivations::Moderna(a) => &a.weights,
+        }
+    }
+}
+
 /// A batch's forward pass: the logits and everything the backward pass reads.
 #[derive(Clone, Debug)]
 pub struct Activations<T = Matrix> {
     pub sequences: usize,
     pub ids: Vec<u32>,
-    pub blocks: Vec<BlockActivations<T>>,
-    /// The stream after the last block (N,C), LN_f of it, and the logits (N,V).
+    pub blocks: Vec<LayerActivations<T>>,
+    /// The stream after the last block (N,C), the final norm of it, and the logits (N,V).
     pub x_final: T,
     pub h_final: T,
     pub logits: T,
@@ -177,40 +155,68 @@ pub fn check_batch(config: &DecoderConfig, ids: &[u32], sequences: usize) -> Res
 }
 
 /// The forward pass of B = `sequences` sequences of T tokens, `ids` sequence after sequence:
-/// x = E[ids]·√C + PE; per block x += MHA(LN1(x))·W^O, x += FFN(LN2(x)); logits = LN_f(x)·Eᵀ.
+/// x = E[ids]·√C (+ PE for the original: the moderna turns q and k instead); per block
+/// x += MHA(norm₁(x))·W^O, x += FFN(norm₂(x)); logits = norm_f(x)·Eᵀ.
 pub fn forward_on<E: Executor>(e: &E, w: &DecoderWeights<E::Tensor>, ids: &[u32], sequences: usize) -> Result<Activations<E::Tensor>> {
     let cfg = &w.config;
     let t = check_batch(cfg, ids, sequences)?;
     let c = cfg.d_model;
-    // The positional table of one sequence, repeated for each (built on the host: it depends
-    // only on the shape).
-    let pe_one = sinusoidal(0, t, c, cfg.pe_theta);
-    let mut pe = Matrix::zeros(sequences * t, c);
-    for s in 0..sequences {
-        ops::write_rows(&mut pe, s * t, &pe_one)?;
-    }
     e.stage("embeddings");
     let emb = e.scale(&e.embedding(&w.tok_emb, ids)?, (c as f32).sqrt())?;
-    let mut x = e.add(&emb, &e.upload(&pe)?)?;
+    let mut x = match cfg.architecture {
+        Architecture::Original => {
+            // The positional table of one sequence, repeated for each (built on the host: it
+            // depends only on the shape).
+            let pe_one = sinusoidal(0, t, c, cfg.pe_theta);
+            let mut pe = Matrix::zeros(sequences * t, c);
+            for s in 0..sequences {
+                ops::write_rows(&mut pe, s * t, &pe_one)?;
+            }
+            e.add(&emb, &e.upload(&pe)?)?
+        }
+        Architecture::Moderna => emb,
+    };
     let mut blocks = Vec::with_capacity(cfg.n_layers);
     for (l, b) in w.blocks.iter().enumerate() {
         e.stage(&format!("bloco {}", l + 1));
-        let h1 = e.layer_norm(&x, &b.ln1_gamma, &b.ln1_beta, cfg.ln_eps)?;
-        let (q, k, v) = (e.matmul(&h1, &b.w_q)?, e.matmul(&h1, &b.w_k)?, e.matmul(&h1, &b.w_v)?);
-        let (att, weights) = e.attention_batch(&q, &k, &v, cfg.n_heads, sequences)?;
-        let x_mid = e.add(&x, &e.matmul(&att, &b.w_o)?)?;
-        let h2 = e.layer_norm(&x_mid, &b.ln2_gamma, &b.ln2_beta, cfg.ln_eps)?;
-        let pre = e.add(&e.matmul(&h2, &b.w1)?, &b.b1)?;
-        let hidden = e.relu(&pre)?;
-        let out = e.add(&e.matmul(&hidden, &b.w2)?, &b.b2)?;
-        let x_out = e.add(&x_mid, &out)?;
-        let x_in = std::mem::replace(&mut x, x_out);
-        blocks.push(BlockActivations { x_in, h1, q, k, v, weights, att, x_mid, h2, pre, hidden });
+        let (x_out, kept) = match b {
+            Block::Original(b) => {
+                let (x_out, kept) = original_block_forward(e, b, cfg, &x, sequences)?;
+                (x_out, LayerActivations::Original(kept))
+            }
+            #[cfg(feature = "moderna")]
+            Block::Moderna(b) => {
+                let (x_out, kept) = modern_block::forward_on(e, b, &cfg.modern_shape(), &x, sequences)?;
+                (x_out, LayerActivations::Moderna(kept))
+            }
+        };
+        x = x_out;
+        blocks.push(kept);
     }
     e.stage("saída");
-    let h_final = e.layer_norm(&x, &w.ln_f_gamma, &w.ln_f_beta, cfg.ln_eps)?;
+    let h_final = w.final_norm(e, &x)?;
     let logits = e.matmul_bt(&h_final, &w.tok_emb, 1.0)?;
     Ok(Activations { sequences, ids: ids.to_vec(), blocks, x_final: x, h_final, logits })
+}
+
+/// The 2017 block over a batch: x_mid = x + MHA(LN1(x))·W^O; x_out = x_mid + FFN(LN2(x_mid)).
+fn original_block_forward<E: Executor>(
+    e: &E,
+    b: &BlockWeights<E::Tensor>,
+    cfg: &DecoderConfig,
+    x: &E::Tensor,
+    sequences: usize,
+) -> Result<(E::Tensor, BlockActivations<E::Tensor>)> {
+    let h1 = e.layer_norm(x, &b.ln1_gamma, &b.ln1_beta, cfg.ln_eps)?;
+    let (q, k, v) = (e.matmul(&h1, &b.w_q)?, e.matmul(&h1, &b.w_k)?, e.matmul(&h1, &b.w_v)?);
+    let (att, weights) = e.attention_batch(&q, &k, &v, cfg.n_heads, sequences)?;
+    let x_mid = e.add(x, &e.matmul(&att, &b.w_o)?)?;
+    let h2 = e.layer_norm(&x_mid, &b.ln2_gamma, &b.ln2_beta, cfg.ln_eps)?;
+    let pre = e.add(&e.matmul(&h2, &b.w1)?, &b.b1)?;
+    let hidden = e.relu(&pre)?;
+    let out = e.add(&e.matmul(&hidden, &b.w2)?, &b.b2)?;
+    let x_out = e.add(&x_mid, &out)?;
+    Ok((x_out, BlockActivations { x_in: x.clone(), h1, q, k, v, weights, att, x_mid, h2, pre, hidden }))
 }
 
 /// `forward_on` the CPU.
@@ -230,35 +236,83 @@ pub fn backward_on<E: Executor>(
     // logits = h_final·Eᵀ (the tied head).
     let head_demb = e.matmul_at(dlogits, &a.h_final)?;
     let dh = e.matmul(dlogits, &w.tok_emb)?;
-    let (mut dx, ln_f_gamma, ln_f_beta) = e.layer_norm_backward(&a.x_final, &w.ln_f_gamma, &dh, cfg.ln_eps)?;
+    let (mut dx, ln_f_gamma, ln_f_beta) = final_norm_backward(e, w, &a.x_final, &dh)?;
     // dx: the gradient of the residual stream, flowing back block by block.
     let mut blocks = Vec::with_capacity(cfg.n_layers);
-    for (l, (b, act)) in w.blocks.iter().zip(&a.blocks).enumerate().rev() {
+    for (l, (b, kept)) in w.blocks.iter().zip(&a.blocks).enumerate().rev() {
         e.stage(&format!("gradientes: bloco {}", l + 1));
-        // x_out = x_mid + ReLU(h2·W1 + b1)·W2 + b2.
-        let w2 = e.matmul_at(&act.hidden, &dx)?;
-        let b2 = e.sum_rows(&dx)?;
-        let dpre = e.relu_backward(&act.pre, &e.matmul_bt(&dx, &b.w2, 1.0)?)?;
-        let w1 = e.matmul_at(&act.h2, &dpre)?;
-        let b1 = e.sum_rows(&dpre)?;
-        let (dx2, ln2_gamma, ln2_beta) = e.layer_norm_backward(&act.x_mid, &b.ln2_gamma, &e.matmul_bt(&dpre, &b.w1, 1.0)?, cfg.ln_eps)?;
-        dx = e.add(&dx, &dx2)?;
-        // x_mid = x_in + attention(h1·W^Q, h1·W^K, h1·W^V)·W^O.
-        let w_o = e.matmul_at(&act.att, &dx)?;
-        let datt = e.matmul_bt(&dx, &b.w_o, 1.0)?;
-        let (dq, dk, dv) = e.attention_backward(&act.q, &act.k, &act.v, &act.weights, &datt, cfg.n_heads, a.sequences)?;
-        let (w_q, w_k, w_v) = (e.matmul_at(&act.h1, &dq)?, e.matmul_at(&act.h1, &dk)?, e.matmul_at(&act.h1, &dv)?);
-        let dh1 = e.add(&e.add(&e.matmul_bt(&dq, &b.w_q, 1.0)?, &e.matmul_bt(&dk, &b.w_k, 1.0)?)?, &e.matmul_bt(&dv, &b.w_v, 1.0)?)?;
-        let (dx1, ln1_gamma, ln1_beta) = e.layer_norm_backward(&act.x_in, &b.ln1_gamma, &dh1, cfg.ln_eps)?;
-        dx = e.add(&dx, &dx1)?;
-        blocks.push(BlockWeights { ln1_gamma, ln1_beta, w_q, w_k, w_v, w_o, ln2_gamma, ln2_beta, w1, b1, w2, b2 });
+        let (dx_in, grads) = match (b, kept) {
+            (Block::Original(b), LayerActivations::Original(kept)) => {
+                let (dx_in, grads) = original_block_backward(e, b, cfg, kept, &dx, a.sequences)?;
+                (dx_in, Block::Original(grads))
+            }
+            #[cfg(feature = "moderna")]
+            (Block::Moderna(b), LayerActivations::Moderna(kept)) => {
+                let (dx_in, grads) = modern_block::backward_on(e, b, &cfg.modern_shape(), kept, &dx, a.sequences)?;
+                (dx_in, Block::Moderna(grads))
+            }
+            #[cfg(feature = "moderna")]
+            _ => return Err(ComputeError::Invalid("As ativações não são do bloco destes pesos.".into())),
+        };
+        dx = dx_in;
+        blocks.push(grads);
     }
     blocks.reverse();
-    // x = E[ids]·√C + PE: the embedding rows get √C·dx, scattered by id, plus the head's share.
+    // x = E[ids]·√C (+ PE): the embedding rows get √C·dx, scattered by id, plus the head's share.
     e.stage("gradientes: embeddings");
     let demb = e.embedding_backward(&e.scale(&dx, (cfg.d_model as f32).sqrt())?, &a.ids, cfg.vocab_size)?;
     let tok_emb = e.add(&head_demb, &demb)?;
     Ok(DecoderWeights { config: cfg.clone(), tok_emb, blocks, ln_f_gamma, ln_f_beta })
+}
+
+/// dL/dx through a norm, with its γ's gradient and its β's (`None`: an RMSNorm, no β).
+type NormGradients<T> = (T, T, Option<T>);
+
+/// Through the final norm: (dL/dx, dγ, dβ) for the original's layer norm, (dL/dx, dγ, None)
+/// for the moderna's RMSNorm.
+fn final_norm_backward<E: Executor>(e: &E, w: &DecoderWeights<E::Tensor>, x: &E::Tensor, dh: &E::Tensor) -> Result<NormGradients<E::Tensor>> {
+    match &w.ln_f_beta {
+        Some(_) => {
+            let (dx, dgamma, dbeta) = e.layer_norm_backward(x, &w.ln_f_gamma, dh, w.config.ln_eps)?;
+            Ok((dx, dgamma, Some(dbeta)))
+        }
+        #[cfg(feature = "moderna")]
+        None => {
+            let (dx, dgamma) = e.rms_norm_backward(x, &w.ln_f_gamma, dh, w.config.ln_eps)?;
+            Ok((dx, dgamma, None))
+        }
+        // Never reached: weights without β are moderna ones, which this build cannot make.
+        #[cfg(not(feature = "moderna"))]
+        None => Err(crate::decoder::config::moderna_not_built()),
+    }
+}
+
+/// The 2017 block's backward pass from dL/dx_out: (dL/dx_in, its weights' gradients).
+fn original_block_backward<E: Executor>(
+    e: &E,
+    b: &BlockWeights<E::Tensor>,
+    cfg: &DecoderConfig,
+    act: &BlockActivations<E::Tensor>,
+    dx: &E::Tensor,
+    sequences: usize,
+) -> Result<(E::Tensor, BlockWeights<E::Tensor>)> {
+    // x_out = x_mid + ReLU(h2·W1 + b1)·W2 + b2.
+    let w2 = e.matmul_at(&act.hidden, dx)?;
+    let b2 = e.sum_rows(dx)?;
+    let dpre = e.relu_backward(&act.pre, &e.matmul_bt(dx, &b.w2, 1.0)?)?;
+    let w1 = e.matmul_at(&act.h2, &dpre)?;
+    let b1 = e.sum_rows(&dpre)?;
+    let (dx2, ln2_gamma, ln2_beta) = e.layer_norm_backward(&act.x_mid, &b.ln2_gamma, &e.matmul_bt(&dpre, &b.w1, 1.0)?, cfg.ln_eps)?;
+    let dx = e.add(dx, &dx2)?;
+    // x_mid = x_in + attention(h1·W^Q, h1·W^K, h1·W^V)·W^O.
+    let w_o = e.matmul_at(&act.att, &dx)?;
+    let datt = e.matmul_bt(&dx, &b.w_o, 1.0)?;
+    let (dq, dk, dv) = e.attention_backward(&act.q, &act.k, &act.v, &act.weights, &datt, cfg.n_heads, sequences)?;
+    let (w_q, w_k, w_v) = (e.matmul_at(&act.h1, &dq)?, e.matmul_at(&act.h1, &dk)?, e.matmul_at(&act.h1, &dv)?);
+    let dh1 = e.add(&e.add(&e.matmul_bt(&dq, &b.w_q, 1.0)?, &e.matmul_bt(&dk, &b.w_k, 1.0)?)?, &e.matmul_bt(&dv, &b.w_v, 1.0)?)?;
+    let (dx1, ln1_gamma, ln1_beta) = e.layer_norm_backward(&act.x_in, &b.ln1_gamma, &dh1, cfg.ln_eps)?;
+    let dx_in = e.add(&dx, &dx1)?;
+    Ok((dx_in, BlockWeights { ln1_gamma, ln1_beta, w_q, w_k, w_v, w_o, ln2_gamma, ln2_beta, w1, b1, w2, b2 }))
 }
 
 /// `backward_on` the CPU.
@@ -365,8 +419,13 @@ mod tests {
     use super::*;
     use crate::decoder::model::{forward as decoder_forward, read_forward, KvCache};
 
+    /// √(mean(m²)): a draw's standard deviation around 0.
+    fn std(m: &Matrix) -> f64 {
+        (m.as_slice().iter().map(|v| (v * v) as f64).sum::<f64>() / m.as_slice().len() as f64).sqrt()
+    }
+
     fn small_config() -> DecoderConfig {
-        DecoderConfig { vocab_size: 11, d_model: 8, n_heads: 2, n_layers: 2, d_ff: 32, context: 8, pe_theta: 10_000.0, ln_eps: 1e-5 }
+        DecoderConfig { vocab_size: 11, d_model: 8, n_heads: 2, n_layers: 2, d_ff: 32, context: 8, pe_theta: 10_000.0, ln_eps: 1e-5, architecture: Architecture::Original, n_kv_heads: None }
     }
 
     /// Weights large enough that every gradient is well above f32 noise: uniform in ±0.5,
@@ -386,12 +445,12 @@ mod tests {
             assert_eq!(t.shape(), want, "{name}");
         }
         // γ = 1, β = 0, matrices with a standard deviation near 0.02 (W^O, W2 by 1/√(2L) = ½).
-        assert_eq!(w.blocks[1].ln2_gamma.as_slice(), &[1.0; 8]);
-        assert_eq!(w.blocks[0].b1.as_slice(), &[0.0; 32]);
-        let std = |m: &Matrix| (m.as_slice().iter().map(|v| (v * v) as f64).sum::<f64>() / m.as_slice().len() as f64).sqrt();
+        let original = |w: &DecoderWeights, l: usize| w.blocks[l].original().unwrap().clone();
+        assert_eq!(original(&w, 1).ln2_gamma.as_slice(), &[1.0; 8]);
+        assert_eq!(original(&w, 0).b1.as_slice(), &[0.0; 32]);
         let big = init(&DecoderConfig { d_model: 64, d_ff: 256, n_heads: 4, ..cfg.clone() }, 2);
-        assert!((std(&big.blocks[0].w1) - 0.02).abs() < 1e-3, "{}", std(&big.blocks[0].w1));
-        assert!((std(&big.blocks[0].w2) - 0.01).abs() < 1e-3, "{}", std(&big.blocks[0].w2));
+        assert!((std(&original(&big, 0).w1) - 0.02).abs() < 1e-3, "{}", std(&original(&big, 0).w1));
+        assert!((std(&original(&big, 0).w2) - 0.01).abs() < 1e-3, "{}", std(&original(&big, 0).w2));
         // The file round trip: the playground's loader reads back the very same tensors.
         let shipped_like = init(&DecoderConfig { vocab_size: 300, ..cfg.clone() }, 3);
         let back = DecoderWeights::from_safetensors(&shipped_like.config, &to_safetensors(&shipped_like)).unwrap();
@@ -439,6 +498,88 @@ mod tests {
         // f32 losses differ by multiples of ~2.4e-7: over 2ε = 2e-3 that is ~1e-4 absolute.
         assert!(worst.error() < 1e-2, "worst gradient: {worst:?}");
         assert!(probes.iter().all(|p| p.scale > 1e-3), "every tensor gets a gradient");
+    }
+
+    /// The moderna's tensors, in the file's order and shapes; `init`'s γ = 1 and its draws'
+    /// spreads (W_down and W^O by 1/√(2L)); the file round trip; and the count by hand.
+    #[cfg(feature = "moderna")]
+    #[test]
+    fn moderna_tensors_init_and_file_round_trip() {
+        let cfg = DecoderConfig { d_model: 64, d_ff: 96, n_heads: 4, ..DecoderConfig::tiny_moderna(2) };
+        let w = init(&cfg, 7);
+        let shapes = cfg.tensor_shapes();
+        assert_eq!(tensors(&w).len(), shapes.len());
+        assert_eq!(shapes.len(), 1 + 9 * cfg.n_layers + 1, "no β anywhere, and one final γ");
+        for ((name, shape), t) in shapes.iter().zip(tensors(&w)) {
+            let want = if shape.len() == 1 { (1, shape[0]) } else { (shape[0], shape[1]) };
+            assert_eq!(t.shape(), want, "{name}");
+        }
+        assert_eq!((shapes[4].0.as_str(), shapes[4].1.as_slice()), ("blocks.0.attn.w_v", &[64, 32][..]), "GQA: K, V of 2 heads of 16");
+        assert_eq!(shapes.last().unwrap().0, "rms_f.weight");
+        let b = w.blocks[0].moderna().unwrap();
+        assert_eq!((b.rms1_gamma.as_slice(), w.ln_f_gamma.as_slice(), w.ln_f_beta.is_none()), (&[1.0; 64][..], &[1.0; 64][..], true));
+        assert!((std(&b.w_gate) - 0.02).abs() < 1e-3, "{}", std(&b.w_gate));
+        assert!((std(&b.w_down) - 0.01).abs() < 1e-3, "{}", std(&b.w_down));
+        assert!((std(&b.w_o) - 0.01).abs() < 1e-3, "{}", std(&b.w_o));
+        let back = DecoderWeights::from_safetensors(&cfg, &to_safetensors(&w)).unwrap();
+        for (a, b) in tensors(&w).into_iter().zip(tensors(&back)) {
+            assert_eq!(a, b);
+        }
+        // By hand: V·C; per block γ₁, W^Q, W^K, W^V (C × n_kv·hs), W^O, γ₂, W_gate, W_up, W_down;
+        // the final γ.
+        let (v, c, kv, f) = (300, 64, 32, 96);
+        let block = c + c * c + 2 * c * kv + c * c + c + 3 * c * f;
+        assert_eq!(cfg.parameter_count(), v * c + 2 * block + c);
+    }
+
+    /// The moderna's training forward against `core::decoder::forward` fed one token at a time
+    /// through its KV cache, at every position of two sequences: plain multi-head (4 K/V
+    /// heads), GQA (2 for 4 heads) and MQA (1).
+    #[cfg(feature = "moderna")]
+    #[test]
+    fn moderna_forward_logits_equal_the_decoders() {
+        let ids: Vec<u32> = vec![5, 77, 290, 12, 12, 0, 255, 1, /* second sequence */ 3, 3, 299, 40, 41, 7, 8, 100];
+        for kv_heads in [4, 2, 1] {
+            let cfg = DecoderConfig::tiny_moderna(kv_heads);
+            let w = DecoderWeights::random(&cfg, 9 + kv_heads as u64);
+            let a = forward(&w, &ids, 2).unwrap();
+            let mut worst = 0.0f32;
+            for s in 0..2 {
+                let mut cache = KvCache::new(&Cpu, &cfg).unwrap();
+                assert_eq!(cache.keys[0].shape(), (cfg.context, kv_heads * 4), "the cache keeps the K/V heads only");
+                for i in 0..8 {
+                    let pass = decoder_forward(&Cpu, &w, &ids[s * 8 + i..s * 8 + i + 1], &mut cache).unwrap();
+                    let out = block_on_ready(read_forward(&Cpu, &pass)).unwrap();
+                    let row = ops::rows(&a.logits, s * 8 + i, s * 8 + i + 1);
+                    worst = worst.max(row.max_abs_diff(&out.logits).unwrap());
+                }
+            }
+            let scale = a.logits.as_slice().iter().fold(0.0f32, |m, v| m.max(v.abs()));
+            println!("moderna, {kv_heads} K/V heads: training vs decoder logits {worst:.2e} (logits up to {scale:.2})");
+            assert!(scale > 0.1, "logits that say something");
+            assert!(worst < 1e-5, "{kv_heads} K/V heads: training vs decoder logits: {worst}");
+        }
+    }
+
+    /// The whole moderna model's gradient (RoPE, GQA, SwiGLU, both RMSNorms, the final one,
+    /// the tied head) against central differences of the loss, three entries of every tensor.
+    #[cfg(feature = "moderna")]
+    #[test]
+    fn moderna_gradients_match_finite_differences() {
+        for kv_heads in [2, 1] {
+            let cfg = DecoderConfig { vocab_size: 11, d_model: 16, n_layers: 2, d_ff: 24, context: 8, ..DecoderConfig::tiny_moderna(kv_heads) };
+            let w = lively_weights(&cfg, 4);
+            let mut rng = Rng::new(5);
+            let (sequences, t) = (2, 6);
+            let ids: Vec<u32> = (0..sequences * t + 1).map(|_| rng.below(cfg.vocab_size as u64) as u32).collect();
+            let batch = Batch { inputs: ids[..sequences * t].to_vec(), targets: ids[1..].to_vec(), sequences, len: t };
+            let probes = gradient_check(&w, &batch, 2, 1e-3, &mut rng).unwrap();
+            assert_eq!(probes.len(), 3 * cfg.tensor_shapes().len());
+            let worst = probes.iter().max_by(|a, b| a.error().total_cmp(&b.error())).unwrap();
+            println!("moderna ({kv_heads} K/V heads) gradients vs central differences: worst {:.2e} ({worst:?})", worst.error());
+            assert!(worst.error() < 1e-2, "worst gradient: {worst:?}");
+            assert!(probes.iter().all(|p| p.scale > 1e-3), "every tensor gets a gradient");
+        }
     }
 
     #[test]

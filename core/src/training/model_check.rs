@@ -5,6 +5,7 @@
 //! (truncation ∝ h² on the right, rounding ∝ ε/h on the left) with its floor, about 1 % of the largest gradient, near h = 10⁻³.
 
 use crate::attention::gradient_check::STEPS;
+use crate::decoder::config::Architecture;
 use crate::decoder::DecoderConfig;
 use crate::error::{ComputeError, Result};
 use crate::rng::Rng;
@@ -35,7 +36,7 @@ impl ModelCheck {
 
 /// The checked model: 2 blocks of width 8 with 2 heads, FFN 32, over the text's characters.
 fn config(vocab: usize, positions: usize) -> DecoderConfig {
-    DecoderConfig { vocab_size: vocab, d_model: 8, n_heads: 2, n_layers: 2, d_ff: 32, context: positions, pe_theta: 10_000.0, ln_eps: 1e-5 }
+    DecoderConfig { vocab_size: vocab, d_model: 8, n_heads: 2, n_layers: 2, d_ff: 32, context: positions, pe_theta: 10_000.0, ln_eps: 1e-5, architecture: Architecture::Original, n_kv_heads: None }
 }
 
 /// Checks the decoder's gradients on `text` (its first `MAX_CHARS` characters, each

@@ -5,6 +5,7 @@
 //! `snapshot` brings a run back to the host, weights and moments, so it can go on on the CPU
 //! (a lost device) and give the numbers an uninterrupted run would have given.
 
+use crate::decoder::config::Architecture;
 use crate::decoder::{DecoderConfig, DecoderWeights};
 use crate::error::{ComputeError, Result};
 use crate::executor::{block_on_ready, Cpu, Executor};
@@ -19,7 +20,7 @@ use super::optim::AdamWOptions;
 /// V = 99; a step of 16 × 64 characters took 44–76 ms natively on one loaded core
 /// (BENCHMARKS.md, "Training steps").
 pub fn char_config(vocab: usize) -> DecoderConfig {
-    DecoderConfig { vocab_size: vocab, d_model: 64, n_heads: 4, n_layers: 2, d_ff: 256, context: 64, pe_theta: 10_000.0, ln_eps: 1e-5 }
+    DecoderConfig { vocab_size: vocab, d_model: 64, n_heads: 4, n_layers: 2, d_ff: 256, context: 64, pe_theta: 10_000.0, ln_eps: 1e-5, architecture: Architecture::Original, n_kv_heads: None }
 }
 
 /// `DecoderConfig::validate`, but for a vocabulary of any size ≥ 2: the shipped decoder's
