@@ -79,6 +79,12 @@ pub struct OpSpec {
     pub outputs: usize,
 }
 
+/// The refusal of today's block (its ops, or a model built of it) by a build without the
+/// `moderna` feature: one message wherever it is refused.
+pub fn moderna_not_built() -> ComputeError {
+    ComputeError::Invalid("Esta versão do site não traz a arquitetura moderna (RMSNorm, RoPE, GQA, SwiGLU): o modelo não pode ser montado aqui.".into())
+}
+
 impl OpKind {
     pub const ALL: [OpKind; 32] = [
         OpKind::Matmul,
@@ -138,6 +144,29 @@ impl OpKind {
                 | OpKind::SwigluBackward
                 | OpKind::RepeatKvBackward
         )
+    }
+
+    /// Whether it is one of today's block's ops (issue 41). A build without the `moderna`
+    /// feature (the page's modules: only the worker trains and runs the moderna) has neither
+    /// their CPU twins nor their WGSL, and refuses them on both backends.
+    pub const fn is_moderna(self) -> bool {
+        matches!(
+            self,
+            OpKind::Rope
+                | OpKind::RopeBackward
+                | OpKind::RmsNorm
+                | OpKind::RmsNormBackward
+                | OpKind::Swiglu
+                | OpKind::SwigluBackward
+                | OpKind::RepeatKv
+                | OpKind::RepeatKvBackward
+        )
+    }
+
+    /// Whether this build runs the op: the moderna's only with the `moderna` feature
+    /// (`moderna_not_built` otherwise).
+    pub const fn in_this_build(self) -> bool {
+        cfg!(feature = "moderna") || !self.is_moderna()
     }
 
     /// The error of a build without the `training` feature asked to run a training op on WebGPU.
@@ -525,6 +554,9 @@ impl Op {
 
     /// Runs the op on the CPU: its twin in `core::ops`.
     pub fn run_cpu(&self, inputs: &[&Matrix]) -> Result<Vec<Matrix>> {
+        if !self.kind().in_this_build() {
+            return Err(moderna_not_built());
+        }
         let dims: Vec<Dims> = inputs.iter().map(|m| m.shape()).collect();
         self.output_dims(&dims)?;
         let a = inputs[0];

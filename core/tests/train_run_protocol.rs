@@ -5,6 +5,7 @@
 
 use atencao_core::decoder::protocol::{DecoderCommand, DecoderReport};
 use atencao_core::decoder::Architecture;
+use atencao_core::train_run::race::{RaceSide, RaceView};
 use atencao_core::train_run::protocol::{AttentionView, BpeFiles, BuildInfo, Export, ExportPurpose, Placement, TrainCommand, TrainReport, TrainView};
 use atencao_core::train_run::{prepare_text, EvalPoint, SamplePoint, TrainRun, TrainSettings};
 use atencao_core::{executor::Cpu, Matrix};
@@ -41,12 +42,13 @@ fn settings() -> impl Strategy<Value = TrainSettings> {
 
 fn command() -> impl Strategy<Value = TrainCommand> {
     prop_oneof![
-        (any::<u64>(), ".*", any::<bool>(), proptest::option::of((".*", ".*")), settings()).prop_map(|(build, text, preset, bpe, settings)| TrainCommand::Build {
+        (any::<u64>(), ".*", any::<[bool; 2]>(), proptest::option::of((".*", ".*")), settings()).prop_map(|(build, text, flags, bpe, settings)| TrainCommand::Build {
             build,
             text,
-            preset,
+            preset: flags[0],
             bpe: bpe.map(|(manifest_json, tokenizer_json)| BpeFiles { manifest_json, tokenizer_json }),
-            settings
+            settings,
+            race: flags[1],
         }),
         (any::<u64>(), placement(), any::<bool>()).prop_map(|(build, placement, gpu_allowed)| TrainCommand::Train { build, placement, gpu_allowed }),
         any::<u64>().prop_map(|build| TrainCommand::Pause { build }),
@@ -65,14 +67,15 @@ fn view() -> impl Strategy<Value = TrainView> {
         (proptest::option::of(number()), number(), number(), proptest::option::of(number()), proptest::option::of(number())),
         proptest::option::of((0usize..4, 0usize..4, proptest::collection::vec(-1e30f32..1e30, 0..16))),
         ".*",
+        proptest::option::of((architecture(), proptest::option::of(any::<usize>()), ".*")),
     )
-        .prop_map(|(steps, flags, history, samples, (validation, bigram, uniform, rate, step_ms), attention, text)| TrainView {
+        .prop_map(|(steps, flags, history, samples, (validation, bigram, uniform, rate, step_ms), attention, text, race)| TrainView {
             steps,
             running: flags[0],
             on_gpu: flags[1],
             gpu_failed: flags[2],
             software_gpu: flags[3],
-            history: history.into_iter().map(|(step, train, validation)| EvalPoint { step, train, validation }).collect(),
+            history: history.iter().map(|&(step, train, validation)| EvalPoint { step, train, validation }).collect(),
             samples: samples.into_iter().map(|(step, text)| SamplePoint { step, text }).collect(),
             validation_loss: validation,
             bigram,
@@ -84,6 +87,15 @@ fn view() -> impl Strategy<Value = TrainView> {
             attention: attention.map(|(layer, head, weights)| AttentionView { layer, head, size: weights.len(), weights }),
             probe_len: text.chars().count(),
             probe_text: text,
+            race: race.map(|(architecture, bigram_step, summary)| {
+                let side = |architecture| RaceSide {
+                    architecture,
+                    parameters: steps / 5,
+                    history: history.iter().map(|&(step, train, validation)| EvalPoint { step, train, validation }).collect(),
+                    bigram_step,
+                };
+                RaceView { sides: vec![side(architecture), side(Architecture::Moderna)], summary }
+            }),
         })
 }
 

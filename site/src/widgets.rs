@@ -218,7 +218,7 @@ pub static TRAIN: WidgetDoc = WidgetDoc {
     name: "train",
     title: "Treine um Transformer no navegador",
     #[cfg(feature = "texts")]
-    summary: "Um pequeno decodificador treinado no navegador, ao vivo: o conto “Missa do galo” ou o texto do leitor, um token por caractere ou o BPE do decodificador; tamanhos editáveis com a contagem de parâmetros; treinar / pausar / recomeçar, passos por segundo; a curva da perda de treino e de validação contra o chute uniforme e o bigrama; amostras a cada 100 passos; a atenção de uma camada e cabeça; baixar os pesos. Baixa o conto (14 KB) ao montar.",
+    summary: "Um pequeno decodificador treinado no navegador, ao vivo: o conto “Missa do galo” ou o texto do leitor, um token por caractere ou o BPE do decodificador; a arquitetura original (2017) ou a moderna (RoPE, RMSNorm, SwiGLU, GQA), ou as duas lado a lado com os mesmos lotes; tamanhos editáveis com a contagem de parâmetros; treinar / pausar / recomeçar, passos por segundo; a curva da perda de treino e de validação contra o chute uniforme e o bigrama; amostras a cada 100 passos; a atenção de uma camada e cabeça; baixar os pesos. Baixa o conto (14 KB) ao montar.",
     attributes: &[],
     #[cfg(feature = "texts")]
     example: &[],

@@ -45,6 +45,9 @@ impl Executor for GpuContext {
         if !cfg!(feature = "training") && op.kind().is_training() {
             return Err(op.kind().not_in_this_build());
         }
+        if !op.kind().in_this_build() {
+            return Err(crate::core::op::moderna_not_built());
+        }
         let dims: Vec<Dims> = inputs.iter().map(|t| (t.rows, t.cols)).collect();
         let out_dims = op.output_dims(&dims)?;
         // A prefix of rows is a view of the same buffer; other rows are copied.

@@ -123,6 +123,14 @@ const fn page_or_training(runs: &[OpKind], file: &'static str) -> &'static str {
 }
 
 const fn kept_in_build(runs: &[OpKind], file: &'static str, training: bool) -> &'static str {
+    let mut i = 0;
+    while i < runs.len() {
+        // Today's block's kernels only where the moderna runs (the worker's module).
+        if !runs[i].in_this_build() {
+            return "";
+        }
+        i += 1;
+    }
     if training {
         return file;
     }

@@ -1,11 +1,11 @@
-//! The widget catalogue page (`catalogo.html`): every kind of the registry with its documentation
-//! (`site::widgets`), the HTML to paste into a blog post with a copy button, and a live example
-//! mounted exactly as a blog mounts it (`embed::attach`: own shadow root, on scrolling).
-//!
-//! The page opens with how to embed, then a jump index of every kind; it walks
-//! `widgets::registry()`, so a new widget shows up here by being registered (its documentation
-//! comes with it); documentation for a kind that does not exist shows a visible error
-//! (`data-orphan-doc`, which the e2e suite rejects).
+//! The widget catalogue page (`catalogo.html`). The page generator writes it whole (every
+//! documented kind: title, summary, attributes, the HTML to paste into a blog post and its
+//! example's element: `site::generate::pages`), so the documentation's texts stay out of the
+//! wasm. Here the full build brings it to life: each example mounted exactly as a blog mounts
+//! it (`embed::attach`: own shadow root, on scrolling), the snippets' script line made the
+//! absolute address of embed.js (right wherever the site is hosted), the copy buttons wired.
+//! An entry whose kind this build does not have shows a visible error (`data-orphan-doc`,
+//! which the e2e suite rejects), and so does a registered kind with no entry.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -14,10 +14,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Element, HtmlElement};
 
-use crate::site::widgets::{self as docs, WidgetDoc};
-
 use crate::web::dom::{self, Listener};
-use crate::web::kit::ui;
 use super::embed;
 use super::kit::Ctx;
 use super::widgets;
@@ -27,6 +24,9 @@ thread_local! {
     static COPY: RefCell<Option<Listener>> = const { RefCell::new(None) };
 }
 
+/// The script line the generator wrote at the start of every snippet (relative to the site).
+const RELATIVE_SCRIPT: &str = r#"<script type="module" src="embed.js"></script>"#;
+
 /// The script line every snippet starts with: embed.js next to this page, as an absolute
 /// URL, so it is right wherever the site is hosted (a sub-path, another domain).
 fn script_line() -> String {
@@ -35,113 +35,49 @@ fn script_line() -> String {
     format!(r#"<script type="module" src="{src}"></script>"#)
 }
 
-/// Fills `app` with the catalogue; returns the page title.
-pub fn render(app: &Element, ctx: &Rc<Ctx>) -> String {
-    let title = "Catálogo de widgets";
-    dom::page_heading(
-        app,
-        title,
-        "Cada widget deste tutorial funciona em qualquer página, por exemplo num post de blog: carregue o script \
-         uma vez e ponha um elemento com data-widget onde quiser que o widget apareça. Os atributos data-… \
-         configuram cada um; sem eles, o widget mostra o exemplo do artigo original.",
-    );
-    let script = script_line();
-    dom::append(app, &dom::text("h2", "", "Como incorporar"));
-    dom::append(app, &snippet_block(&format!("{script}\n<div data-widget=\"attention\"></div>"), "como-incorporar"));
-    dom::append(
-        app,
-        &dom::text(
-            "p",
-            "note",
-            "O script é um módulo ES sem código inline: funciona sob uma Content-Security-Policy estrita \
-             (script-src 'self' 'wasm-unsafe-eval'). Cada widget fica isolado num shadow root (o CSS da página não o \
-             altera e o dele não vaza), só é montado quando chega perto da tela, e todos os widgets da página \
-             compartilham um único módulo WebAssembly e uma única GPU. Servido de outro domínio, o site precisa \
-             responder com o cabeçalho Access-Control-Allow-Origin, para que o blog possa carregar o script.",
-        ),
-    );
+/// Every element of `app` that `selector` matches.
+fn all(app: &Element, selector: &str) -> Vec<Element> {
+    let Ok(list) = app.query_selector_all(selector) else { return Vec::new() };
+    (0..list.length()).filter_map(|i| list.item(i)?.dyn_into::<Element>().ok()).collect()
+}
 
-    // A jump index: every kind by its title, each a link to its entry below.
-    let index = dom::el("nav", "catalogue-index");
-    dom::set_attr(&index, "aria-label", "Índice dos widgets");
-    dom::append(&index, &dom::text("h2", "", "Os widgets"));
-    let list = dom::el("ul", "");
-    for kind in widgets::registry() {
-        let link = dom::notation("a", "", kind.title());
-        dom::set_attr(&link, "href", &format!("#w-{}", kind.name()));
-        let item = dom::el("li", "");
-        dom::append(&item, &link);
-        dom::append(&list, &item);
+/// Brings the prerendered catalogue in `app` to life; returns the page title.
+pub fn render(app: &Element, ctx: &Rc<Ctx>) -> String {
+    for note in all(app, ".page-loading") {
+        note.remove();
     }
-    dom::append(&index, &list);
-    dom::append(app, &index);
-    for kind in widgets::registry() {
-        dom::append(app, &entry(kind.doc, &script, ctx));
+    let script = script_line();
+    for code in all(app, "[data-snippet]") {
+        let text = code.text_content().unwrap_or_default();
+        code.set_text_content(Some(&text.replacen(RELATIVE_SCRIPT, &script, 1)));
     }
-    for orphan in docs::WIDGETS.iter().filter(|d| widgets::find(d.name).is_none()) {
-        let p = dom::text("p", "widget-error", &format!("Há documentação para «{}», mas nenhum widget com esse nome.", orphan.name));
-        dom::set_attr(&p, "data-orphan-doc", orphan.name);
-        dom::append(app, &p);
+    let mut shown = Vec::new();
+    for section in all(app, ".catalogue-entry") {
+        let kind = section.get_attribute("data-kind").unwrap_or_default();
+        match (widgets::find(&kind), section.query_selector(":scope > [data-widget]").ok().flatten()) {
+            (Some(_), Some(live)) => {
+                if let Ok(live) = live.dyn_into::<HtmlElement>() {
+                    embed::attach(ctx, &live);
+                }
+                shown.push(kind);
+            }
+            _ => orphan(&section, &format!("Há documentação para «{kind}», mas nenhum widget com esse nome."), &kind),
+        }
+    }
+    for kind in widgets::registry().filter(|k| !shown.iter().any(|s| s == k.name())) {
+        orphan(app, &format!("O widget «{}» não tem entrada neste catálogo.", kind.name()), kind.name());
     }
     listen_for_copies(app);
-    title.to_string()
+    // Tests (and scripts) wait for this: the snippets are final and the examples attached.
+    dom::set_attr(app, "data-catalogue", "live");
+    "Catálogo de widgets".to_string()
 }
 
-/// One kind: title, summary, attributes, snippet and live example.
-fn entry(doc: &WidgetDoc, script: &str, ctx: &Rc<Ctx>) -> HtmlElement {
-    let name = doc.name;
-    let section = dom::el("section", "catalogue-entry");
-    dom::set_attr(&section, "data-kind", name);
-    dom::set_attr(&section, "id", &format!("w-{name}"));
-    let h2 = dom::text("h2", "", doc.title);
-    dom::append(&h2, &dom::text("code", "kind-name", name));
-    dom::append(&section, &h2);
-    dom::append_all(&section, &[&dom::notation("p", "", doc.summary), &attribute_table(doc)]);
-    dom::append(&section, &snippet_block(&format!("{script}\n{}", docs::snippet(doc)), name));
-
-    let live = dom::el("div", "");
-    dom::set_attr(&live, "data-widget", name);
-    for (attribute, value) in doc.example {
-        dom::set_attr(&live, attribute, value);
-    }
-    dom::append(&section, &live);
-    embed::attach(ctx, &live);
-    section
-}
-
-fn attribute_table(doc: &WidgetDoc) -> HtmlElement {
-    if doc.attributes.is_empty() {
-        return dom::text("p", "note", "Sem atributos: o widget mostra o exemplo do artigo original.");
-    }
-    let table = dom::el("table", "catalogue-attributes");
-    dom::append(&table, &dom::text("caption", "", "Atributos"));
-    dom::append(&table, &dom::header_row(&["atributo", "o que define", "valores"]));
-    for attribute in doc.attributes {
-        let tr = dom::el("tr", "");
-        dom::set_attr(&tr, "data-attribute", attribute.name);
-        let th = dom::th("", "row");
-        dom::append(&th, &dom::text("code", "", attribute.name));
-        dom::append_all(&tr, &[&th, &dom::text("td", "", attribute.meaning), &dom::text("td", "", attribute.values)]);
-        dom::append(&table, &tr);
-    }
-    table
-}
-
-/// The code to paste (as text) and its copy button.
-fn snippet_block(code: &str, id: &str) -> HtmlElement {
-    let block = dom::el("div", "snippet");
-    let pre = dom::el("pre", "");
-    let code_el = dom::text("code", "", code);
-    dom::set_attr(&code_el, "data-snippet", id);
-    dom::append(&pre, &code_el);
-    dom::append(&block, &pre);
-    let copy = ui::button("copiar", "copy");
-    dom::set_attr(&copy, "aria-label", "copiar o código");
-    dom::append(&block, &copy);
-    let status = dom::el("span", "copy-status");
-    dom::set_attr(&status, "role", "status");
-    dom::append(&block, &status);
-    block
+/// A visible error in `parent` about `kind` (the e2e suite rejects any).
+fn orphan(parent: &Element, message: &str, kind: &str) {
+    let p = dom::text("p", "widget-error", message);
+    dom::set_attr(&p, "data-orphan-doc", kind);
+    dom::append(parent, &p);
 }
 
 /// One listener on the page for every copy button: copies the snippet beside the button; where

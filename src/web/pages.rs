@@ -51,11 +51,14 @@ pub fn start(ctx: Rc<Ctx>) {
         // catalogue in the full one, the benchmark in the models' (features `catalogue-page`,
         // `bench-page`); another build says so instead of leaving the page blank.
         CATALOGUE_SLUG => {
-            app.set_text_content(None);
+            // Prerendered whole: the full build mounts its examples; another says it cannot.
             #[cfg(feature = "catalogue-page")]
             super::catalogue::render(&app, &ctx);
             #[cfg(not(feature = "catalogue-page"))]
-            page_not_in_this_build(&app);
+            {
+                app.set_text_content(None);
+                page_not_in_this_build(&app);
+            }
         }
         BENCH_SLUG => {
             app.set_text_content(None);

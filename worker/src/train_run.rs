@@ -16,7 +16,8 @@ use atencao::core::error::ComputeError;
 use atencao::core::executor::{block_on_ready, BackendKind};
 use atencao::core::runtime::{Placed, Runtime};
 use atencao::core::train_run::protocol::{BpeFiles, BuildInfo, Export, ExportPurpose, Placement, TrainCommand, TrainReport, TrainView};
-use atencao::core::train_run::{prepare_text, Pace, TrainRun};
+use atencao::core::train_run::race::RaceView;
+use atencao::core::train_run::{prepare_text, Pace, TrainRun, TrainSettings};
 use atencao::gpu::{GpuContext, GpuTensor};
 
 use crate::host::{now_ms, reply, yield_now};
@@ -36,6 +37,9 @@ struct State {
     build: u64,
     /// The run (out of the cell while a slice is in flight).
     run: Option<Run>,
+    /// The race's other architecture (issue 41), stepped after each slice up to the run's
+    /// steps: both are measured at the same steps, on the same batches.
+    rival: Option<Run>,
     in_flight: bool,
     /// Commands that arrived while a slice was in flight, handled after it.
     waiting: Vec<TrainCommand>,
@@ -57,6 +61,7 @@ thread_local! {
     static STATE: RefCell<State> = RefCell::new(State {
         build: 0,
         run: None,
+        rival: None,
         in_flight: false,
         waiting: Vec::new(),
         running: false,
@@ -88,8 +93,8 @@ pub fn receive(text: &str) {
 }
 
 fn handle(command: TrainCommand) {
-    if let TrainCommand::Build { build, text, preset, bpe, settings } = command {
-        return start_build(build, &text, preset, bpe.as_ref(), settings);
+    if let TrainCommand::Build { build, text, preset, bpe, settings, race } = command {
+        return start_build(build, &text, preset, bpe.as_ref(), settings, race);
     }
     if command.build() != with(|s| s.build) {
         return;
@@ -138,13 +143,15 @@ fn handle(command: TrainCommand) {
     }
 }
 
-/// A fresh run from the page's text and sizes (the one before, and its loop, are dropped).
-fn start_build(build: u64, raw: &str, preset: bool, bpe: Option<&BpeFiles>, settings: atencao::core::train_run::TrainSettings) {
+/// A fresh run from the page's text and sizes (the one before, and its loop, are dropped);
+/// with `race`, the other architecture's beside it.
+fn start_build(build: u64, raw: &str, preset: bool, bpe: Option<&BpeFiles>, settings: TrainSettings, race: bool) {
     with(|s| {
         s.build = build;
         s.running = false;
         s.epoch += 1;
         s.run = None;
+        s.rival = None;
         s.in_flight = false;
         s.waiting.clear();
         s.gpu_failed = false;
@@ -157,15 +164,21 @@ fn start_build(build: u64, raw: &str, preset: bool, bpe: Option<&BpeFiles>, sett
             None => None,
         };
         let prepared = prepare_text(raw, preset, settings.min_chars())?;
-        let run = TrainRun::new(&Runtime::<GpuContext>::Cpu, &prepared, bpe.as_ref(), settings)?;
-        Ok::<_, ComputeError>((BuildInfo::of(&run, &prepared), run))
+        let cpu = Runtime::<GpuContext>::Cpu;
+        let rival = match race {
+            true => Some(TrainRun::new(&cpu, &prepared, bpe.as_ref(), TrainSettings { architecture: settings.architecture.other(), ..settings.clone() })?),
+            false => None,
+        };
+        let run = TrainRun::new(&cpu, &prepared, bpe.as_ref(), settings)?;
+        Ok::<_, ComputeError>((BuildInfo::of(&run, &prepared), run, rival))
     })();
     match built {
-        Ok((info, run)) => {
+        Ok((info, run, rival)) => {
             let (layers, heads) = (run.settings.n_layers, run.settings.n_heads);
             with(|s| {
                 s.look = (s.look.0.min(layers - 1), s.look.1.min(heads - 1));
                 s.run = Some(run);
+                s.rival = rival;
             });
             send(TrainReport::Built { build, info }, None);
             send_view(true);
@@ -190,6 +203,7 @@ fn send_view(now: bool) {
         s.sent = counts;
         s.sent_at = now_ms();
         let mut view = TrainView::of(run, fresh.then_some(s.look), s.running, s.pace.rates());
+        view.race = s.rival.as_ref().map(|rival| RaceView::of(run, rival));
         view.gpu_failed = s.gpu_failed;
         view.software_gpu = crate::device::software();
         Some((s.build, view))
@@ -220,12 +234,19 @@ async fn train_loop(epoch: u64) {
         }
         let gpu = wanted_device().await;
         let Some(mut run) = with(|s| s.run.take()) else { return };
+        let mut rival = with(|s| s.rival.take());
         let build = with(|s| s.build);
         with(|s| s.in_flight = true);
         let rt = gpu.as_deref().map_or(Runtime::Cpu, Runtime::Device);
         let outcome = async {
             run.place(&rt).await?;
-            run.steps_for(&rt, SLICE_MS, &now_ms, |report, ms| with(|s| s.pace.record(report, now_ms(), ms))).await
+            // In a race each side gets half the slice: the run steps, then the rival catches up.
+            let budget = if rival.is_some() { SLICE_MS / 2.0 } else { SLICE_MS };
+            let fallback = run.steps_for(&rt, budget, &now_ms, |report, ms| with(|s| s.pace.record(report, now_ms(), ms))).await?;
+            let Some(rival) = rival.as_mut() else { return Ok(fallback) };
+            rival.place(&rt).await?;
+            let rival_fallback = rival.steps_to(&rt, run.steps_taken(), &now_ms, |_, _| {}).await?;
+            Ok::<_, ComputeError>(fallback.or(rival_fallback))
         }
         .await;
         if with(|s| s.build != build) {
@@ -240,6 +261,7 @@ async fn train_loop(epoch: u64) {
                 with(|s| {
                     s.running = false;
                     s.run = Some(run);
+                    s.rival = rival;
                     s.in_flight = false;
                 });
                 send(TrainReport::Failed { build, message: e.to_string() }, None);
@@ -255,6 +277,7 @@ async fn train_loop(epoch: u64) {
         }
         let waiting = with(|s| {
             s.run = Some(run);
+            s.rival = rival;
             s.in_flight = false;
             std::mem::take(&mut s.waiting)
         });

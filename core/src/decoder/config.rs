@@ -26,15 +26,20 @@ pub enum Architecture {
     Moderna,
 }
 
-/// The refusal of a moderna model by a build without the `moderna` feature.
-pub fn moderna_not_built() -> ComputeError {
-    ComputeError::Invalid("Esta versão do site não traz a arquitetura moderna (RMSNorm, RoPE, GQA, SwiGLU): o modelo não pode ser montado aqui.".into())
-}
+pub use crate::op::moderna_not_built;
 
 impl Architecture {
     /// Whether it is the 2017 one (whose JSON has no architecture field).
     pub fn is_original(&self) -> bool {
         *self == Architecture::Original
+    }
+
+    /// The one a race runs against this one.
+    pub fn other(self) -> Architecture {
+        match self {
+            Architecture::Original => Architecture::Moderna,
+            Architecture::Moderna => Architecture::Original,
+        }
     }
 }
 
@@ -59,12 +64,17 @@ pub struct DecoderConfig {
     pub pe_theta: f32,
     /// ε of every layer norm (RMSNorm for the moderna).
     pub ln_eps: f32,
-    /// The block; absent from JSON: the original.
-    #[serde(default, skip_serializing_if = "Architecture::is_original")]
+    /// The block; absent from JSON: the original. A build without the `moderna` feature (the
+    /// page's modules, which only read the shipped model's config) neither reads nor writes
+    /// it, nor `n_kv_heads`: a moderna file there reads as the original, whose tensors it
+    /// lacks, so loading it still fails with the missing tensor's name.
+    #[cfg_attr(feature = "moderna", serde(default, skip_serializing_if = "Architecture::is_original"))]
+    #[cfg_attr(not(feature = "moderna"), serde(skip))]
     pub architecture: Architecture,
     /// n_kv: K and V heads (moderna only), dividing nh: nh is plain multi-head attention, fewer
     /// is GQA, 1 is MQA. Absent (`None`): as many as nh.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "moderna", serde(default, skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(not(feature = "moderna"), serde(skip))]
     pub n_kv_heads: Option<usize>,
 }
 
@@ -144,9 +154,11 @@ impl DecoderConfig {
             Architecture::Original if kv_heads != heads => {
                 return bad(format!("a arquitetura original não compartilha K e V: {kv_heads} cabeças de K/V para {heads} cabeças"));
             }
+            #[cfg(feature = "moderna")]
             Architecture::Moderna if kv_heads == 0 || heads % kv_heads != 0 => {
                 return bad(format!("{kv_heads} cabeças de K/V não dividem as {heads} cabeças em grupos iguais"));
             }
+            #[cfg(feature = "moderna")]
             Architecture::Moderna if self.head_size() % 2 != 0 => {
                 return bad(format!("o RoPE gira q e k em pares: cada cabeça precisa de largura par, não {}", self.head_size()));
             }
@@ -177,7 +189,7 @@ impl DecoderConfig {
     /// (C,C), `attn.w_k`, `attn.w_v` (C, n_kv·hs), `attn.w_o` (C,C), `rms2.weight` (C),
     /// `ffn.w_gate`, `ffn.w_up` (C,F), `ffn.w_down` (F,C).
     pub fn block_tensor_shapes(&self) -> Vec<(&'static str, Vec<usize>)> {
-        let (c, f, kv) = (self.d_model, self.d_ff, self.kv_width());
+        let (c, f) = (self.d_model, self.d_ff);
         match self.architecture {
             Architecture::Original => vec![
                 ("ln1.weight", vec![c]),
@@ -193,11 +205,15 @@ impl DecoderConfig {
                 ("ffn.w2", vec![f, c]),
                 ("ffn.b2", vec![c]),
             ],
+            // A build without the feature refuses a moderna config before it asks for its tensors.
+            #[cfg(not(feature = "moderna"))]
+            Architecture::Moderna => Vec::new(),
+            #[cfg(feature = "moderna")]
             Architecture::Moderna => vec![
                 ("rms1.weight", vec![c]),
                 ("attn.w_q", vec![c, c]),
-                ("attn.w_k", vec![c, kv]),
-                ("attn.w_v", vec![c, kv]),
+                ("attn.w_k", vec![c, self.kv_width()]),
+                ("attn.w_v", vec![c, self.kv_width()]),
                 ("attn.w_o", vec![c, c]),
                 ("rms2.weight", vec![c]),
                 ("ffn.w_gate", vec![c, f]),
@@ -244,6 +260,7 @@ mod tests {
 
     /// The shipped config.json (no architecture field) reads as the original, and an
     /// original's JSON is what it was before issue 41: no new field appears.
+    #[cfg(feature = "moderna")]
     #[test]
     fn the_shipped_file_reads_as_the_original_and_writes_as_before() {
         let file: serde_json::Value = serde_json::from_str(include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../static/model/config.json"))).unwrap();
@@ -260,6 +277,7 @@ mod tests {
 
     /// The moderna's rules, each refused with its reason: K/V heads that divide the heads,
     /// heads of even width (RoPE's pairs), and no shared K/V in the original.
+    #[cfg(feature = "moderna")]
     #[test]
     fn moderna_sizes_are_checked() {
         DecoderConfig::tiny_moderna(1).validate().unwrap();
@@ -280,10 +298,16 @@ mod tests {
     #[cfg(not(feature = "moderna"))]
     #[test]
     fn without_the_feature_a_moderna_config_is_refused() {
-        let json = serde_json::to_string(&DecoderConfig::tiny_moderna(2)).unwrap();
-        let config: DecoderConfig = serde_json::from_str(&json).unwrap();
+        let config = DecoderConfig::tiny_moderna(2);
         assert!(config.validate().unwrap_err().to_string().contains("não traz a arquitetura moderna"));
-        let zeros = |_: &str, _: &[usize]| Ok(crate::Matrix::zeros(1, 1));
+        let zeros = config.tensor_shapes().iter().map(|_| crate::Matrix::zeros(1, 1)).collect();
         assert!(crate::decoder::DecoderWeights::from_tensors(&config, zeros).is_err());
+        // Such a build does not read the architecture: a moderna file reads as the original,
+        // whose tensors (`ln1.weight`, …) it lacks, so loading its weights fails by name.
+        let mut json = serde_json::to_value(DecoderConfig::tiny()).unwrap();
+        json["architecture"] = "moderna".into();
+        json["n_kv_heads"] = 1.into();
+        let read: DecoderConfig = serde_json::from_value(json).unwrap();
+        assert_eq!(read, DecoderConfig::tiny());
     }
 }

@@ -70,37 +70,40 @@ pub enum Block<T = Matrix> {
 }
 
 impl<T> Block<T> {
-    /// Builds a block of `architecture` from its tensors in the file's order, each from `next`.
-    fn build(architecture: Architecture, mut next: impl FnMut() -> Result<T>) -> Result<Block<T>> {
+    /// Builds a block of `architecture` from its tensors in the file's order, each from `next`
+    /// (the caller counted them: `DecoderWeights::from_tensors`). Infallible, so the wasm has
+    /// no unwinding path per field, once per tensor type.
+    fn build(architecture: Architecture, mut next: impl FnMut() -> T) -> Block<T> {
         match architecture {
-            Architecture::Original => Ok(Block::Original(BlockWeights {
-                ln1_gamma: next()?,
-                ln1_beta: next()?,
-                w_q: next()?,
-                w_k: next()?,
-                w_v: next()?,
-                w_o: next()?,
-                ln2_gamma: next()?,
-                ln2_beta: next()?,
-                w1: next()?,
-                b1: next()?,
-                w2: next()?,
-                b2: next()?,
-            })),
+            Architecture::Original => Block::Original(BlockWeights {
+                ln1_gamma: next(),
+                ln1_beta: next(),
+                w_q: next(),
+                w_k: next(),
+                w_v: next(),
+                w_o: next(),
+                ln2_gamma: next(),
+                ln2_beta: next(),
+                w1: next(),
+                b1: next(),
+                w2: next(),
+                b2: next(),
+            }),
             #[cfg(feature = "moderna")]
-            Architecture::Moderna => Ok(Block::Moderna(ModernBlockWeights {
-                rms1_gamma: next()?,
-                w_q: next()?,
-                w_k: next()?,
-                w_v: next()?,
-                w_o: next()?,
-                rms2_gamma: next()?,
-                w_gate: next()?,
-                w_up: next()?,
-                w_down: next()?,
-            })),
+            Architecture::Moderna => Block::Moderna(ModernBlockWeights {
+                rms1_gamma: next(),
+                w_q: next(),
+                w_k: next(),
+                w_v: next(),
+                w_o: next(),
+                rms2_gamma: next(),
+                w_gate: next(),
+                w_up: next(),
+                w_down: next(),
+            }),
+            // `from_tensors` refuses a moderna config first in a build without it.
             #[cfg(not(feature = "moderna"))]
-            Architecture::Moderna => Err(super::config::moderna_not_built()),
+            Architecture::Moderna => unreachable!("moderna refused before its blocks are built"),
         }
     }
 
@@ -163,24 +166,22 @@ pub struct DecoderWeights<T = Matrix> {
 }
 
 impl<T> DecoderWeights<T> {
-    /// Builds the weights of `config` from their tensors in the file's order
-    /// (`DecoderConfig::tensor_shapes`), each from `next(name, shape)`: the one place that
-    /// knows which tensor goes where (loading, zeros, uploads all come through it).
-    pub fn from_tensors(config: &DecoderConfig, mut next: impl FnMut(&str, &[usize]) -> Result<T>) -> Result<DecoderWeights<T>> {
+    /// Builds the weights of `config` from `tensors` in the file's order
+    /// (`DecoderConfig::tensor_shapes`): the one place that knows which tensor goes where
+    /// (loading, zeros, uploads all come through it). Refuses a wrong count (and a moderna
+    /// config in a build without it) before anything moves.
+    pub fn from_tensors(config: &DecoderConfig, tensors: Vec<T>) -> Result<DecoderWeights<T>> {
         config.check_architecture_built()?;
-        let shapes = config.tensor_shapes();
-        let mut shapes = shapes.iter();
-        let mut take = || match shapes.next() {
-            Some((name, shape)) => next(name, shape),
-            None => Err(ComputeError::Invalid("A lista de tensores do modelo acabou antes da hora.".into())),
-        };
-        let tok_emb = take()?;
-        let blocks = (0..config.n_layers).map(|_| Block::build(config.architecture, &mut take)).collect::<Result<Vec<_>>>()?;
-        let ln_f_gamma = take()?;
-        let ln_f_beta = match config.architecture {
-            Architecture::Original => Some(take()?),
-            Architecture::Moderna => None,
-        };
+        let want = config.tensor_shapes().len();
+        if tensors.len() != want {
+            return Err(ComputeError::Invalid(format!("O modelo tem {want} tensores; vieram {}.", tensors.len())));
+        }
+        let mut tensors = tensors.into_iter();
+        let mut next = || tensors.next().expect("counted above");
+        let tok_emb = next();
+        let blocks = (0..config.n_layers).map(|_| Block::build(config.architecture, &mut next)).collect();
+        let ln_f_gamma = next();
+        let ln_f_beta = config.architecture.is_original().then(next);
         Ok(DecoderWeights { config: config.clone(), tok_emb, blocks, ln_f_gamma, ln_f_beta })
     }
 
@@ -203,9 +204,8 @@ impl<T> DecoderWeights<T> {
     }
 
     /// The same weights with every tensor passed through `f` (e.g. uploaded to a backend).
-    pub fn try_map<U>(&self, mut f: impl FnMut(&T) -> Result<U>) -> Result<DecoderWeights<U>> {
-        let mut tensors = self.tensors().into_iter();
-        DecoderWeights::from_tensors(&self.config, |_, _| f(tensors.next().expect("one tensor per name")))
+    pub fn try_map<U>(&self, f: impl FnMut(&T) -> Result<U>) -> Result<DecoderWeights<U>> {
+        DecoderWeights::from_tensors(&self.config, self.tensors().into_iter().map(f).collect::<Result<Vec<U>>>()?)
     }
 
     /// The final norm of rows x (n,C) before the tied head: the original's layer norm, the
@@ -255,11 +255,13 @@ impl DecoderWeights {
                 Some(_) => {}
             }
         }
-        DecoderWeights::from_tensors(config, |name, _| {
+        let shapes = config.tensor_shapes();
+        let list = shapes.iter().map(|(name, _)| {
             let Tensor { shape, values } = tensors.remove(name).expect("checked above");
             let (rows, cols) = if shape.len() == 1 { (1, shape[0]) } else { (shape[0], shape[1]) };
             Matrix::from_vec(rows, cols, values)
-        })
+        });
+        DecoderWeights::from_tensors(config, list.collect::<Result<Vec<_>>>()?)
     }
 
     /// Random weights (N(0, 0.02²)-like uniform, γ = 1, β = 0) for tests.

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::decoder::tokenizer::Tokenizer;
 use crate::decoder::DecoderConfig;
 
+use super::race::RaceView;
 use super::run::{EvalPoint, SamplePoint, TrainRun};
 use super::settings::TrainSettings;
 use super::tokens::token_unit;
@@ -36,8 +37,17 @@ pub struct BpeFiles {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum TrainCommand {
     /// A fresh run (the one before is dropped): the raw text, whether it is the preset story,
-    /// the BPE when the reader chose it, the sizes.
-    Build { build: u64, text: String, preset: bool, bpe: Option<BpeFiles>, settings: TrainSettings },
+    /// the BPE when the reader chose it, the sizes. With `race`, a second run of the other
+    /// architecture beside it, on the same text and batches (issue 41's "comparar").
+    Build {
+        build: u64,
+        text: String,
+        preset: bool,
+        bpe: Option<BpeFiles>,
+        settings: TrainSettings,
+        #[serde(default)]
+        race: bool,
+    },
     /// Trains until `Pause` (or a failure). `gpu_allowed`: the site computes on WebGPU.
     Train { build: u64, placement: Placement, gpu_allowed: bool },
     Pause { build: u64 },
@@ -130,6 +140,9 @@ pub struct TrainView {
     /// The probe's length in tokens, and its text.
     pub probe_len: usize,
     pub probe_text: String,
+    /// The race with the other architecture, when the run was built with one.
+    #[serde(default)]
+    pub race: Option<RaceView>,
 }
 
 /// What a decoder needs to run the trained weights (their bytes travel beside it).
@@ -183,6 +196,7 @@ impl TrainView {
             attention,
             probe_len: run.probe_labels().len(),
             probe_text: run.probe_text(),
+            race: None,
         }
     }
 }

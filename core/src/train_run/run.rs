@@ -258,12 +258,39 @@ impl<G> TrainRun<Placed<G>> {
         rt: &Runtime<'_, D>,
         budget_ms: f64,
         clock: Clock<'_>,
+        on_step: impl FnMut(&StepReport, f64),
+    ) -> Result<Option<Fallback>> {
+        let start = clock();
+        let first = self.steps_taken();
+        self.steps_while(rt, clock, on_step, |run| run.steps_taken() == first || clock() - start < budget_ms).await
+    }
+
+    /// Steps on `rt` until the run has taken `steps` (none if it already has), as `steps_for`
+    /// does: the race's second run catches up with the first after each of its slices, so both
+    /// are measured at the same steps.
+    pub async fn steps_to<D: Executor<Tensor = G>>(
+        &mut self,
+        rt: &Runtime<'_, D>,
+        steps: usize,
+        clock: Clock<'_>,
+        on_step: impl FnMut(&StepReport, f64),
+    ) -> Result<Option<Fallback>> {
+        self.steps_while(rt, clock, on_step, |run| run.steps_taken() < steps).await
+    }
+
+    /// The stepping both of the above share: a step while `more` says so, the device's failure
+    /// recovered on the CPU.
+    async fn steps_while<D: Executor<Tensor = G>>(
+        &mut self,
+        rt: &Runtime<'_, D>,
+        clock: Clock<'_>,
         mut on_step: impl FnMut(&StepReport, f64),
+        more: impl Fn(&Self) -> bool,
     ) -> Result<Option<Fallback>> {
         let cpu = Runtime::<D>::Cpu;
         let mut rt = if self.on == BackendKind::Cpu { &cpu } else { rt };
-        let (start, mut fallback) = (clock(), None);
-        loop {
+        let mut fallback = None;
+        while more(self) {
             let before = clock();
             match self.step_on(rt).await {
                 Ok(report) => on_step(&report, clock() - before),
@@ -272,14 +299,11 @@ impl<G> TrainRun<Placed<G>> {
                     self.restore(&cpu)?;
                     fallback = Some(Fallback { error, at, resumed_from: self.steps_taken() });
                     rt = &cpu;
-                    continue;
                 }
                 Err(error) => return Err(error),
             }
-            if clock() - start >= budget_ms {
-                return Ok(fallback);
-            }
         }
+        Ok(fallback)
     }
 }
 

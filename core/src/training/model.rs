@@ -48,7 +48,7 @@ pub fn tensors_mut<T>(w: &mut DecoderWeights<T>) -> Vec<&mut T> {
 /// a moderna config in a build without the `moderna` feature, which every way in refuses first
 /// (`DecoderConfig::validate`).
 pub fn zeros_like(config: &DecoderConfig) -> DecoderWeights {
-    let zeros = |_: &str, shape: &[usize]| Ok(if shape.len() == 1 { Matrix::zeros(1, shape[0]) } else { Matrix::zeros(shape[0], shape[1]) });
+    let zeros = config.tensor_shapes().iter().map(|(_, shape)| if shape.len() == 1 { Matrix::zeros(1, shape[0]) } else { Matrix::zeros(shape[0], shape[1]) }).collect();
     DecoderWeights::from_tensors(config, zeros).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -481,12 +481,10 @@ mod tests {
         assert!(worst < 1e-5, "training vs decoder logits: {worst}");
     }
 
-    /// The whole model's gradient against central differences of the loss, for three
-    /// entries of every tensor (the largest-gradient one and two random ones).
-    #[test]
-    fn model_gradients_match_finite_differences() {
-        let cfg = small_config();
-        let w = lively_weights(&cfg, 4);
+    /// The whole model's gradient against central differences of the loss, for three entries
+    /// of every tensor (the largest-gradient one and two random ones), on `cfg`.
+    fn check_model_gradients(cfg: &DecoderConfig, label: &str) {
+        let w = lively_weights(cfg, 4);
         let mut rng = Rng::new(5);
         let (sequences, t) = (2, 6);
         let ids: Vec<u32> = (0..sequences * t + 1).map(|_| rng.below(cfg.vocab_size as u64) as u32).collect();
@@ -494,10 +492,15 @@ mod tests {
         let probes = gradient_check(&w, &batch, 2, 1e-3, &mut rng).unwrap();
         assert_eq!(probes.len(), 3 * cfg.tensor_shapes().len());
         let worst = probes.iter().max_by(|a, b| a.error().total_cmp(&b.error())).unwrap();
-        println!("model gradients vs central differences: worst {:.2e} ({worst:?})", worst.error());
+        println!("{label} gradients vs central differences: worst {:.2e} ({worst:?})", worst.error());
         // f32 losses differ by multiples of ~2.4e-7: over 2ε = 2e-3 that is ~1e-4 absolute.
-        assert!(worst.error() < 1e-2, "worst gradient: {worst:?}");
-        assert!(probes.iter().all(|p| p.scale > 1e-3), "every tensor gets a gradient");
+        assert!(worst.error() < 1e-2, "{label}: worst gradient: {worst:?}");
+        assert!(probes.iter().all(|p| p.scale > 1e-3), "{label}: every tensor gets a gradient");
+    }
+
+    #[test]
+    fn model_gradients_match_finite_differences() {
+        check_model_gradients(&small_config(), "model");
     }
 
     /// The moderna's tensors, in the file's order and shapes; `init`'s γ = 1 and its draws'
@@ -568,17 +571,7 @@ mod tests {
     fn moderna_gradients_match_finite_differences() {
         for kv_heads in [2, 1] {
             let cfg = DecoderConfig { vocab_size: 11, d_model: 16, n_layers: 2, d_ff: 24, context: 8, ..DecoderConfig::tiny_moderna(kv_heads) };
-            let w = lively_weights(&cfg, 4);
-            let mut rng = Rng::new(5);
-            let (sequences, t) = (2, 6);
-            let ids: Vec<u32> = (0..sequences * t + 1).map(|_| rng.below(cfg.vocab_size as u64) as u32).collect();
-            let batch = Batch { inputs: ids[..sequences * t].to_vec(), targets: ids[1..].to_vec(), sequences, len: t };
-            let probes = gradient_check(&w, &batch, 2, 1e-3, &mut rng).unwrap();
-            assert_eq!(probes.len(), 3 * cfg.tensor_shapes().len());
-            let worst = probes.iter().max_by(|a, b| a.error().total_cmp(&b.error())).unwrap();
-            println!("moderna ({kv_heads} K/V heads) gradients vs central differences: worst {:.2e} ({worst:?})", worst.error());
-            assert!(worst.error() < 1e-2, "worst gradient: {worst:?}");
-            assert!(probes.iter().all(|p| p.scale > 1e-3), "every tensor gets a gradient");
+            check_model_gradients(&cfg, &format!("moderna ({kv_heads} K/V heads)"));
         }
     }
 

@@ -267,7 +267,7 @@ pub fn esc(text: &str) -> String {
 /// `crate::widgets`), read with no JavaScript and until the wasm mounts it (src/web/pages.rs takes
 /// it out). An element the author filled with a fallback of their own keeps it; a kind with no
 /// documentation fails the build.
-fn with_placeholders(html: &str, file: &str) -> String {
+pub(super) fn with_placeholders(html: &str, file: &str) -> String {
     const OPEN: &str = "<div data-widget=\"";
     let mut out = String::with_capacity(html.len() + 256);
     let mut rest = html;

@@ -10,7 +10,7 @@ use super::content::{Page, Site};
 use super::map::ModelMap;
 use super::files::write_if_changed;
 use super::glossary;
-use super::markdown::{esc, typeset};
+use super::markdown::{esc, typeset, with_placeholders};
 use crate::page_href;
 use crate::widgets;
 
@@ -306,19 +306,68 @@ fn title_of(articles: &[(Page, Vec<Page>)], slug: &str) -> String {
         .unwrap_or_else(|| panic!("the home page links to «{slug}», which no page has"))
 }
 
-/// The catalogue as text (what each widget shows); the wasm replaces it with the live catalogue.
+/// The catalogue, written whole: every documented kind with its title, summary, attributes,
+/// the HTML to paste into a blog post and the element of its live example. The wasm (the full
+/// build) then only mounts the examples, makes the snippets' script address absolute and wires
+/// the copy buttons (`web::catalogue`), so the documentation's texts are not in any wasm.
 fn catalogue_main() -> String {
     let mut main = String::from(
         "<h1>Catálogo de widgets</h1>\n<p class=\"lead\">Cada widget deste tutorial funciona em qualquer página, por exemplo num post de blog: \
-         carregue o script uma vez e ponha um elemento com data-widget onde quiser que o widget apareça.</p>\n",
+         carregue o script uma vez e ponha um elemento com data-widget onde quiser que o widget apareça. Os atributos data-… configuram cada um; \
+         sem eles, o widget mostra o exemplo do artigo original.</p>\n",
     );
-    main.push_str(NEEDS_WASM);
-    main.push_str("<ul class=\"catalogue-summary\">\n");
+    main.push_str(
+        "<p class=\"muted page-loading\">Os exemplos ao vivo deste catálogo são desenhados pelo WebAssembly do site: aparecem assim que ele carregar \
+         (precisa de JavaScript).</p>\n",
+    );
+    main.push_str("<h2>Como incorporar</h2>\n");
+    main.push_str(&snippet_block(&format!("{CATALOGUE_SCRIPT}\n<div data-widget=\"attention\"></div>"), "como-incorporar"));
+    main.push_str(
+        "<p class=\"note\">O script é um módulo ES sem código inline: funciona sob uma Content-Security-Policy estrita \
+         (script-src 'self' 'wasm-unsafe-eval'). Cada widget fica isolado num shadow root (o CSS da página não o \
+         altera e o dele não vaza), só é montado quando chega perto da tela, e todos os widgets da página \
+         compartilham um único módulo WebAssembly e uma única GPU. Servido de outro domínio, o site precisa \
+         responder com o cabeçalho Access-Control-Allow-Origin, para que o blog possa carregar o script.</p>\n",
+    );
+    main.push_str("<nav class=\"catalogue-index\" aria-label=\"Índice dos widgets\">\n<h2>Os widgets</h2>\n<ul>\n");
     for doc in widgets::WIDGETS {
-        writeln!(main, "<li><code>{}</code>: {}</li>", esc(doc.name), typeset(doc.summary)).unwrap();
+        writeln!(main, "<li><a href=\"#w-{}\">{}</a></li>", esc(doc.name), typeset(doc.title)).unwrap();
     }
-    main.push_str("</ul>\n");
+    main.push_str("</ul>\n</nav>\n");
+    for doc in widgets::WIDGETS {
+        let name = esc(doc.name);
+        writeln!(main, "<section class=\"catalogue-entry\" data-kind=\"{name}\" id=\"w-{name}\">").unwrap();
+        writeln!(main, "<h2>{}<code class=\"kind-name\">{name}</code></h2>\n<p>{}</p>", esc(doc.title), typeset(doc.summary)).unwrap();
+        if doc.attributes.is_empty() {
+            main.push_str("<p class=\"note\">Sem atributos: o widget mostra o exemplo do artigo original.</p>\n");
+        } else {
+            main.push_str("<table class=\"catalogue-attributes\">\n<caption>Atributos</caption>\n<tr><th>atributo</th><th>o que define</th><th>valores</th></tr>\n");
+            for a in doc.attributes {
+                let attribute = esc(a.name);
+                writeln!(main, "<tr data-attribute=\"{attribute}\"><th scope=\"row\"><code>{attribute}</code></th><td>{}</td><td>{}</td></tr>", esc(a.meaning), esc(a.values)).unwrap();
+            }
+            main.push_str("</table>\n");
+        }
+        let snippet = widgets::snippet(doc);
+        main.push_str(&snippet_block(&format!("{CATALOGUE_SCRIPT}\n{snippet}"), doc.name));
+        // The live example: the snippet's own element (with the placeholder a page without
+        // JavaScript shows), mounted by the wasm as a blog mounts it.
+        writeln!(main, "{}\n</section>", with_placeholders(&snippet, "catalogo")).unwrap();
+    }
     main
+}
+
+/// The script line the catalogue's snippets start with, relative to the site's root; the wasm
+/// makes it the absolute address of embed.js wherever the site is hosted.
+pub const CATALOGUE_SCRIPT: &str = r#"<script type="module" src="embed.js"></script>"#;
+
+/// A snippet to paste (its text escaped), a copy button and the copy's status.
+fn snippet_block(code: &str, id: &str) -> String {
+    format!(
+        "<div class=\"snippet\"><pre><code data-snippet=\"{}\">{}</code></pre><button class=\"btn\" type=\"button\" data-action=\"copy\" aria-label=\"copiar o código\">copiar</button><span class=\"copy-status\" role=\"status\"></span></div>\n",
+        esc(id),
+        esc(code)
+    )
 }
 
 /// The page's `<title>`, meta description and Open Graph tags (no og:url or og:image: they

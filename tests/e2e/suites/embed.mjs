@@ -320,7 +320,8 @@ export default async function embed({ mode, browser }) {
     const { context, page, errors, requests } = await openPage(browser);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: siteOrigin });
     await page.goto(`${siteOrigin}${PREFIX}/catalogo.html`);
-    await page.waitForSelector('.catalogue-entry');
+    // Prerendered whole; the wasm then attaches the examples and makes the snippets absolute.
+    await page.waitForSelector('#app[data-catalogue=live]');
     const readme = readmeWidgets();
     const entries = await page.$$eval('.catalogue-entry', (sections) => sections.map((s) => ({
       kind: s.dataset.kind,

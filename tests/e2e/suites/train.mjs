@@ -208,6 +208,64 @@ export default async function train({ page, base, mode, browser }) {
     console.log(`     ${mode} BPE: ${end.stepMs.toFixed(1)} ms a plain step; validation ${start.validation.toFixed(3)} → ${end.validation.toFixed(3)} in ${end.steps} steps (bigram ${end.bigram.toFixed(3)})`);
   });
 
+  await check(`[${mode}] train: the moderna architecture at a matched size; "comparar" trains both on the same batches, shows both losses and says what the race shows; the moderna goes to the decoder`, async () => {
+    await page.goto(`${base}/${PAGE}`);
+    await pageSettled(page, PAGE);
+    for (const [control, value] of [['layers', '1'], ['width', '16'], ['heads', '2'], ['context', '16'], ['batch', '4']]) {
+      await edit(page, `${HOST} [data-control=${control}]`, value);
+    }
+    await page.waitForFunction((h) => Number(document.querySelector(`${h} .train-model-info`)?.dataset.parameters) < 20000, HOST, { timeout: 30000 });
+    assert(await settled(page) === 'ready', await errorText(page));
+    const parameters = async () => Number(await page.getAttribute(`${HOST} .train-model-info`, 'data-parameters'));
+    const original = await parameters();
+    await edit(page, `${HOST} [data-control=architecture]`, 'moderna');
+    await page.waitForFunction(([h, n]) => Number(document.querySelector(`${h} .train-model-info`)?.dataset.parameters) !== n, [HOST, original], { timeout: 30000 });
+    assert(await settled(page) === 'ready', await errorText(page));
+    const moderna = await parameters();
+    assert(Math.abs(moderna / original - 1) < 0.02, `matched sizes: moderna ${moderna}, original ${original}`);
+    assert(await page.isHidden(`${HOST} .train-race`), 'no race before "comparar"');
+    await page.click(`${HOST} [data-action=compare]`);
+    assert(await page.getAttribute(`${HOST} [data-action=compare]`, 'aria-pressed') === 'true', 'compare pressed');
+    await page.waitForFunction((h) => Number(document.querySelector(h).dataset.points) >= 3, HOST, { timeout: 120000 });
+    await page.click(`${HOST} [data-action=pause]`);
+    await stopped(page);
+    const n = await numbers(page);
+    const side = (name) => page.$eval(`${HOST} [data-arch-loss=${name}]`, (el) => ({ value: Number(el.dataset.value), step: Number(el.dataset.step), text: el.textContent }));
+    const [m, o] = [await side('moderna'), await side('original')];
+    assert(m.step === o.step && m.step > 0 && m.step % 25 === 0, `both measured at the same step: ${m.step}, ${o.step}`);
+    assert(m.value === n.validation, `the reader's run is the moderna: ${m.value} vs ${n.validation}`);
+    for (const s of [m, o]) assert(s.value < n.uniform - 0.3, `${s.text}: below ln V ${n.uniform}`);
+    assert(m.value !== o.value, 'two different models');
+    const pt = (x) => x.toFixed(4).replace('.', ',');
+    const summary = await page.textContent(`${HOST} [data-race]`);
+    const leader = m.value < o.value ? 'moderna' : 'original';
+    const want = `No passo ${m.step}, com os mesmos lotes: moderna ${pt(m.value)} e original ${pt(o.value)} nats por caractere na validação; a ${leader} está ${pt(Math.abs(m.value - o.value))} abaixo.`;
+    assert(summary.startsWith(want), `${summary}\nwant ${want}`);
+    assert(m.text.startsWith(`moderna: ${pt(m.value)} na validação`) && o.text.startsWith(`original: ${pt(o.value)} na validação`), `${m.text} | ${o.text}`);
+    // Both validation curves on the plot, in its twin table.
+    const headers = await page.$$eval(`${HOST} table.twin[data-plot=loss] tr`, (rows) => [...(rows[0]?.children ?? [])].map((cell) => cell.textContent));
+    assert(headers.includes('validação: moderna') && headers.includes('validação: original'), headers.join(' | '));
+    // The reader's architecture (the moderna) goes to the decoder, which generates with it.
+    const DEC = '[data-widget=decoder]';
+    await page.waitForSelector(`${DEC}[data-state=ready]`, { timeout: 120000 });
+    await page.click(`${HOST} [data-action=use]`);
+    await page.waitForFunction((d) => !document.querySelector(`${d} .trained-note`)?.hidden, DEC, { timeout: 30000 });
+    await page.waitForSelector(`${DEC}[data-state=ready]`, { timeout: 60000 });
+    const thumbs = await page.$$eval(`${DEC} .attention-grid canvas`, (cs) => cs.length);
+    assert(thumbs === 2, `${thumbs} thumbnails (1 layer × 2 heads)`);
+    await page.click(`${DEC} [data-action=generate]`);
+    // A context of 16: the text shown is the window's, so at least half of it generated.
+    await page.waitForFunction((d) => (document.querySelector(`${d} .decoder-text .generated`)?.textContent ?? '').length >= 8
+      && document.querySelector(d).getAttribute('aria-busy') !== 'true', DEC, { timeout: 60000 });
+    const generated = await page.textContent(`${DEC} .decoder-text .generated`);
+    const story = await page.evaluate(async () => (await (await fetch('static/train/missa-do-galo.txt')).text()));
+    assert([...generated].every((c) => story.includes(c) || c === '\n'), `characters outside the story in «${generated}»`);
+    // Pressed again: the reader's architecture alone.
+    await page.click(`${HOST} [data-action=compare]`);
+    await page.waitForFunction((h) => document.querySelector(`${h} .train-race`).hidden, HOST, { timeout: 30000 });
+    console.log(`     ${mode} race, ${m.step} steps: ${summary}`);
+  });
+
   if (mode === 'webgpu') {
     await check(`[${mode}] train: forced onto WebGPU, a small model trains there with the CPU's losses (the curve at step 25 within 10⁻³)`, async () => {
       const small = async (placement) => {

@@ -107,7 +107,7 @@ pub struct LinePlot {
 }
 
 /// Line colours (light, dark), told apart by more than hue: dashed series are references.
-const COLORS: [(&str, &str); 4] = [("#0b5cad", "#58a6ff"), ("#c2410c", "#fb923c"), ("#1a7f37", "#3fb950"), ("#8250df", "#bc8cff")];
+const COLORS: [(&str, &str); 5] = [("#0b5cad", "#58a6ff"), ("#c2410c", "#fb923c"), ("#1a7f37", "#3fb950"), ("#8250df", "#bc8cff"), ("#bf3989", "#f778ba")];
 
 /// Width of `text` at the plot's 11 px font, before a canvas exists to measure it.
 fn text_width(text: &str) -> f64 {

@@ -5,6 +5,9 @@
 //! held-out tail) against the uniform and bigram levels; samples every few steps, side by
 //! side; the attention of a chosen layer and head on a fixed probe; the weights saved
 //! ("baixar") or handed to the decoder playground on the same page ("usar no decodificador").
+//! "arquitetura": the 2017 block or today's (issue 41); "comparar as duas arquiteturas" trains
+//! both from step 0 on the same batches at a matched parameter count, their validation curves
+//! overlaid, each one's loss and the race in words as core computes them (`train_run::race`).
 //!
 //! The run (`core::train_run::TrainRun`) lives in the page's Web Worker (`web::resident`,
 //! `worker/`), so training never holds the page's thread: the widget keeps the reader's inputs,
@@ -26,7 +29,9 @@ use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElem
 
 use crate::core::executor::BackendKind;
 use crate::core::format::format_pt;
+use crate::core::decoder::Architecture;
 use crate::core::train_run::protocol::{BuildInfo, ExportPurpose, Placement, TrainCommand, TrainReport, TrainView};
+use crate::core::train_run::race::architecture_name;
 use crate::core::train_run::{TrainSettings, MAX_CHARS};
 use crate::core::transformer::format_count;
 use crate::web::dom;
@@ -57,6 +62,8 @@ struct Inputs {
     /// The reader's text (empty for the preset).
     text: String,
     settings: TrainSettings,
+    /// The other architecture trained beside it ("comparar", issue 41).
+    race: bool,
 }
 
 /// Where a build stands: asked (resolved by its first view or its failure), or there.
@@ -72,6 +79,13 @@ pub struct TrainWidget {
     tokenizer: HtmlSelectElement,
     /// "treinar em": auto, cpu, webgpu.
     placement: HtmlSelectElement,
+    /// original (2017) or moderna (RoPE, RMSNorm, SwiGLU, GQA).
+    architecture: HtmlSelectElement,
+    /// "comparar as duas": pressed while the race is on.
+    compare: HtmlElement,
+    racing: Cell<bool>,
+    /// Each architecture's validation loss and the race in words (hidden outside a race).
+    race: HtmlElement,
     layers: HtmlInputElement,
     width: HtmlInputElement,
     heads: HtmlInputElement,
@@ -150,6 +164,11 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
         ("webgpu", "WebGPU"),
     ];
     let (placement_label, placement) = ui::select("treinar em ", "placement", &placements, "auto");
+    let architectures = [
+        ("original", "original (2017)"),
+        ("moderna", "moderna (RoPE, RMSNorm, SwiGLU, GQA)"),
+    ];
+    let (architecture_label, architecture) = ui::select("arquitetura ", "architecture", &architectures, "original");
 
     // The sizes.
     let sizes = dom::el("div", "train-sizes");
@@ -160,13 +179,15 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     let (batch_label, batch) = labelled_count("sequências por passo", "batch", defaults.batch);
     dom::append_all(&sizes, &[&layers_label, &width_label, &heads_label, &context_label, &batch_label]);
     let model_info = live_note("train-model-info");
-    dom::append_all(&shell.inputs, &[&source_label, &text_label, &text_info, &tokenizer_label, &placement_label, &sizes, &model_info]);
+    dom::append_all(&shell.inputs, &[&source_label, &text_label, &text_info, &tokenizer_label, &architecture_label, &placement_label, &sizes, &model_info]);
 
     // The controls.
     let train = ui::button("treinar", "train");
     let pause = ui::button("pausar", "pause");
     pause.set_hidden(true);
     let restart = ui::button("recomeçar", "restart");
+    let compare = ui::button("comparar as duas arquiteturas", "compare");
+    dom::set_attr(&compare, "aria-pressed", "false");
     let use_it = ui::button("usar no decodificador", "use");
     let download = ui::button("baixar pesos", "download");
     let download_config = ui::button("baixar config", "download-config");
@@ -174,17 +195,19 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     let (head_label, head) = ui::select("cabeça ", "head", &index_options(defaults.n_heads), "0");
     controls::offered_later(&layer);
     controls::offered_later(&head);
-    shell.control(&[&train, &pause, &restart, &use_it, &download, &download_config, &layer_label, &head_label]);
+    shell.control(&[&train, &pause, &restart, &compare, &use_it, &download, &download_config, &layer_label, &head_label]);
 
     // The outputs.
     let message = live_note("train-message wide");
     let status = dom::el("div", "train-status");
+    let race = dom::el("div", "train-race wide");
+    race.set_hidden(true);
     let plot = LinePlot::new("loss", "Perda de treino e de validação, passo a passo");
     let samples_heading = dom::text("h4", "wide", "Amostras do modelo: a primeira e as mais recentes");
     let samples = dom::el("div", "train-samples wide");
     let attention = DenseHeatmap::new("train-attention", Scale::Probability);
     let probe = dom::el("p", "train-probe wide");
-    dom::append_all(&shell.outputs, &[&message, &status, &plot.root, &samples_heading, &samples, &attention.root, &probe]);
+    dom::append_all(&shell.outputs, &[&message, &status, &race, &plot.root, &samples_heading, &samples, &attention.root, &probe]);
 
     let widget = Rc::new(TrainWidget {
         shell,
@@ -194,6 +217,10 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
         text_info,
         tokenizer,
         placement,
+        architecture,
+        compare,
+        racing: Cell::new(false),
+        race,
         layers,
         width,
         heads,
@@ -252,6 +279,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
         "train" => w.start(),
         "pause" => w.stop("Treino pausado. «treinar» continua do mesmo ponto."),
         "restart" => w.restart(),
+        "compare" => w.toggle_race(),
         "use" => w.ask_export(ExportPurpose::Decoder),
         "download" => w.ask_export(ExportPurpose::Weights),
         "download-config" => w.ask_export(ExportPurpose::Config),
@@ -271,11 +299,12 @@ impl TrainWidget {
             n_heads: read_count(&self.heads, "Cabeças")?,
             context: read_count(&self.context, "Contexto")?,
             batch: read_count(&self.batch, "Sequências por passo")?,
+            architecture: if self.architecture.value() == "moderna" { Architecture::Moderna } else { Architecture::Original },
             ..TrainSettings::tiny()
         };
         settings.validate().map_err(|e| e.to_string())?;
         let own = self.source.value() == "own";
-        Ok(Inputs { own, bpe: self.tokenizer.value() == "bpe", text: if own { self.text.value() } else { String::new() }, settings })
+        Ok(Inputs { own, bpe: self.tokenizer.value() == "bpe", text: if own { self.text.value() } else { String::new() }, settings, race: self.racing.get() })
     }
 
     fn send(&self, command: TrainCommand) {
@@ -335,7 +364,7 @@ impl TrainWidget {
             *widget.built_from.borrow_mut() = Some(inputs.clone());
             // Wait for the worker's first view of this run (or its failure).
             let promise = js_sys::Promise::new(&mut |resolve, _| *widget.waiting.borrow_mut() = Some((build, resolve)));
-            widget.send(TrainCommand::Build { build, text: raw.to_string(), preset: !inputs.own, bpe, settings: inputs.settings.clone() });
+            widget.send(TrainCommand::Build { build, text: raw.to_string(), preset: !inputs.own, bpe, settings: inputs.settings.clone(), race: inputs.race });
             let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
             if let Some(message) = widget.failure.borrow_mut().take() {
                 *widget.built_from.borrow_mut() = None;
@@ -415,6 +444,17 @@ impl TrainWidget {
         self.halt();
         self.say("O treino recomeçou do zero.");
         self.clone().rebuild_then(false, true, true);
+    }
+
+    /// "comparar as duas arquiteturas": both train from step 0 on the same batches, the reader's
+    /// architecture and the other; pressed again, back to the reader's alone.
+    fn toggle_race(self: &Rc<Self>) {
+        let racing = !self.racing.get();
+        self.racing.set(racing);
+        dom::set_attr(&self.compare, "aria-pressed", if racing { "true" } else { "false" });
+        self.halt();
+        self.say(if racing { "As duas arquiteturas treinam do zero, lado a lado, com os mesmos lotes." } else { "Só a arquitetura escolhida, do zero." });
+        self.clone().rebuild_then(false, true, racing);
     }
 
     fn visibility_changed(self: &Rc<Self>) {
@@ -596,6 +636,30 @@ impl TrainWidget {
         if let Some(ms) = v.step_ms {
             dom::set_attr(host, "data-step-ms", &ms.to_string());
         }
+        self.draw_race(v);
+    }
+
+    /// Each architecture's last validation loss (`data-arch-loss`, unrounded in `data-value`)
+    /// and what the race shows, as core words it.
+    fn draw_race(&self, v: &TrainView) {
+        self.race.set_hidden(v.race.is_none());
+        let Some(race) = v.race.as_ref() else { return };
+        self.race.set_text_content(None);
+        let losses = dom::el("p", "train-race-losses");
+        for side in &race.sides {
+            let name = architecture_name(side.architecture);
+            let last = side.history.last().map(|p| p.validation);
+            let item = dom::text("span", "", &format!(
+                "{name}: {} na validação, {} parâmetros",
+                last.map_or("—".to_string(), |x| format_pt(x as f32, 4)),
+                format_count(side.parameters as u64)
+            ));
+            dom::set_attrs(&item, &[("data-arch-loss", name), ("data-value", &last.unwrap_or(f64::NAN).to_string()), ("data-step", &side.history.last().map_or(0, |p| p.step).to_string())]);
+            dom::append(&losses, &item);
+        }
+        let summary = dom::text("p", "train-race-summary", &race.summary);
+        dom::set_attr(&summary, "data-race", "");
+        dom::append_all(&self.race, &[&losses, &summary]);
     }
 
     fn draw_curve(&self) {
@@ -603,12 +667,21 @@ impl TrainWidget {
         let Some(v) = view.as_ref() else { return };
         let xs: Vec<f64> = v.history.iter().map(|p| p.step as f64).collect();
         let level = |value: f64| vec![value; xs.len()];
-        let series = [
+        let mut series = vec![
             Series::line("treino (média desde o ponto anterior)", v.history.iter().map(|p| p.train.unwrap_or(f64::NAN)).collect()),
             Series::line("validação (o fim do texto)", v.history.iter().map(|p| p.validation).collect()).dots(),
             Series::line("uniforme: ln V", level(v.uniform)).dashed(),
             Series::line("bigrama", level(v.bigram)).dashed(),
         ];
+        // In a race the other architecture's validation joins, at the same steps (its points
+        // not measured yet are gaps).
+        if let Some(race) = v.race.as_ref() {
+            let name = |i: usize| architecture_name(race.sides[i].architecture);
+            series[1].label = format!("validação: {}", name(0));
+            let rival = &race.sides[1].history;
+            let at = |step: usize| rival.iter().find(|p| p.step == step).map_or(f64::NAN, |p| p.validation);
+            series.push(Series::line(format!("validação: {}", name(1)), v.history.iter().map(|p| at(p.step)).collect()).dots());
+        }
         let axes = Axes::new("passo", format!("perda (nats por {})", v.unit));
         self.plot.update(&xs, &series, &axes, |x| format!("passo {x}"), |y| if y.is_finite() { format_pt(y as f32, 4) } else { "—".into() });
     }
