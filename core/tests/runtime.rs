@@ -279,3 +279,33 @@ fn a_job_on_a_lost_device_runs_again_on_the_cpu() {
     assert_eq!((again.to_rows(), on_device.to_rows()), (vec![vec![-1.5], vec![-2.5]], vec![vec![-1.5], vec![-2.5]]));
     assert!(failures.get() == 1 && trace.backend == BackendKind::Cpu && trace.ops.len() == 1);
 }
+
+/// A device lost with the budget already spent: the failed step is still taken again on the
+/// CPU, from the last host copy (the wasm test on WebGPU relies on it). And the race's catching
+/// up (`steps_to`): none when already there, else exactly up to the target, on its own batches.
+#[test]
+fn a_fallback_takes_its_step_again_and_steps_to_stops_at_its_target() {
+    let text = text();
+    let clock = || 0.0;
+    let mut run = TrainRun::new(&Runtime::<Faulty<Cpu>>::Cpu, &text, None, settings()).unwrap();
+    let device = Faulty::new(&Cpu, 3);
+    block_on_ready(run.place(&Runtime::Device(&device))).unwrap();
+    let mut fallbacks = Vec::new();
+    while fallbacks.is_empty() {
+        fallbacks.extend(block_on_ready(run.steps_for(&Runtime::Device(&device), 0.0, &clock, |_, _| {})).unwrap());
+    }
+    let fallback = &fallbacks[0];
+    assert_eq!(run.on(), BackendKind::Cpu);
+    assert_eq!(run.steps_taken(), fallback.resumed_from + 1, "{fallback:?}");
+    let before = run.steps_taken();
+    block_on_ready(run.steps_to(&Runtime::<Faulty<Cpu>>::Cpu, before, &clock, |_, _| {})).unwrap();
+    assert_eq!(run.steps_taken(), before, "already there: no step");
+    block_on_ready(run.steps_to(&Runtime::<Faulty<Cpu>>::Cpu, before + 3, &clock, |_, _| {})).unwrap();
+    assert_eq!(run.steps_taken(), before + 3);
+    let mut straight = TrainRun::<Matrix>::new(&Cpu, &text, None, settings()).unwrap();
+    for _ in 0..before + 3 {
+        straight.step().unwrap();
+    }
+    block_on_ready(run.refresh_host(&Runtime::<Faulty<Cpu>>::Cpu)).unwrap();
+    assert!(run.safetensors() == straight.safetensors(), "the same run as straight on the CPU");
+}

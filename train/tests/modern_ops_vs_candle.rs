@@ -117,3 +117,64 @@ fn shared_kv_heads_match_a_broadcast_and_its_gradient() {
         assert!(max_diff(dkv.as_slice(), &candle_dkv) < GRADIENT, "repeat_kv dKV ({kv_heads}) {}", max_diff(dkv.as_slice(), &candle_dkv));
     }
 }
+
+/// The whole of today's block (`atencao_core::training::modern_block`: RMSNorm, RoPE on q and
+/// on the shared k, GQA, causal attention, SwiGLU, both residuals) against the same block
+/// written in candle's tensor ops (candle-nn's `rms_norm_slow`, `rope_i_slow`, `silu`,
+/// `softmax`), forward and every gradient through candle's autograd, on one sequence, for GQA
+/// and MQA.
+#[test]
+fn the_modern_block_matches_candle_forward_and_gradients() {
+    use atencao_core::executor::Cpu;
+    use atencao_core::training::modern_block::{backward_on, forward_on, ModernBlockShape, ModernBlockWeights};
+    for kv_heads in [2, 1] {
+        let mut rng = Rng::new(41 + kv_heads as u64);
+        let (heads, width, ffn, t, eps) = (4, 16, 24, 7, 1e-5);
+        let head_width = width / heads;
+        let shape = ModernBlockShape { heads, kv_heads, theta: ROPE_THETA, eps };
+        let w = ModernBlockWeights::uniform(&shape, width, ffn, 0.3, &mut rng).unwrap();
+        let (x, dy) = (rng.matrix(t, width, -1.0, 1.0), rng.matrix(t, width, -1.0, 1.0));
+        let (out, act) = forward_on(&Cpu, &w, &shape, &x, 1).unwrap();
+        let (dx, grads) = backward_on(&Cpu, &w, &shape, &act, &dy, 1).unwrap();
+
+        // candle: every weight a variable; γ as candle's 1-D scale.
+        let var = |m: &Matrix| Var::from_tensor(&tensor(m)).unwrap();
+        let scale = |m: &Matrix| Var::from_tensor(&Tensor::from_vec(m.as_slice().to_vec(), m.cols(), &Device::Cpu).unwrap()).unwrap();
+        let xv = var(&x);
+        let (g1, wq, wk, wv, wo) = (scale(&w.rms1_gamma), var(&w.w_q), var(&w.w_k), var(&w.w_v), var(&w.w_o));
+        let (g2, wg, wu, wd) = (scale(&w.rms2_gamma), var(&w.w_gate), var(&w.w_up), var(&w.w_down));
+        let (cos, sin) = cos_sin(t, 0, head_width);
+        // K/V heads (1, n_kv, t, d_h) repeated to every query head: head h reads K/V head h / group.
+        let shared = |kv: &Tensor| {
+            let group = heads / kv_heads;
+            kv.reshape((1, kv_heads, 1, t, head_width)).unwrap().broadcast_as((1, kv_heads, group, t, head_width)).unwrap().reshape((1, heads, t, head_width)).unwrap()
+        };
+        let h1 = candle_nn::ops::rms_norm_slow(xv.as_tensor(), g1.as_tensor(), eps).unwrap();
+        let q = candle_nn::rotary_emb::rope_i_slow(&heads_first(&h1.matmul(wq.as_tensor()).unwrap(), heads), &cos, &sin).unwrap();
+        let k = shared(&candle_nn::rotary_emb::rope_i_slow(&heads_first(&h1.matmul(wk.as_tensor()).unwrap(), kv_heads), &cos, &sin).unwrap());
+        let v = shared(&heads_first(&h1.matmul(wv.as_tensor()).unwrap(), kv_heads));
+        // Causal: a large negative above the diagonal (−∞ would put NaN in the max's gradient).
+        let mask: Vec<f32> = (0..t * t).map(|i| if i % t > i / t { -1e9 } else { 0.0 }).collect();
+        let mask = Tensor::from_vec(mask, (t, t), &Device::Cpu).unwrap();
+        let scores = (q.matmul(&k.t().unwrap()).unwrap() / (head_width as f64).sqrt()).unwrap().broadcast_add(&mask).unwrap();
+        let attention = heads_back(&candle_nn::ops::softmax(&scores, D::Minus1).unwrap().matmul(&v).unwrap());
+        let x_mid = (xv.as_tensor() + attention.matmul(wo.as_tensor()).unwrap()).unwrap();
+        let h2 = candle_nn::ops::rms_norm_slow(&x_mid, g2.as_tensor(), eps).unwrap();
+        let hidden = (candle_nn::ops::silu(&h2.matmul(wg.as_tensor()).unwrap()).unwrap() * h2.matmul(wu.as_tensor()).unwrap()).unwrap();
+        let theirs = (&x_mid + hidden.matmul(wd.as_tensor()).unwrap()).unwrap();
+        let forward = max_diff(out.as_slice(), &flat(&theirs));
+        assert!(forward < FORWARD, "{kv_heads} K/V heads: block forward {forward}");
+
+        let g = (theirs * tensor(&dy)).unwrap().sum_all().unwrap().backward().unwrap();
+        let mut worst = ("dx", max_diff(dx.as_slice(), &flat(g.get(xv.as_tensor()).unwrap())));
+        let pairs = [(&g1, &grads.rms1_gamma), (&wq, &grads.w_q), (&wk, &grads.w_k), (&wv, &grads.w_v), (&wo, &grads.w_o), (&g2, &grads.rms2_gamma), (&wg, &grads.w_gate), (&wu, &grads.w_up), (&wd, &grads.w_down)];
+        for ((name, _), (theirs, ours)) in grads.named().into_iter().zip(pairs) {
+            let diff = max_diff(ours.as_slice(), &flat(g.get(theirs.as_tensor()).unwrap()));
+            if diff > worst.1 {
+                worst = (name, diff);
+            }
+        }
+        println!("modern block vs candle, {kv_heads} K/V heads: forward {forward:.2e}, worst gradient {:.2e} ({})", worst.1, worst.0);
+        assert!(worst.1 < GRADIENT, "{kv_heads} K/V heads: {worst:?}");
+    }
+}

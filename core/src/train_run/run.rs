@@ -290,7 +290,10 @@ impl<G> TrainRun<Placed<G>> {
         let cpu = Runtime::<D>::Cpu;
         let mut rt = if self.on == BackendKind::Cpu { &cpu } else { rt };
         let mut fallback = None;
-        while more(self) {
+        // After a fallback the step that failed is taken again on the CPU, whatever `more` says.
+        let mut retry = false;
+        while retry || more(self) {
+            retry = false;
             let before = clock();
             match self.step_on(rt).await {
                 Ok(report) => on_step(&report, clock() - before),
@@ -299,6 +302,7 @@ impl<G> TrainRun<Placed<G>> {
                     self.restore(&cpu)?;
                     fallback = Some(Fallback { error, at, resumed_from: self.steps_taken() });
                     rt = &cpu;
+                    retry = true;
                 }
                 Err(error) => return Err(error),
             }
