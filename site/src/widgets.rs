@@ -676,6 +676,11 @@ pub static WIDGETS: &[&WidgetDoc] = &[
     &MATMUL_BENCH,
 ];
 
+/// The script line the catalogue's snippets start with, relative to the site's root: the page
+/// generator writes it, and the full build's catalogue makes it the absolute address of
+/// embed.js wherever the site is hosted.
+pub const EMBED_SCRIPT: &str = r#"<script type="module" src="embed.js"></script>"#;
+
 /// The documentation of the kind named `name`.
 pub fn doc(name: &str) -> Option<&'static WidgetDoc> {
     WIDGETS.iter().copied().find(|w| w.name == name)

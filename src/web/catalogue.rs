@@ -24,9 +24,6 @@ thread_local! {
     static COPY: RefCell<Option<Listener>> = const { RefCell::new(None) };
 }
 
-/// The script line the generator wrote at the start of every snippet (relative to the site).
-const RELATIVE_SCRIPT: &str = r#"<script type="module" src="embed.js"></script>"#;
-
 /// The script line every snippet starts with: embed.js next to this page, as an absolute
 /// URL, so it is right wherever the site is hosted (a sub-path, another domain).
 fn script_line() -> String {
@@ -49,7 +46,7 @@ pub fn render(app: &Element, ctx: &Rc<Ctx>) -> String {
     let script = script_line();
     for code in all(app, "[data-snippet]") {
         let text = code.text_content().unwrap_or_default();
-        code.set_text_content(Some(&text.replacen(RELATIVE_SCRIPT, &script, 1)));
+        code.set_text_content(Some(&text.replacen(crate::site::widgets::EMBED_SCRIPT, &script, 1)));
     }
     let mut shown = Vec::new();
     for section in all(app, ".catalogue-entry") {

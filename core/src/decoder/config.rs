@@ -34,6 +34,14 @@ impl Architecture {
         *self == Architecture::Original
     }
 
+    /// Its name, as the train widget's select and the race's words say it (and serde writes it).
+    pub fn name(self) -> &'static str {
+        match self {
+            Architecture::Original => "original",
+            Architecture::Moderna => "moderna",
+        }
+    }
+
     /// The one a race runs against this one.
     pub fn other(self) -> Architecture {
         match self {

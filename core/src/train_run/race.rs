@@ -29,14 +29,6 @@ pub struct RaceView {
     pub summary: String,
 }
 
-/// Portuguese name of an architecture, as the widget's select says it.
-pub fn architecture_name(architecture: Architecture) -> &'static str {
-    match architecture {
-        Architecture::Original => "original",
-        Architecture::Moderna => "moderna",
-    }
-}
-
 impl RaceSide {
     pub fn of<T>(run: &TrainRun<T>) -> RaceSide {
         RaceSide {
@@ -68,7 +60,7 @@ fn last_common(sides: &[RaceSide]) -> Option<(usize, f64, f64)> {
 /// no passo 150; a original ainda não chegou."
 fn summary(sides: &[RaceSide], bigram: f64, unit: &str) -> String {
     let Some((step, first, second)) = last_common(sides) else { return String::new() };
-    let (a, b) = (architecture_name(sides[0].architecture), architecture_name(sides[1].architecture));
+    let (a, b) = (sides[0].architecture.name(), sides[1].architecture.name());
     let loss = |v: f64| format_pt(v as f32, 4);
     let mut text = format!("No passo {step}, com os mesmos lotes: {a} {} e {b} {} nats por {unit} na validação; ", loss(first), loss(second));
     let gap = (first - second).abs();
@@ -81,7 +73,7 @@ fn summary(sides: &[RaceSide], bigram: f64, unit: &str) -> String {
         text.push_str(&format!("a {leader} está {} abaixo.", loss(gap)));
     }
     let reached = |side: &RaceSide| {
-        let name = architecture_name(side.architecture);
+        let name = side.architecture.name();
         match side.bigram_step {
             Some(s) => format!("a {name} chegou nele no passo {s}"),
             None => format!("a {name} ainda não chegou"),
@@ -137,7 +129,7 @@ mod tests {
         for side in &race.sides {
             let first = side.history.iter().find(|p| p.validation <= moderna.bigram).map(|p| p.step);
             assert_eq!(side.bigram_step, first);
-            let name = architecture_name(side.architecture);
+            let name = side.architecture.name();
             let said = first.map_or(format!("a {name} ainda não chegou"), |s| format!("a {name} chegou nele no passo {s}"));
             assert!(race.summary.contains(&said), "{}: {said}", race.summary);
         }

@@ -321,7 +321,7 @@ fn catalogue_main() -> String {
          (precisa de JavaScript).</p>\n",
     );
     main.push_str("<h2>Como incorporar</h2>\n");
-    main.push_str(&snippet_block(&format!("{CATALOGUE_SCRIPT}\n<div data-widget=\"attention\"></div>"), "como-incorporar"));
+    main.push_str(&snippet_block(&format!("{}\n<div data-widget=\"attention\"></div>", widgets::EMBED_SCRIPT), "como-incorporar"));
     main.push_str(
         "<p class=\"note\">O script é um módulo ES sem código inline: funciona sob uma Content-Security-Policy estrita \
          (script-src 'self' 'wasm-unsafe-eval'). Cada widget fica isolado num shadow root (o CSS da página não o \
@@ -349,17 +349,13 @@ fn catalogue_main() -> String {
             main.push_str("</table>\n");
         }
         let snippet = widgets::snippet(doc);
-        main.push_str(&snippet_block(&format!("{CATALOGUE_SCRIPT}\n{snippet}"), doc.name));
+        main.push_str(&snippet_block(&format!("{}\n{snippet}", widgets::EMBED_SCRIPT), doc.name));
         // The live example: the snippet's own element (with the placeholder a page without
         // JavaScript shows), mounted by the wasm as a blog mounts it.
         writeln!(main, "{}\n</section>", with_placeholders(&snippet, "catalogo")).unwrap();
     }
     main
 }
-
-/// The script line the catalogue's snippets start with, relative to the site's root; the wasm
-/// makes it the absolute address of embed.js wherever the site is hosted.
-pub const CATALOGUE_SCRIPT: &str = r#"<script type="module" src="embed.js"></script>"#;
 
 /// A snippet to paste (its text escaped), a copy button and the copy's status.
 fn snippet_block(code: &str, id: &str) -> String {

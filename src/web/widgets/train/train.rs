@@ -31,7 +31,6 @@ use crate::core::executor::BackendKind;
 use crate::core::format::format_pt;
 use crate::core::decoder::Architecture;
 use crate::core::train_run::protocol::{BuildInfo, ExportPurpose, Placement, TrainCommand, TrainReport, TrainView};
-use crate::core::train_run::race::architecture_name;
 use crate::core::train_run::{TrainSettings, MAX_CHARS};
 use crate::core::transformer::format_count;
 use crate::web::dom;
@@ -165,10 +164,10 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     ];
     let (placement_label, placement) = ui::select("treinar em ", "placement", &placements, "auto");
     let architectures = [
-        ("original", "original (2017)"),
-        ("moderna", "moderna (RoPE, RMSNorm, SwiGLU, GQA)"),
+        (Architecture::Original.name(), "original (2017)"),
+        (Architecture::Moderna.name(), "moderna (RoPE, RMSNorm, SwiGLU, GQA)"),
     ];
-    let (architecture_label, architecture) = ui::select("arquitetura ", "architecture", &architectures, "original");
+    let (architecture_label, architecture) = ui::select("arquitetura ", "architecture", &architectures, Architecture::Original.name());
 
     // The sizes.
     let sizes = dom::el("div", "train-sizes");
@@ -299,7 +298,7 @@ impl TrainWidget {
             n_heads: read_count(&self.heads, "Cabeças")?,
             context: read_count(&self.context, "Contexto")?,
             batch: read_count(&self.batch, "Sequências por passo")?,
-            architecture: if self.architecture.value() == "moderna" { Architecture::Moderna } else { Architecture::Original },
+            architecture: if self.architecture.value() == Architecture::Moderna.name() { Architecture::Moderna } else { Architecture::Original },
             ..TrainSettings::tiny()
         };
         settings.validate().map_err(|e| e.to_string())?;
@@ -647,7 +646,7 @@ impl TrainWidget {
         self.race.set_text_content(None);
         let losses = dom::el("p", "train-race-losses");
         for side in &race.sides {
-            let name = architecture_name(side.architecture);
+            let name = side.architecture.name();
             let last = side.history.last().map(|p| p.validation);
             let item = dom::text("span", "", &format!(
                 "{name}: {} na validação, {} parâmetros",
@@ -676,7 +675,7 @@ impl TrainWidget {
         // In a race the other architecture's validation joins, at the same steps (its points
         // not measured yet are gaps).
         if let Some(race) = v.race.as_ref() {
-            let name = |i: usize| architecture_name(race.sides[i].architecture);
+            let name = |i: usize| race.sides[i].architecture.name();
             series[1].label = format!("validação: {}", name(0));
             let rival = &race.sides[1].history;
             let at = |step: usize| rival.iter().find(|p| p.step == step).map_or(f64::NAN, |p| p.validation);
