@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { ARTIFACTS, check, assert } from '../lib.mjs';
+import { ARTIFACTS, check, assert, pageSettled } from '../lib.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -118,6 +118,9 @@ export default async function checkpoints({ page, base, mode, browser }) {
     const problems = [];
     for (const [route, ids] of Object.entries(onPage)) {
       await page.goto(`${base}/${route}`);
+      // Every widget drawn first: one that finishes above a checkpoint while it is being clicked
+      // moves the checkpoint, and the click lands beside its button (CI saw it once under WebGPU).
+      await pageSettled(page, route);
       await page.waitForFunction(() => document.querySelector('#toc .toc-checks'));
       for (const id of ids) {
         count++;
