@@ -1,6 +1,8 @@
 //! Numbers as a Portuguese reader writes them: decimal comma (0,6019), "−" for minus,
 //! and parsing that accepts both "0,5" and "0.5".
 
+use crate::decimal::Decimal;
+
 /// `value` with `decimals` places and a decimal comma; "−∞"/"∞"/"indefinido" for non-finite values.
 pub fn format_pt(value: f32, decimals: usize) -> String {
     if value.is_nan() {
@@ -85,26 +87,26 @@ pub fn axis_ticks(lo: f64, hi: f64, whole: bool) -> Vec<f64> {
     (first..).map(|k| k as f64 * step).take_while(|&v| v <= hi + slack).collect()
 }
 
-/// Parses a cell typed by a reader: "0,5", "0.5", "-1", "−1", "1e-3", surrounding spaces.
-/// Returns `None` for anything that is not a finite number.
+/// Parses a number typed by a reader: "0,5", "0.5", "-1", "−1", "1e-3", surrounding spaces.
+/// Returns `None` for anything that is not a finite number (empty, words, "inf", "NaN",
+/// "1,2,3"). Correctly rounded for what readers type; see `crate::decimal` for the rest.
+pub fn parse_decimal(text: &str) -> Option<f64> {
+    reader_decimal(text).map(Decimal::to_f64).filter(|v| v.is_finite())
+}
+
+/// `parse_decimal` to an f32, rounded once from the decimal (not through the f64).
 pub fn parse_pt(text: &str) -> Option<f32> {
-    let cleaned: String = text
-        .trim()
-        .chars()
-        .map(|c| match c {
-            ',' => '.',
-            '−' | '–' => '-',
-            c => c,
-        })
-        .collect();
-    if cleaned.is_empty() || cleaned.chars().filter(|&c| c == '.').count() > 1 {
-        return None;
-    }
-    // Rust's parser also accepts "inf" and "NaN": the reader must type a real number.
-    if !cleaned.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E')) {
-        return None;
-    }
-    cleaned.parse::<f32>().ok().filter(|v| v.is_finite())
+    reader_decimal(text).map(Decimal::to_f32).filter(|v| v.is_finite())
+}
+
+/// The decimal a reader typed: the decimal comma and the typographic minus and dash read as
+/// '.' and '-'; the letters of "inf" and "NaN" are not part of the grammar.
+fn reader_decimal(text: &str) -> Option<Decimal> {
+    Decimal::parse(text.trim().chars().map(|c| match c {
+        ',' => '.',
+        '−' | '–' => '-',
+        c => c,
+    }))
 }
 
 #[cfg(test)]
@@ -177,6 +179,47 @@ mod tests {
         assert_eq!(parse_pt("1e-3"), Some(0.001));
         for bad in ["", "abc", "1,2,3", "inf", "NaN", "1e99", "<b>1</b>"] {
             assert_eq!(parse_pt(bad), None, "{bad:?} must be rejected");
+        }
+        assert_eq!(parse_decimal(" −0,6019 "), Some(-0.6019));
+        assert_eq!(parse_decimal("–1,25"), Some(-1.25));
+        assert_eq!(parse_decimal("3e-4"), Some(3e-4));
+        assert_eq!(parse_decimal("1e-400"), Some(0.0), "an underflow is zero, as str::parse has it");
+        for bad in ["1e400", "1..2", "1,2.3", "-", "e5", "1e", "1e+", "--1", "1 2", "0x10", "infinity"] {
+            assert_eq!(parse_decimal(bad), None, "{bad:?} must be rejected");
+        }
+    }
+
+    /// The cleanup and checks these parsers had before their own decimal parser (both read
+    /// through `str::parse`), as the oracle.
+    fn cleaned_for_str_parse(text: &str) -> Option<String> {
+        let cleaned: String = text
+            .trim()
+            .chars()
+            .map(|c| match c {
+                ',' => '.',
+                '−' | '–' => '-',
+                c => c,
+            })
+            .collect();
+        let allowed = cleaned.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E'));
+        (!cleaned.is_empty() && cleaned.chars().filter(|&c| c == '.').count() <= 1 && allowed).then_some(cleaned)
+    }
+
+    /// Same answers as before for what a reader types: every string of up to five characters
+    /// from the number's alphabet, the decimal comma, the typographic minus and dash, a space
+    /// and a letter, accepted and rejected alike and read to the same bits.
+    #[test]
+    fn reads_what_readers_type_exactly_as_before() {
+        let alphabet = ['0', '5', '9', '.', ',', '−', '–', '-', '+', 'e', ' ', 'x'];
+        let mut frontier = vec![String::new()];
+        for _ in 0..5 {
+            frontier = frontier.iter().flat_map(|s| alphabet.iter().map(move |&c| format!("{s}{c}"))).collect();
+            for text in &frontier {
+                let before_f32 = cleaned_for_str_parse(text).and_then(|c| c.parse::<f32>().ok()).filter(|v| v.is_finite());
+                let before_f64 = cleaned_for_str_parse(text).and_then(|c| c.parse::<f64>().ok()).filter(|v| v.is_finite());
+                assert_eq!(parse_pt(text).map(f32::to_bits), before_f32.map(f32::to_bits), "{text:?}");
+                assert_eq!(parse_decimal(text).map(f64::to_bits), before_f64.map(f64::to_bits), "{text:?}");
+            }
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod bpe;
 #[cfg(feature = "checkpoints")]
 pub mod checkpoints;
 pub mod checksum;
+pub mod decimal;
 pub mod decoder;
 pub mod error;
 pub mod examples;

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::Matrix;
+use crate::format::parse_decimal;
 
 /// Largest side (rows or columns) of a matrix given in an attribute: beyond it no heatmap is
 /// readable, and a typo like an extra zero in a generated list stays cheap.
@@ -174,19 +175,7 @@ pub fn parse_attribute_number(text: &str) -> Result<f64, String> {
     if trimmed.is_empty() || trimmed.len() > 64 {
         return Err(not_a_number());
     }
-    let cleaned: String = trimmed
-        .chars()
-        .map(|c| match c {
-            ',' => '.',
-            '−' | '–' => '-',
-            c => c,
-        })
-        .collect();
-    // Rust's parser also takes "inf" and "NaN", which no author means.
-    if !cleaned.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E')) {
-        return Err(not_a_number());
-    }
-    cleaned.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(not_a_number)
+    parse_decimal(trimmed).ok_or_else(not_a_number)
 }
 
 /// A numeric attribute `name` (absent: the default), snapped to the range's step and clamped

@@ -14,6 +14,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ComputeError, Result};
+use crate::format::parse_pt;
 
 use super::sampling::{log_probability, probabilities, rank, top_n, SamplingOptions};
 
@@ -156,9 +157,9 @@ impl BranchSpec {
                 return Err(bad("tokens"));
             }
             let options = SamplingOptions {
-                temperature: number("temperatura")?.parse().map_err(|_| bad("temperatura"))?,
+                temperature: parse_pt(&number("temperatura")?).ok_or_else(|| bad("temperatura"))?,
                 top_k: number("top-k")?.parse().map_err(|_| bad("top-k"))?,
-                top_p: number("top-p")?.parse().map_err(|_| bad("top-p"))?,
+                top_p: parse_pt(&number("top-p")?).ok_or_else(|| bad("top-p"))?,
             };
             options.validate()?;
             let mut choices: Vec<Choice> = Vec::new();

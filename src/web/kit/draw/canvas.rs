@@ -4,6 +4,7 @@
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement};
 
+use crate::core::format::parse_decimal;
 use crate::site::notation::{pieces, Piece};
 use crate::web::dom;
 
@@ -44,7 +45,7 @@ fn panel_width(panel: &web_sys::Element) -> f64 {
     }
     // The content box: a panel with padding (a bordered section) gives its drawings less.
     let padding = web_sys::window().and_then(|w| w.get_computed_style(panel).ok().flatten()).map_or(0.0, |style| {
-        let px = |side: &str| style.get_property_value(side).ok().and_then(|v| v.trim_end_matches("px").parse::<f64>().ok()).unwrap_or(0.0);
+        let px = |side: &str| style.get_property_value(side).ok().and_then(|v| parse_decimal(v.trim_end_matches("px"))).unwrap_or(0.0);
         px("padding-left") + px("padding-right")
     });
     let width = (panel.client_width() as f64 - padding).max(0.0);

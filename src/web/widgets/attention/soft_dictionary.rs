@@ -14,7 +14,7 @@ use std::rc::Rc;
 use web_sys::{HtmlElement, HtmlInputElement};
 
 use crate::core::attention::soft_dictionary::{SoftDictionary, SoftLookup, LADDER, MAX_ENTRIES};
-use crate::core::format::{format_pt, format_pt_short};
+use crate::core::format::{format_pt, format_pt_short, parse_pt};
 use crate::core::Matrix;
 
 use crate::web::dom;
@@ -136,7 +136,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
 impl SoftDictionaryWidget {
     /// β from the slider (2 to the slider's value).
     fn beta(&self) -> f32 {
-        let log2 = self.sharpness.value().parse::<f32>().unwrap_or(0.0);
+        let log2 = parse_pt(&self.sharpness.value()).unwrap_or(0.0);
         2f32.powf(log2.clamp(LOG2_BETA.0 as f32, LOG2_BETA.1 as f32))
     }
 

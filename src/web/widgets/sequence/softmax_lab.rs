@@ -11,7 +11,7 @@ use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement};
 
-use crate::core::format::{format_pt, format_pt_short};
+use crate::core::format::{format_pt, format_pt_short, parse_pt};
 use crate::core::sequence::softmax_lab::{SoftmaxLab, SoftmaxLabJob, MAX_SCORES};
 use crate::core::Matrix;
 
@@ -117,8 +117,8 @@ impl Widget for SoftmaxLabWidget {
             Ok(m) => m.row(0),
             Err(e) => return self.shell.now(|| Err(e)),
         };
-        let shift = self.shift.value().parse::<f32>().unwrap_or(0.0);
-        let scale = self.scale.value().parse::<f32>().unwrap_or(1.0);
+        let shift = parse_pt(&self.shift.value()).unwrap_or(0.0);
+        let scale = parse_pt(&self.scale.value()).unwrap_or(1.0);
         self.readouts.0.set_text_content(Some(&format_pt_short(shift, 2)));
         self.readouts.1.set_text_content(Some(&format_pt_short(scale, 2)));
         let job = SoftmaxLabJob { scores, shift, scale };

@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
-use crate::core::format::format_pt;
+use crate::core::format::{format_pt, parse_decimal};
 use crate::core::sequence::presets::{ngram_preset, vote_preset};
 use crate::core::sequence::sparsity::{
     fit_zipf_exponent, format_scientific, format_thousands, possible_ngrams, possible_ngrams_exact, rank_frequencies,
@@ -125,7 +125,7 @@ impl SparsityWidget {
     fn vocabulary_size(&self) -> Result<f64, String> {
         let typed = self.vocabulary.value();
         let cleaned: String = typed.chars().filter(|c| !c.is_whitespace() && *c != '.').collect();
-        let v = cleaned.replace(',', ".").parse::<f64>().ok().filter(|v| v.is_finite());
+        let v = parse_decimal(&cleaned);
         match v {
             Some(v) if (1.0..=MAX_VOCABULARY).contains(&v) && v.fract() == 0.0 => Ok(v),
             _ => Err(format!(
@@ -205,7 +205,7 @@ impl SparsityWidget {
 
         let ranked = rank_frequencies(&tokens);
         let freqs: Vec<usize> = ranked.iter().map(|r| r.1).collect();
-        let s = self.s.value().parse::<f64>().unwrap_or(1.0);
+        let s = parse_decimal(&self.s.value()).unwrap_or(1.0);
         let shown = freqs.len().min(ZIPF_RANKS);
         let ranks: Vec<f64> = (1..=shown).map(|k| k as f64).collect();
         let top = freqs.first().copied().unwrap_or(1) as f64;

@@ -202,7 +202,7 @@ impl VotesWidget {
                     let value = if control == "row" {
                         if input.checked() { 1.0 } else { 0.0 }
                     } else {
-                        input.value().parse::<f32>().unwrap_or(1.0)
+                        parse_pt(&input.value()).unwrap_or(1.0)
                     };
                     // Every control of the same word follows (a word may occur twice).
                     if let Ok(same) = self.toggles.query_selector_all("input[data-word]") {
@@ -489,7 +489,7 @@ impl Widget for VotesWidget {
                 if name != "row" && name != "weight" {
                     return None;
                 }
-                let weight = if name == "row" { Some(if value == "1" { 1.0 } else { 0.0 }) } else { value.parse::<f32>().ok().filter(|w| (0.0..=1.0).contains(w)) };
+                let weight = if name == "row" { Some(if value == "1" { 1.0 } else { 0.0 }) } else { parse_pt(value).filter(|w| (0.0..=1.0).contains(w)) };
                 let row = n.filter(|&n| n >= 1).map(|n| n - 1);
                 Some(row.zip(weight).inspect(|&entry| self.restored_rows.borrow_mut().push(entry)).is_some())
             }

@@ -9,6 +9,7 @@ use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
 
+use crate::core::format::parse_pt;
 use crate::core::text::tf::{tf_matrix, TfVariant};
 use crate::core::text::tokenizer::TokenizerOptions;
 use crate::core::text::Corpus;
@@ -51,7 +52,7 @@ impl TextWidget for TfWidget {
     }
 
     fn render(&self, corpus: &Corpus, _: &TokenizerOptions) {
-        let variant = tf_variant(&self.variant, self.k.value().parse::<f32>().unwrap_or(0.4));
+        let variant = tf_variant(&self.variant, parse_pt(&self.k.value()).unwrap_or(0.4));
         show_only_if(&self.k, matches!(variant, TfVariant::KModified(_)));
         let shown = self.frame.shown(corpus);
         shown.draw(&self.counts, &corpus.counts, Scale::Count);

@@ -14,7 +14,7 @@ use std::rc::Rc;
 
 use web_sys::{HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement};
 
-use crate::core::format::format_pt;
+use crate::core::format::{format_pt, parse_decimal};
 use crate::core::transformer::format_count;
 use crate::core::transformer::multi_head::{
     example_3_head_1, example_3_head_1_as_printed, example_3_head_2, example_3_w_o, mha_parameters, ConcatJob, ConcatOutput,
@@ -331,7 +331,7 @@ impl ReshapeWidget {
             error.to_string()
         })?;
         self.canvas.set_hidden(false);
-        if let Ok(v) = self.h.value().parse::<f64>() {
+        if let Some(v) = parse_decimal(&self.h.value()) {
             self.h_slider.set_value(&v.to_string());
         }
         let mut assignment = Matrix::zeros(shape.h, d_h);

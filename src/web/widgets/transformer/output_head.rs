@@ -16,7 +16,7 @@ use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
 
-use crate::core::format::{format_pt, format_pt_short};
+use crate::core::format::{format_pt, format_pt_short, parse_pt};
 use crate::core::transformer::char_tokenizer::{char_id, vocabulary, VOCAB_SIZE};
 use crate::core::transformer::decoding::{tied_output_weights, top_k, unit_embedding, HeadJob, HeadOutput, MAX_TEMPERATURE, MIN_TEMPERATURE};
 use crate::core::transformer::embedding::seeded_table;
@@ -147,7 +147,7 @@ impl OutputHeadWidget {
 
 impl Widget for OutputHeadWidget {
     fn recompute(self: Rc<Self>) {
-        let temperature = self.temperature.value().parse::<f32>().unwrap_or(1.0).clamp(MIN_TEMPERATURE, MAX_TEMPERATURE);
+        let temperature = parse_pt(&self.temperature.value()).unwrap_or(1.0).clamp(MIN_TEMPERATURE, MAX_TEMPERATURE);
         let job = self.hidden.borrow().read().map(|hidden| HeadJob {
             hidden,
             w_out: self.w_out.clone(),

@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use web_sys::{HtmlElement, HtmlInputElement};
 
-use crate::core::format::{format_pt, format_pt_short};
+use crate::core::format::{format_pt, format_pt_short, parse_pt};
 use crate::core::transformer::positional::{rotate_by_offset, Positional, PositionalJob, THETA};
 use crate::core::{Executor, Job};
 
@@ -75,7 +75,7 @@ impl PositionalWidget {
     fn job(&self) -> PositionalJob {
         let t = self.t.value().parse::<usize>().unwrap_or(64);
         let d = self.d.value().parse::<usize>().unwrap_or(32);
-        let log_theta = self.log_theta.value().parse::<f32>().unwrap_or(4.0);
+        let log_theta = parse_pt(&self.log_theta.value()).unwrap_or(4.0);
         PositionalJob { t, d, theta: 10f32.powf(log_theta) }
     }
 

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, HtmlInputElement, MouseEvent};
 
-use crate::core::format::format_pt_short;
+use crate::core::format::{format_pt_short, parse_pt};
 use crate::core::vectors;
 use crate::core::Matrix;
 
@@ -175,7 +175,7 @@ impl VectorsWidget {
 
     fn draw(&self) -> Result<(), String> {
         let m = self.editor.borrow().read()?;
-        let k = self.k.value().parse::<f32>().unwrap_or(2.0);
+        let k = parse_pt(&self.k.value()).unwrap_or(2.0);
         self.k_readout.set_text_content(Some(&format_pt_short(k, 1)));
         let (a, b) = (m.row(0), m.row(1));
         let sum = vectors::add(&a, &b).map_err(|e| e.to_string())?;
