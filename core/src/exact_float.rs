@@ -1,10 +1,9 @@
-//! f64 fields that cross JSON exactly (the worker's protocol: issue 36): written as their IEEE
-//! bits, a u64 that serde_json reads back exactly, where its default number parser may be one
-//! ULP off for 17-digit values (the protocol's property test found it). Measured alternatives:
-//! serde_json's exact mode (`float_roundtrip`) cost 9 KB gzipped in each wasm module, and the
-//! shortest decimal text read back with `str::parse` cost 23 KB in the worker's (which had no
-//! float formatting or parsing of its own). Only Rust reads these messages, never JavaScript
-//! (a u64 is not exact as a JS number). Undefined values are `Option`s.
+//! f64 fields written as their IEEE bits, a u64 that every serde format reads back exactly:
+//! the worker's protocol (issue 36), which crossed JSON at first, where serde_json's default
+//! number parser may be one ULP off for 17-digit values (the protocol's property test found
+//! it). In today's binary messages (`crate::wire`) a bare f64 would be exact as well; the
+//! fields keep this form, which also holds wherever these types are written as JSON (a u64
+//! is not exact as a JS number: only Rust reads them). Undefined values are `Option`s.
 
 use serde::{Deserialize, Deserializer, Serializer};
 
@@ -16,7 +15,7 @@ pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     u64::deserialize(d).map(f64::from_bits)
 }
 
-/// The same for `Option<f64>` (`null` for `None`).
+/// The same for `Option<f64>`.
 pub mod option {
     use serde::{Deserialize, Deserializer, Serializer};
 

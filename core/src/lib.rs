@@ -34,6 +34,7 @@ pub mod transformer;
 pub mod vectors;
 pub mod widget_input;
 pub mod widget_state;
+pub mod wire;
 
 pub use error::ComputeError;
 pub use executor::{Cpu, Executor, Job};

@@ -22,16 +22,16 @@ use super::kit::Ctx;
 
 /// What comes back.
 pub enum Reply {
-    /// A report's JSON text, and the bytes of a file that travels with it.
-    Report { json: String, bytes: Option<Vec<u8>> },
+    /// A report's bytes (the protocol's `decode` reads them), and the bytes that travel with it.
+    Report { message: Vec<u8>, bytes: Option<Vec<u8>> },
     /// The worker stopped (a panic, or its module would not load): the run it held is gone.
     Crashed(String),
 }
 
 pub type Listener = Rc<dyn Fn(&Reply)>;
 
-/// A command: its JSON text, and the bytes of a file that travels with it.
-type Command = (String, Option<Vec<u8>>);
+/// A command: its bytes (the protocol's `encode`), and the bytes of a file that travels with it.
+type Command = (Vec<u8>, Option<Vec<u8>>);
 
 enum Link {
     Down,
@@ -78,27 +78,27 @@ pub fn on_main_thread() -> bool {
     RESIDENT.with(|r| r.borrow().on_main_thread)
 }
 
-/// Sends a command (JSON text), starting the worker if needed.
-pub fn send(ctx: &Ctx, json: String) {
-    send_with(ctx, json, None);
+/// Sends a command (its encoded bytes), starting the worker if needed.
+pub fn send(ctx: &Ctx, message: Vec<u8>) {
+    send_with(ctx, message, None);
 }
 
-/// Sends a command with a file's bytes (`[json, bytes]`), starting the worker if needed.
-pub fn send_with(ctx: &Ctx, json: String, bytes: Option<Vec<u8>>) {
-    let json = (json, bytes);
+/// Sends a command with a file's bytes (`[message, bytes]`), starting the worker if needed.
+pub fn send_with(ctx: &Ctx, message: Vec<u8>, bytes: Option<Vec<u8>>) {
+    let command = (message, bytes);
     let start = RESIDENT.with(|r| {
         let mut r = r.borrow_mut();
         match &mut r.link {
             Link::Down => {
-                r.link = Link::Starting(vec![json]);
+                r.link = Link::Starting(vec![command]);
                 true
             }
             Link::Starting(queue) => {
-                queue.push(json);
+                queue.push(command);
                 false
             }
             link => {
-                post(link, json);
+                post(link, command);
                 false
             }
         }
@@ -111,11 +111,13 @@ pub fn send_with(ctx: &Ctx, json: String, bytes: Option<Vec<u8>>) {
     }
 }
 
-/// A command as the module reads it: its text, or `[text, bytes]`.
-fn message_of((json, bytes): Command) -> JsValue {
+/// A command as the module reads it: a `Uint8Array`, or `[Uint8Array, Uint8Array]` (copies:
+/// the page keeps nothing of them, and a worker's message is a copy anyway).
+fn message_of((message, bytes): Command) -> JsValue {
+    let message = js_sys::Uint8Array::from(&message[..]);
     match bytes {
-        None => json.into(),
-        Some(b) => js_sys::Array::of2(&json.into(), &js_sys::Uint8Array::from(&b[..])).into(),
+        None => message.into(),
+        Some(b) => js_sys::Array::of2(&message, &js_sys::Uint8Array::from(&b[..])).into(),
     }
 }
 
@@ -153,15 +155,15 @@ fn deliver(reply: Reply) {
     }
 }
 
-/// A message from the module: a report's text, or `[text, bytes]`.
+/// A message from the module: a report's bytes, or `[bytes, bytes]`.
 fn report_of(data: &JsValue) -> Option<Reply> {
-    if let Some(json) = data.as_string() {
-        return Some(Reply::Report { json, bytes: None });
+    if let Some(message) = data.dyn_ref::<js_sys::Uint8Array>() {
+        return Some(Reply::Report { message: message.to_vec(), bytes: None });
     }
     let pair = data.dyn_ref::<js_sys::Array>()?;
-    let json = pair.get(0).as_string()?;
+    let message = pair.get(0).dyn_into::<js_sys::Uint8Array>().ok()?.to_vec();
     let bytes = pair.get(1).dyn_into::<js_sys::Uint8Array>().ok().map(|b| b.to_vec());
-    Some(Reply::Report { json, bytes })
+    Some(Reply::Report { message, bytes })
 }
 
 /// The module is up: `link` replaces the starting one and takes the commands that waited, in order.
@@ -170,8 +172,8 @@ fn flush(link: Link) {
         Link::Starting(queue) => queue,
         _ => Vec::new(),
     });
-    for json in queue {
-        RESIDENT.with(|r| post(&r.borrow().link, json));
+    for command in queue {
+        RESIDENT.with(|r| post(&r.borrow().link, command));
     }
 }
 

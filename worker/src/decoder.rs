@@ -104,7 +104,7 @@ fn with<R>(widget: u32, f: impl FnOnce(&mut Playground) -> R) -> R {
 }
 
 fn send(report: DecoderReport, bytes: Option<Vec<u8>>) {
-    reply(report.to_json(), bytes);
+    reply(report.encode(), bytes);
 }
 
 /// The model the `train` widget handed over ("usar no decodificador"): the next playground

@@ -1,7 +1,7 @@
 //! Where the worker meets the page: `connect` (the function replies go to: the worker's
 //! `postMessage`, or the page's handler when this module runs on the main thread) and
-//! `receive` (a command as JSON text). A reply is the report's JSON text, or `[json, bytes]`
-//! when a file travels with it.
+//! `receive` (a command's bytes: the protocols' `encode`). A reply is the report's bytes (a
+//! `Uint8Array`), or `[bytes, bytes]` when a file or attention maps travel with it.
 
 use std::cell::RefCell;
 
@@ -19,29 +19,30 @@ pub fn connect(reply: js_sys::Function) {
     REPLY.with(|r| *r.borrow_mut() = Some(reply));
 }
 
-/// One command from the page: JSON text, or `[text, bytes]` when a file travels with it; a
-/// decoder playground's or the train widget's (anything else is ignored).
+/// One command from the page: a `Uint8Array`, or `[Uint8Array, Uint8Array]` when a file
+/// travels with it; a decoder playground's or the train widget's (anything else is ignored).
 #[wasm_bindgen]
-pub fn receive(message: JsValue) {
-    let (text, bytes) = match message.as_string() {
-        Some(text) => (text, None),
+pub fn receive(data: JsValue) {
+    let (message, bytes) = match data.dyn_ref::<js_sys::Uint8Array>() {
+        Some(message) => (message.to_vec(), None),
         None => {
-            let Some(pair) = message.dyn_ref::<js_sys::Array>() else { return };
-            let Some(text) = pair.get(0).as_string() else { return };
-            (text, pair.get(1).dyn_into::<js_sys::Uint8Array>().ok().map(|b| b.to_vec()))
+            let Some(pair) = data.dyn_ref::<js_sys::Array>() else { return };
+            let Ok(message) = pair.get(0).dyn_into::<js_sys::Uint8Array>() else { return };
+            (message.to_vec(), pair.get(1).dyn_into::<js_sys::Uint8Array>().ok().map(|b| b.to_vec()))
         }
     };
-    match atencao::core::decoder::protocol::DecoderCommand::from_json(&text) {
+    match atencao::core::decoder::protocol::DecoderCommand::decode(&message) {
         Ok(command) => crate::decoder::receive(command, bytes),
-        Err(_) => crate::train_run::receive(&text),
+        Err(_) => crate::train_run::receive(&message),
     }
 }
 
-/// Sends a report to the page, with a file's bytes when there is one.
-pub fn reply(json: String, bytes: Option<Vec<u8>>) {
+/// Sends a report (its encoded bytes) to the page, with a file's bytes when there is one.
+pub fn reply(message: Vec<u8>, bytes: Option<Vec<u8>>) {
+    let message = js_sys::Uint8Array::from(&message[..]);
     let value: JsValue = match bytes {
-        None => json.into(),
-        Some(b) => js_sys::Array::of2(&json.into(), &js_sys::Uint8Array::from(&b[..])).into(),
+        None => message.into(),
+        Some(b) => js_sys::Array::of2(&message, &js_sys::Uint8Array::from(&b[..])).into(),
     };
     REPLY.with(|r| {
         if let Some(f) = r.borrow().as_ref() {

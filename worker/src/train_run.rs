@@ -81,12 +81,12 @@ fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
 }
 
 fn send(report: TrainReport, bytes: Option<Vec<u8>>) {
-    reply(report.to_json(), bytes);
+    reply(report.encode(), bytes);
 }
 
-/// A command from the page.
-pub fn receive(text: &str) {
-    match TrainCommand::from_json(text) {
+/// A command from the page (its bytes).
+pub fn receive(message: &[u8]) {
+    match TrainCommand::decode(message) {
         Ok(command) => handle(command),
         Err(e) => send(TrainReport::Failed { build: with(|s| s.build), message: e.to_string() }, None),
     }

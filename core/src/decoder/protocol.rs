@@ -1,6 +1,6 @@
 //! The messages between a decoder playground (on the page) and its session in the page's Web
-//! Worker (issue 36): commands in, reports out, as JSON text wrapped as `{"decoder": …}` so
-//! that they never read as the `train` widget's (`train_run::protocol`), which share the worker.
+//! Worker (issue 36): commands in, reports out, as bytes (`crate::wire`) whose tag keeps them
+//! from ever reading as the `train` widget's (`train_run::protocol`), which share the worker.
 //! The worker owns the model, the session and the lens, and computes what the widget draws
 //! (`view`); the widget keeps the reader's inputs, so a crashed worker loses nothing typed.
 //!
@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{ComputeError, Result};
 use crate::executor::BackendKind;
 use crate::trace::Trace;
+use crate::wire::{self, Tag};
 
 use super::branches::Choice;
 use super::sampling::SamplingOptions;
@@ -141,27 +142,17 @@ pub enum DecoderReport {
     Failed { widget: u32, action: u64, message: String, needs_model: bool },
 }
 
-/// The wrapper that keeps the decoder's messages apart from the train widget's.
-#[derive(Serialize, Deserialize)]
-struct Wrapped<T> {
-    decoder: T,
-}
-
-fn to_json<T: Serialize>(value: &T) -> String {
-    serde_json::to_string(&Wrapped { decoder: value }).unwrap_or_default()
-}
-
-fn from_json<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T> {
-    serde_json::from_str::<Wrapped<T>>(text).map(|w| w.decoder).map_err(|e| ComputeError::Invalid(format!("Mensagem do decodificador ilegível: {e}")))
+fn unreadable(e: String) -> ComputeError {
+    ComputeError::Invalid(format!("Mensagem do decodificador ilegível: {e}"))
 }
 
 impl DecoderCommand {
-    pub fn to_json(&self) -> String {
-        to_json(self)
+    pub fn encode(&self) -> Vec<u8> {
+        wire::encode(Tag::DecoderCommand, self)
     }
 
-    pub fn from_json(text: &str) -> Result<DecoderCommand> {
-        from_json(text)
+    pub fn decode(bytes: &[u8]) -> Result<DecoderCommand> {
+        wire::decode(Tag::DecoderCommand, bytes).map_err(unreadable)
     }
 
     /// The playground it is from (the shipped model's files are every playground's: 0).
@@ -194,12 +185,12 @@ impl DecoderCommand {
 }
 
 impl DecoderReport {
-    pub fn to_json(&self) -> String {
-        to_json(self)
+    pub fn encode(&self) -> Vec<u8> {
+        wire::encode(Tag::DecoderReport, self)
     }
 
-    pub fn from_json(text: &str) -> Result<DecoderReport> {
-        from_json(text)
+    pub fn decode(bytes: &[u8]) -> Result<DecoderReport> {
+        wire::decode(Tag::DecoderReport, bytes).map_err(unreadable)
     }
 
     /// The playground it is about.
@@ -218,7 +209,7 @@ impl DecoderReport {
 
 /// Every head's attention (index layer·nh + head) as little-endian f32 bytes, map after map,
 /// row i as its i + 1 weights over positions 0..=i (the future's are 0, and a session's rows may
-/// be kept longer): the view's maps without JSON's text, and half their size.
+/// be kept longer): the view's maps without the message's lists of lists.
 pub fn attention_bytes(attention: &[Vec<Vec<f32>>]) -> Vec<u8> {
     let mut bytes = Vec::new();
     for map in attention {
@@ -269,13 +260,17 @@ mod tests {
             DecoderCommand::Stop { widget: 3 },
         ];
         for c in commands {
-            assert_eq!(DecoderCommand::from_json(&c.to_json()).unwrap(), c);
+            assert_eq!(DecoderCommand::decode(&c.encode()).unwrap(), c);
         }
         let report = DecoderReport::Failed { widget: 4, action: 9, message: "sem modelo".into(), needs_model: true };
-        let json = report.to_json();
-        assert_eq!(DecoderReport::from_json(&json).unwrap().to_json(), json);
-        assert!(TrainReport::from_json(&json).is_err());
-        assert!(DecoderReport::from_json(&TrainReport::Failed { build: 1, message: "x".into() }.to_json()).is_err());
+        let bytes = report.encode();
+        assert_eq!(DecoderReport::decode(&bytes).unwrap().encode(), bytes);
+        assert!(TrainReport::decode(&bytes).is_err());
+        assert!(DecoderReport::decode(&TrainReport::Failed { build: 1, message: "x".into() }.encode()).is_err());
+        // Cut short, or with bytes after the message: refused, with the decoder's words.
+        assert!(DecoderReport::decode(&bytes[..bytes.len() - 1]).unwrap_err().to_string().starts_with("Mensagem do decodificador ilegível"));
+        assert!(DecoderReport::decode(&[&bytes[..], &[0]].concat()).is_err());
+        assert!(DecoderReport::decode(&[]).is_err());
     }
 
     #[test]
@@ -295,7 +290,7 @@ mod tests {
         assert_eq!(attention_from_bytes(&attention_bytes(&padded), 3, 4).unwrap(), maps);
     }
 
-    // Property tests: every message, with arbitrary contents, crosses JSON exactly and only as
+    // Property tests: every message, with arbitrary contents, crosses as bytes exactly and only as
     // itself. Strategies are small (a few items per list) so that a case stays cheap.
 
     mod arbitrary {
@@ -311,7 +306,7 @@ mod tests {
         use crate::op::OpKind;
         use crate::trace::{OpRecord, Shape};
         
-        /// Arbitrary Unicode, with what JSON escapes or a decoder may trip on made frequent:
+        /// Arbitrary Unicode, with what a text format escapes or a decoder may trip on made frequent:
         /// quotes, backslashes, NUL and other controls, the line separators JavaScript once
         /// choked on, a BOM, a replacement character, emoji and their joiner.
         pub fn text() -> impl Strategy<Value = String> {
@@ -320,15 +315,16 @@ mod tests {
         }
 
         /// Every finite f32 (its bits drawn uniformly: every exponent, subnormals included),
-        /// and the edges (JSON has no NaN nor ∞: see `a_non_finite_temperature_is_an_error_not_a_panic`).
+        /// and the edges: finite, so that `PartialEq` can compare them (NaN and ∞ cross as their
+        /// bits too: see `a_non_finite_temperature_crosses_exactly_and_is_refused`).
         pub fn finite() -> impl Strategy<Value = f32> {
             prop_oneof![
-                3 => any::<u32>().prop_map(f32::from_bits).prop_filter("JSON has no NaN nor ∞", |x| x.is_finite()),
+                3 => any::<u32>().prop_map(f32::from_bits).prop_filter("finite", |x| x.is_finite()),
                 1 => prop::sample::select(vec![0.0, -0.0, 1.0, -1.0, 0.1, f32::MAX, f32::MIN, f32::MIN_POSITIVE, f32::EPSILON, f32::from_bits(1), -f32::from_bits(1), f32::from_bits(0x007f_ffff)]),
             ]
         }
 
-        /// Every f64, NaN included: the protocol's f64 cross as their bits (`exact_float`).
+        /// Every f64, NaN included: the protocol's f64 cross as their bits.
         fn any_f64() -> impl Strategy<Value = f64> {
             prop_oneof![any::<u64>().prop_map(f64::from_bits), prop::sample::select(vec![f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0])]
         }
@@ -499,29 +495,29 @@ mod tests {
     proptest! {
         #[test]
         fn every_command_round_trips_and_never_reads_as_a_report_or_the_train_widgets(c in command()) {
-            let json = c.to_json();
-            let back = DecoderCommand::from_json(&json).unwrap();
+            let bytes = c.encode();
+            let back = DecoderCommand::decode(&bytes).unwrap();
             // Also written again the same: PartialEq alone would take -0.0 for 0.0.
-            prop_assert_eq!(back.to_json(), json.clone());
+            prop_assert_eq!(back.encode(), bytes.clone());
             prop_assert_eq!((back.widget(), back.action()), (c.widget(), c.action()));
             prop_assert_eq!(back, c);
-            prop_assert!(TrainCommand::from_json(&json).is_err());
-            prop_assert!(TrainReport::from_json(&json).is_err());
-            prop_assert!(DecoderReport::from_json(&json).is_err());
+            prop_assert!(TrainCommand::decode(&bytes).is_err());
+            prop_assert!(TrainReport::decode(&bytes).is_err());
+            prop_assert!(DecoderReport::decode(&bytes).is_err());
         }
 
         #[test]
         fn every_report_round_trips_and_never_reads_as_a_command_or_the_train_widgets(r in report()) {
-            let json = r.to_json();
-            let back = DecoderReport::from_json(&json).unwrap();
+            let bytes = r.encode();
+            let back = DecoderReport::decode(&bytes).unwrap();
             prop_assert_eq!(back.widget(), r.widget());
-            prop_assert_eq!(back.to_json(), json.clone());
+            prop_assert_eq!(back.encode(), bytes.clone());
             if let (DecoderReport::View { view: a, .. }, DecoderReport::View { view: b, .. }) = (&back, &r) {
                 prop_assert_eq!(a, b);
             }
-            prop_assert!(TrainReport::from_json(&json).is_err());
-            prop_assert!(TrainCommand::from_json(&json).is_err());
-            prop_assert!(DecoderCommand::from_json(&json).is_err());
+            prop_assert!(TrainReport::decode(&bytes).is_err());
+            prop_assert!(TrainCommand::decode(&bytes).is_err());
+            prop_assert!(DecoderCommand::decode(&bytes).is_err());
         }
 
         #[test]
@@ -556,18 +552,17 @@ mod tests {
     }
 
     /// The page never sends a NaN temperature (it reads 0 to 2 and validates), but if one were
-    /// sent, JSON writes it as `null`: reading it back is an error, not a panic nor a guess.
+    /// sent, it crosses as its bits (no guess on the way), and the worker's check refuses it.
     #[test]
-    fn a_non_finite_temperature_is_an_error_not_a_panic() {
+    fn a_non_finite_temperature_crosses_exactly_and_is_refused() {
         for t in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
             let look = Look { temperature: t, ..look() };
-            let json = DecoderCommand::Look { widget: 1, action: 2, look: look.clone() }.to_json();
-            assert!(json.contains("\"temperature\":null"), "{json}");
-            assert!(DecoderCommand::from_json(&json).is_err());
+            let DecoderCommand::Look { look: back, .. } = DecoderCommand::decode(&DecoderCommand::Look { widget: 1, action: 2, look }.encode()).unwrap() else { panic!("not a Look") };
+            assert_eq!(back.temperature.to_bits(), t.to_bits());
             let options = SamplingOptions { temperature: t, ..SamplingOptions::default() };
+            let bytes = DecoderCommand::Generate { widget: 1, action: 2, prompt: "x".into(), n: 1, seed: 0, reseed: false, options, choices: Vec::new(), look: self::look(), gpu: false }.encode();
+            let DecoderCommand::Generate { options, .. } = DecoderCommand::decode(&bytes).unwrap() else { panic!("not a Generate") };
             assert!(options.validate().is_err());
-            let json = DecoderCommand::Generate { widget: 1, action: 2, prompt: "x".into(), n: 1, seed: 0, reseed: false, options, choices: Vec::new(), look: self::look(), gpu: false }.to_json();
-            assert!(DecoderCommand::from_json(&json).is_err());
         }
     }
 }

@@ -1,16 +1,17 @@
 //! The messages between the `train` widget (on the page) and the run it drives in the page's
-//! Web Worker (issue 36): commands in, reports out, as JSON text. The worker owns the
+//! Web Worker (issue 36): commands in, reports out, as bytes (`crate::wire`). The worker owns the
 //! `TrainRun` and does the stepping; the widget keeps the reader's inputs and draws what comes
 //! back, so a crashed worker loses nothing the reader typed (the widget builds the run again).
 //!
 //! Every report is plain data computed by core in the worker (`TrainView::of`); the widget
 //! formats it. Numbers that may be undefined (a loss before any point, a rate before two
-//! steps) are `Option`s: JSON has no NaN.
+//! steps) are `Option`s.
 
 use serde::{Deserialize, Serialize};
 
 use crate::decoder::tokenizer::Tokenizer;
 use crate::decoder::DecoderConfig;
+use crate::wire::{self, Tag};
 
 use super::race::RaceView;
 use super::run::{EvalPoint, SamplePoint, TrainRun};
@@ -148,6 +149,7 @@ pub struct TrainView {
 /// What a decoder needs to run the trained weights (their bytes travel beside it).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Export {
+    #[serde(with = "every_field")]
     pub config: Option<DecoderConfig>,
     /// The characters, token i first (`None`: the shipped BPE).
     pub chars: Option<String>,
@@ -156,6 +158,39 @@ pub struct Export {
     pub step: usize,
     #[serde(with = "crate::exact_float::option")]
     pub validation_loss: Option<f64>,
+}
+
+/// `Export::config` with every field, whatever the build. `DecoderConfig`'s own serde (JSON
+/// files) leaves the moderna's fields out when they are the original's, and a build without
+/// `moderna` (the page's) neither reads nor writes them: in a binary format, where a field is
+/// read by its place, the worker's and the page's layouts would disagree.
+mod every_field {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use crate::decoder::config::Architecture;
+    use crate::decoder::DecoderConfig;
+
+    #[derive(Serialize, Deserialize)]
+    struct Fields(usize, usize, usize, usize, usize, usize, f32, f32, Architecture, Option<usize>);
+
+    pub fn serialize<S: Serializer>(config: &Option<DecoderConfig>, s: S) -> Result<S::Ok, S::Error> {
+        config.as_ref().map(|c| Fields(c.vocab_size, c.d_model, c.n_heads, c.n_layers, c.d_ff, c.context, c.pe_theta, c.ln_eps, c.architecture, c.n_kv_heads)).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<DecoderConfig>, D::Error> {
+        Ok(Option::<Fields>::deserialize(d)?.map(|Fields(vocab_size, d_model, n_heads, n_layers, d_ff, context, pe_theta, ln_eps, architecture, n_kv_heads)| DecoderConfig {
+            vocab_size,
+            d_model,
+            n_heads,
+            n_layers,
+            d_ff,
+            context,
+            pe_theta,
+            ln_eps,
+            architecture,
+            n_kv_heads,
+        }))
+    }
 }
 
 impl BuildInfo {
@@ -230,22 +265,22 @@ impl TrainCommand {
         }
     }
 
-    pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
+    pub fn encode(&self) -> Vec<u8> {
+        wire::encode(Tag::TrainCommand, self)
     }
 
-    pub fn from_json(text: &str) -> crate::error::Result<TrainCommand> {
-        serde_json::from_str(text).map_err(|e| crate::error::ComputeError::Invalid(format!("mensagem inválida para o treino: {e}")))
+    pub fn decode(bytes: &[u8]) -> crate::error::Result<TrainCommand> {
+        wire::decode(Tag::TrainCommand, bytes).map_err(|e| crate::error::ComputeError::Invalid(format!("mensagem inválida para o treino: {e}")))
     }
 }
 
 impl TrainReport {
-    pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
+    pub fn encode(&self) -> Vec<u8> {
+        wire::encode(Tag::TrainReport, self)
     }
 
-    pub fn from_json(text: &str) -> crate::error::Result<TrainReport> {
-        serde_json::from_str(text).map_err(|e| crate::error::ComputeError::Invalid(format!("resposta inválida do treino: {e}")))
+    pub fn decode(bytes: &[u8]) -> crate::error::Result<TrainReport> {
+        wire::decode(Tag::TrainReport, bytes).map_err(|e| crate::error::ComputeError::Invalid(format!("resposta inválida do treino: {e}")))
     }
 
     /// The run the report is about.

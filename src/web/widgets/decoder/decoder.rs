@@ -92,7 +92,7 @@ impl Rerun for WorkerRerun {
             RERUNS.with(|r| r.borrow_mut().insert(request, (slot.clone(), resolve)));
         });
         let command = DecoderCommand::Rerun { widget: self.widget, request, ids: self.ids.clone(), lens_at: self.lens_at, kind, with_results };
-        resident::send(&self.ctx, command.to_json());
+        resident::send(&self.ctx, command.encode());
         Box::pin(async move {
             let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
             let outcome = slot.borrow_mut().take().unwrap_or_else(|| Err("o worker parou".into()));
@@ -678,7 +678,7 @@ impl DecoderWidget {
     /// "Parar": the generation in flight stops at its next token, and what waits is dropped.
     fn request_stop(&self) {
         self.waiting.borrow_mut().clear();
-        resident::send(&self.shell.ctx, DecoderCommand::Stop { widget: self.id }.to_json());
+        resident::send(&self.shell.ctx, DecoderCommand::Stop { widget: self.id }.encode());
     }
 
     /// Reads the prompt again from scratch (new prompt, preset, "Recomeçar", another model).
@@ -737,7 +737,7 @@ impl DecoderWidget {
     fn send(self: &Rc<Self>, command: DecoderCommand) {
         let needs_files = self.which.get() == Which::Shipped && !SHIPPED_SENT.with(Cell::get);
         if !needs_files {
-            return resident::send(&self.shell.ctx, command.to_json());
+            return resident::send(&self.shell.ctx, command.encode());
         }
         self.waiting.borrow_mut().push(command);
         if self.loading_model.replace(true) {
@@ -751,7 +751,7 @@ impl DecoderWidget {
             match loaded {
                 Ok(()) => {
                     for command in waiting {
-                        resident::send(&widget.shell.ctx, command.to_json());
+                        resident::send(&widget.shell.ctx, command.encode());
                     }
                 }
                 Err(message) => {
@@ -778,7 +778,7 @@ impl DecoderWidget {
         let files = model_store::shipped_files(&self.base, progress).await?;
         if !SHIPPED_SENT.with(Cell::get) {
             let (files, bytes) = &*files;
-            resident::send_with(&self.shell.ctx, DecoderCommand::Shipped { files: files.clone() }.to_json(), Some(bytes.clone()));
+            resident::send_with(&self.shell.ctx, DecoderCommand::Shipped { files: files.clone() }.encode(), Some(bytes.clone()));
             SHIPPED_SENT.with(|s| s.set(true));
         }
         self.loading.set_hidden(true);
@@ -807,7 +807,7 @@ impl DecoderWidget {
     /// A reply from the worker about this playground.
     fn on_reply(self: &Rc<Self>, reply: &Reply) {
         let (report, bytes) = match reply {
-            Reply::Report { json, bytes } => match DecoderReport::from_json(json) {
+            Reply::Report { message, bytes } => match DecoderReport::decode(message) {
                 Ok(report) if report.widget() == self.id => (report, bytes),
                 _ => return,
             },

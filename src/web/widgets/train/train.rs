@@ -307,7 +307,7 @@ impl TrainWidget {
     }
 
     fn send(&self, command: TrainCommand) {
-        resident::send(&self.shell.ctx, command.to_json());
+        resident::send(&self.shell.ctx, command.encode());
     }
 
     /// "treinar em", and whether the site computes on WebGPU at all.
@@ -472,7 +472,7 @@ impl TrainWidget {
     /// A reply from the worker about this widget's run.
     fn on_reply(self: &Rc<Self>, reply: &Reply) {
         let report = match reply {
-            Reply::Report { json, bytes } => match TrainReport::from_json(json) {
+            Reply::Report { message, bytes } => match TrainReport::decode(message) {
                 Ok(report) if report.build() == self.build.get() => (report, bytes.clone()),
                 _ => return,
             },
