@@ -8,10 +8,10 @@
 // runs once per page however often it is included: every widget of the page shares one wasm
 // instance and one GPU device.
 //
-// The module comes in four builds (issue 36): the article widgets (atencao-articles.js), the
-// models computed on the page (atencao-models.js: BPE, the gradient check), the decoder and
-// training, whose models run in the page's worker (atencao-resident.js), and every widget
-// (atencao.js). The post loads the one its widgets need, as the site's pages do
+// The module comes in five builds (issues 36 and 41): the article widgets (atencao-articles.js),
+// the models computed on the page (atencao-models.js: BPE, the gradient check), the decoder and
+// training, whose models run in the page's worker (atencao-resident.js), today's block
+// (atencao-modern.js: rope, rms-norm, swiglu, gqa), and every widget (atencao.js). The post loads the one its widgets need, as the site's pages do
 // (site::widgets::module_for): the build of their group, every widget's when they are of
 // several. WIDGET_BUILDS (kind → its build; null for a kind in the articles' and the models'
 // builds) is site::widgets::builds_for_embed's, written in at build time by scripts/pages.sh. A

@@ -38,7 +38,7 @@ while IFS= read -r -d '' path; do
   esac
   case "$path" in
     index.html | main.css | static/site.js | static/compat.js | static/favicon.svg | static/noscript.css) group=shell ;;
-    atencao-articles.js | atencao-articles_bg.wasm | atencao-models.js | atencao-models_bg.wasm | atencao-resident.js | atencao-resident_bg.wasm | atencao-worker.js | atencao-worker_bg.wasm | snippets/*) group=code ;;
+    atencao-articles.js | atencao-articles_bg.wasm | atencao-models.js | atencao-models_bg.wasm | atencao-resident.js | atencao-resident_bg.wasm | atencao-modern.js | atencao-modern_bg.wasm | atencao-worker.js | atencao-worker_bg.wasm | snippets/*) group=code ;;
     */*.html) group=extra ;;
     *.html | static/checkpoints.js | static/checkpoint-examples.js | static/checkpoints.css) group=page ;;
     static/model/*.json | static/model/*.safetensors | static/model/*.bin) group=model ;;

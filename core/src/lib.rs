@@ -20,6 +20,7 @@ pub mod fault;
 pub mod format;
 pub mod lanes;
 pub mod matrix;
+pub mod modern;
 pub mod op;
 pub mod ops;
 pub mod rng;

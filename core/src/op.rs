@@ -163,10 +163,10 @@ impl OpKind {
         )
     }
 
-    /// Whether this build runs the op: the moderna's only with the `moderna` feature
-    /// (`moderna_not_built` otherwise).
+    /// Whether this build runs the op: the moderna's only with the `moderna` feature, or its
+    /// forward ones with `modern-ops` (`moderna_not_built` otherwise).
     pub const fn in_this_build(self) -> bool {
-        cfg!(feature = "moderna") || !self.is_moderna()
+        cfg!(feature = "moderna") || !self.is_moderna() || (cfg!(feature = "modern-ops") && !self.is_training())
     }
 
     /// The error of a build without the `training` feature asked to run a training op on WebGPU.
@@ -598,20 +598,32 @@ impl Op {
                 vec![Matrix::from_vec(1, 1, vec![ce.loss])?, ce.dlogits]
             }
             Op::SumSquares => vec![adamw::sum_squares(a, inputs[1])?],
+            // Today's ops only where they run (`in_this_build`): the check above is a runtime
+            // one, so without these cfgs every page's module would carry their twins.
+            #[cfg(feature = "modern-ops")]
             Op::Rope { heads, theta, at } => vec![modern::rope(a, heads, theta, at)?],
+            #[cfg(feature = "moderna")]
             Op::RopeBackward { heads, theta, at } => vec![modern::rope_backward(a, heads, theta, at)?],
+            #[cfg(feature = "modern-ops")]
             Op::RmsNorm { eps } => vec![modern::rms_norm(a, inputs[1], eps)?],
+            #[cfg(feature = "moderna")]
             Op::RmsNormBackward { eps } => {
                 let g = modern::rms_norm_backward(a, inputs[1], inputs[2], eps)?;
                 vec![g.dx, g.dgamma]
             }
+            #[cfg(feature = "modern-ops")]
             Op::Swiglu => vec![modern::swiglu(a, inputs[1])?],
+            #[cfg(feature = "moderna")]
             Op::SwigluBackward => {
                 let g = modern::swiglu_backward(a, inputs[1], inputs[2])?;
                 vec![g.dgate, g.dup]
             }
+            #[cfg(feature = "modern-ops")]
             Op::RepeatKv { heads, kv_heads } => vec![modern::repeat_kv(a, heads, kv_heads)?],
+            #[cfg(feature = "moderna")]
             Op::RepeatKvBackward { heads, kv_heads } => vec![modern::repeat_kv_backward(a, heads, kv_heads)?],
+            #[cfg(not(feature = "moderna"))]
+            _ => return Err(moderna_not_built()),
         })
     }
 }

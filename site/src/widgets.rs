@@ -559,11 +559,60 @@ pub static MATMUL_BENCH: WidgetDoc = WidgetDoc {
     example: &[],
 };
 
-/// The widgets that run a model (issue 36): the decoder, the BPE tokenizer (the decoder's
-/// vocabulary), training and the gradient check (whose whole-decoder part runs the training
-/// ops). The site crate builds them under its feature `models` and the rest under `articles`;
+pub static ROPE: WidgetDoc = WidgetDoc {
+    name: "rope",
+    title: "RoPE: posições como rotações",
+    #[cfg(feature = "texts")]
+    summary: "q e k editáveis em todas as posições 0 … P−1, girados pela RoPE e, ao lado, com a codificação senoidal de 2017 somada: os scores q_m·k_n dos dois na mesma escala, a variação ao longo de cada diagonal medida (a da RoPE depende só de m − n), o score contra a distância e q girado posição a posição; controles de P e θ.",
+    attributes: &[number("data-positions", "número de posições P", "2 a 24; padrão: 8", NumberRange::integer(2.0, 24.0, 8.0))],
+    #[cfg(feature = "texts")]
+    example: &[("data-positions", "6")],
+};
+
+pub static RMS_NORM: WidgetDoc = WidgetDoc {
+    name: "rms-norm",
+    title: "RMSNorm contra layer norm",
+    #[cfg(feature = "texts")]
+    summary: "Um vetor x editável, x + c e s·x, normalizados por layer norm e por RMSNorm na mesma escala de cores: o que cada uma esquece (a layer norm, deslocamento e escala; a RMSNorm, só a escala), medido, com a média da saída e os parâmetros de cada uma.",
+    attributes: &[],
+    #[cfg(feature = "texts")]
+    example: &[],
+};
+
+pub static SWIGLU: WidgetDoc = WidgetDoc {
+    name: "swiglu",
+    title: "SwiGLU: a FFN com portão",
+    #[cfg(feature = "texts")]
+    summary: "As curvas de ReLU, GELU e SiLU; as unidades ocultas dos mesmos tokens na FFN de 2017 e na SwiGLU, na mesma escala, com os zeros exatos da ReLU contados; os parâmetros na mesma largura e pela regra de ⅔, para d e d_ff escolhidos e para os do artigo de 2017.",
+    attributes: &[
+        number("data-d", "largura d do modelo", "1 a 64; padrão: 8", NumberRange::integer(1.0, 64.0, 8.0)),
+        number("data-d-ff", "largura d_ff da FFN de 2017", "1 a 256; padrão: 32", NumberRange::integer(1.0, 256.0, 32.0)),
+    ],
+    #[cfg(feature = "texts")]
+    example: &[],
+};
+
+pub static GQA: WidgetDoc = WidgetDoc {
+    name: "gqa",
+    title: "GQA: cabeças que dividem K e V",
+    #[cfg(feature = "texts")]
+    summary: "h cabeças de Q e g de K e V (MHA, GQA, MQA): K como o cache o guarda e como cada cabeça o lê, os pesos de atenção causal de cada cabeça, e o cache KV dos três arranjos lado a lado para um modelo de hoje, com camadas e contexto editáveis.",
+    attributes: &[
+        number("data-heads", "cabeças de Q, h", "1 a 16; padrão: 8", NumberRange::integer(1.0, 16.0, 8.0)),
+        number("data-kv-heads", "cabeças de K e V, g (divide h)", "1 a 16; padrão: 2", NumberRange::integer(1.0, 16.0, 2.0)),
+    ],
+    #[cfg(feature = "texts")]
+    example: &[("data-heads", "4"), ("data-kv-heads", "1")],
+};
+
+/// The widgets that compute a model on the page (issue 36): the BPE tokenizer (the decoder's
+/// vocabulary) and the gradient check (whose whole-decoder part runs the training ops). The site crate builds them under its feature `models` and the rest under `articles`;
 /// `web::widgets`'s test checks that the two lists agree.
 pub static MODEL_WIDGETS: &[&WidgetDoc] = &[&GRADIENT_CHECK, &BPE];
+
+/// Today's block part by part (issue 41): the only widgets that run today's forward ops, in a
+/// build of their own (feature `modern`), which only their page loads.
+pub static MODERN_WIDGETS: &[&WidgetDoc] = &[&ROPE, &RMS_NORM, &SWIGLU, &GQA];
 
 /// The widgets whose model runs in the page's Web Worker (the decoder playground, training):
 /// their build (feature `resident`) carries only their drawing; the worker's module computes.
@@ -585,10 +634,12 @@ pub mod module {
     pub const MODELS: &str = "atencao-models";
     /// The decoder playground and training, whose models run in the worker (`bundles/resident`).
     pub const RESIDENT: &str = "atencao-resident";
+    /// Today's block part by part (`bundles/modern`): RoPE, RMSNorm, SwiGLU, GQA.
+    pub const MODERN: &str = "atencao-modern";
 }
 
 /// The build that holds the kind `name`: the models' for a model widget, the resident one for
-/// the decoder and training, none in particular (None) for a kind in the articles' and the
+/// the decoder and training, the modern one for today's block, none in particular (None) for a kind in the articles' and the
 /// models' builds, the articles' for the rest (an unknown name too: that build says it does
 /// not exist).
 pub fn build_of(name: &str) -> Option<&'static str> {
@@ -596,6 +647,8 @@ pub fn build_of(name: &str) -> Option<&'static str> {
         Some(module::MODELS)
     } else if RESIDENT_WIDGETS.iter().any(|w| w.name == name) {
         Some(module::RESIDENT)
+    } else if MODERN_WIDGETS.iter().any(|w| w.name == name) {
+        Some(module::MODERN)
     } else if SHARED_WIDGETS.iter().any(|w| w.name == name) {
         None
     } else {
@@ -674,6 +727,10 @@ pub static WIDGETS: &[&WidgetDoc] = &[
     &CROSS_ATTENTION,
     &OUTPUT_HEAD,
     &MATMUL_BENCH,
+    &ROPE,
+    &RMS_NORM,
+    &SWIGLU,
+    &GQA,
 ];
 
 /// The script line the catalogue's snippets start with, relative to the site's root: the page
@@ -714,11 +771,13 @@ mod tests {
         assert_eq!(module_for(["gradient-check", "softmax-lab"]), module::MODELS);
         assert_eq!(module_for(["softmax-lab"]), module::ARTICLES);
         assert_eq!(module_for(["gradient-check", "tfidf"]), module::FULL);
+        assert_eq!(module_for(["rope", "rms-norm", "swiglu", "gqa"]), module::MODERN);
+        assert_eq!(module_for(["rope", "tfidf"]), module::FULL);
         assert_eq!(module_for(["nao-existe"]), module::ARTICLES, "the articles' build reports an unknown kind");
         let line = builds_for_embed();
         assert!(line.starts_with("const WIDGET_BUILDS = {\"attention\": \"atencao-articles\", ") && line.ends_with("};"), "{line}");
         assert!(line.contains("\"decoder\": \"atencao-resident\"") && line.contains("\"bpe\": \"atencao-models\"") && line.contains("\"softmax-lab\": null"), "{line}");
-        assert!(MODEL_WIDGETS.iter().chain(RESIDENT_WIDGETS).all(|m| WIDGETS.iter().any(|w| std::ptr::eq(*w, *m))), "a model widget is documented");
+        assert!(MODEL_WIDGETS.iter().chain(RESIDENT_WIDGETS).chain(MODERN_WIDGETS).all(|m| WIDGETS.iter().any(|w| std::ptr::eq(*w, *m))), "a model widget is documented");
     }
 
     #[test]

@@ -99,10 +99,12 @@ macro_rules! kernel_params {
     };
 }
 
-/// Whether this build dispatches kernels. The page's resident module (the decoder's and the
-/// training's drawing: the page's worker computes) only shows them, as the site serves their
-/// files (`web::kit::hood`), so it carries none of their text.
-pub const COMPILES_KERNELS: bool = cfg!(any(feature = "articles", feature = "models", feature = "training"));
+/// Whether this build dispatches kernels: the builds whose widgets compute on the page
+/// (`page-compute`: the articles', the models', today's block's) and the worker's (`training`).
+/// The page's resident module (the decoder's and the training's drawing: the page's worker
+/// computes) only shows them, as the site serves their files (`web::kit::hood`), so it carries
+/// none of their text.
+pub const COMPILES_KERNELS: bool = cfg!(any(feature = "page-compute", feature = "training"));
 
 /// `text` in a build that compiles kernels, else "" (evaluated at compile time: the dropped
 /// text is not in the binary).
@@ -123,13 +125,17 @@ const fn page_or_training(runs: &[OpKind], file: &'static str) -> &'static str {
 }
 
 const fn kept_in_build(runs: &[OpKind], file: &'static str, training: bool) -> &'static str {
+    // Today's block's kernels only where one of their ops runs (`OpKind::in_this_build`: the
+    // worker's module, and the forward ones in the modern widgets' build). RoPE's one kernel
+    // turns both ways, forward and backward.
     let mut i = 0;
+    let mut runs_here = runs.is_empty();
     while i < runs.len() {
-        // Today's block's kernels only where the moderna runs (the worker's module).
-        if !runs[i].in_this_build() {
-            return "";
-        }
+        runs_here |= runs[i].in_this_build();
         i += 1;
+    }
+    if !runs_here {
+        return "";
     }
     if training {
         return file;

@@ -213,3 +213,16 @@ export function assertMatrix(name, texts, want, tol = 1e-4) {
 export async function waitReady(page) {
   await page.waitForSelector('[data-widget=attention][data-state=ready]', { timeout: 30000 });
 }
+
+/** A suite's memory of numbers across its two modes: `same(mode, key, values)` keeps the first
+ * mode's values and fails when the other mode's differ by more than `tol` (WebGPU vs CPU). */
+export function acrossModes() {
+  const first = {};
+  return async function sameInBothModes(mode, key, values, tol = 1e-4) {
+    if (!(key in first)) { first[key] = { mode, values }; return; }
+    const before = first[key];
+    if (before.mode === mode) return;
+    assert(before.values.length === values.length, `${key}: ${values.length} values on ${mode}, ${before.values.length} on ${before.mode}`);
+    values.forEach((v, i) => assert(Math.abs(v - before.values[i]) <= tol, `${key}[${i}]: ${v} on ${mode}, ${before.values[i]} on ${before.mode}`));
+  };
+}

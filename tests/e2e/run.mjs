@@ -25,6 +25,7 @@ import home from './suites/home.mjs';
 import train from './suites/train.mjs';
 import reading from './suites/reading.mjs';
 import checkpoints from './suites/checkpoints.mjs';
+import modern from './suites/modern.mjs';
 
 const DIST = path.resolve(process.argv[2] ?? 'dist');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -47,6 +48,8 @@ SUITES.train = train;
 SUITES.reading = reading;
 // Checkpoints, exercises with worked solutions (issue 38): no wasm, one mode.
 SUITES.checkpoints = checkpoints;
+// Today's block, part by part (issue 41): RoPE, RMSNorm, SwiGLU, GQA.
+SUITES.modern = modern;
 
 /**
  * Headless Chromium's WebGPU is SwiftShader, a software adapter the site leaves aside on its

@@ -1,5 +1,5 @@
 //! Every widget of the site, by topic (the same folders as `core`): `vectors`, `text`,
-//! `sequence`, `attention`, `transformer`, `decoder`, `train`, and `bench` (the compute page). The kit
+//! `sequence`, `attention`, `transformer`, `modern`, `decoder`, `train`, and `bench` (the compute page). The kit
 //! they are made of is `web::kit`; this module is the registry that names them.
 
 pub mod attention;
@@ -7,6 +7,8 @@ pub mod attention;
 pub mod bench;
 #[cfg(any(feature = "models", feature = "resident"))]
 pub mod decoder;
+#[cfg(feature = "modern")]
+pub mod modern;
 pub mod sequence;
 #[cfg(feature = "articles")]
 pub mod text;
@@ -78,6 +80,13 @@ pub const MODELS: &[WidgetKind] = &[attention::gradient_check::KIND, decoder::bp
 #[cfg(not(feature = "models"))]
 pub const MODELS: &[WidgetKind] = &[];
 
+/// Today's block part by part (the crate's feature `modern`; `site::widgets::MODERN_WIDGETS`):
+/// the only widgets that run today's forward ops, in a build of their own.
+#[cfg(feature = "modern")]
+pub const MODERN: &[WidgetKind] = &[modern::rope::KIND, modern::rms_norm::KIND, modern::swiglu::KIND, modern::gqa::KIND];
+#[cfg(not(feature = "modern"))]
+pub const MODERN: &[WidgetKind] = &[];
+
 /// The widgets whose model runs in the page's worker (the crate's feature `resident`;
 /// `site::widgets::RESIDENT_WIDGETS`): the page has only their drawing.
 #[cfg(feature = "resident")]
@@ -88,7 +97,7 @@ pub const RESIDENT: &[WidgetKind] = &[];
 /// Every widget kind of this build. The site, the embedding entry point and the catalogue read
 /// it; the browser tests check that the full build holds every documented kind once.
 pub fn registry() -> impl Iterator<Item = &'static WidgetKind> {
-    ARTICLES.iter().chain(SHARED).chain(MODELS).chain(RESIDENT)
+    ARTICLES.iter().chain(SHARED).chain(MODELS).chain(RESIDENT).chain(MODERN)
 }
 
 pub fn find(name: &str) -> Option<&'static WidgetKind> {

@@ -85,9 +85,9 @@ export default async function offline({ browser, mode }) {
       const version = VERSION();
       assert(version, 'sw.js was not stamped by scripts/sw-precache.sh');
       assert(site?.endsWith(version), JSON.stringify(names));
-      // The three builds of the page's module that pages load, and the page worker's (issue 36);
+      // The builds of the page's module that pages load, and the page worker's (issues 36, 41);
       // the build with every widget (the catalogue's, blogs') waits for "salvar".
-      for (const file of [...pages, 'atencao-articles.js', 'atencao-articles_bg.wasm', 'atencao-models.js', 'atencao-models_bg.wasm', 'atencao-resident.js', 'atencao-resident_bg.wasm', 'atencao-worker.js', 'atencao-worker_bg.wasm', 'main.css', 'static/site.js']) {
+      for (const file of [...pages, 'atencao-articles.js', 'atencao-articles_bg.wasm', 'atencao-models.js', 'atencao-models_bg.wasm', 'atencao-modern.js', 'atencao-modern_bg.wasm', 'atencao-resident.js', 'atencao-resident_bg.wasm', 'atencao-worker.js', 'atencao-worker_bg.wasm', 'main.css', 'static/site.js']) {
         assert(paths.includes(file), `${file} is not in the offline copy`);
       }
       assert(!paths.includes('atencao_bg.wasm'), 'the build with every widget was fetched on a first visit');

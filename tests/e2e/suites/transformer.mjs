@@ -4,19 +4,10 @@
 // head. Golden numbers come from ../shared/spec/4-transformer.md and are read from the widgets'
 // tables; numbers without a golden value are compared between the two modes (WebGPU vs CPU).
 import path from 'node:path';
-import { ARTIFACTS, check, assert, parsePt, readTable, readResults, near, waitWidget, assertMatrix } from '../lib.mjs';
+import { ARTIFACTS, acrossModes, check, assert, parsePt, readTable, readResults, near, waitWidget, assertMatrix } from '../lib.mjs';
 
 /** Numbers seen in the first mode, compared with the second: the backends must agree. */
-const firstMode = {};
-async function sameInBothModes(mode, key, values, tol = 1e-4) {
-  if (!(key in firstMode)) { firstMode[key] = { mode, values }; return; }
-  const before = firstMode[key];
-  if (before.mode === mode) return;
-  assert(before.values.length === values.length, `${key}: ${values.length} values on ${mode}, ${before.values.length} on ${before.mode}`);
-  values.forEach((v, i) => {
-    assert(Math.abs(v - before.values[i]) <= tol, `${key}[${i}]: ${v} on ${mode}, ${before.values[i]} on ${before.mode}`);
-  });
-}
+const sameInBothModes = acrossModes();
 
 const flat = (rows) => rows.flat().map(parsePt);
 /** A picture of the widget alone (tests/artifacts/tf-NAME-MODE.png), to check the canvases by eye. */
