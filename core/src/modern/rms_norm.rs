@@ -9,6 +9,7 @@ use crate::error::{ComputeError, Result};
 use crate::executor::{Executor, Job};
 use crate::matrix::Matrix;
 use crate::transformer::block::LN_EPS;
+use crate::transformer::scaling::variance;
 
 /// The longest x drawn.
 pub const MAX_WIDTH: usize = 32;
@@ -65,13 +66,11 @@ impl Job for NormsJob {
         let layer = e.layer_norm(&x, &ones, &zeros, LN_EPS)?;
         let rms = e.rms_norm(&x, &ones, LN_EPS)?;
         let [layer, rms] = e.read_n([&layer, &rms]).await?;
-        let m = mean(&self.x) as f64;
-        let variance = self.x.iter().map(|&v| (v as f64 - m).powi(2)).sum::<f64>() / d as f64;
         let square_mean = self.x.iter().map(|&v| (v as f64).powi(2)).sum::<f64>() / d as f64;
         let gap = |n: &Matrix, row: usize| super::largest_gap(&n.row(0), &n.row(row));
         Ok(Norms {
-            mean: m as f32,
-            deviation: variance.sqrt() as f32,
+            mean: mean(&self.x),
+            deviation: variance(&Matrix::from_vec(1, d, self.x.clone())?).sqrt(),
             root_mean_square: square_mean.sqrt() as f32,
             layer_after_shift: gap(&layer, 1),
             rms_after_shift: gap(&rms, 1),

@@ -10,6 +10,7 @@ use crate::error::{ComputeError, Result};
 use crate::executor::{Executor, Job};
 use crate::matrix::Matrix;
 use crate::rng::Rng;
+use crate::transformer::block::params;
 
 /// The largest d and d_ff whose activations are drawn.
 pub const MAX_WIDTH: usize = 64;
@@ -50,7 +51,7 @@ pub fn two_thirds(d_ff: usize) -> usize {
 
 pub fn ffn_counts(d: usize, d_ff: usize) -> FfnCounts {
     let (d64, f64_, h) = (d as u64, d_ff as u64, two_thirds(d_ff));
-    FfnCounts { relu: 2 * d64 * f64_ + f64_ + d64, swiglu_same_width: 3 * d64 * f64_, swiglu_two_thirds: 3 * d64 * h as u64, hidden: h }
+    FfnCounts { relu: params::ffn(d64, f64_), swiglu_same_width: 3 * d64 * f64_, swiglu_two_thirds: 3 * d64 * h as u64, hidden: h }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -12,6 +12,7 @@ use web_sys::{HtmlElement, HtmlInputElement};
 
 use crate::core::format::{format_pt, format_pt_short};
 use crate::core::modern::rms_norm::{Norms, NormsJob, MAX_WIDTH};
+use crate::core::transformer::block::params;
 use crate::core::Matrix;
 use crate::site::palette::Scale;
 
@@ -99,7 +100,7 @@ impl RmsNormWidget {
             (format!("RMSNorm: maior mudança ao multiplicar por {s}"), format_pt(n.rms_after_scale, 4)),
             ("média da saída: layer norm".to_string(), format_pt(n.layer_output_mean, 4)),
             ("média da saída: RMSNorm (μ / RMS)".to_string(), format_pt(n.rms_output_mean, 4)),
-            ("parâmetros aprendidos: layer norm (γ e β)".to_string(), (2 * d).to_string()),
+            ("parâmetros aprendidos: layer norm (γ e β)".to_string(), params::layer_norm(d as u64).to_string()),
             ("parâmetros aprendidos: RMSNorm (só γ)".to_string(), d.to_string()),
         ];
         show_results(&self.results, "rms-norm", "O que cada normalização guarda e o que esquece", &rows);
