@@ -111,14 +111,9 @@ pub fn send_with(ctx: &Ctx, message: Vec<u8>, bytes: Option<Vec<u8>>) {
     }
 }
 
-/// A command as the module reads it: a `Uint8Array`, or `[Uint8Array, Uint8Array]` (copies:
-/// the page keeps nothing of them, and a worker's message is a copy anyway).
+/// A command as the module reads it (`crate::message`).
 fn message_of((message, bytes): Command) -> JsValue {
-    let message = js_sys::Uint8Array::from(&message[..]);
-    match bytes {
-        None => message.into(),
-        Some(b) => js_sys::Array::of2(&message, &js_sys::Uint8Array::from(&b[..])).into(),
-    }
+    crate::message::to_js(&message, bytes.as_deref())
 }
 
 /// A command to a link that is up (a link still starting or down takes none).
@@ -155,15 +150,9 @@ fn deliver(reply: Reply) {
     }
 }
 
-/// A message from the module: a report's bytes, or `[bytes, bytes]`.
+/// A report from the module (`crate::message`).
 fn report_of(data: &JsValue) -> Option<Reply> {
-    if let Some(message) = data.dyn_ref::<js_sys::Uint8Array>() {
-        return Some(Reply::Report { message: message.to_vec(), bytes: None });
-    }
-    let pair = data.dyn_ref::<js_sys::Array>()?;
-    let message = pair.get(0).dyn_into::<js_sys::Uint8Array>().ok()?.to_vec();
-    let bytes = pair.get(1).dyn_into::<js_sys::Uint8Array>().ok().map(|b| b.to_vec());
-    Some(Reply::Report { message, bytes })
+    crate::message::from_js(data).map(|(message, bytes)| Reply::Report { message, bytes })
 }
 
 /// The module is up: `link` replaces the starting one and takes the commands that waited, in order.

@@ -23,14 +23,7 @@ pub fn connect(reply: js_sys::Function) {
 /// travels with it; a decoder playground's or the train widget's (anything else is ignored).
 #[wasm_bindgen]
 pub fn receive(data: JsValue) {
-    let (message, bytes) = match data.dyn_ref::<js_sys::Uint8Array>() {
-        Some(message) => (message.to_vec(), None),
-        None => {
-            let Some(pair) = data.dyn_ref::<js_sys::Array>() else { return };
-            let Ok(message) = pair.get(0).dyn_into::<js_sys::Uint8Array>() else { return };
-            (message.to_vec(), pair.get(1).dyn_into::<js_sys::Uint8Array>().ok().map(|b| b.to_vec()))
-        }
-    };
+    let Some((message, bytes)) = atencao::message::from_js(&data) else { return };
     match atencao::core::decoder::protocol::DecoderCommand::decode(&message) {
         Ok(command) => crate::decoder::receive(command, bytes),
         Err(_) => crate::train_run::receive(&message),
@@ -39,11 +32,7 @@ pub fn receive(data: JsValue) {
 
 /// Sends a report (its encoded bytes) to the page, with a file's bytes when there is one.
 pub fn reply(message: Vec<u8>, bytes: Option<Vec<u8>>) {
-    let message = js_sys::Uint8Array::from(&message[..]);
-    let value: JsValue = match bytes {
-        None => message.into(),
-        Some(b) => js_sys::Array::of2(&message, &js_sys::Uint8Array::from(&b[..])).into(),
-    };
+    let value = atencao::message::to_js(&message, bytes.as_deref());
     REPLY.with(|r| {
         if let Some(f) = r.borrow().as_ref() {
             let _ = f.call1(&JsValue::NULL, &value);
