@@ -8,12 +8,13 @@
 // runs once per page however often it is included: every widget of the page shares one wasm
 // instance and one GPU device.
 //
-// The module comes in five builds (issues 36 and 41): the article widgets (atencao-articles.js),
+// The module comes in six builds (issues 36 and 41): the article widgets of vectors, text and
+// sequences (atencao-sequences.js), those of attention and the Transformer (atencao-attention.js),
 // the models computed on the page (atencao-models.js: BPE, the gradient check), the decoder and
 // training, whose models run in the page's worker (atencao-resident.js), today's block
 // (atencao-modern.js: rope, rms-norm, swiglu, gqa), and every widget (atencao.js). The post loads the one its widgets need, as the site's pages do
 // (site::widgets::module_for): the build of their group, every widget's when they are of
-// several. WIDGET_BUILDS (kind → its build; null for a kind in the articles' and the models'
+// several. WIDGET_BUILDS (kind → its build; null for a kind in the sequences' and the models'
 // builds) is site::widgets::builds_for_embed's, written in at build time by scripts/pages.sh. A
 // widget of another group added to the post later says to reload the page.
 //
@@ -27,13 +28,15 @@ const WIDGET_BUILDS = {};
 // Checkpoints (exercises) need no wasm: their own small script, only where the post has one.
 if (document.querySelector('[data-checkpoint]')) import('./static/checkpoints.js');
 
-/** The build for the post's widgets; an unknown kind is the articles build's to report. A kind
- * of the articles' and the models' builds (null) is not in the resident one. */
+/** The build for the post's widgets, as site::widgets::module_for chooses; an unknown kind is
+ * the sequences build's to report. A kind of the sequences' and the models' builds (null) is in
+ * no other. */
 function buildFor(kinds) {
-  const builds = new Set(kinds.map((kind) => (Object.hasOwn(WIDGET_BUILDS, kind) ? WIDGET_BUILDS[kind] : 'atencao-articles')).filter(Boolean));
+  const builds = new Set(kinds.map((kind) => (Object.hasOwn(WIDGET_BUILDS, kind) ? WIDGET_BUILDS[kind] : 'atencao-sequences')).filter(Boolean));
   const shared = kinds.some((kind) => Object.hasOwn(WIDGET_BUILDS, kind) && WIDGET_BUILDS[kind] === null);
-  if (builds.size > 1 || (shared && builds.has('atencao-resident'))) return 'atencao';
-  return [...builds][0] ?? 'atencao-articles';
+  const [one] = builds;
+  if (builds.size > 1 || (shared && one && one !== 'atencao-sequences' && one !== 'atencao-models')) return 'atencao';
+  return one ?? 'atencao-sequences';
 }
 
 if (SUPPORTED) {

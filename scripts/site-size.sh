@@ -7,7 +7,10 @@
 #
 # Since issue 36 a page loads one of three builds of the page's module (static/site.js reads
 # <main data-module>, which build.rs writes with site::widgets::module_for):
-#   an article page    atencao-articles: the article widgets;
+#   an article page    atencao-sequences: the article widgets of vectors, text and sequences
+#                      (articles 1 to 3, the benchmark); atencao-attention: those of attention and
+#                      the Transformer (articles 2 to 5) (two builds since 2026-11-29: no page
+#                      mixes the groups);
 #   a model page       atencao-models: BPE, the gradient check, the benchmark page;
 #   decoder, training  atencao-resident (the two widgets' drawing) and the page worker's module
 #                      (worker/), where the decoder's session (home, decodificador.html) and the
@@ -38,11 +41,14 @@
 # today's backward twins out of the page builds, −2,5 KB; the four widgets in a fifth build of
 # their own, which only their page loads): article 520 000 → 503 500, model 339 000 → 323 700,
 # decoder and training 522 300 → 509 900, full 673 500 → 651 600; today's block's new, 269 900.
+# Then the article widgets split into two builds by topic (no page mixes them): the article
+# page's 503 500 became 397 800 (vectors, text, sequences) and 357 400 (attention, Transformer).
 # BENCHMARKS.md has each step's measurements. Issue 36's targets: an article page
 # 450 000, the decoder and training pages 800 000 (BENCHMARKS.md).
 set -euo pipefail
 dist="${1:-dist}"
-article_budget=503500
+sequences_budget=397800
+attention_budget=357400
 model_budget=323700
 worker_budget=509900
 full_budget=651600
@@ -79,7 +85,8 @@ weigh() {
   fi
 }
 
-weigh atencao-articles no "an article page" "$article_budget"
+weigh atencao-sequences no "an article page (vectors, text, sequences)" "$sequences_budget"
+weigh atencao-attention no "an article page (attention, Transformer)" "$attention_budget"
 weigh atencao-models no "a model page (BPE, gradients, bench)" "$model_budget"
 weigh atencao-resident worker "decoder or training (and worker)" "$worker_budget"
 weigh atencao-modern no "today's block (RoPE, RMSNorm, SwiGLU, GQA)" "$modern_budget"

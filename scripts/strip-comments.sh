@@ -11,7 +11,7 @@
 # by scripts/strip-css.sh, which also computes its integrity hash again.
 set -euo pipefail
 stage="${TRUNK_STAGING_DIR:?run by trunk as a post_build hook (TRUNK_STAGING_DIR unset)}"
-for file in "$stage/static/site.js" "$stage/static/compat.js" "$stage/static/search.js" "$stage/static/checkpoints.js" "$stage/static/checkpoint-examples.js" "$stage/atencao.js" "$stage/atencao-articles.js" "$stage/atencao-models.js" "$stage/atencao-resident.js" "$stage/atencao-modern.js" "$stage/atencao-worker.js"; do
+for file in "$stage/static/site.js" "$stage/static/compat.js" "$stage/static/search.js" "$stage/static/checkpoints.js" "$stage/static/checkpoint-examples.js" "$stage/atencao.js" "$stage/atencao-sequences.js" "$stage/atencao-attention.js" "$stage/atencao-models.js" "$stage/atencao-resident.js" "$stage/atencao-modern.js" "$stage/atencao-worker.js"; do
   [ -f "$file" ] || continue
   # Leading blanks go too (0,7 KB gzipped over these files, which pays for the checkpoints'
   # script), which no template literal or string continued over lines may hold: a line with an

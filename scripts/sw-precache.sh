@@ -4,7 +4,7 @@
 # build version derived from all of them, so each build has its own service worker and cache
 # (see sw.js). The groups decide when the offline copy takes a file:
 #   shell  the home page, the page script, the stylesheet, the icon: on the first visit;
-#   code   the wasm and its JS that pages load (the page's module with the article widgets, atencao-articles*,
+#   code   the wasm and its JS that pages load (the page's module with the article widgets, atencao-sequences* and atencao-attention*,
 #          with the models computed on the page, atencao-models*, with the decoder and training, whose
 #          models run in the worker, atencao-resident*; its snippets/; the page worker's atencao-worker*:
 #          issue 36): on the
@@ -38,7 +38,7 @@ while IFS= read -r -d '' path; do
   esac
   case "$path" in
     index.html | main.css | static/site.js | static/compat.js | static/favicon.svg | static/noscript.css) group=shell ;;
-    atencao-articles.js | atencao-articles_bg.wasm | atencao-models.js | atencao-models_bg.wasm | atencao-resident.js | atencao-resident_bg.wasm | atencao-modern.js | atencao-modern_bg.wasm | atencao-worker.js | atencao-worker_bg.wasm | snippets/*) group=code ;;
+    atencao-sequences.js | atencao-sequences_bg.wasm | atencao-attention.js | atencao-attention_bg.wasm | atencao-models.js | atencao-models_bg.wasm | atencao-resident.js | atencao-resident_bg.wasm | atencao-modern.js | atencao-modern_bg.wasm | atencao-worker.js | atencao-worker_bg.wasm | snippets/*) group=code ;;
     */*.html) group=extra ;;
     *.html | static/checkpoints.js | static/checkpoint-examples.js | static/checkpoints.css) group=page ;;
     static/model/*.json | static/model/*.safetensors | static/model/*.bin) group=model ;;

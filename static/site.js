@@ -232,9 +232,10 @@ async function startWasm() {
   await painted();
   try {
     // The build of the page's module that has this page's widgets (issue 36: article pages
-    // load the one without the models, the decoder and training pages the one with their
-    // drawing only; issue 41: today's block's page, its own; build.rs names it in <main data-module>).
-    const module = /^atencao(-articles|-models|-resident|-modern)?$/.test(app.dataset.module ?? '') ? app.dataset.module : 'atencao';
+    // load the one of their group, sequences or attention, without the models; the decoder and
+    // training pages the one with their drawing only; issue 41: today's block's page, its own;
+    // build.rs names it in <main data-module>).
+    const module = /^atencao(-sequences|-attention|-models|-resident|-modern)?$/.test(app.dataset.module ?? '') ? app.dataset.module : 'atencao';
     const bindings = await import(`../${module}.js`);
     await bindings.default({ module_or_path: new URL(`../${module}_bg.wasm`, import.meta.url) });
     // As trunk's own loader did: memoryReport() for the load tests and the curious.

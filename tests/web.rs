@@ -31,8 +31,8 @@ fn assert_golden(trace: &AttentionTrace, on: &str) {
 /// function: no documented kind without code, no name twice.
 #[wasm_bindgen_test]
 fn every_documented_widget_kind_is_registered_once() {
-    use atencao::site::widgets::{MODEL_WIDGETS, MODERN_WIDGETS, RESIDENT_WIDGETS, SHARED_WIDGETS, WIDGETS};
-    use atencao::web::widgets::{find, registry, MODELS, MODERN, RESIDENT, SHARED};
+    use atencao::site::widgets::{ATTENTION_WIDGETS, MODEL_WIDGETS, MODERN_WIDGETS, RESIDENT_WIDGETS, SHARED_WIDGETS, WIDGETS};
+    use atencao::web::widgets::{find, registry, ATTENTION, MODELS, MODERN, RESIDENT, SHARED};
     assert_eq!(registry().count(), WIDGETS.len(), "registered kinds vs documented kinds");
     for doc in WIDGETS {
         assert_eq!(registry().filter(|k| k.name() == doc.name).count(), 1, "«{}» registered once", doc.name);
@@ -49,6 +49,9 @@ fn every_documented_widget_kind_is_registered_once() {
     let built: Vec<&str> = MODERN.iter().map(|k| k.name()).collect();
     let listed: Vec<&str> = MODERN_WIDGETS.iter().map(|d| d.name).collect();
     assert_eq!(built, listed, "the modern build's kinds vs site::widgets::MODERN_WIDGETS");
+    let built: Vec<&str> = ATTENTION.iter().map(|k| k.name()).collect();
+    let listed: Vec<&str> = ATTENTION_WIDGETS.iter().map(|d| d.name).collect();
+    assert_eq!(built, listed, "the attention articles' build's kinds vs site::widgets::ATTENTION_WIDGETS");
     let built: Vec<&str> = SHARED.iter().map(|k| k.name()).collect();
     let listed: Vec<&str> = SHARED_WIDGETS.iter().map(|d| d.name).collect();
     assert_eq!(built, listed, "the kinds of both builds vs site::widgets::SHARED_WIDGETS");

@@ -618,18 +618,42 @@ pub static MODERN_WIDGETS: &[&WidgetDoc] = &[&ROPE, &RMS_NORM, &SWIGLU, &GQA];
 /// their build (feature `resident`) carries only their drawing; the worker's module computes.
 pub static RESIDENT_WIDGETS: &[&WidgetDoc] = &[&DECODER, &TRAIN];
 
+/// The article widgets of attention and the Transformer (the widgets' folders `attention` and
+/// `transformer`, core's of the same names): their build (feature `articles-attention`) is the
+/// one the pages of articles 4 and 5 and attention's pages of 2 and 3 load. The other article
+/// widgets, of vectors, text and sequences and the benchmark, are in `articles-sequences`: two
+/// builds of about half an article build each, since no page mixes the two groups (issue 36).
+pub static ATTENTION_WIDGETS: &[&WidgetDoc] = &[
+    &ATTENTION,
+    &MASKED_SOFTMAX,
+    &SOFT_DICTIONARY,
+    &CHAR_TOKENIZER,
+    &EMBEDDING_LOOKUP,
+    &SELF_ATTENTION_STEPS,
+    &SCALING,
+    &MULTI_HEAD,
+    &POSITIONAL_ENCODING,
+    &SHIFT_TABLE,
+    &TRANSFORMER_BLOCK,
+    &CROSS_ATTENTION,
+    &OUTPUT_HEAD,
+];
+
 /// The article widgets that a model page also has (the softmax lab, beside the gradient
-/// check): in the articles' and the models' builds, so that page loads the models' build.
+/// check): in the sequences' and the models' builds, so that page loads the models' build.
 pub static SHARED_WIDGETS: &[&WidgetDoc] = &[&SOFTMAX_LAB];
 
 /// The builds of the page's module (index.html), by the widgets they carry: a page loads the
 /// smallest that has all of its own (`module_for`).
 pub mod module {
-    /// Every widget: the catalogue, blogs (`embed.js`), a page that mixes the two groups (none
-    /// of the site's pages does today).
+    /// Every widget: the catalogue, blogs (`embed.js`), a page that mixes the groups (none of
+    /// the site's pages does today).
     pub const FULL: &str = "atencao";
-    /// The article widgets only (`bundles/articles`).
-    pub const ARTICLES: &str = "atencao-articles";
+    /// The article widgets of vectors, text and sequences, and the benchmark
+    /// (`bundles/articles-sequences`).
+    pub const SEQUENCES: &str = "atencao-sequences";
+    /// The article widgets of attention and the Transformer (`bundles/articles-attention`).
+    pub const ATTENTION: &str = "atencao-attention";
     /// The model widgets that compute on the page (`bundles/models`): BPE, the gradient check.
     pub const MODELS: &str = "atencao-models";
     /// The decoder playground and training, whose models run in the worker (`bundles/resident`).
@@ -639,20 +663,24 @@ pub mod module {
 }
 
 /// The build that holds the kind `name`: the models' for a model widget, the resident one for
-/// the decoder and training, the modern one for today's block, none in particular (None) for a kind in the articles' and the
-/// models' builds, the articles' for the rest (an unknown name too: that build says it does
-/// not exist).
+/// the decoder and training, the modern one for today's block, the attention articles' for
+/// attention and the Transformer, none in particular (None) for a kind in the sequences' and
+/// the models' builds, the sequences' for the rest (an unknown name too: that build says it
+/// does not exist).
 pub fn build_of(name: &str) -> Option<&'static str> {
-    if MODEL_WIDGETS.iter().any(|w| w.name == name) {
+    let among = |list: &[&WidgetDoc]| list.iter().any(|w| w.name == name);
+    if among(MODEL_WIDGETS) {
         Some(module::MODELS)
-    } else if RESIDENT_WIDGETS.iter().any(|w| w.name == name) {
+    } else if among(RESIDENT_WIDGETS) {
         Some(module::RESIDENT)
-    } else if MODERN_WIDGETS.iter().any(|w| w.name == name) {
+    } else if among(MODERN_WIDGETS) {
         Some(module::MODERN)
-    } else if SHARED_WIDGETS.iter().any(|w| w.name == name) {
+    } else if among(ATTENTION_WIDGETS) {
+        Some(module::ATTENTION)
+    } else if among(SHARED_WIDGETS) {
         None
     } else {
-        Some(module::ARTICLES)
+        Some(module::SEQUENCES)
     }
 }
 
@@ -669,8 +697,8 @@ pub fn builds_for_embed() -> String {
 
 /// Which build of the page's module a page with these widgets (their `data-widget` names)
 /// loads: the one of its group when all are of one group, the full one otherwise; a page
-/// without widgets, or with only the shared ones, gets the article build (a shared widget is
-/// not in the resident build).
+/// without widgets, or with only the shared ones, gets the sequences' build (a shared widget
+/// is in that build and the models').
 pub fn module_for<'a>(kinds: impl IntoIterator<Item = &'a str>) -> &'static str {
     let (mut groups, mut shared) = (Vec::new(), false);
     for kind in kinds {
@@ -681,9 +709,8 @@ pub fn module_for<'a>(kinds: impl IntoIterator<Item = &'a str>) -> &'static str 
         }
     }
     match groups[..] {
-        [] => module::ARTICLES,
-        [module::RESIDENT] if shared => module::FULL,
-        [one] => one,
+        [] => module::SEQUENCES,
+        [one] if !shared || one == module::SEQUENCES || one == module::MODELS => one,
         _ => module::FULL,
     }
 }
@@ -762,22 +789,26 @@ mod tests {
 
     #[test]
     fn a_page_loads_the_build_of_its_widgets_group() {
-        assert_eq!(module_for([]), module::ARTICLES);
-        assert_eq!(module_for(["tfidf", "attention"]), module::ARTICLES);
+        assert_eq!(module_for([]), module::SEQUENCES);
+        assert_eq!(module_for(["tfidf", "markov"]), module::SEQUENCES);
+        assert_eq!(module_for(["attention", "self-attention-steps"]), module::ATTENTION);
+        assert_eq!(module_for(["tfidf", "attention"]), module::FULL, "no page mixes the article groups");
+        assert_eq!(module_for(["attention", "softmax-lab"]), module::FULL, "the attention build has no shared widget");
+        assert_eq!(module_for(["markov", "softmax-lab"]), module::SEQUENCES);
         assert_eq!(module_for(["decoder"]), module::RESIDENT);
         assert_eq!(module_for(["decoder", "train"]), module::RESIDENT);
         assert_eq!(module_for(["decoder", "bpe"]), module::FULL);
         assert_eq!(module_for(["decoder", "softmax-lab"]), module::FULL, "the resident build has no shared widget");
         assert_eq!(module_for(["gradient-check", "softmax-lab"]), module::MODELS);
-        assert_eq!(module_for(["softmax-lab"]), module::ARTICLES);
+        assert_eq!(module_for(["softmax-lab"]), module::SEQUENCES);
         assert_eq!(module_for(["gradient-check", "tfidf"]), module::FULL);
         assert_eq!(module_for(["rope", "rms-norm", "swiglu", "gqa"]), module::MODERN);
         assert_eq!(module_for(["rope", "tfidf"]), module::FULL);
-        assert_eq!(module_for(["nao-existe"]), module::ARTICLES, "the articles' build reports an unknown kind");
+        assert_eq!(module_for(["nao-existe"]), module::SEQUENCES, "the sequences' build reports an unknown kind");
         let line = builds_for_embed();
-        assert!(line.starts_with("const WIDGET_BUILDS = {\"attention\": \"atencao-articles\", ") && line.ends_with("};"), "{line}");
-        assert!(line.contains("\"decoder\": \"atencao-resident\"") && line.contains("\"bpe\": \"atencao-models\"") && line.contains("\"softmax-lab\": null"), "{line}");
-        assert!(MODEL_WIDGETS.iter().chain(RESIDENT_WIDGETS).chain(MODERN_WIDGETS).all(|m| WIDGETS.iter().any(|w| std::ptr::eq(*w, *m))), "a model widget is documented");
+        assert!(line.starts_with("const WIDGET_BUILDS = {\"attention\": \"atencao-attention\", ") && line.ends_with("};"), "{line}");
+        assert!(line.contains("\"decoder\": \"atencao-resident\"") && line.contains("\"bpe\": \"atencao-models\"") && line.contains("\"softmax-lab\": null") && line.contains("\"tfidf\": \"atencao-sequences\""), "{line}");
+        assert!(MODEL_WIDGETS.iter().chain(RESIDENT_WIDGETS).chain(MODERN_WIDGETS).chain(ATTENTION_WIDGETS).all(|m| WIDGETS.iter().any(|w| std::ptr::eq(*w, *m))), "a model widget is documented");
     }
 
     #[test]

@@ -5,7 +5,11 @@
 // PerformanceObserver('longtask') records main-thread tasks over 50 ms. Also prints the work's
 // own speed: training steps per second (the widget's `data-steps-per-second`) and generation
 // tokens per second (40 tokens over the time from the click to the last token's chip shown),
-// with how much later the widget was ready (its lens and tables drawn).
+// with how much later the widget was ready (its lens and tables drawn). Each long animation
+// frame (PerformanceObserver('long-animation-frame'), frames over 50 ms) is split into what
+// scripts ran in it (ours: event handlers, the worker's messages, the wasm they call) and the
+// browser's rendering after them (style, layout, paint, commit), so a long frame says whose
+// time it was.
 // Measuring starts once the page has settled (the widget scrolled into view, every widget of
 // the page ready, 1,5 s without a long task), so the page's own loading is not counted.
 // Several builds can be given: each run measures them in turn, so a before/after comparison
@@ -29,7 +33,7 @@ const ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-comp
 
 /// Installed before any page script: the lag probe and the long-task observer, off until `start`.
 function probe() {
-  const state = { on: false, lags: [], tasks: [], lastTaskEnd: 0 };
+  const state = { on: false, lags: [], tasks: [], frames: [], lastTaskEnd: 0 };
   window.__mainThread = state;
   let last = 0;
   const tick = () => {
@@ -45,8 +49,18 @@ function probe() {
       if (state.on) state.tasks.push(e.duration);
     }
   }).observe({ type: 'longtask', buffered: false });
-  state.start = () => { state.lags = []; state.tasks = []; state.on = true; };
-  state.stop = () => { state.on = false; return { lags: state.lags, tasks: state.tasks }; };
+  try {
+    new PerformanceObserver((list) => {
+      if (!state.on) return;
+      for (const e of list.getEntries()) {
+        const script = e.scripts.reduce((sum, s) => sum + s.duration, 0);
+        const render = e.renderStart > 0 ? e.startTime + e.duration - e.renderStart : 0;
+        state.frames.push({ duration: e.duration, script, render });
+      }
+    }).observe({ type: 'long-animation-frame', buffered: false });
+  } catch { /* no LoAF in this browser: the frames' split is left out */ }
+  state.start = () => { state.lags = []; state.tasks = []; state.frames = []; state.on = true; };
+  state.stop = () => { state.on = false; return { lags: state.lags, tasks: state.tasks, frames: state.frames }; };
 }
 
 const percentile = (values, p) => {
@@ -54,10 +68,13 @@ const percentile = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 };
-const summary = ({ lags, tasks }) => ({
+const summary = ({ lags, tasks, frames }) => ({
   p50: percentile(lags, 50), p95: percentile(lags, 95), longest: Math.max(0, ...tasks), over100: tasks.filter((t) => t > 100).length,
+  frames: frames.length, script: Math.max(0, ...frames.map((f) => f.script)), render: Math.max(0, ...frames.map((f) => f.render)),
+  scriptOver50: frames.filter((f) => f.script > 50).length,
 });
-const line = (s) => `lag p50 ${s.p50.toFixed(0)} ms, p95 ${s.p95.toFixed(0)} ms; longest task ${s.longest.toFixed(0)} ms, ${s.over100} over 100 ms`;
+const line = (s) => `lag p50 ${s.p50.toFixed(0)} ms, p95 ${s.p95.toFixed(0)} ms; longest task ${s.longest.toFixed(0)} ms, ${s.over100} over 100 ms; `
+  + `${s.frames} frames over 50 ms, the most script in one ${s.script.toFixed(0)} ms (${s.scriptOver50} over 50 ms), the most rendering in one ${s.render.toFixed(0)} ms`;
 
 const settled = (p) => p.waitForFunction(() => [...document.querySelectorAll('[data-widget]')].every((w) => w.dataset.state === 'ready')
   && performance.now() - window.__mainThread.lastTaskEnd > 1500, null, { timeout: 120000, polling: 250 });

@@ -402,7 +402,7 @@ mod tests {
         let read = |name: &str| fs::read_to_string(out.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(read("pages.txt"), "index\nvetores\nsoma\nproduto\ndecodificador\ncatalogo\nbench\n");
         let soma = read("soma.main.html");
-        assert!(soma.starts_with("<main id=\"app\" data-site data-page=\"soma\" data-module=\"atencao-articles\""), "{soma}");
+        assert!(soma.starts_with("<main id=\"app\" data-site data-page=\"soma\" data-module=\"atencao-sequences\""), "{soma}");
         // Each page names the build of the page's module with its widgets: the home page's
         // decoder, the catalogue's every kind, the benchmark's decoder.
         let module = |page: &str| read(&format!("{page}.main.html")).split("data-module=\"").nth(1).and_then(|r| r.split('"').next()).map(str::to_string);

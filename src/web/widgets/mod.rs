@@ -3,20 +3,20 @@
 //! they are made of is `web::kit`; this module is the registry that names them.
 
 pub mod attention;
-#[cfg(feature = "articles")]
+#[cfg(feature = "articles-sequences")]
 pub mod bench;
 #[cfg(any(feature = "models", feature = "resident"))]
 pub mod decoder;
 #[cfg(feature = "modern")]
 pub mod modern;
 pub mod sequence;
-#[cfg(feature = "articles")]
+#[cfg(feature = "articles-sequences")]
 pub mod text;
 #[cfg(feature = "resident")]
 pub mod train;
-#[cfg(feature = "articles")]
+#[cfg(feature = "articles-attention")]
 pub mod transformer;
-#[cfg(feature = "articles")]
+#[cfg(feature = "articles-sequences")]
 pub mod vectors;
 
 use std::rc::Rc;
@@ -26,13 +26,11 @@ use web_sys::{Element, HtmlElement};
 use crate::web::kit::attributes::{self, Attributes};
 use crate::web::kit::{show_error, state, Ctx, Widget, WidgetKind};
 
-/// The article widgets (the crate's feature `articles`): each pairs its documentation (name,
-/// title, summary, attributes, declared once in `site::widgets`) with its mount function.
-#[cfg(feature = "articles")]
-pub const ARTICLES: &[WidgetKind] = &[
-    attention::attention::KIND,
-    attention::masked_softmax::KIND,
-    attention::soft_dictionary::KIND,
+/// The article widgets of vectors, text and sequences, and the benchmark (the crate's feature
+/// `articles-sequences`): each pairs its documentation (name, title, summary, attributes,
+/// declared once in `site::widgets`) with its mount function.
+#[cfg(feature = "articles-sequences")]
+pub const SEQUENCES: &[WidgetKind] = &[
     vectors::vectors::KIND,
     vectors::dot_product::KIND,
     vectors::matmul::KIND,
@@ -51,6 +49,18 @@ pub const ARTICLES: &[WidgetKind] = &[
     sequence::vote_mask::KIND,
     sequence::mask_embeddings::KIND,
     sequence::ffn_detector::KIND,
+    bench::matmul_bench::KIND,
+];
+#[cfg(not(feature = "articles-sequences"))]
+pub const SEQUENCES: &[WidgetKind] = &[];
+
+/// The article widgets of attention and the Transformer (the crate's feature
+/// `articles-attention`; `site::widgets::ATTENTION_WIDGETS`).
+#[cfg(feature = "articles-attention")]
+pub const ATTENTION: &[WidgetKind] = &[
+    attention::attention::KIND,
+    attention::masked_softmax::KIND,
+    attention::soft_dictionary::KIND,
     transformer::char_tokenizer::KIND,
     transformer::embedding::KIND,
     transformer::self_attention::KIND,
@@ -61,16 +71,15 @@ pub const ARTICLES: &[WidgetKind] = &[
     transformer::block::KIND,
     transformer::cross_attention::KIND,
     transformer::output_head::KIND,
-    bench::matmul_bench::KIND,
 ];
-#[cfg(not(feature = "articles"))]
-pub const ARTICLES: &[WidgetKind] = &[];
+#[cfg(not(feature = "articles-attention"))]
+pub const ATTENTION: &[WidgetKind] = &[];
 
-/// The widgets in the articles' and the models' builds (`site::widgets::SHARED_WIDGETS`): an
+/// The widgets in the sequences' and the models' builds (`site::widgets::SHARED_WIDGETS`): an
 /// article widget that a model page also has.
-#[cfg(any(feature = "articles", feature = "models"))]
+#[cfg(any(feature = "articles-sequences", feature = "models"))]
 pub const SHARED: &[WidgetKind] = &[sequence::softmax_lab::KIND];
-#[cfg(not(any(feature = "articles", feature = "models")))]
+#[cfg(not(any(feature = "articles-sequences", feature = "models")))]
 pub const SHARED: &[WidgetKind] = &[];
 
 /// The widgets that run a model (the crate's feature `models`; `site::widgets::MODEL_WIDGETS`
@@ -97,7 +106,7 @@ pub const RESIDENT: &[WidgetKind] = &[];
 /// Every widget kind of this build. The site, the embedding entry point and the catalogue read
 /// it; the browser tests check that the full build holds every documented kind once.
 pub fn registry() -> impl Iterator<Item = &'static WidgetKind> {
-    ARTICLES.iter().chain(SHARED).chain(MODELS).chain(RESIDENT).chain(MODERN)
+    SEQUENCES.iter().chain(ATTENTION).chain(SHARED).chain(MODELS).chain(RESIDENT).chain(MODERN)
 }
 
 pub fn find(name: &str) -> Option<&'static WidgetKind> {

@@ -288,7 +288,7 @@ export default async function smoke({ driver, base, pages, server, backend = 'cp
       const site = names.find((n) => n.startsWith('atencao-site '));
       if (!site) return false;
       const paths = (await (await caches.open(site)).keys()).map((r) => new URL(r.url).pathname);
-      return [page, 'atencao-articles_bg.wasm', 'atencao-articles.js'].every((p) => paths.some((k) => k.endsWith(`/${p}`)));
+      return [page, 'atencao-attention_bg.wasm', 'atencao-attention.js'].every((p) => paths.some((k) => k.endsWith(`/${p}`)));
     }, ATTENTION_PAGE);
     await server.down();
     try {

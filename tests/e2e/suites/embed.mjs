@@ -134,7 +134,7 @@ export default async function embed({ mode, browser }) {
     + `<script type="module" src="${siteOrigin}${PREFIX}/embed.js"></script></head><body><main><h1>${title}</h1><div id="treino" data-widget="train"></div></main></body></html>`;
   fs.writeFileSync(path.join(blogRoot, 'treino.html'), trainPost('Treino num post'));
   fs.writeFileSync(path.join(blogRoot, 'treino-sem-worker.html'), trainPost('Treino num post sem workers'));
-  // A post with article widgets only (issue 36: it loads the articles' build).
+  // A post with article widgets of one group only (issue 36: it loads that group's build).
   fs.writeFileSync(path.join(blogRoot, 'artigos.html'), `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>Só artigos</title><link rel="icon" href="favicon.svg">`
     + `<script type="module" src="${siteOrigin}${PREFIX}/embed.js"></script></head><body><main class="post"><h1>Só artigos</h1><div id="atencao" data-widget="attention"></div></main></body></html>`);
   const policy = (pathname) => (pathname === '/treino.html' ? `${crossCsp}; worker-src 'self' blob: ${siteOrigin}` : crossCsp);
@@ -278,13 +278,13 @@ export default async function embed({ mode, browser }) {
     }
   });
 
-  await check(`[${mode}] a post with article widgets only loads the articles' build (from another origin); a model widget added later says to reload`, async () => {
+  await check(`[${mode}] a post with attention's article widgets only loads their build (from another origin); a model widget added later says to reload`, async () => {
     const { context, page, errors, requests } = await openPage(browser);
     await page.goto(`${blogOrigin}/artigos.html`);
     await ready(page, '#atencao');
     assertMatrix('attention weights', await readTable(page, 'weights', '#atencao'), GOLDEN.weights);
     const wasm = requests.filter((u) => u.endsWith('.wasm')).map((u) => u.replace(/.*\//, ''));
-    assert(wasm.join() === 'atencao-articles_bg.wasm', `the post loaded ${wasm.join(', ')}`);
+    assert(wasm.join() === 'atencao-attention_bg.wasm', `the post loaded ${wasm.join(', ')}`);
     await page.evaluate(() => {
       const div = document.createElement('div');
       div.id = 'tarde';

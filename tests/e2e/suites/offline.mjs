@@ -87,7 +87,7 @@ export default async function offline({ browser, mode }) {
       assert(site?.endsWith(version), JSON.stringify(names));
       // The builds of the page's module that pages load, and the page worker's (issues 36, 41);
       // the build with every widget (the catalogue's, blogs') waits for "salvar".
-      for (const file of [...pages, 'atencao-articles.js', 'atencao-articles_bg.wasm', 'atencao-models.js', 'atencao-models_bg.wasm', 'atencao-modern.js', 'atencao-modern_bg.wasm', 'atencao-resident.js', 'atencao-resident_bg.wasm', 'atencao-worker.js', 'atencao-worker_bg.wasm', 'main.css', 'static/site.js']) {
+      for (const file of [...pages, 'atencao-sequences.js', 'atencao-sequences_bg.wasm', 'atencao-attention.js', 'atencao-attention_bg.wasm', 'atencao-models.js', 'atencao-models_bg.wasm', 'atencao-modern.js', 'atencao-modern_bg.wasm', 'atencao-resident.js', 'atencao-resident_bg.wasm', 'atencao-worker.js', 'atencao-worker_bg.wasm', 'main.css', 'static/site.js']) {
         assert(paths.includes(file), `${file} is not in the offline copy`);
       }
       assert(!paths.includes('atencao_bg.wasm'), 'the build with every widget was fetched on a first visit');
@@ -152,7 +152,7 @@ export default async function offline({ browser, mode }) {
     const network = (request) => new Response(`network: ${new URL(request.url).pathname}`, { status: 200 });
     // The Cache API fails on every call; the network answers.
     let worker = builtWorker(site, { caches: failingCaches(), fetch: async (request) => network(request) });
-    for (const file of ['atencao-articles.js', 'atencao-articles_bg.wasm', 'main.css', 'queries-keys-values.html']) {
+    for (const file of ['atencao-attention.js', 'atencao-attention_bg.wasm', 'main.css', 'queries-keys-values.html']) {
       const answer = await worker.fetch(new Request(site + file), { refuseWaitUntil: true });
       assert(answer !== null, `${file}: the worker did not answer`);
       const response = await answer;
@@ -207,7 +207,7 @@ export default async function offline({ browser, mode }) {
       await waitUntil(page, async () => {
         const site = (await caches.keys()).find((n) => n.startsWith('atencao-site '));
         const keys = (await (await caches.open(site)).keys()).map((r) => r.url);
-        return keys.some((k) => k.includes('/vetores.html?')) && keys.some((k) => k.includes('/atencao-articles_bg.wasm?'));
+        return keys.some((k) => k.includes('/vetores.html?')) && keys.some((k) => k.includes('/atencao-sequences_bg.wasm?'));
       }, 30000);
       assert(errors.length === 0, errors.join('\n'));
     } finally {

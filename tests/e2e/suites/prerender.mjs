@@ -161,9 +161,10 @@ export default async function prerender({ browser, page, base, mode }) {
       assert(await phone.$$eval('[data-widget=attention] .widget-placeholder', (ps) => ps.length) === 0, 'the placeholder stayed');
       const weights = await readTable(phone, 'weights');
       assert(weights.length === 3 && weights[0][0] === '0,3250', `weights ${JSON.stringify(weights)}`);
-      // An article page loads the build of the page's module without the models (issue 36).
+      // An article page loads the build of its group of the page's module, without the models
+      // (issue 36): attention's, on this page of attention.
       const wasm = requests.filter((p) => p.endsWith('.wasm'));
-      assert(wasm.length === 1 && wasm[0].endsWith('/atencao-articles_bg.wasm'), `the article page loaded ${wasm.join(', ')}`);
+      assert(wasm.length === 1 && wasm[0].endsWith('/atencao-attention_bg.wasm'), `the article page loaded ${wasm.join(', ')}`);
       await phone.$eval('[data-widget=attention]', (w) => w.scrollIntoView({ block: 'start' }));
       await phone.screenshot({ path: path.join(ARTIFACTS, `prerendered-mounted-phone-${mode}.png`) });
       // The desktop: the first widget of "Vetores" is near the top, so it mounts at once.

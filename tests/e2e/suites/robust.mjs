@@ -454,7 +454,7 @@ export default async function robust({ page, base, mode, browser }) {
     // No service worker: the request for the wasm reaches the (broken) server.
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
     let broken = true;
-    await context.route('**/atencao-articles_bg.wasm', (route) => (broken ? route.fulfill({ status: 404, body: 'not found' }) : route.continue()));
+    await context.route('**/atencao-sequences_bg.wasm', (route) => (broken ? route.fulfill({ status: 404, body: 'not found' }) : route.continue()));
     const site = await context.newPage();
     await site.goto(`${base}/tf-idf-e-cosseno.html`);
     await site.waitForSelector('main [data-widget][data-state=error] .widget-error', { timeout: 30000 });

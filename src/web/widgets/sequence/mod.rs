@@ -14,30 +14,30 @@
 //! Every widget is built on the kit's `Shell`. Shared by the N-gram widgets (`corpus_panel`):
 //! the corpus panel (the articles' presets and explicit tokenizer settings) and small helpers.
 //! `softmax_lab` is in both builds of the page's module (issue 36: the gradient check's page,
-//! a model page, has one); the rest only in the articles' (feature `articles`). Everything a widget
+//! a model page, has one); the rest only in the sequences' build (feature `articles-sequences`). Everything a widget
 //! shows is computed by `core::sequence`; tensor products run on the active backend.
 
-#[cfg(feature = "articles")]
+#[cfg(feature = "articles-sequences")]
 pub mod doc_vectors;
-#[cfg(feature = "articles")]
+#[cfg(feature = "articles-sequences")]
 pub mod ffn_detector;
-#[cfg(feature = "articles")]
+#[cfg(feature = "articles-sequences")]
 pub mod likelihood;
-#[cfg(feature = "articles")]
+#[cfg(feature = "articles-sequences")]
 pub mod markov;
-#[cfg(feature = "articles")]
+#[cfg(feature = "articles-sequences")]
 pub mod mask_embeddings;
-#[cfg(any(feature = "articles", feature = "models"))]
+#[cfg(any(feature = "articles-sequences", feature = "models"))]
 pub mod softmax_lab;
-#[cfg(feature = "articles")]
+#[cfg(feature = "articles-sequences")]
 pub mod sparsity;
-#[cfg(feature = "articles")]
+#[cfg(feature = "articles-sequences")]
 pub mod transitions;
-#[cfg(feature = "articles")]
+#[cfg(feature = "articles-sequences")]
 pub mod vote_mask;
-#[cfg(feature = "articles")]
+#[cfg(feature = "articles-sequences")]
 pub mod votes;
-#[cfg(feature = "articles")]
+#[cfg(feature = "articles-sequences")]
 mod corpus_panel;
-#[cfg(feature = "articles")]
+#[cfg(feature = "articles-sequences")]
 pub use corpus_panel::*;
