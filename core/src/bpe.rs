@@ -142,7 +142,7 @@ impl Bpe {
         let mut words: Vec<(Vec<u32>, u64)> =
             freq.into_iter().map(|(w, n)| (w.bytes().map(u32::from).collect(), n)).collect();
         // HashMap order is random: sort so the training is the same on every run.
-        words.sort_unstable();
+        crate::order::sort(&mut words);
 
         // Pair counts over all words, and which words hold each pair.
         let mut counts: HashMap<(u32, u32), i64> = HashMap::new();
@@ -170,7 +170,7 @@ impl Bpe {
             let new_id = (BYTE_TOKENS + merges.len()) as u32;
             merges.push(best);
             let mut touched = holders.remove(&best).unwrap_or_default();
-            touched.sort_unstable();
+            crate::order::sort_usize(&mut touched);
             touched.dedup();
             for i in touched {
                 let (word, n) = &mut words[i];

@@ -23,6 +23,7 @@ pub mod matrix;
 pub mod modern;
 pub mod op;
 pub mod ops;
+pub mod order;
 pub mod rng;
 pub mod runtime;
 pub mod sequence;

@@ -380,7 +380,7 @@ pub fn median(samples: &[f64]) -> Option<f64> {
     if sorted.is_empty() {
         return None;
     }
-    sorted.sort_by(f64::total_cmp);
+    crate::order::sort_by(&mut sorted, f64::total_cmp);
     let mid = sorted.len() / 2;
     Some(if sorted.len() % 2 == 0 { (sorted[mid - 1] + sorted[mid]) / 2.0 } else { sorted[mid] })
 }

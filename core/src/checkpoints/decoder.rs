@@ -57,7 +57,7 @@ pub fn top_p(seed: u64) -> Checkpoint {
         // The reader adds the probabilities as shown (2 places): every partial sum, exact or
         // shown, must be clearly on one side of p, and no two probabilities may look tied.
         let mut sorted: Vec<f64> = probs.iter().map(|&x| x as f64).collect();
-        sorted.sort_by(|a, b| b.total_cmp(a));
+        crate::order::sort_by(&mut sorted, |a, b| b.total_cmp(a));
         let shown: Vec<f64> = sorted.iter().map(|&x| (x * 100.0).round() / 100.0).collect();
         let clear = (1..=5).all(|n| {
             let (exact, seen): (f64, f64) = (sorted[..n].iter().sum(), shown[..n].iter().sum());
@@ -69,8 +69,7 @@ pub fn top_p(seed: u64) -> Checkpoint {
         }
         let kept = sampling_distribution(&logits, &SamplingOptions { temperature: 1.0, top_k: 0, top_p: p });
         let value = kept.iter().filter(|&&x| x > 0.0).count();
-        let mut order: Vec<usize> = (0..5).collect();
-        order.sort_by(|&a, &b| probs[b].total_cmp(&probs[a]));
+        let order = crate::order::rank_desc(&probs);
         let mut acc = 0.0;
         let sums: Vec<String> = order[..value]
             .iter()
@@ -132,7 +131,7 @@ pub fn next_merge(seed: u64) -> Checkpoint {
                 }
             }
         }
-        counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        crate::order::sort_by(&mut counts, |a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         if counts.len() < 4 || counts[0].1 == counts[1].1 || counts[0].0 != first {
             continue;
         }

@@ -22,7 +22,7 @@ pub fn markov_two_steps(seed: u64) -> Checkpoint {
     for _ in 0..n {
         loop {
             let mut cuts: Vec<u64> = (0..n - 1).map(|_| 1 + rng.below(9)).collect();
-            cuts.sort_unstable();
+            crate::order::sort(&mut cuts);
             cuts.insert(0, 0);
             cuts.push(10);
             let row: Vec<f32> = cuts.windows(2).map(|w| (w[1] - w[0]) as f32 / 10.0).collect();

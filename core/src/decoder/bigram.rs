@@ -34,7 +34,7 @@ impl TokenBigram {
             .into_iter()
             .map(|m| {
                 let mut v: Vec<(u32, u32)> = m.into_iter().collect();
-                v.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+                crate::order::sort_by(&mut v, |x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
                 v.truncate(MAX_SUCCESSORS);
                 v
             })

@@ -69,8 +69,8 @@ pub async fn check<E: Executor>(e: &E, w: &DecoderWeights, bpe: &Bpe, cases: &[F
         // Compared as sets: two logits within rounding of each other may swap places.
         let mut top: Vec<u32> = top_n(&ours, 10).into_iter().map(|(i, _)| i).collect();
         let mut want = case.top10.clone();
-        top.sort_unstable();
-        want.sort_unstable();
+        crate::order::sort(&mut top);
+        crate::order::sort(&mut want);
         out.push(CaseResult { prompt: case.prompt.clone(), same_ids: ids == case.ids, max_abs_diff, same_top10: top == want });
     }
     Ok(out)

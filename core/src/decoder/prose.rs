@@ -24,7 +24,7 @@ pub fn wrap_width(text: &str) -> usize {
     if lengths.is_empty() {
         return 0;
     }
-    lengths.sort_unstable();
+    crate::order::sort_usize(&mut lengths);
     lengths[(lengths.len() * 9 / 10).min(lengths.len() - 1)]
 }
 

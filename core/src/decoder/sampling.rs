@@ -155,20 +155,10 @@ pub fn top_n(probs: &[f32], n: usize) -> Vec<(u32, f32)> {
 }
 
 /// The indices of the `n` largest values, largest first, ties by index (so the order is the
-/// same everywhere). Selects the `n` first and sorts only them: the next token's top 40 of a
-/// 2048-token vocabulary, at every generated token, without sorting the whole vocabulary.
+/// same everywhere). A small `n` does not sort the whole vocabulary (`order::top_desc`): the
+/// next token's top 40 of a 2048-token vocabulary, at every generated token.
 fn most_likely_first(probs: &[f32], n: usize) -> Vec<usize> {
-    let by_likelihood = |a: &usize, b: &usize| probs[*b].total_cmp(&probs[*a]).then(a.cmp(b));
-    let mut order: Vec<usize> = (0..probs.len()).collect();
-    let n = n.min(order.len());
-    if n < order.len() {
-        if n > 0 {
-            order.select_nth_unstable_by(n - 1, by_likelihood);
-        }
-        order.truncate(n);
-    }
-    order.sort_unstable_by(by_likelihood);
-    order
+    crate::order::top_desc(probs, n)
 }
 
 #[cfg(test)]

@@ -220,7 +220,7 @@ impl NgramModel {
             self.successors[row].push((next, n));
         }
         for list in &mut self.successors {
-            list.sort_unstable_by_key(|&(next, _)| next);
+            crate::order::sort_by(list, |a, b| a.0.cmp(&b.0));
         }
         self.totals = self.successors.iter().map(|l| l.iter().map(|&(_, n)| n).sum()).collect();
     }
@@ -299,7 +299,7 @@ impl NgramModel {
             .iter()
             .map(|&(next, _)| (self.vocabulary[next].clone(), self.probability(row, next)))
             .collect();
-        out.sort_by(|a, b| b.1.total_cmp(&a.1));
+        crate::order::sort_by_score_desc(&mut out);
         out
     }
 
@@ -320,7 +320,7 @@ impl NgramModel {
         }
         let mut successors = vec![Vec::new(); self.n_rows()];
         let mut cells: Vec<_> = counts.into_iter().collect();
-        cells.sort_unstable_by_key(|&(key, _)| key);
+        crate::order::sort_by(&mut cells, |a, b| a.0.cmp(&b.0));
         for ((row, next), n) in cells {
             successors[row].push((next, n));
         }
@@ -361,13 +361,11 @@ impl NgramModel {
     /// what a heatmap or a graph shows of a corpus too large to draw whole.
     pub fn frequent_words(&self, k: usize) -> Vec<usize> {
         let counts = self.word_counts();
-        let mut order: Vec<usize> = (0..self.vocabulary.len()).collect();
-        if order.len() <= k {
-            return order;
+        if self.vocabulary.len() <= k {
+            return (0..self.vocabulary.len()).collect();
         }
-        order.sort_by(|&a, &b| counts[b].total_cmp(&counts[a]).then(a.cmp(&b)));
-        order.truncate(k);
-        order.sort_unstable();
+        let mut order = crate::order::top_desc(&counts, k);
+        crate::order::sort_usize(&mut order);
         order
     }
 
@@ -569,7 +567,7 @@ fn vocabulary<'a>(tokens: &'a [Vec<String>], options: &'a NgramOptions) -> Resul
         push(w, &mut words);
     }
     if options.order == VocabularyOrder::Sorted {
-        words[first_corpus_word..].sort_by_cached_key(|w| collation_key(w));
+        crate::order::sort_by_cached_key(&mut words[first_corpus_word..], |w| collation_key(w));
     }
     if options.end {
         push(END, &mut words);

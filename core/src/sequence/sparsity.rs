@@ -72,7 +72,7 @@ pub fn rank_frequencies(documents: &[Vec<String>]) -> Vec<(String, usize)> {
     }
     let mut ranked: Vec<(String, usize)> = first_seen.into_iter().map(|w| (w.to_string(), counts[w])).collect();
     // A stable sort keeps first appearance among equal counts.
-    ranked.sort_by_key(|r| std::cmp::Reverse(r.1));
+    crate::order::sort_by(&mut ranked, |a, b| b.1.cmp(&a.1));
     ranked
 }
 

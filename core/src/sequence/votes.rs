@@ -106,7 +106,7 @@ impl SkipPairModel {
             counts[f].push((next, c));
         }
         for list in &mut counts {
-            list.sort_unstable_by_key(|&(next, _)| next);
+            crate::order::sort_by(list, |a, b| a.0.cmp(&b.0));
         }
         let totals = counts.iter().map(|l| l.iter().map(|p| p.1).sum()).collect();
         Ok(SkipPairModel {
@@ -195,7 +195,7 @@ impl SkipPairModel {
         let rows: Vec<Option<usize>> = previous.iter().map(|p| self.feature(p, current)).collect();
         let mut column_ids: Vec<usize> =
             rows.iter().flatten().flat_map(|&f| self.counts[f].iter().map(|p| p.0)).collect();
-        column_ids.sort_unstable();
+        crate::order::sort_usize(&mut column_ids);
         column_ids.dedup();
         let mut votes = Matrix::zeros(rows.len(), column_ids.len());
         for (r, f) in rows.iter().enumerate() {
@@ -260,7 +260,7 @@ impl VoteTable {
         let scores = self.scores(mask)?;
         let mut out: Vec<(String, f32)> =
             self.columns.iter().cloned().zip(scores).filter(|&(_, s)| s > 0.0).collect();
-        out.sort_by(|a, b| b.1.total_cmp(&a.1));
+        crate::order::sort_by_score_desc(&mut out);
         Ok(out)
     }
 }

@@ -46,7 +46,7 @@ impl Corpus {
         let distinct: HashSet<&str> = documents.iter().flatten().map(String::as_str).collect();
         check_size(documents.len(), distinct.len())?;
         let mut vocabulary: Vec<String> = distinct.into_iter().map(str::to_string).collect();
-        vocabulary.sort_by_cached_key(|w| collation_key(w));
+        crate::order::sort_by_cached_key(&mut vocabulary, |w| collation_key(w));
         Corpus::count(documents, vocabulary)
     }
 

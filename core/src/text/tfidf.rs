@@ -78,15 +78,14 @@ pub fn rank(
     let (doc_units, doc_valid) = unit_rows(docs.tfidf.array());
     let sims = doc_units.dot(&query_unit.row(0));
 
-    let mut ranked: Vec<(usize, f32)> = sims
+    let cosines: Vec<f32> = sims
         .iter()
         .enumerate()
-        .map(|(d, &c)| (d, if doc_valid[d] && query_valid[0] { c.clamp(-1.0, 1.0) } else { f32::NAN }))
+        .map(|(d, &c)| if doc_valid[d] && query_valid[0] { c.clamp(-1.0, 1.0) } else { f32::NAN })
         .collect();
-    // `+ 0.0` turns −0 into +0 so that total_cmp sees one zero.
-    let key = |c: f32| if c.is_nan() { 0.0 } else { c + 0.0 };
-    ranked.sort_by(|a, b| key(b.1).total_cmp(&key(a.1)).then(a.0.cmp(&b.0)));
-    ranked
+    // Ranked as 0 when undefined; `+ 0.0` turns −0 into +0 so that total_cmp sees one zero.
+    let keys: Vec<f32> = cosines.iter().map(|&c| if c.is_nan() { 0.0 } else { c + 0.0 }).collect();
+    crate::order::rank_desc(&keys).into_iter().map(|d| (d, cosines[d])).collect()
 }
 
 /// Multiplies each column of `tf` by its IDF with the product convention of this module.

@@ -81,7 +81,7 @@ pub fn prepare_text(raw: &str, prose_paragraphs: bool, min_chars: usize) -> Resu
     if counts.len() > MAX_VOCAB {
         // Keep the MAX_VOCAB − 1 most frequent (ties: the smaller code point), U+FFFD for the rest.
         let mut by_count: Vec<(char, usize)> = counts.into_iter().collect();
-        by_count.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        crate::order::sort_by(&mut by_count, |a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         let kept: std::collections::HashSet<char> = by_count.iter().take(MAX_VOCAB - 1).map(|(c, _)| *c).collect();
         replaced = by_count.len() - kept.len();
         text = text.chars().map(|c| if kept.contains(&c) { c } else { REPLACEMENT }).collect();

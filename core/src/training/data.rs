@@ -17,7 +17,7 @@ impl CharTokenizer {
     /// The vocabulary of `text`.
     pub fn from_text(text: &str) -> CharTokenizer {
         let mut chars: Vec<char> = text.chars().collect();
-        chars.sort_unstable();
+        crate::order::sort(&mut chars);
         chars.dedup();
         CharTokenizer { chars }
     }

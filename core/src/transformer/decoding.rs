@@ -81,10 +81,7 @@ pub fn argmax(values: &[f32]) -> Option<usize> {
 
 /// The `k` largest (index, value) pairs, largest first (ties by lower index).
 pub fn top_k(values: &[f32], k: usize) -> Vec<(usize, f32)> {
-    let mut indexed: Vec<(usize, f32)> = values.iter().copied().enumerate().collect();
-    indexed.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    indexed.truncate(k);
-    indexed
+    crate::order::top_desc(values, k).into_iter().map(|i| (i, values[i])).collect()
 }
 
 impl Job for HeadJob {

@@ -25,7 +25,7 @@ pub fn seeded_table(vocab: usize, d: usize, seed: u64) -> Matrix {
 /// The distinct ids of `ids`, ascending: the columns of O (and rows of E) that matter.
 pub fn distinct_ids(ids: &[u32]) -> Vec<u32> {
     let mut distinct = ids.to_vec();
-    distinct.sort_unstable();
+    crate::order::sort(&mut distinct);
     distinct.dedup();
     distinct
 }

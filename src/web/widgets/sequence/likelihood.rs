@@ -80,7 +80,7 @@ impl LikelihoodWidget {
         self.tokens.set_text_content(Some(&format!("{} como o modelo o vê: {}", doc_label(d), words.join(" · "))));
         // Rows and columns: the document's own words, in vocabulary order (a window for long ones).
         let mut ids: Vec<usize> = words.iter().filter_map(|w| model.word_index(w)).collect();
-        ids.sort_unstable();
+        crate::core::order::sort_usize(&mut ids);
         ids.dedup();
         ids.truncate(MAX_WORDS_SHOWN);
         let labels: Vec<String> = ids.iter().map(|&i| model.vocabulary()[i].clone()).collect();

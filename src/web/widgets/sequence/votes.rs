@@ -391,7 +391,7 @@ impl VotesWidget {
         }
         let ranking: Vec<(String, f32)> = {
             let mut r: Vec<(String, f32)> = table.columns.iter().cloned().zip(out.scores.iter().copied()).filter(|(_, s)| *s > 0.0).collect();
-            r.sort_by(|a, b| b.1.total_cmp(&a.1));
+            crate::core::order::sort_by_score_desc(&mut r);
             r
         };
         let (names, values): (Vec<String>, Vec<f32>) = ranking.iter().cloned().unzip();

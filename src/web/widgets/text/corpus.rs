@@ -307,11 +307,9 @@ impl Shown {
         let terms = if n <= MAX_TERMS_SHOWN {
             (0..n).collect()
         } else {
-            let totals = corpus.counts.array().sum_axis(ndarray::Axis(0));
-            let mut order: Vec<usize> = (0..n).collect();
-            order.sort_by(|&a, &b| totals[b].total_cmp(&totals[a]).then(a.cmp(&b)));
-            let mut top: Vec<usize> = order.into_iter().take(MAX_TERMS_SHOWN).collect();
-            top.sort_unstable();
+            let totals = corpus.counts.array().sum_axis(ndarray::Axis(0)).to_vec();
+            let mut top = crate::core::order::top_desc(&totals, MAX_TERMS_SHOWN);
+            crate::core::order::sort_usize(&mut top);
             top
         };
         let docs = corpus.n_docs().min(MAX_DOCS_SHOWN);
