@@ -7,9 +7,9 @@
 // tokens per second (40 tokens over the time from the click to the last token's chip shown),
 // with how much later the widget was ready (its lens and tables drawn). Each long animation
 // frame (PerformanceObserver('long-animation-frame'), frames over 50 ms) is split into what
-// scripts ran in it (ours: event handlers, the worker's messages, the wasm they call) and the
-// browser's rendering after them (style, layout, paint, commit), so a long frame says whose
-// time it was.
+// scripts ran in it (ours: event handlers, the worker's messages, animation-frame callbacks, the
+// wasm they call) and the browser's rendering after them (style, layout, paint), so a long frame
+// says whose time it was.
 // Measuring starts once the page has settled (the widget scrolled into view, every widget of
 // the page ready, 1,5 s without a long task), so the page's own loading is not counted.
 // Several builds can be given: each run measures them in turn, so a before/after comparison
@@ -54,7 +54,8 @@ function probe() {
       if (!state.on) return;
       for (const e of list.getEntries()) {
         const script = e.scripts.reduce((sum, s) => sum + s.duration, 0);
-        const render = e.renderStart > 0 ? e.startTime + e.duration - e.renderStart : 0;
+        // After the animation-frame callbacks (ours, counted in `script`): style, layout, paint.
+        const render = e.styleAndLayoutStart > 0 ? e.startTime + e.duration - e.styleAndLayoutStart : 0;
         state.frames.push({ duration: e.duration, script, render });
       }
     }).observe({ type: 'long-animation-frame', buffered: false });

@@ -411,9 +411,13 @@ export default async function decoder({ page, base, mode, browser }) {
     await page.dispatchEvent(`${HOST} [data-control=prompt]`, 'change');
     await ready(page, HOST);
     const before = await chipCount(page);
-    await page.click(`${HOST} [data-action=generate]`);
-    // "Parar" at once: the worker stops at its next token (200 would take seconds).
-    await page.click(`${HOST} [data-action=stop]`);
+    // "Parar" in the same task as "Gerar": the worker stops at its next token. (Two clicks from
+    // here came too late on a loaded machine: the worker, at 1 500 tokens a second, had 123
+    // tokens before the second arrived.)
+    await page.evaluate((host) => {
+      document.querySelector(`${host} [data-action=generate]`).click();
+      document.querySelector(`${host} [data-action=stop]`).click();
+    }, HOST);
     await ready(page, HOST);
     const stopped = await chipCount(page);
     // Stopped before the window filled (200 tokens would have pushed the oldest out of it).
