@@ -1,8 +1,8 @@
 // atencao's service worker: the offline copy of the site, lean on the first visit (issue 21).
 //
 // What it keeps, by the group scripts/sw-precache.sh gives each built file:
-// - 'shell' (the home page, the page script, the stylesheet, the icon), 'code' (the three builds
-//   of the wasm and its JS that pages load, and the worker's) and 'page' (every prerendered page, `slug.html`): cached when the worker installs,
+// - 'shell' (the home page, the page script, the stylesheet, the icon), 'code' (the builds
+//   of the wasm and its JS that pages load, all but the full one, and the worker's) and 'page' (every prerendered page, `slug.html`): cached when the worker installs,
 //   that is on the first visit, once the page has loaded. What that page has just downloaded
 //   is asked with revalidation (`cache: 'no-cache'`: a 304, no body, from a host that sends
 //   ETags). Under Save-Data (static/site.js registers `sw.js?save-data` when

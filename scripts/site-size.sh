@@ -5,7 +5,7 @@
 # decoder downloads it) and the blog entry point. Fails when a kind of page is over its budget.
 # Usage: bash scripts/site-size.sh [dist]
 #
-# Since issue 36 a page loads one of three builds of the page's module (static/site.js reads
+# Since issue 36 a page loads one of the builds of the page's module (static/site.js reads
 # <main data-module>, which build.rs writes with site::widgets::module_for):
 #   an article page    atencao-sequences: the article widgets of vectors, text and sequences
 #                      (articles 1 to 3, the benchmark); atencao-attention: those of attention and
