@@ -412,9 +412,9 @@ export default async function decoder({ page, base, mode, browser }) {
     await page.$eval(`${HOST} [data-control=prompt]`, (el) => el.blur());
     await ready(page, HOST);
     const before = await chipCount(page);
-    // "Parar" in the same task as "Gerar": the worker stops at its next token. (Two clicks from
-    // here came too late on a loaded machine: the worker, at 1 500 tokens a second, had 123
-    // tokens before the second arrived.)
+    // "Parar" in the same task as "Gerar": the worker reads it between two of its 40-ms slices
+    // and stops there. (Two clicks from here came too late on a loaded machine: the worker, at
+    // 1 500 tokens a second, had 123 tokens before the second arrived.)
     await page.evaluate((host) => {
       document.querySelector(`${host} [data-action=generate]`).click();
       document.querySelector(`${host} [data-action=stop]`).click();
