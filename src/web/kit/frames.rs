@@ -90,7 +90,14 @@ fn run<W: 'static>(widget: Weak<W>, staged: fn(&W) -> &Staged, steps: &'static [
         }
         let go_on = steps.get(at).is_some_and(|step| step(&w));
         if go_on && at + 1 < steps.len() {
-            return run(widget, staged, steps, at + 1);
+            // A turn of the event loop before the next step's frame: steps of 40 to 60 ms at 4x
+            // throttling ran frame after frame, and the page's timers (and the tasks it queued)
+            // waited up to 150 ms behind them.
+            wasm_bindgen_futures::spawn_local(async move {
+                dom::sleep(0).await;
+                run(widget, staged, steps, at + 1);
+            });
+            return;
         }
         let s = staged(&w);
         s.running.set(false);

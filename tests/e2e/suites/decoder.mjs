@@ -186,7 +186,8 @@ export default async function decoder({ page, base, mode, browser }) {
 
   await check(`[${mode}] playground: Step adds one token, Generate adds N, attention rows sum to 1`, async () => {
     const before = await chipCount(page);
-    const hiddenBefore = await page.$eval(`${HOST} figure[data-bars=drawn]`, (f) => f.hidden);
+    // Before any draw the chart is there, empty (appearing at the first token, it moved the page below).
+    const empty = await page.$eval(`${HOST} figure[data-bars=drawn]`, (f) => ({ hidden: f.hidden, token: f.dataset.drawn, rows: f.querySelectorAll('table.twin tr td').length, title: f.querySelector('figcaption').textContent }));
     await page.click(`${HOST} [data-action=step]`);
     await ready(page, HOST);
     assert(await chipCount(page) === before + 1, 'step');
@@ -196,7 +197,8 @@ export default async function decoder({ page, base, mode, browser }) {
     const drawn = await page.$eval(`${HOST} figure[data-bars=drawn]`, (f) => ({ hidden: f.hidden, token: f.dataset.drawn }));
     const marked = await page.$$eval(`${HOST} table.twin[data-bars=drawn] tr`, (rows) => rows.map((tr, i) => [i, tr.dataset.marked, tr.querySelector('th').textContent, tr.querySelector('td').textContent]).filter((r) => r[1] === 'true'));
     const shown = await bars(page, 'drawn');
-    assert(hiddenBefore && !drawn.hidden && drawn.token === last.id, `drawn figure ${JSON.stringify(drawn)} for chip ${JSON.stringify(last)}`);
+    assert(!empty.hidden && empty.token === undefined && empty.rows === 0 && empty.title.includes("nenhum sorteio"), `before the step: ${JSON.stringify(empty)}`);
+    assert(!drawn.hidden && drawn.token === last.id, `drawn figure ${JSON.stringify(drawn)} for chip ${JSON.stringify(last)}`);
     assert(marked.length === 1 && marked[0][2].startsWith(last.text) && Math.abs(parsePt(marked[0][3]) - last.p) < 1e-4, `${JSON.stringify(marked)} vs ${JSON.stringify(last)}`);
     assert(shown.length >= 10 && (last.rank > 10 || marked[0][0] === last.rank - 1), `rank ${last.rank}, marked row ${marked[0][0]}`);
     const probs = shown.slice(0, 10).map(([, p]) => parsePt(p));
@@ -214,13 +216,25 @@ export default async function decoder({ page, base, mode, browser }) {
     const rows = await page.$$eval(`${HOST} table.twin[data-matrix=attention] tr`, (trs) =>
       trs.slice(1).map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
     assert(rows.length === Math.min(24, await chipCount(page)), `${rows.length} rows in the enlarged map`);
-    // Every thumbnail is painted (its canvas has opaque pixels).
-    const painted = await page.$$eval(`${HOST} .thumb canvas`, (cs) => cs.filter((c) => {
+    // Every thumbnail is painted: each layer's canvas has opaque pixels in each head's cell, and
+    // each head's button lies over its cell (the buttons' columns divide the canvas evenly).
+    const layers = await page.$$eval(`${HOST} .attention-heads`, (rows) => rows.map((row) => {
+      const c = row.querySelector('canvas');
+      const heads = Number(c.dataset.heads);
       const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-      for (let i = 3; i < d.length; i += 4) if (d[i]) return true;
-      return false;
-    }).length);
-    assert(painted === 24, `${painted} of 24 thumbnails painted`);
+      const cell = c.width / heads;
+      const painted = [...Array(heads).keys()].filter((h) => {
+        for (let y = 0; y < c.height; y++) for (let x = Math.ceil(h * cell); x < (h + 1) * cell; x++) if (d[(y * c.width + x) * 4 + 3]) return true;
+        return false;
+      }).length;
+      const box = c.getBoundingClientRect();
+      const aligned = [...row.querySelectorAll('.thumb')].every((b, h) => {
+        const r = b.getBoundingClientRect();
+        return Math.abs(r.left - (box.left + (h * box.width) / heads)) < 1.5 && Math.abs(r.width - box.width / heads) < 1.5 && r.top <= box.top + 1 && r.bottom > box.bottom;
+      });
+      return { heads, painted, aligned };
+    }));
+    assert(layers.length === 4 && layers.every((l) => l.heads === 6 && l.painted === 6 && l.aligned), `thumbnails: ${JSON.stringify(layers)}`);
     for (const row of rows) {
       const sum = row.filter((t) => t !== '−∞').reduce((a, t) => a + parsePt(t), 0);
       assert(Math.abs(sum - 1) < 0.01 || rows.length === 24, `row sums to ${sum}`);

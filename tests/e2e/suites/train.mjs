@@ -154,7 +154,7 @@ export default async function train({ page, base, mode, browser }) {
     assert(note.includes('treinado nesta página') && /\d+ passos/.test(note), note);
     await page.waitForSelector(`${DEC}[data-state=ready]`, { timeout: 60000 });
     // The trained model has 2 layers × 4 heads: 8 attention thumbnails (the shipped one has 24).
-    const thumbs = await page.$$eval(`${DEC} .attention-grid canvas`, (cs) => cs.length);
+    const thumbs = await page.$$eval(`${DEC} .attention-grid .thumb`, (cs) => cs.length);
     assert(thumbs === 8, `${thumbs} thumbnails`);
     await page.click(`${DEC} [data-action=generate]`);
     await page.waitForFunction((d) => (document.querySelector(`${d} .decoder-text .generated`)?.textContent ?? '').length >= 20
@@ -251,7 +251,7 @@ export default async function train({ page, base, mode, browser }) {
     await page.click(`${HOST} [data-action=use]`);
     await page.waitForFunction((d) => !document.querySelector(`${d} .trained-note`)?.hidden, DEC, { timeout: 30000 });
     await page.waitForSelector(`${DEC}[data-state=ready]`, { timeout: 60000 });
-    const thumbs = await page.$$eval(`${DEC} .attention-grid canvas`, (cs) => cs.length);
+    const thumbs = await page.$$eval(`${DEC} .attention-grid .thumb`, (cs) => cs.length);
     assert(thumbs === 2, `${thumbs} thumbnails (1 layer × 2 heads)`);
     await page.click(`${DEC} [data-action=generate]`);
     // A context of 16: the text shown is the window's, so at least half of it generated.

@@ -44,10 +44,15 @@ impl BarView {
     /// `update`, with the bar at `marked` outlined and its label bold, and its twin row
     /// `data-marked` (the token the decoder drew among the ones it could have).
     pub fn update_marked(&self, title: &str, labels: &[String], values: &[f32], marked: Option<usize>) {
-        // The width first, before this update changes the page: read after the writes below,
-        // it would force a layout of the whole page on every update (the playground draws
-        // these while it generates).
-        let width = available_width(&self.root);
+        self.paint(labels, values, marked);
+        self.fill(title, labels, values, marked);
+    }
+
+    /// The text around the drawing: the title, the canvas's name and the twin table. After
+    /// `paint`: a widget with several charts paints them all, then fills them all, since a
+    /// canvas's font is resolved against the page's style, which each fill changes (three
+    /// charts updated in turn forced three style recalculations per frame).
+    pub fn fill(&self, title: &str, labels: &[String], values: &[f32], marked: Option<usize>) {
         dom::set_notation(&self.title, title);
         dom::set_attr(&self.canvas, "aria-label", &crate::site::notation::plain(title));
         let caption = crate::site::notation::plain(title);
@@ -55,7 +60,13 @@ impl BarView {
         if let Some(row) = marked.and_then(|i| self.table.query_selector(&format!("tr:nth-of-type({})", i + 1)).ok().flatten()) {
             dom::set_attr(&row, "data-marked", "true");
         }
+    }
 
+    /// The bars themselves, on the canvas; `fill` writes their text.
+    pub fn paint(&self, labels: &[String], values: &[f32], marked: Option<usize>) {
+        // The width first, before the page changes: read after a write, it would force a
+        // layout of the whole page on every update (the playground draws these while it generates).
+        let width = available_width(&self.root);
         let dark = dom::dark_at(&self.root);
         // Labels measured as drawn; the bars give way (down to 60 px) so the figure fits a phone.
         let measure = context(&self.canvas);

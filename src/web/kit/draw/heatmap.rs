@@ -298,10 +298,12 @@ impl MatrixView {
 
     fn draw_only(&self, data: HeatmapData) {
         let domain = data.scale.domain(data.matrix.as_slice());
-        dom::set_attr(&self.root, "data-domain", &domain.attr());
         *self.data.borrow_mut() = Some(data);
-        self.draw_legend(&domain);
+        // The canvas first: it reads the panel's width and sets its font, which the writes
+        // below would make the browser lay out and style the page again to answer.
         self.redraw();
+        dom::set_attr(&self.root, "data-domain", &domain.attr());
+        self.draw_legend(&domain);
     }
 
     fn draw_legend(&self, domain: &Domain) {
@@ -380,12 +382,16 @@ impl MatrixView {
         let digits = if show_values { shared_decimals(unmasked, most_places) } else { 0 };
         ctx.set_text_align("center");
         ctx.set_font(&format!("{font_px}px ui-monospace, monospace"));
+        // The fill in use: set again only when it changes (each setting passes a string to the
+        // browser; a causal map's future is one colour).
+        let mut filling: Option<[u8; 3]> = None;
         for r in 0..rows {
             for c in 0..cols {
                 let (x, y) = (layout.left + cell * c as f64, layout.top + cell * r as f64);
                 let v = data.matrix.get(r, c);
                 if data.is_masked(r, c) || !v.is_finite() {
                     // Masked, −∞ or undefined (e.g. an IDF): hatched, with a short label.
+                    filling = None;
                     hatch(&ctx, x, y, cell, dark);
                     if show_values {
                         ctx.set_fill_style_str(label_color);
@@ -395,9 +401,13 @@ impl MatrixView {
                     continue;
                 }
                 let fill = rgb(domain.diverging, domain.position(v), dark);
-                ctx.set_fill_style_str(&css(fill));
+                if filling != Some(fill) {
+                    ctx.set_fill_style_str(&css(fill));
+                    filling = Some(fill);
+                }
                 ctx.fill_rect(x + 1.0, y + 1.0, cell - 2.0, cell - 2.0);
                 if show_values {
+                    filling = None;
                     ctx.set_fill_style_str(text_on(fill));
                     // An exact zero is "0": a sparse matrix reads as its non-zero cells ("0,00"
                     // stays for a value that only rounds to zero).

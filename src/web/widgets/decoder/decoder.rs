@@ -25,7 +25,7 @@ use crate::core::decoder::branches::BranchSpec;
 use crate::core::decoder::presets::{self, PRESETS};
 use crate::core::decoder::protocol::{attention_from_bytes, DecoderCommand, DecoderReport, DecoderView, Look, Which};
 use crate::core::decoder::sampling::SamplingOptions;
-use crate::core::decoder::view::{self, Chip, PinRows, Sides};
+use crate::core::decoder::view::{self, Bars, Chip, PinRows, Sides};
 use crate::core::error::{ComputeError, Result as ComputeResult};
 use crate::core::executor::BackendKind;
 use crate::core::format::format_pt;
@@ -56,8 +56,10 @@ const MAX_NEW_TOKENS: usize = 200;
 /// each in full, one after the other, left a slow phone's page no idle time at all (4x
 /// throttled, lag p95 over 120 ms); the chips still come several times a second.
 const GENERATION_REST_MS: f64 = 150.0;
-/// While generating, the 24 thumbnails are painted at most this often (ms).
-const THUMBNAILS_EVERY_MS: f64 = 600.0;
+/// While generating, the bar charts and the thumbnails are painted at most this often (ms), the
+/// first time this long after the click: a generation of 40 tokens on a slow phone streams its
+/// chips and text, then draws everything once.
+const CHARTS_EVERY_MS: f64 = 600.0;
 /// Positions shown in the enlarged attention heatmap (the most recent ones).
 const ENLARGED_POSITIONS: usize = 24;
 
@@ -109,29 +111,47 @@ fn rerun_answered(request: u64, outcome: Result<Trace, String>) {
     }
 }
 
-/// The steps of drawing a view, one animation frame each (on a phone each of the bars, the 24
-/// thumbnails and the heatmaps takes tens of milliseconds to build, lay out and commit): the
-/// bars, chips and texts; the thumbnails; and once the action is done the enlarged map, its
-/// table and the readout, the lens, then its tops and each head's push, and the widget ready.
+/// The steps of drawing a view, one animation frame each: at 4x throttling one frame that
+/// drew the bars, chips and texts together, or half the thumbnails, took 60 to 110 ms with its
+/// layout and its commit (each changed canvas is committed on its own). So: the chips and
+/// texts (what the reader waits for); the three bar charts, then their text; the thumbnails in
+/// quarters; and once the action is done the enlarged map, its table and the readout, the
+/// lens, the settle strip, the branches and the cache, then the lens's tops and each head's
+/// push, and the widget ready. While generating, the charts are painted at most every
+/// CHARTS_EVERY_MS and nothing after them.
 const DRAW_STEPS: &[Step<DecoderWidget>] = &[
     |w| {
         w.draw_now();
         true
     },
-    // The thumbnails in two halves: each changed canvas costs the frame's commit. While
-    // generating, at most every THUMBNAILS_EVERY_MS.
     |w| {
         let generating = w.view.borrow().as_ref().is_some_and(|v| v.generating);
         let now = now_ms();
-        if generating && now - w.thumbs_painted_at.get() < THUMBNAILS_EVERY_MS {
+        if generating && now - w.charts_painted_at.get() < CHARTS_EVERY_MS {
             return false;
         }
-        w.thumbs_painted_at.set(now);
-        w.draw_thumbnails(0, 2);
+        w.charts_painted_at.set(now);
+        w.draw_predictions();
         true
     },
     |w| {
-        w.draw_thumbnails(1, 2);
+        w.draw_predictions_text();
+        true
+    },
+    |w| {
+        w.draw_thumbnails(0, THUMBNAIL_PARTS);
+        true
+    },
+    |w| {
+        w.draw_thumbnails(1, THUMBNAIL_PARTS);
+        true
+    },
+    |w| {
+        w.draw_thumbnails(2, THUMBNAIL_PARTS);
+        true
+    },
+    |w| {
+        w.draw_thumbnails(3, THUMBNAIL_PARTS);
         w.view.borrow().as_ref().is_some_and(|v| !v.generating)
     },
     |w| {
@@ -143,6 +163,11 @@ const DRAW_STEPS: &[Step<DecoderWidget>] = &[
         w.draw_finished(DecoderWidget::draw_readout)
     },
     |w| w.draw_finished(DecoderWidget::draw_lens),
+    |w| w.draw_finished(DecoderWidget::draw_strip),
+    |w| {
+        w.draw_finished(DecoderWidget::draw_branches);
+        w.draw_finished(DecoderWidget::draw_cache)
+    },
     |w| {
         w.draw_finished(DecoderWidget::draw_pushes);
         if !w.staged.is_stale() {
@@ -151,6 +176,9 @@ const DRAW_STEPS: &[Step<DecoderWidget>] = &[
         false
     },
 ];
+
+/// The thumbnails are painted in this many frames (`DRAW_STEPS` has a step for each).
+const THUMBNAIL_PARTS: usize = 4;
 
 pub struct DecoderWidget {
     shell: Shell,
@@ -177,8 +205,9 @@ pub struct DecoderWidget {
     window_chips: RefCell<Vec<Chip>>,
     chips_drawn: Cell<usize>,
     staged: Staged,
-    /// When the thumbnails were last painted (`now_ms`).
-    thumbs_painted_at: Cell<f64>,
+    /// When the charts were last painted while generating, or the generation asked for
+    /// (`now_ms`).
+    charts_painted_at: Cell<f64>,
     /// (layers, heads) of the thumbnails built.
     thumbs_for: Cell<(usize, usize)>,
     /// Keeps the worker's replies coming to this widget.
@@ -237,8 +266,10 @@ pub struct DecoderWidget {
     /// The last step's draw: the distribution it came from, the drawn token marked.
     drawn_bars: BarView,
     grid: HtmlElement,
-    /// One canvas per (layer, head), painted in place.
+    /// One canvas per layer, its heads' maps side by side, painted in place; and the buttons
+    /// over them, one per (layer, head).
     thumbs: RefCell<Vec<HtmlCanvasElement>>,
+    thumb_buttons: RefCell<Vec<HtmlElement>>,
     enlarged: Rc<MatrixView>,
     /// (layer, head) shown enlarged.
     selected: Cell<(usize, usize)>,
@@ -397,7 +428,6 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let model_bars = BarView::new("next-model", "Próximo token: Transformer").probabilities();
     let bigram_bars = BarView::new("next-bigram", "Próximo token: bigrama").probabilities();
     let drawn_bars = BarView::new("drawn", "Último sorteio").probabilities();
-    drawn_bars.root.set_hidden(true);
     dom::append_all(&bars, &[&model_bars.root, &bigram_bars.root, &drawn_bars.root]);
     let pins_readout = dom::el("div", "decoder-pins");
     dom::append_all(outputs, &[&bars, &pins_readout]);
@@ -452,7 +482,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         window_chips: RefCell::new(Vec::new()),
         chips_drawn: Cell::new(0),
         staged: Staged::resting(GENERATION_REST_MS),
-        thumbs_painted_at: Cell::new(f64::NEG_INFINITY),
+        charts_painted_at: Cell::new(f64::NEG_INFINITY),
         thumbs_for: Cell::new((0, 0)),
         listener: RefCell::new(None),
         preset,
@@ -496,6 +526,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         drawn_bars,
         grid,
         thumbs: RefCell::new(Vec::new()),
+        thumb_buttons: RefCell::new(Vec::new()),
         enlarged,
         selected: Cell::new((0, 0)),
         lens_position,
@@ -716,6 +747,7 @@ impl DecoderWidget {
 
     fn next_action(&self) -> u64 {
         self.input_refused.set(false);
+        self.charts_painted_at.set(now_ms());
         self.sent.set(self.sent.get() + 1);
         self.set_busy(true);
         self.sent.get()
@@ -893,13 +925,10 @@ impl DecoderWidget {
         }
     }
 
-    /// The view's light parts: bars, chips, texts, status.
+    /// The view's light parts: chips, texts, status.
     fn draw_now(&self) {
         let view = self.view.borrow();
         let Some(v) = view.as_ref() else { return };
-        // The canvases first, while the page's layout is still clean (reading their box's
-        // width then costs nothing); the chips and texts below change the layout.
-        self.draw_predictions(v);
         // Chips: the DOM keeps the first `chips_drawn`; the rest come from the window's list.
         let chips = self.window_chips.borrow();
         let keep = self.chips_drawn.get().min(chips.len());
@@ -920,12 +949,14 @@ impl DecoderWidget {
             dom::append(&self.chips, &element);
         }
         self.chips_drawn.set(chips.len());
+        // The window moved on: the strip and the alternatives are read again with the lens. While
+        // a generation runs they keep their place, blank (`data-stale`), so the page below does not
+        // move twice (each move lays out and paints the whole article again).
         if v.strip.is_none() {
-            // The window moved on: the strip is read again with the lens.
-            self.strip_box.set_hidden(true);
+            keep_place(&self.strip_box, v.generating);
         }
         if v.generating {
-            self.alternatives.set_hidden(true);
+            keep_place(&self.alternatives, true);
         }
         self.text_prompt.set_text_content(Some(&v.prompt_text));
         self.text_generated.set_text_content(Some(&v.generated_text));
@@ -960,24 +991,39 @@ impl DecoderWidget {
         }
     }
 
-    /// The two top-10 charts, the pinned words and the last draw.
-    fn draw_predictions(&self, v: &DecoderView) {
-        let Some(p) = &v.predictions else { return };
-        self.model_bars.update(&p.model.title, &p.model.labels, &p.model.values);
-        self.bigram_bars.update(&p.bigram.title, &p.bigram.labels, &p.bigram.values);
+    /// The next token's two top-10 charts and the last draw's, their canvases only: the text
+    /// around them comes in the next frame (`draw_predictions_text`), since a canvas's font is
+    /// resolved against the page's style, which every text written changes. The last draw's
+    /// chart stays on the page, empty, before the first draw: appearing at a generation's
+    /// first token, it moved the whole article below (laid out and painted again).
+    fn draw_predictions(&self) {
+        let view = self.view.borrow();
+        let Some(p) = view.as_ref().and_then(|v| v.predictions.as_ref()) else { return };
+        let (drawn, marked) = last_draw(p);
+        self.model_bars.paint(&p.model.labels, &p.model.values, None);
+        self.bigram_bars.paint(&p.bigram.labels, &p.bigram.values, None);
+        self.drawn_bars.paint(&drawn.labels, &drawn.values, marked);
+    }
+
+    /// The three charts' titles and tables, and the pinned words.
+    fn draw_predictions_text(&self) {
+        let view = self.view.borrow();
+        let Some(p) = view.as_ref().and_then(|v| v.predictions.as_ref()) else { return };
+        let (drawn, marked) = last_draw(p);
+        self.model_bars.fill(&p.model.title, &p.model.labels, &p.model.values, None);
+        self.bigram_bars.fill(&p.bigram.title, &p.bigram.labels, &p.bigram.values, None);
+        self.drawn_bars.fill(&drawn.title, &drawn.labels, &drawn.values, marked);
+        match &p.drawn {
+            Some((_, token)) => dom::set_attr(&self.drawn_bars.root, "data-drawn", &token.to_string()),
+            None => {
+                let _ = self.drawn_bars.root.remove_attribute("data-drawn");
+            }
+        }
         self.pins_readout.set_text_content(None);
         match &p.pins {
             PinRows::None => {}
             PinRows::Rows(rows) => dom::append(&self.pins_readout, &dom::results_table("pins", "Palavras acompanhadas: o primeiro token de cada uma, como viria agora", rows)),
             PinRows::Error(e) => dom::append(&self.pins_readout, &dom::text("p", "error", e)),
-        }
-        match &p.drawn {
-            Some((bars, token)) => {
-                self.drawn_bars.root.set_hidden(false);
-                dom::set_attr(&self.drawn_bars.root, "data-drawn", &token.to_string());
-                self.drawn_bars.update_marked(&bars.title, &bars.labels, &bars.values, bars.marked);
-            }
-            None => self.drawn_bars.root.set_hidden(true),
         }
     }
 
@@ -989,17 +1035,16 @@ impl DecoderWidget {
         }
     }
 
-    /// The lens's menus and its heatmap (candidates × stages).
+    /// The lens's heatmap (candidates × stages) and its menus: the heatmap first, while the
+    /// page's layout is clean (it reads its panel's width).
     fn draw_lens(&self, v: &DecoderView) {
+        if let Some(lens) = &v.lens {
+            self.lens_view.show(&lens.trajectories, lens.stages.clone(), lens.candidates.clone(), Scale::Probability);
+            self.lens_view.set_title(&lens.title);
+            ui::set_options(&self.lens_token, &lens.tokens, &v.lens_token.map_or(String::new(), |t| t.to_string()));
+        }
         let position = v.lens_position.filter(|_| !self.lens_position.value().is_empty()).map_or(String::new(), |p| p.to_string());
         ui::set_options(&self.lens_position, &v.lens_positions, &position);
-        let Some(lens) = &v.lens else { return };
-        self.lens_view.show(&lens.trajectories, lens.stages.clone(), lens.candidates.clone(), Scale::Probability);
-        self.lens_view.set_title(&lens.title);
-        ui::set_options(&self.lens_token, &lens.tokens, &v.lens_token.map_or(String::new(), |t| t.to_string()));
-        self.draw_strip(v);
-        self.draw_branches(v);
-        self.draw_cache(v);
     }
 
     /// Each side: its settings, its tokens with their probability and rank, its text and summary.
@@ -1061,7 +1106,7 @@ impl DecoderWidget {
     fn draw_branches(&self, v: &DecoderView) {
         let panel = &self.alternatives;
         panel.set_text_content(None);
-        panel.set_hidden(v.alternatives.is_none());
+        show(panel, v.alternatives.is_some());
         if let Some(a) = &v.alternatives {
             dom::set_attr(panel, "data-step", &a.step.to_string());
             dom::append(panel, &dom::text("p", "alternatives-title", &a.title));
@@ -1136,14 +1181,13 @@ impl DecoderWidget {
             dom::append(&self.strip_legend, &legend_item(&swatch, name));
         }
         self.strip_summary.set_text_content(Some(&strip.summary));
-        self.strip_box.set_hidden(false);
+        show(&self.strip_box, true);
     }
 
     /// Each stage's own top tokens, and each head's push on the lens's token.
     fn draw_pushes(&self, v: &DecoderView) {
         let Some(lens) = &v.lens else { return };
-        self.lens_tops.set_text_content(None);
-        dom::append(&self.lens_tops, &dom::results_table("lens-tops", &lens.tops_caption, &lens.tops));
+        // The heatmap before the table, for the same reason as the lens's.
         match &v.pushes {
             Some(Ok(p)) => {
                 self.push_view.show(&p.pushes, p.layers.clone(), p.columns.clone(), Scale::Signed);
@@ -1153,45 +1197,51 @@ impl DecoderWidget {
             Some(Err(e)) => self.push_sum.set_text_content(Some(e)),
             None => {}
         }
+        self.lens_tops.set_text_content(None);
+        dom::append(&self.lens_tops, &dom::results_table("lens-tops", &lens.tops_caption, &lens.tops));
     }
 
-    /// One button per (layer, head), built once when the model arrives; painted in place.
+    /// A row per layer, built once when the model arrives: one canvas with the layer's heads
+    /// side by side, and over each head's map a button (the map and its label) that enlarges
+    /// it. One canvas a layer rather than one a head: at 4x throttling, the commit of a
+    /// generation's first frames handed every canvas of the page to the compositor, 1 to 5 ms
+    /// each, 50 ms for the 31 canvases there were (11 now).
     fn build_thumbnails(&self, layers: usize, heads: usize) {
         self.grid.set_text_content(None);
-        let mut canvases = Vec::new();
+        let (mut canvases, mut buttons) = (Vec::new(), Vec::new());
         dom::set_attr(&self.grid, "style", &format!("--heads: {}", heads));
         for layer in 0..layers {
             // One row per layer, named once, its heads side by side.
             let row = dom::el("div", "attention-layer");
-            dom::set_attr(&row, "role", "group");
-            dom::set_attr(&row, "aria-label", &format!("camada {}", layer + 1));
-            dom::set_attr(&row, "data-layer", &layer.to_string());
+            dom::set_attrs(&row, &[("role", "group"), ("aria-label", &format!("camada {}", layer + 1)), ("data-layer", &layer.to_string())]);
             dom::append(&row, &dom::text("span", "attention-layer-label", &format!("camada {}", layer + 1)));
+            let maps = dom::el("div", "attention-heads");
+            let canvas = dom::el("canvas", "").unchecked_into::<HtmlCanvasElement>();
+            dom::set_attrs(&canvas, &[("aria-hidden", "true"), ("data-heads", &heads.to_string())]);
+            dom::append(&maps, &canvas);
             for head in 0..heads {
-                let button = dom::el("button", "thumb");
-                dom::set_attr(&button, "type", "button");
-                dom::set_attr(&button, "data-layer", &layer.to_string());
-                dom::set_attr(&button, "data-head", &head.to_string());
-                dom::set_attr(&button, "aria-pressed", "false");
-                let canvas = dom::el("canvas", "").unchecked_into::<HtmlCanvasElement>();
-                dom::set_attr(&canvas, "aria-hidden", "true");
-                dom::append(&button, &canvas);
-                // The visible label is the accessible name ("ampliar" only for screen readers).
-                dom::append(&button, &dom::text("span", "visually-hidden", &format!("ampliar a atenção da camada {}, ", layer + 1)));
-                // "cabeça 3"; on a phone only "3" shows (the word stays for screen readers).
+                let column = format!("grid-column:{}", head + 1);
+                // "cabeça 3" under the map; on a phone only "3" shows.
                 let label = dom::el("span", "thumb-label");
+                dom::set_attrs(&label, &[("aria-hidden", "true"), ("style", &column)]);
                 dom::append_all(&label, &[&dom::text("span", "thumb-word", "cabeça "), &dom::text("span", "", &(head + 1).to_string())]);
-                dom::append(&button, &label);
-                dom::append(&row, &button);
-                canvases.push(canvas);
+                let button = dom::el("button", "thumb");
+                dom::set_attrs(&button, &[("type", "button"), ("style", &column), ("data-layer", &layer.to_string()), ("data-head", &head.to_string()), ("aria-pressed", "false")]);
+                // The name says what is visible ("cabeça 3"), and what the click does.
+                dom::append(&button, &dom::text("span", "visually-hidden", &format!("ampliar a atenção da camada {}, cabeça {}", layer + 1, head + 1)));
+                dom::append_all(&maps, &[&label, &button]);
+                buttons.push(button);
             }
+            dom::append(&row, &maps);
             dom::append(&self.grid, &row);
+            canvases.push(canvas);
         }
         *self.thumbs.borrow_mut() = canvases;
+        *self.thumb_buttons.borrow_mut() = buttons;
     }
 
-    /// Part `part` of `parts` of the (layer, head) thumbnails, from the last view's maps (built
-    /// first when the model's shape changed).
+    /// Part `part` of `parts` of the layers' thumbnails, from the last view's maps (built first
+    /// when the model's shape changed), and which head is enlarged.
     fn draw_thumbnails(&self, part: usize, parts: usize) {
         let dark = dom::prefers_dark();
         let (heads, side) = match self.view.borrow().as_ref() {
@@ -1207,14 +1257,38 @@ impl DecoderWidget {
         let attention = self.attention.borrow();
         let thumbs = self.thumbs.borrow();
         let share = thumbs.len().div_ceil(parts.max(1));
-        for (i, canvas) in thumbs.iter().enumerate().skip(part * share).take(share) {
-            if let Some(rows) = attention.get(i) {
-                paint_thumbnail(canvas, rows, side, dark);
-            }
-            if let Some(button) = canvas.parent_element() {
-                dom::set_attr(&button, "aria-pressed", if self.selected.get() == (i / heads, i % heads) { "true" } else { "false" });
-            }
+        for (layer, canvas) in thumbs.iter().enumerate().skip(part * share).take(share) {
+            let maps = attention.get(layer * heads..(layer + 1) * heads).unwrap_or_default();
+            paint_layer(canvas, maps, heads, side, dark);
         }
+        for (i, button) in self.thumb_buttons.borrow().iter().enumerate() {
+            dom::set_attr(button, "aria-pressed", if self.selected.get() == (i / heads, i % heads) { "true" } else { "false" });
+        }
+    }
+}
+
+/// The last draw's chart (the distribution the last token came from, the drawn one marked),
+/// or an empty one titled so while the text ends with the prompt.
+fn last_draw(p: &view::Predictions) -> (std::borrow::Cow<'_, Bars>, Option<usize>) {
+    match &p.drawn {
+        Some((bars, _)) => (std::borrow::Cow::Borrowed(bars), bars.marked),
+        None => (std::borrow::Cow::Owned(Bars { title: "Último passo: nenhum sorteio ainda («Passo» ou «Gerar» sorteia o próximo token)".into(), ..Bars::default() }), None),
+    }
+}
+
+/// Shows or hides a part of the view, whose place a generation may have kept (`keep_place`).
+fn show(part: &HtmlElement, shown: bool) {
+    let _ = part.remove_attribute("data-stale");
+    part.set_hidden(!shown);
+}
+
+/// Blanks a part that the end of the action draws again: it keeps its place while `generating`
+/// (hidden from the eyes and from screen readers), else it goes.
+fn keep_place(part: &HtmlElement, generating: bool) {
+    if generating && !part.hidden() {
+        dom::set_attr(part, "data-stale", "");
+    } else {
+        part.set_hidden(true);
     }
 }
 
@@ -1228,43 +1302,51 @@ fn legend_item(swatch: &HtmlElement, label: &str) -> HtmlElement {
 /// The thumbnails' backing store, in pixels a side: 64 (at least a pixel per position, no
 /// more than the 72 CSS pixels they show in) until the window outgrows it, then the model's
 /// context. At a context of 128, 64 is a quarter of the pixels to paint and commit for each of
-/// the 24 canvases at every token; resizing at most once a generation costs little.
+/// the 24 maps at every token; resizing at most once a generation costs little.
 fn thumbnail_side(positions: usize, context: usize) -> u32 {
     (if positions <= 64 { context.min(64) } else { context }) as u32
 }
 
-/// One pixel per (query, key), scaled up by CSS; upper triangle (the future) left blank.
-/// Weights on the fixed 0–1 scale: a weight of 0,3 is as light here as anywhere on the site.
-/// Paints a head's causal attention (row i over positions 0..=i) into `canvas`, whose backing
-/// store is `side` pixels square (`thumbnail_side`, the same for most of a generation): each of the
-/// n × n cells covers side / n pixels. Resizing the canvas as the context grows cost more than
-/// the painting (a new backing store and a layout per thumbnail, 24 per draw).
-fn paint_thumbnail(canvas: &HtmlCanvasElement, rows: &[Vec<f32>], side: u32, dark: bool) {
-    let side = side.max(1);
-    if canvas.width() != side {
-        canvas.set_width(side);
-        canvas.set_height(side);
+/// A layer's heads side by side on one canvas, each in a cell of `side` pixels and a margin
+/// (the gap between two maps), so the buttons over it, in equal columns, fall on the maps.
+/// One pixel per (query, key) of a head's causal attention (row i over positions 0..=i),
+/// scaled up by CSS; the upper triangle (the future) left blank. Weights on the fixed 0–1
+/// scale: a weight of 0,3 is as light here as anywhere on the site. The backing store keeps
+/// its size for most of a generation (`thumbnail_side`): resizing it as the context grew cost
+/// more than the painting.
+fn paint_layer(canvas: &HtmlCanvasElement, maps: &[Vec<Vec<f32>>], heads: usize, side: u32, dark: bool) {
+    let side = side.max(1) as usize;
+    let margin = (side / 16).max(1);
+    let cell = side + 2 * margin;
+    let (width, height) = ((heads * cell) as u32, cell as u32);
+    if canvas.width() != width || canvas.height() != height {
+        canvas.set_width(width);
+        canvas.set_height(height);
     }
     let Some(ctx) = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok()) else { return };
-    let (n, side) = (rows.len().max(1), side as usize);
-    let cell_of = |pixel: usize| pixel * n / side;
-    let mut pixels = vec![0u8; side * side * 4];
-    let mut colours: Vec<[u8; 3]> = Vec::new();
-    for (y, line) in pixels.chunks_exact_mut(side * 4).enumerate() {
-        let r = cell_of(y);
-        let Some(row) = rows.get(r) else { continue };
-        // One colour per cell of this row, computed when the row changes.
-        if y == 0 || cell_of(y - 1) != r {
-            colours = row.iter().take(r + 1).map(|&v| rgb(false, v, dark)).collect();
-        }
-        for (x, pixel) in line.chunks_exact_mut(4).enumerate() {
-            if let Some(colour) = colours.get(cell_of(x)) {
-                pixel[..3].copy_from_slice(colour);
-                pixel[3] = 255;
+    let mut pixels = vec![0u8; width as usize * height as usize * 4];
+    let row_bytes = width as usize * 4;
+    for (head, rows) in maps.iter().enumerate() {
+        let n = rows.len().max(1);
+        let cell_of = |pixel: usize| pixel * n / side;
+        let mut colours: Vec<[u8; 3]> = Vec::new();
+        for y in 0..side {
+            let r = cell_of(y);
+            let Some(row) = rows.get(r) else { continue };
+            // One colour per cell of this row, computed when the row changes.
+            if y == 0 || cell_of(y - 1) != r {
+                colours = row.iter().take(r + 1).map(|&v| rgb(false, v, dark)).collect();
+            }
+            let start = (margin + y) * row_bytes + (head * cell + margin) * 4;
+            for (x, pixel) in pixels[start..start + side * 4].chunks_exact_mut(4).enumerate() {
+                if let Some(colour) = colours.get(cell_of(x)) {
+                    pixel[..3].copy_from_slice(colour);
+                    pixel[3] = 255;
+                }
             }
         }
     }
-    if let Ok(image) = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&pixels), side as u32, side as u32) {
+    if let Ok(image) = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&pixels), width, height) {
         let _ = ctx.put_image_data(&image, 0.0, 0.0);
     }
 }
