@@ -34,7 +34,7 @@ impl Report {
             Ok(g) => match g.relative_error(cpu) {
                 Some(rel_err) => {
                     if rel_err.is_nan() || rel_err >= MAX_REL_ERR {
-                        self.failures.push(format!("{what}: relative error {rel_err:e}"));
+                        self.failures.push(format!("{what}: relative error {rel_err}"));
                     }
                     self.checks.push(Check { what, rel_err });
                 }

@@ -165,6 +165,14 @@ pub async fn yield_now() {
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
+/// Calls `f` once, after a turn of the event loop (a timeout of 0: what the page queued meanwhile,
+/// its timers included, runs first).
+pub fn after_a_turn(f: impl FnOnce() + 'static) {
+    let Some(w) = window() else { return };
+    let callback = wasm_bindgen::closure::Closure::once_into_js(f);
+    let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 0);
+}
+
 /// Calls `f` once, at the next animation frame (drawing at most once per frame).
 pub fn on_next_frame(f: impl FnOnce() + 'static) {
     let Some(w) = window() else { return };

@@ -27,7 +27,7 @@ pub const LENS_CANDIDATES: usize = 5;
 pub const LENS_TOP: usize = 3;
 
 /// One bar chart: its title, bars, and the bar marked (the drawn token).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Bars {
     pub title: String,
     pub labels: Vec<String>,

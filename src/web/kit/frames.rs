@@ -82,7 +82,7 @@ impl Staged {
 }
 
 fn run<W: 'static>(widget: Weak<W>, staged: fn(&W) -> &Staged, steps: &'static [Step<W>], at: usize) {
-    dom::on_next_frame(move || {
+    let step = move || {
         let Some(w) = widget.upgrade() else { return };
         if at == 0 {
             staged(&w).stale.set(false);
@@ -93,11 +93,7 @@ fn run<W: 'static>(widget: Weak<W>, staged: fn(&W) -> &Staged, steps: &'static [
             // A turn of the event loop before the next step's frame: steps of 40 to 60 ms at 4x
             // throttling ran frame after frame, and the page's timers (and the tasks it queued)
             // waited up to 150 ms behind them.
-            wasm_bindgen_futures::spawn_local(async move {
-                dom::sleep(0).await;
-                run(widget, staged, steps, at + 1);
-            });
-            return;
+            return dom::after_a_turn(move || run(widget, staged, steps, at + 1));
         }
         let s = staged(&w);
         s.running.set(false);
@@ -105,5 +101,6 @@ fn run<W: 'static>(widget: Weak<W>, staged: fn(&W) -> &Staged, steps: &'static [
         if s.stale.get() {
             Staged::book_after(&w, staged, steps, !s.urgent.get());
         }
-    });
+    };
+    dom::on_next_frame(step);
 }

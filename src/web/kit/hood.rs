@@ -461,7 +461,7 @@ impl Panel {
             ),
         );
         let table = dom::el("table", "results");
-        dom::set_attrs(&table, &[("data-results", "hood-compare"), ("data-max-diff", &format!("{:e}", diff.max_abs))]);
+        dom::set_attrs(&table, &[("data-results", "hood-compare"), ("data-max-diff", &diff.max_abs.to_string())]);
         dom::append(&table, &dom::text("caption", "", "Comparação (tempo por execução da atualização inteira)"));
         for m in [first, second] {
             let tr = dom::el("tr", "");

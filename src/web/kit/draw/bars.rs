@@ -42,17 +42,12 @@ impl BarView {
     }
 
     /// `update`, with the bar at `marked` outlined and its label bold, and its twin row
-    /// `data-marked` (the token the decoder drew among the ones it could have).
+    /// `data-marked` (the token the decoder drew among the ones it could have). The canvas
+    /// first, then the text around it: a canvas's width and font are read from the page's
+    /// layout and style, which every text written changes (a chart updated after another one
+    /// forced a layout and a style recalculation in its frame).
     pub fn update_marked(&self, title: &str, labels: &[String], values: &[f32], marked: Option<usize>) {
         self.paint(labels, values, marked);
-        self.fill(title, labels, values, marked);
-    }
-
-    /// The text around the drawing: the title, the canvas's name and the twin table. After
-    /// `paint`: a widget with several charts paints them all, then fills them all, since a
-    /// canvas's font is resolved against the page's style, which each fill changes (three
-    /// charts updated in turn forced three style recalculations per frame).
-    pub fn fill(&self, title: &str, labels: &[String], values: &[f32], marked: Option<usize>) {
         dom::set_notation(&self.title, title);
         dom::set_attr(&self.canvas, "aria-label", &crate::site::notation::plain(title));
         let caption = crate::site::notation::plain(title);
@@ -62,8 +57,7 @@ impl BarView {
         }
     }
 
-    /// The bars themselves, on the canvas; `fill` writes their text.
-    pub fn paint(&self, labels: &[String], values: &[f32], marked: Option<usize>) {
+    fn paint(&self, labels: &[String], values: &[f32], marked: Option<usize>) {
         // The width first, before the page changes: read after a write, it would force a
         // layout of the whole page on every update (the playground draws these while it generates).
         let width = available_width(&self.root);

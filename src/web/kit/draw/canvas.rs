@@ -130,35 +130,7 @@ fn runs(text: &str, px: f64, typeset: bool) -> impl Iterator<Item = (&str, f64, 
 /// `label_font(px)` and leaves it there: only a smaller run changes it (setting a font is
 /// parsed anew each time, and a heatmap measures and draws dozens of labels).
 pub fn notation_width(ctx: &CanvasRenderingContext2d, text: &str, px: f64, typeset: bool) -> f64 {
-    runs(text, px, typeset).map(|(t, size, _)| run_width(ctx, t, size, px)).sum()
-}
-
-thread_local! {
-    /// Widths of label runs already measured, by size and text. A heatmap measures each label
-    /// twice (to size the canvas, then to place the label), and a generation draws the same
-    /// tokens at every step: measuring (a call into the browser with the text) was a third of
-    /// a heatmap's drawing. The font family is fixed (`label_font`) and local, so a text's
-    /// width never changes.
-    static RUN_WIDTHS: std::cell::RefCell<std::collections::HashMap<String, f64>> = std::cell::RefCell::new(std::collections::HashMap::new());
-}
-
-/// The width of the run `t` at `size` px (the context's font being `label_font(px)`), measured
-/// once.
-fn run_width(ctx: &CanvasRenderingContext2d, t: &str, size: f64, px: f64) -> f64 {
-    let key = format!("{size}\u{0}{t}");
-    if let Some(width) = RUN_WIDTHS.with(|w| w.borrow().get(&key).copied()) {
-        return width;
-    }
-    let width = in_font(ctx, size, px, || ctx.measure_text(t).map_or(0.0, |m| m.width()));
-    RUN_WIDTHS.with(|w| {
-        let mut widths = w.borrow_mut();
-        // A bound for a page that draws many texts (a reader typing a corpus).
-        if widths.len() >= 4096 {
-            widths.clear();
-        }
-        widths.insert(key, width);
-    });
-    width
+    runs(text, px, typeset).map(|(t, size, _)| in_font(ctx, size, px, || ctx.measure_text(t).map_or(0.0, |m| m.width()))).sum()
 }
 
 /// Draws the label `text` at (x, y) with its notation typeset, aligned as `align` ("left",
@@ -172,10 +144,10 @@ pub fn fill_notation(ctx: &CanvasRenderingContext2d, text: &str, x: f64, y: f64,
         _ => x,
     };
     for (t, size, shift) in runs(text, px, typeset) {
-        in_font(ctx, size, px, || {
+        left += in_font(ctx, size, px, || {
             let _ = ctx.fill_text(t, left, y + shift);
+            ctx.measure_text(t).map_or(0.0, |m| m.width())
         });
-        left += run_width(ctx, t, size, px);
     }
 }
 

@@ -318,7 +318,7 @@ impl GradientCheckWidget {
     /// embedders), the verdict, then `more`; and the error against h.
     fn show_verdict(&self, error: f64, rows: &[(String, String)], verdict: &str, more: &[&web_sys::Element], series: &[Series]) {
         let summary = dom::results_table("gradient-error", "A verificação", rows);
-        dom::set_attr(&summary, "data-max-rel-error", &format!("{error:e}"));
+        dom::set_attr(&summary, "data-max-rel-error", &error.to_string());
         self.results.set_text_content(None);
         dom::append_all(&self.results, &[&summary, &dom::text("p", "step-line", verdict)]);
         dom::append_all(&self.results, more);

@@ -200,7 +200,7 @@ impl BenchWidget {
         let table = dom::results_table("bench-last", &format!("Último tamanho medido: n = {n}"), &rows);
         dom::set_attr(&table, "data-n", &n.to_string());
         if let Some(diff) = max_diff {
-            dom::set_attr(&table, "data-max-diff", &format!("{diff:e}"));
+            dom::set_attr(&table, "data-max-diff", &diff.to_string());
         }
         dom::append(&self.last, &table);
     }

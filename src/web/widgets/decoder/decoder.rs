@@ -25,7 +25,7 @@ use crate::core::decoder::branches::BranchSpec;
 use crate::core::decoder::presets::{self, PRESETS};
 use crate::core::decoder::protocol::{attention_from_bytes, DecoderCommand, DecoderReport, DecoderView, Look, Which};
 use crate::core::decoder::sampling::SamplingOptions;
-use crate::core::decoder::view::{self, Bars, Chip, PinRows, Sides};
+use crate::core::decoder::view::{self, Chip, PinRows, Sides};
 use crate::core::error::{ComputeError, Result as ComputeResult};
 use crate::core::executor::BackendKind;
 use crate::core::format::format_pt;
@@ -114,8 +114,7 @@ fn rerun_answered(request: u64, outcome: Result<Trace, String>) {
 /// The steps of drawing a view, one animation frame each: at 4x throttling one frame that
 /// drew the bars, chips and texts together, or half the thumbnails, took 60 to 110 ms with its
 /// layout and its commit (each changed canvas is committed on its own). So: the chips and
-/// texts (what the reader waits for); the three bar charts, then their text; the thumbnails in
-/// quarters; and once the action is done the enlarged map, its table and the readout, the
+/// texts (what the reader waits for); the three bar charts, one a frame; the thumbnails; and once the action is done the enlarged map, its table and the readout, the
 /// lens, the settle strip, the branches and the cache, then the lens's tops and each head's
 /// push, and the widget ready. While generating, the charts are painted at most every
 /// CHARTS_EVERY_MS and nothing after them.
@@ -131,27 +130,19 @@ const DRAW_STEPS: &[Step<DecoderWidget>] = &[
             return false;
         }
         w.charts_painted_at.set(now);
-        w.draw_predictions();
+        w.draw_predictions(0);
         true
     },
     |w| {
-        w.draw_predictions_text();
+        w.draw_predictions(1);
         true
     },
     |w| {
-        w.draw_thumbnails(0, THUMBNAIL_PARTS);
+        w.draw_predictions(2);
         true
     },
     |w| {
-        w.draw_thumbnails(1, THUMBNAIL_PARTS);
-        true
-    },
-    |w| {
-        w.draw_thumbnails(2, THUMBNAIL_PARTS);
-        true
-    },
-    |w| {
-        w.draw_thumbnails(3, THUMBNAIL_PARTS);
+        w.draw_thumbnails();
         w.view.borrow().as_ref().is_some_and(|v| !v.generating)
     },
     |w| {
@@ -176,9 +167,6 @@ const DRAW_STEPS: &[Step<DecoderWidget>] = &[
         false
     },
 ];
-
-/// The thumbnails are painted in this many frames (`DRAW_STEPS` has a step for each).
-const THUMBNAIL_PARTS: usize = 4;
 
 pub struct DecoderWidget {
     shell: Shell,
@@ -585,7 +573,7 @@ impl DecoderWidget {
         if let Some(thumb) = closest(event, ".thumb") {
             if let (Some(layer), Some(head)) = (number(&thumb, "data-layer"), number(&thumb, "data-head")) {
                 self.selected.set((layer, head));
-                self.draw_thumbnails(0, 1);
+                self.draw_thumbnails();
                 self.draw_enlarged();
                 self.enlarged.fill_twin();
             }
@@ -991,33 +979,29 @@ impl DecoderWidget {
         }
     }
 
-    /// The next token's two top-10 charts and the last draw's, their canvases only: the text
-    /// around them comes in the next frame (`draw_predictions_text`), since a canvas's font is
-    /// resolved against the page's style, which every text written changes. The last draw's
-    /// chart stays on the page, empty, before the first draw: appearing at a generation's
-    /// first token, it moved the whole article below (laid out and painted again).
-    fn draw_predictions(&self) {
+    /// Chart `which` of the next token's two top-10 charts and the last draw's (then the pinned
+    /// words), each in its own frame: a chart reads the page's layout and style (its width, its
+    /// font) before it writes its text, so two in one frame forced a layout and a style
+    /// recalculation there. The last draw's chart stays on the page, empty, before the first
+    /// draw: appearing at a generation's first token, it moved the whole article below (laid
+    /// out and painted again).
+    fn draw_predictions(&self, which: usize) {
         let view = self.view.borrow();
         let Some(p) = view.as_ref().and_then(|v| v.predictions.as_ref()) else { return };
-        let (drawn, marked) = last_draw(p);
-        self.model_bars.paint(&p.model.labels, &p.model.values, None);
-        self.bigram_bars.paint(&p.bigram.labels, &p.bigram.values, None);
-        self.drawn_bars.paint(&drawn.labels, &drawn.values, marked);
-    }
-
-    /// The three charts' titles and tables, and the pinned words.
-    fn draw_predictions_text(&self) {
-        let view = self.view.borrow();
-        let Some(p) = view.as_ref().and_then(|v| v.predictions.as_ref()) else { return };
-        let (drawn, marked) = last_draw(p);
-        self.model_bars.fill(&p.model.title, &p.model.labels, &p.model.values, None);
-        self.bigram_bars.fill(&p.bigram.title, &p.bigram.labels, &p.bigram.values, None);
-        self.drawn_bars.fill(&drawn.title, &drawn.labels, &drawn.values, marked);
-        match &p.drawn {
-            Some((_, token)) => dom::set_attr(&self.drawn_bars.root, "data-drawn", &token.to_string()),
-            None => {
+        match (which, &p.drawn) {
+            (0, _) => self.model_bars.update(&p.model.title, &p.model.labels, &p.model.values),
+            (1, _) => self.bigram_bars.update(&p.bigram.title, &p.bigram.labels, &p.bigram.values),
+            (_, Some((bars, token))) => {
+                self.drawn_bars.update_marked(&bars.title, &bars.labels, &bars.values, bars.marked);
+                dom::set_attr(&self.drawn_bars.root, "data-drawn", &token.to_string());
+            }
+            (_, None) => {
+                self.drawn_bars.update("Último passo: nenhum sorteio ainda («Passo» ou «Gerar» sorteia o próximo token)", &[], &[]);
                 let _ = self.drawn_bars.root.remove_attribute("data-drawn");
             }
+        }
+        if which < 2 {
+            return;
         }
         self.pins_readout.set_text_content(None);
         match &p.pins {
@@ -1240,9 +1224,9 @@ impl DecoderWidget {
         *self.thumb_buttons.borrow_mut() = buttons;
     }
 
-    /// Part `part` of `parts` of the layers' thumbnails, from the last view's maps (built first
-    /// when the model's shape changed), and which head is enlarged.
-    fn draw_thumbnails(&self, part: usize, parts: usize) {
+    /// The layers' thumbnails, from the last view's maps (built first when the model's shape
+    /// changed), and which head is enlarged.
+    fn draw_thumbnails(&self) {
         let dark = dom::prefers_dark();
         let (heads, side) = match self.view.borrow().as_ref() {
             Some(v) => {
@@ -1255,24 +1239,13 @@ impl DecoderWidget {
             None => return,
         };
         let attention = self.attention.borrow();
-        let thumbs = self.thumbs.borrow();
-        let share = thumbs.len().div_ceil(parts.max(1));
-        for (layer, canvas) in thumbs.iter().enumerate().skip(part * share).take(share) {
+        for (layer, canvas) in self.thumbs.borrow().iter().enumerate() {
             let maps = attention.get(layer * heads..(layer + 1) * heads).unwrap_or_default();
             paint_layer(canvas, maps, heads, side, dark);
         }
         for (i, button) in self.thumb_buttons.borrow().iter().enumerate() {
             dom::set_attr(button, "aria-pressed", if self.selected.get() == (i / heads, i % heads) { "true" } else { "false" });
         }
-    }
-}
-
-/// The last draw's chart (the distribution the last token came from, the drawn one marked),
-/// or an empty one titled so while the text ends with the prompt.
-fn last_draw(p: &view::Predictions) -> (std::borrow::Cow<'_, Bars>, Option<usize>) {
-    match &p.drawn {
-        Some((bars, _)) => (std::borrow::Cow::Borrowed(bars), bars.marked),
-        None => (std::borrow::Cow::Owned(Bars { title: "Último passo: nenhum sorteio ainda («Passo» ou «Gerar» sorteia o próximo token)".into(), ..Bars::default() }), None),
     }
 }
 
