@@ -111,13 +111,14 @@ fn rerun_answered(request: u64, outcome: Result<Trace, String>) {
     }
 }
 
-/// The steps of drawing a view, one animation frame each: at 4x throttling one frame that
-/// drew the bars, chips and texts together, or half the thumbnails, took 60 to 110 ms with its
-/// layout and its commit (each changed canvas is committed on its own). So: the chips and
-/// texts (what the reader waits for); the three bar charts, one a frame; the thumbnails; and once the action is done the enlarged map, its table and the readout, the
-/// lens, the settle strip, the branches and the cache, then the lens's tops and each head's
-/// push, and the widget ready. While generating, the charts are painted at most every
-/// CHARTS_EVERY_MS and nothing after them.
+/// The steps of drawing a view, one animation frame each, with a turn of the event loop between
+/// two (`kit::frames`): at 4x throttling one frame that drew the bars, chips and texts together,
+/// or half the thumbnails, took 60 to 110 ms with its layout and its commit. So: the chips and
+/// texts (what the reader waits for); the three bar charts, one a frame; the thumbnails (a
+/// canvas per layer); and once the action is done the enlarged map, its table and the readout,
+/// the lens, the settle strip, the branches and the cache, then the lens's tops and each head's
+/// push, and the widget ready. While generating, the charts (bars and thumbnails) are painted
+/// at most every CHARTS_EVERY_MS, and nothing after them.
 const DRAW_STEPS: &[Step<DecoderWidget>] = &[
     |w| {
         w.draw_now();
