@@ -82,7 +82,7 @@ impl Staged {
 }
 
 fn run<W: 'static>(widget: Weak<W>, staged: fn(&W) -> &Staged, steps: &'static [Step<W>], at: usize) {
-    let step = move || {
+    dom::on_next_frame(move || {
         let Some(w) = widget.upgrade() else { return };
         if at == 0 {
             staged(&w).stale.set(false);
@@ -101,6 +101,5 @@ fn run<W: 'static>(widget: Weak<W>, staged: fn(&W) -> &Staged, steps: &'static [
         if s.stale.get() {
             Staged::book_after(&w, staged, steps, !s.urgent.get());
         }
-    };
-    dom::on_next_frame(step);
+    });
 }

@@ -1274,9 +1274,9 @@ fn legend_item(swatch: &HtmlElement, label: &str) -> HtmlElement {
 }
 
 /// The thumbnails' backing store, in pixels a side: 64 (at least a pixel per position, no
-/// more than the 72 CSS pixels they show in) until the window outgrows it, then the model's
-/// context. At a context of 128, 64 is a quarter of the pixels to paint and commit for each of
-/// the 24 maps at every token; resizing at most once a generation costs little.
+/// more than the 78 CSS pixels a map shows in on a desktop) until the window outgrows it, then
+/// the model's context. At a context of 128, 64 is a quarter of the pixels to paint and commit
+/// for each of the 24 maps at every token; resizing at most once a generation costs little.
 fn thumbnail_side(positions: usize, context: usize) -> u32 {
     (if positions <= 64 { context.min(64) } else { context }) as u32
 }
