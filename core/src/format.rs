@@ -27,6 +27,19 @@ pub fn subscript(n: usize) -> String {
     n.to_string().chars().map(|c| char::from_u32(0x2080 + c.to_digit(10).unwrap_or(0)).unwrap_or(c)).collect()
 }
 
+/// 10ⁿ with the exponent in superscript digits: 10⁹, 10⁻⁴ (axis ticks, scientific notation).
+pub fn power_of_ten(exponent: i32) -> String {
+    let superscript: String = exponent
+        .to_string()
+        .chars()
+        .map(|c| match c {
+            '-' => '⁻',
+            d => ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'][d.to_digit(10).unwrap_or(0) as usize],
+        })
+        .collect();
+    format!("10{superscript}")
+}
+
 /// Like `format_pt` with up to `decimals` places, without trailing zeros: 4, 0,5, −1,25.
 pub fn format_pt_short(value: f32, decimals: usize) -> String {
     let full = format_pt(value, decimals);

@@ -707,15 +707,7 @@ pub fn format_scientific(value: f32) -> String {
         mantissa /= 10.0;
         exponent += 1;
     }
-    let superscript: String = exponent
-        .to_string()
-        .chars()
-        .map(|c| match c {
-            '-' => '⁻',
-            d => ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'][d.to_digit(10).unwrap_or(0) as usize],
-        })
-        .collect();
-    format!("{}·10{superscript}", format_pt_short(mantissa, 2))
+    format!("{}·{}", format_pt_short(mantissa, 2), crate::format::power_of_ten(exponent))
 }
 
 #[cfg(test)]

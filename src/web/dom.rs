@@ -216,3 +216,23 @@ pub fn set_notation(element: &Element, text: &str) {
     element.set_text_content(None);
     append_notation(element, text);
 }
+
+/// Offers `bytes` to the reader as a file named `name` (a download the browser saves).
+pub fn save_file(bytes: &[u8], name: &str, mime: &str) -> Result<(), String> {
+    let fail = |_| "O navegador não deixou salvar o arquivo.".to_string();
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options).map_err(fail)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(fail)?;
+    let link = el("a", "").unchecked_into::<web_sys::HtmlAnchorElement>();
+    link.set_href(&url);
+    link.set_download(name);
+    link.click();
+    // Revoked once the download has started (at once, some browsers would cancel it).
+    wasm_bindgen_futures::spawn_local(async move {
+        sleep(10_000).await;
+        let _ = web_sys::Url::revoke_object_url(&url);
+    });
+    Ok(())
+}

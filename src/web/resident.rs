@@ -68,9 +68,91 @@ thread_local! {
 const WORKER_JS: &str = "atencao-worker.js";
 const WORKER_WASM: &str = "atencao-worker_bg.wasm";
 
-/// Hears every reply while `listener` lives (the widget keeps the `Rc`).
-pub fn listen(listener: &Listener) {
-    RESIDENT.with(|r| r.borrow_mut().listeners.push(Rc::downgrade(listener)));
+/// `widget`'s `on_reply` hears every reply while the listener returned lives (the widget keeps
+/// it, made with `Rc::new_cyclic`, so a widget that goes stops hearing).
+pub fn listen<W: 'static>(widget: Weak<W>, on_reply: fn(&Rc<W>, &Reply)) -> Listener {
+    let listener: Listener = Rc::new(move |reply: &Reply| {
+        if let Some(w) = widget.upgrade() {
+            on_reply(&w, reply);
+        }
+    });
+    RESIDENT.with(|r| r.borrow_mut().listeners.push(Rc::downgrade(&listener)));
+    listener
+}
+
+/// Answers awaited by number: a command carries the number, and the report that answers it
+/// wakes its waiter (a pass run again for "comparar", a training run's first view).
+pub struct Awaited<T> {
+    waiting: RefCell<Vec<(u64, Rc<RefCell<Answer<T>>>)>>,
+}
+
+/// A waiter's answer (once given) and how to wake it.
+struct Answer<T> {
+    given: Option<Option<T>>,
+    waker: Option<std::task::Waker>,
+}
+
+/// The future `Awaited::wait` returns.
+struct Waiting<T>(Rc<RefCell<Answer<T>>>);
+
+impl<T> std::future::Future for Waiting<T> {
+    type Output = Option<T>;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Option<T>> {
+        let mut answer = self.0.borrow_mut();
+        match answer.given.take() {
+            Some(value) => std::task::Poll::Ready(value),
+            None => {
+                answer.waker = Some(cx.waker().clone());
+                std::task::Poll::Pending
+            }
+        }
+    }
+}
+
+impl<T: 'static> Awaited<T> {
+    pub const fn new() -> Self {
+        Awaited { waiting: RefCell::new(Vec::new()) }
+    }
+
+    /// The answer to `number`, once `answer` or `answer_all` gives it (`None`: it no longer
+    /// matters). Waiting starts now, before the command is sent, so an answer that comes at
+    /// once is not missed.
+    pub fn wait(&self, number: u64) -> impl std::future::Future<Output = Option<T>> + 'static {
+        let answer = Rc::new(RefCell::new(Answer { given: None, waker: None }));
+        self.waiting.borrow_mut().push((number, answer.clone()));
+        Waiting(answer)
+    }
+
+    /// Wakes `number`'s waiter with `value`; false when none was waiting.
+    pub fn answer(&self, number: u64, value: T) -> bool {
+        let at = self.waiting.borrow().iter().position(|(n, _)| *n == number);
+        let Some(at) = at else { return false };
+        let (_, answer) = self.waiting.borrow_mut().remove(at);
+        give(&answer, Some(value));
+        true
+    }
+
+    /// Wakes every waiter with a `value()` (the worker stopped), or with nothing (`None`) for a
+    /// waiter whose answer no longer matters; false when none was waiting.
+    pub fn answer_all(&self, value: impl Fn() -> Option<T>) -> bool {
+        let waiting = std::mem::take(&mut *self.waiting.borrow_mut());
+        for (_, answer) in &waiting {
+            give(answer, value());
+        }
+        !waiting.is_empty()
+    }
+}
+
+fn give<T>(answer: &RefCell<Answer<T>>, value: Option<T>) {
+    let waker = {
+        let mut answer = answer.borrow_mut();
+        answer.given = Some(value);
+        answer.waker.take()
+    };
+    if let Some(waker) = waker {
+        waker.wake();
+    }
 }
 
 /// The work runs on the page's thread: the browser refused a worker.

@@ -133,20 +133,7 @@ pub fn format_scientific(value: f64, decimals: usize) -> String {
     }
     let m = format!("{:.*}", decimals, mantissa);
     let m = if m.contains('.') { m.trim_end_matches('0').trim_end_matches('.').to_string() } else { m };
-    format!("{} × {}", m.replace('.', ","), power_of_ten(exponent))
-}
-
-/// 10ⁿ with the exponent in superscript digits: 10⁹, 10⁻⁴ (axis ticks, scientific notation).
-pub fn power_of_ten(exponent: i32) -> String {
-    let superscript: String = exponent
-        .to_string()
-        .chars()
-        .map(|c| match c {
-            '-' => '⁻',
-            d => ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'][d.to_digit(10).unwrap_or(0) as usize],
-        })
-        .collect();
-    format!("10{superscript}")
+    format!("{} × {}", m.replace('.', ","), crate::format::power_of_ten(exponent))
 }
 
 #[cfg(test)]
@@ -163,7 +150,7 @@ mod tests {
         assert_eq!(format_scientific(50.0, 3), "50");
         assert_eq!(format_scientific(8e-4, 3), "8 × 10⁻⁴");
         assert_eq!(format_scientific(0.0, 3), "0");
-        assert_eq!(power_of_ten(-12), "10⁻¹²");
+        assert_eq!(crate::format::power_of_ten(-12), "10⁻¹²");
     }
 
     #[test]

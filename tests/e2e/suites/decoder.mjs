@@ -501,6 +501,24 @@ export default async function decoder({ page, base, mode, browser }) {
     await ready(page, HOST);
     const chips = await page.$$eval(`${HOST} .chips .chip`, (cs) => cs.map((c) => c.textContent).join(''));
     assert(chips.replace(/[·\s]+/g, ' ').includes('Engenho Novo'), chips);
+    // In the middle of a generation: the parts it kept blank in place (the settle strip, the
+    // alternatives) go with the session, none stays an empty hole.
+    await page.fill(`${HOST} [data-control=tokens]`, '6');
+    await page.click(`${HOST} [data-action=generate]`);
+    await ready(page, HOST);
+    const before = await chipCount(page);
+    await page.fill(`${HOST} [data-control=tokens]`, '200');
+    await page.click(`${HOST} [data-action=generate]`);
+    await page.waitForFunction(([h, n]) => document.querySelectorAll(`${h} .chips .chip`).length > n, [HOST, before], { timeout: 60000, polling: 20 });
+    const stale = await page.$$eval(`${HOST} [data-stale]`, (parts) => parts.length);
+    const [again] = page.workers();
+    await again.evaluate(() => setTimeout(() => { throw new Error('falha provocada pelo teste'); }, 0));
+    await page.waitForSelector(`${HOST}[data-state=error]`, { timeout: 30000 });
+    const left = await page.$$eval(`${HOST} [data-stale]`, (parts) => parts.map((p) => p.className));
+    assert(stale > 0 && left.length === 0, `${stale} parts blank while generating; after the crash: ${left.join(', ')}`);
+    await page.fill(`${HOST} [data-control=tokens]`, '40');
+    await page.click(`${HOST} [data-action=retry]`);
+    await ready(page, HOST);
   });
 
   if (mode === 'cpu') await check(`[${mode}] playground: where the browser refuses a worker, the model runs on the page itself, with a note`, async () => {

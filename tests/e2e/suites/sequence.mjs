@@ -238,6 +238,14 @@ export default async function sequence({ page, base, mode }) {
     await waitWidget(page, host);
     assert((await readResults(page, host, 'sentence'))['P(frase)'] === '0,0000', 'unknown word gives 0');
     assert((await page.textContent(`${host} .note >> nth=-1`)).includes('«gato» não está no vocabulário'), 'unknown word not explained');
+    // A probability too small for 4 decimals, in the site's scientific notation: "a" goes on
+    // to "a" in 1 of 8 pairs, so five steps give 8⁻⁵ = 3,052 × 10⁻⁵.
+    await paste(page, `${host} [data-control=corpus]`, ['a a', ...[...'bcdefgh'].map((w) => `a ${w}`)].join('\n'));
+    await waitWidget(page, host);
+    await paste(page, `${host} [data-control=sentence]`, 'a a a a a a');
+    await waitWidget(page, host);
+    const tiny = (await readResults(page, host, 'sentence'))['P(frase)'];
+    assert(tiny === '3,052 × 10⁻⁵', `P(a a a a a a) = ${tiny}, expected 3,052 × 10⁻⁵ (8⁻⁵)`);
     await noNaN(page, host);
     const big = await megabyte(page);
     await paste(page, `${host} [data-control=corpus]`, big);

@@ -14,7 +14,7 @@ use std::cell::RefCell;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement};
 
 use crate::core::format::{axis_ticks, format_pt_short};
-use crate::core::sequence::sparsity::power_of_ten;
+use crate::core::format::power_of_ten;
 use crate::site::notation::plain;
 
 use crate::web::dom;

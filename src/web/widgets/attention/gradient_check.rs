@@ -21,7 +21,8 @@ use web_sys::{HtmlElement, HtmlSelectElement};
 
 use crate::core::attention::gradient_check::{check_attention, check_softmax, example_step, AttentionStep, Check, Precision, Wrt, STEPS};
 use crate::core::format::format_pt;
-use crate::core::sequence::sparsity::{format_scientific, power_of_ten};
+use crate::core::format::power_of_ten;
+use crate::core::sequence::sparsity::format_scientific;
 use crate::core::training::model_check::{check_model, ModelCheck};
 use crate::core::Matrix;
 

@@ -13,7 +13,6 @@
 //! starts a new one, which gets the model's files again.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -68,11 +67,9 @@ thread_local! {
     static SHIPPED_SENT: Cell<bool> = const { Cell::new(false) };
     /// Numbers the page's playgrounds, and "comparar"'s requests.
     static NEXT_ID: Cell<u64> = const { Cell::new(1) };
-    /// "comparar"'s requests waiting for the worker: where the trace goes, and the promise's resolve.
-    static RERUNS: RefCell<HashMap<u64, (RerunSlot, js_sys::Function)>> = RefCell::new(HashMap::new());
+    /// "comparar"'s passes waiting for the worker, by request.
+    static RERUNS: resident::Awaited<Result<Trace, String>> = const { resident::Awaited::new() };
 }
-
-type RerunSlot = Rc<RefCell<Option<Result<Trace, String>>>>;
 
 fn next_id() -> u64 {
     NEXT_ID.with(|n| n.replace(n.get() + 1))
@@ -89,25 +86,13 @@ struct WorkerRerun {
 impl Rerun for WorkerRerun {
     fn run_on(&self, _backend: Rc<Backend>, kind: BackendKind, with_results: bool) -> Pin<Box<dyn Future<Output = ComputeResult<Trace>>>> {
         let request = next_id();
-        let slot: RerunSlot = Rc::new(RefCell::new(None));
-        let promise = js_sys::Promise::new(&mut |resolve, _| {
-            RERUNS.with(|r| r.borrow_mut().insert(request, (slot.clone(), resolve)));
-        });
+        let answer = RERUNS.with(|r| r.wait(request));
         let command = DecoderCommand::Rerun { widget: self.widget, request, ids: self.ids.clone(), lens_at: self.lens_at, kind, with_results };
         resident::send(&self.ctx, command.encode());
         Box::pin(async move {
-            let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
-            let outcome = slot.borrow_mut().take().unwrap_or_else(|| Err("o worker parou".into()));
+            let outcome = answer.await.unwrap_or_else(|| Err("o worker parou".into()));
             outcome.map_err(|why| if kind == BackendKind::WebGpu { ComputeError::Gpu(why) } else { ComputeError::Invalid(why) })
         })
-    }
-}
-
-/// A rerun's answer (or the worker's end) for the request waiting on it.
-fn rerun_answered(request: u64, outcome: Result<Trace, String>) {
-    if let Some((slot, resolve)) = RERUNS.with(|r| r.borrow_mut().remove(&request)) {
-        *slot.borrow_mut() = Some(outcome);
-        let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
     }
 }
 
@@ -200,7 +185,7 @@ pub struct DecoderWidget {
     /// (layers, heads) of the thumbnails built.
     thumbs_for: Cell<(usize, usize)>,
     /// Keeps the worker's replies coming to this widget.
-    listener: RefCell<Option<resident::Listener>>,
+    _listener: resident::Listener,
     // Inputs.
     preset: HtmlSelectElement,
     /// The preset menu's label: hidden while a trained model runs (the presets' claims are
@@ -457,7 +442,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
     let push_sum = dom::el("p", "push-sum");
     dom::append_all(outputs, &[&push_view.root, &push_sum]);
 
-    let widget = Rc::new(DecoderWidget {
+    let widget = Rc::new_cyclic(|weak| DecoderWidget {
         base,
         id: next_id() as u32,
         which: Cell::new(Which::Shipped),
@@ -473,7 +458,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         staged: Staged::resting(GENERATION_REST_MS),
         charts_painted_at: Cell::new(f64::NEG_INFINITY),
         thumbs_for: Cell::new((0, 0)),
-        listener: RefCell::new(None),
+        _listener: resident::listen(weak.clone(), DecoderWidget::on_reply),
         preset,
         preset_label,
         trained_note,
@@ -526,14 +511,6 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, attrs: &Attributes) -> Result<Rc<dyn
         push_sum,
         shell,
     });
-    let weak = Rc::downgrade(&widget);
-    let listener: resident::Listener = Rc::new(move |reply: &Reply| {
-        if let Some(w) = weak.upgrade() {
-            w.on_reply(reply);
-        }
-    });
-    resident::listen(&listener);
-    *widget.listener.borrow_mut() = Some(listener);
     let host: &web_sys::EventTarget = widget.shell.host.as_ref();
     widget.shell.on(&widget, host, &["click"], DecoderWidget::on_click);
     widget.shell.on(&widget, host, &["change"], DecoderWidget::on_change);
@@ -834,13 +811,14 @@ impl DecoderWidget {
             },
             Reply::Crashed(why) => {
                 SHIPPED_SENT.with(|s| s.set(false));
-                let pending: Vec<u64> = RERUNS.with(|r| r.borrow().keys().copied().collect());
-                for request in pending {
-                    rerun_answered(request, Err(format!("o worker parou ({why})")));
-                }
+                RERUNS.with(|r| r.answer_all(|| Some(Err(format!("o worker parou ({why})")))));
                 if self.busy() || self.view.borrow().is_some() {
                     // The session is gone: the next reading starts a new worker with the reader's inputs.
                     self.view.borrow_mut().take();
+                    // Parts a generation kept blank in place will not be drawn again: they go.
+                    for part in [&self.strip_box, &self.alternatives].into_iter().filter(|p| p.has_attribute("data-stale")) {
+                        show(part, false);
+                    }
                     self.done.set(self.sent.get());
                     self.set_busy(false);
                     self.offer_retry("O decodificador parou.");
@@ -878,7 +856,9 @@ impl DecoderWidget {
                 let rerun = Rc::new(WorkerRerun { ctx: self.shell.ctx.clone(), widget: self.id, ids, lens_at });
                 crate::web::kit::update::show_pass(&self.shell.ctx, &self.shell.host, trace, rerun, also);
             }
-            DecoderReport::Reran { request, outcome, .. } => rerun_answered(request, outcome),
+            DecoderReport::Reran { request, outcome, .. } => {
+                RERUNS.with(|r| r.answer(request, outcome));
+            }
             DecoderReport::GpuFailed { error, .. } => dom::log_warn(&format!("atencao: a GPU do worker falhou ({error}); o decodificador continua na CPU")),
             DecoderReport::Failed { action, message, needs_model, .. } => {
                 if needs_model {

@@ -359,10 +359,11 @@ impl TransitionsWidget {
     }
 }
 
-/// The probability of a sentence: 4 decimals, or scientific notation when that shows 0.
+/// The probability of a sentence: 4 decimals, or (when that shows 0) the site's scientific
+/// notation, 1,25 × 10⁻⁵ (not a program's 1.25e-5).
 fn format_probability(p: f64) -> String {
     if p > 0.0 && p < 1e-4 {
-        format!("{p:.3e}").replace('.', ",")
+        crate::core::sequence::sparsity::format_scientific(p, 3)
     } else {
         format_pt(p as f32, 4)
     }

@@ -65,9 +65,6 @@ struct Inputs {
     race: bool,
 }
 
-/// Where a build stands: asked (resolved by its first view or its failure), or there.
-type Waiting = RefCell<Option<(u64, js_sys::Function)>>;
-
 pub struct TrainWidget {
     shell: Shell,
     source: HtmlSelectElement,
@@ -109,9 +106,8 @@ pub struct TrainWidget {
     build: Cell<u64>,
     built_from: RefCell<Option<Inputs>>,
     view: RefCell<Option<TrainView>>,
-    /// The build being waited for, and how to wake its waiter (with its error, if any).
-    waiting: Waiting,
-    failure: RefCell<Option<String>>,
+    /// The build being waited for: woken by its first view, or with why it failed.
+    built: resident::Awaited<Result<(), String>>,
     running: Cell<bool>,
     /// Paused by the reader, until the worker's own view says it stopped (a slice in flight
     /// still reports steps): views until then are not drawn.
@@ -121,7 +117,7 @@ pub struct TrainWidget {
     /// The history and sample counts last drawn.
     drawn: Cell<(usize, usize)>,
     /// Keeps the worker's replies coming to this widget.
-    listener: RefCell<Option<resident::Listener>>,
+    _listener: resident::Listener,
 }
 
 fn labelled_count(label: &str, control: &str, value: usize) -> (HtmlElement, HtmlInputElement) {
@@ -208,7 +204,7 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
     let probe = dom::el("p", "train-probe wide");
     dom::append_all(&shell.outputs, &[&message, &status, &race, &plot.root, &samples_heading, &samples, &attention.root, &probe]);
 
-    let widget = Rc::new(TrainWidget {
+    let widget = Rc::new_cyclic(|weak| TrainWidget {
         shell,
         source,
         text_label,
@@ -240,22 +236,13 @@ fn mount(ctx: &Rc<Ctx>, host: &HtmlElement, _attrs: &Attributes) -> Result<Rc<dy
         build: Cell::new(0),
         built_from: RefCell::new(None),
         view: RefCell::new(None),
-        waiting: RefCell::new(None),
-        failure: RefCell::new(None),
+        built: resident::Awaited::new(),
         running: Cell::new(false),
         pausing: Cell::new(false),
         resume_on_visible: Cell::new(false),
         drawn: Cell::new((usize::MAX, usize::MAX)),
-        listener: RefCell::new(None),
+        _listener: resident::listen(weak.clone(), TrainWidget::on_reply),
     });
-    let weak = Rc::downgrade(&widget);
-    let listener: resident::Listener = Rc::new(move |reply: &Reply| {
-        if let Some(w) = weak.upgrade() {
-            w.on_reply(reply);
-        }
-    });
-    resident::listen(&listener);
-    *widget.listener.borrow_mut() = Some(listener);
     let shell = &widget.shell;
     shell.on(&widget, &shell.inputs, &["input"], |w, e| {
         if control_of(e) == "placement" {
@@ -362,12 +349,16 @@ impl TrainWidget {
             widget.build.set(build);
             *widget.built_from.borrow_mut() = Some(inputs.clone());
             // Wait for the worker's first view of this run (or its failure).
-            let promise = js_sys::Promise::new(&mut |resolve, _| *widget.waiting.borrow_mut() = Some((build, resolve)));
+            let built = widget.built.wait(build);
             widget.send(TrainCommand::Build { build, text: raw.to_string(), preset: !inputs.own, bpe, settings: inputs.settings.clone(), race: inputs.race });
-            let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
-            if let Some(message) = widget.failure.borrow_mut().take() {
-                *widget.built_from.borrow_mut() = None;
-                return Err(message);
+            match built.await {
+                Some(Ok(())) => {}
+                Some(Err(message)) => {
+                    *widget.built_from.borrow_mut() = None;
+                    return Err(message);
+                }
+                // Another build replaced this one.
+                None => return Ok(()),
             }
             if then_train && update.is_current() {
                 widget.start();
@@ -379,6 +370,7 @@ impl TrainWidget {
     /// Forgets the run (bad inputs, or new ones): training stops, nothing stale is shown.
     fn discard(&self) {
         self.halt();
+        self.built.answer_all(|| None);
         self.build.set(self.build.get() + 1);
         *self.view.borrow_mut() = None;
         *self.built_from.borrow_mut() = None;
@@ -477,9 +469,8 @@ impl TrainWidget {
                 _ => return,
             },
             Reply::Crashed(why) => {
-                let had_run = self.view.borrow().is_some() || self.waiting.borrow().is_some();
-                self.fail_waiting(format!("O treino em segundo plano parou ({why})."));
-                if had_run {
+                let waited = self.built.answer_all(|| Some(Err(format!("O treino em segundo plano parou ({why})."))));
+                if waited || self.view.borrow().is_some() {
                     self.discard();
                     self.say(&format!("O treino em segundo plano parou ({why}). O modelo foi refeito do passo 0, com o seu texto e os seus tamanhos."));
                     self.clone().rebuild(false);
@@ -505,9 +496,7 @@ impl TrainWidget {
                 *self.view.borrow_mut() = Some(view);
                 self.show_running();
                 self.draw(fresh_attention);
-                if let Some((_, resolve)) = self.waiting.borrow_mut().take() {
-                    let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
-                }
+                self.built.answer(self.build.get(), Ok(()));
             }
             (TrainReport::GpuFailed { error, at, resumed_from, .. }, _) => {
                 self.say(&format!(
@@ -516,7 +505,7 @@ impl TrainWidget {
                 ));
             }
             (TrainReport::Failed { message, .. }, _) => {
-                if self.fail_waiting(message.clone()) {
+                if self.built.answer(self.build.get(), Err(message.clone())) {
                     return;
                 }
                 self.running.set(false);
@@ -526,14 +515,6 @@ impl TrainWidget {
             }
             (TrainReport::Exported { purpose, .. }, bytes) => self.exported(purpose, bytes.unwrap_or_default()),
         }
-    }
-
-    /// Wakes the build's waiter with `message`; false when none was waiting.
-    fn fail_waiting(&self, message: String) -> bool {
-        let Some((_, resolve)) = self.waiting.borrow_mut().take() else { return false };
-        *self.failure.borrow_mut() = Some(message);
-        let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
-        true
     }
 
     /// What the new run is: the text's notes, the model's size, the head menus.
@@ -733,36 +714,16 @@ impl TrainWidget {
                 n => format!("{n} decodificadores desta página agora rodam o modelo treinado aqui."),
             }
             .as_str()),
-            ExportPurpose::Weights => match save_file(&bytes, "treinado.safetensors", "application/octet-stream") {
+            ExportPurpose::Weights => match dom::save_file(&bytes, "treinado.safetensors", "application/octet-stream") {
                 Ok(()) => self.say(&format!("Pesos salvos: treinado.safetensors ({} bytes).", format_count(bytes.len() as u64))),
                 Err(e) => self.say(&e),
             },
-            ExportPurpose::Config => match save_file(&bytes, "treinado-config.json", "application/json") {
+            ExportPurpose::Config => match dom::save_file(&bytes, "treinado-config.json", "application/json") {
                 Ok(()) => self.say("Configuração salva: treinado-config.json (tamanhos, vocabulário e perdas)."),
                 Err(e) => self.say(&e),
             },
         }
     }
-}
-
-/// Offers `bytes` to the reader as a file named `name`.
-fn save_file(bytes: &[u8], name: &str, mime: &str) -> Result<(), String> {
-    let fail = |_| "O navegador não deixou salvar o arquivo.".to_string();
-    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type(mime);
-    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options).map_err(fail)?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(fail)?;
-    let link = dom::el("a", "").unchecked_into::<web_sys::HtmlAnchorElement>();
-    link.set_href(&url);
-    link.set_download(name);
-    link.click();
-    // Revoked once the download has started (at once, some browsers would cancel it).
-    wasm_bindgen_futures::spawn_local(async move {
-        dom::sleep(10_000).await;
-        let _ = web_sys::Url::revoke_object_url(&url);
-    });
-    Ok(())
 }
 
 impl Widget for TrainWidget {
