@@ -187,20 +187,22 @@ export default async function decoder({ page, base, mode, browser }) {
   await check(`[${mode}] playground: Step adds one token, Generate adds N, attention rows sum to 1`, async () => {
     const before = await chipCount(page);
     // Before any draw the chart is there, empty (appearing at the first token, it moved the page below).
-    const empty = await page.$eval(`${HOST} figure[data-bars=drawn]`, (f) => ({ hidden: f.hidden, token: f.dataset.drawn, rows: f.querySelectorAll('table.twin tr td').length, title: f.querySelector('figcaption').textContent }));
+    const empty = await page.$eval(`${HOST} figure[data-bars=drawn]`, (f) => ({ hidden: f.hidden, token: f.dataset.drawn, rows: f.querySelectorAll('table.twin tr td').length, title: f.querySelector('figcaption').textContent, height: f.querySelector('canvas').getBoundingClientRect().height }));
     await page.click(`${HOST} [data-action=step]`);
     await ready(page, HOST);
     assert(await chipCount(page) === before + 1, 'step');
     // The draw made visible: the distribution the new token came from, the drawn one marked,
     // its probability and rank also on its chip's tooltip (the model's, temperature 1).
     const last = await page.$eval(`${HOST} .chips .chip:last-child`, (c) => ({ id: c.dataset.id, text: c.textContent, title: c.title, p: Number(c.dataset.probability), rank: Number(c.dataset.rank) }));
-    const drawn = await page.$eval(`${HOST} figure[data-bars=drawn]`, (f) => ({ hidden: f.hidden, token: f.dataset.drawn }));
+    const drawn = await page.$eval(`${HOST} figure[data-bars=drawn]`, (f) => ({ hidden: f.hidden, token: f.dataset.drawn, height: f.querySelector('canvas').getBoundingClientRect().height }));
     const marked = await page.$$eval(`${HOST} table.twin[data-bars=drawn] tr`, (rows) => rows.map((tr, i) => [i, tr.dataset.marked, tr.querySelector('th').textContent, tr.querySelector('td').textContent]).filter((r) => r[1] === 'true'));
     const shown = await bars(page, 'drawn');
     assert(!empty.hidden && empty.token === undefined && empty.rows === 0 && empty.title.includes("nenhum sorteio"), `before the step: ${JSON.stringify(empty)}`);
     assert(!drawn.hidden && drawn.token === last.id, `drawn figure ${JSON.stringify(drawn)} for chip ${JSON.stringify(last)}`);
     assert(marked.length === 1 && marked[0][2].startsWith(last.text) && Math.abs(parsePt(marked[0][3]) - last.p) < 1e-4, `${JSON.stringify(marked)} vs ${JSON.stringify(last)}`);
     assert(shown.length >= 10 && (last.rank > 10 || marked[0][0] === last.rank - 1), `rank ${last.rank}, marked row ${marked[0][0]}`);
+    // Empty, it kept the room of its ten bars: its first draw does not move the page below.
+    assert(empty.height > 200 && (shown.length > 10 || drawn.height === empty.height), `the first draw's chart ${drawn.height} px high, ${empty.height} px empty`);
     const probs = shown.slice(0, 10).map(([, p]) => parsePt(p));
     assert(probs.every((p, i) => i === 0 || p <= probs[i - 1]), probs.join(' '));
     assert(last.title.includes(`o ${last.rank}º mais provável`) && last.title.includes('sorteado'), last.title);

@@ -47,7 +47,12 @@ impl BarView {
     /// layout and style, which every text written changes (a chart updated after another one
     /// forced a layout and a style recalculation in its frame).
     pub fn update_marked(&self, title: &str, labels: &[String], values: &[f32], marked: Option<usize>) {
-        self.paint(labels, values, marked);
+        self.paint(labels, values, marked, 0);
+        self.write(title, labels, values, marked);
+    }
+
+    /// The title, the canvas's name and the table twin.
+    fn write(&self, title: &str, labels: &[String], values: &[f32], marked: Option<usize>) {
         dom::set_notation(&self.title, title);
         dom::set_attr(&self.canvas, "aria-label", &crate::site::notation::plain(title));
         let caption = crate::site::notation::plain(title);
@@ -57,7 +62,16 @@ impl BarView {
         }
     }
 
-    fn paint(&self, labels: &[String], values: &[f32], marked: Option<usize>) {
+    /// No bars yet, in the room of `rows` of them, with `title` saying why: a chart that fills
+    /// later keeps its height, so the page below it does not move (nor is laid out and painted
+    /// again) when its first bars come.
+    pub fn reserve(&self, title: &str, rows: usize) {
+        self.paint(&[], &[], None, rows);
+        self.write(title, &[], &[], None);
+    }
+
+    /// The bars, on a canvas as tall as `rows` bars at least.
+    fn paint(&self, labels: &[String], values: &[f32], marked: Option<usize>, rows: usize) {
         // The width first, before the page changes: read after a write, it would force a
         // layout of the whole page on every update (the playground draws these while it generates).
         let width = available_width(&self.root);
@@ -72,7 +86,7 @@ impl BarView {
         let (bar_h, gap, label_w, value_w) = (22.0, 6.0, (longest + 12.0).max(40.0), 72.0);
         let plot_w = (width - label_w - value_w).clamp(60.0, 240.0);
         let css_w = label_w + plot_w + value_w;
-        let css_h = (bar_h + gap) * values.len() as f64 + gap;
+        let css_h = (bar_h + gap) * values.len().max(rows) as f64 + gap;
         let Some(ctx) = prepare_canvas(&self.canvas, css_w, css_h) else { return };
         // Probabilities keep their 0–1 axis; other values are drawn against the largest.
         let largest = values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
@@ -80,6 +94,14 @@ impl BarView {
         let text = if dark { "#c9d1d9" } else { "#444c56" };
         ctx.set_font(&label_font(LABEL_PX));
         ctx.set_text_baseline("middle");
+        if values.is_empty() && rows > 0 {
+            // The room kept, outlined dashed: a place for bars to come, not a blank.
+            ctx.set_stroke_style_str(text);
+            ctx.set_line_width(1.0);
+            let _ = ctx.set_line_dash(&js_sys::Array::of2(&4.0.into(), &4.0.into()));
+            ctx.stroke_rect(label_w + 0.5, gap + 0.5, plot_w - 1.0, css_h - 2.0 * gap - 1.0);
+            let _ = ctx.set_line_dash(&js_sys::Array::new());
+        }
         for (i, (label, &value)) in labels.iter().zip(values).enumerate() {
             let y = gap + i as f64 * (bar_h + gap);
             ctx.set_fill_style_str(text);

@@ -963,9 +963,9 @@ impl DecoderWidget {
     /// Chart `which` of the next token's two top-10 charts and the last draw's (then the pinned
     /// words), each in its own frame: a chart reads the page's layout and style (its width, its
     /// font) before it writes its text, so two in one frame forced a layout and a style
-    /// recalculation there. The last draw's chart stays on the page, empty, before the first
-    /// draw: appearing at a generation's first token, it moved the whole article below (laid
-    /// out and painted again).
+    /// recalculation there. The last draw's chart stays on the page before the first draw,
+    /// empty and as tall as the model's: appearing (or growing 280 px) at a generation's first
+    /// token, it moved the whole article below (laid out and painted again).
     fn draw_predictions(&self, which: usize) {
         let view = self.view.borrow();
         let Some(p) = view.as_ref().and_then(|v| v.predictions.as_ref()) else { return };
@@ -977,7 +977,7 @@ impl DecoderWidget {
                 dom::set_attr(&self.drawn_bars.root, "data-drawn", &token.to_string());
             }
             (_, None) => {
-                self.drawn_bars.update("Último passo: nenhum sorteio ainda («Passo» ou «Gerar» sorteia o próximo token)", &[], &[]);
+                self.drawn_bars.reserve("Último passo: nenhum sorteio ainda («Passo» ou «Gerar» sorteia o próximo token)", view::TOP_BARS);
                 let _ = self.drawn_bars.root.remove_attribute("data-drawn");
             }
         }
