@@ -964,8 +964,8 @@ impl DecoderWidget {
     /// words), each in its own frame: a chart reads the page's layout and style (its width, its
     /// font) before it writes its text, so two in one frame forced a layout and a style
     /// recalculation there. The last draw's chart stays on the page before the first draw,
-    /// empty and as tall as the model's: appearing (or growing 280 px) at a generation's first
-    /// token, it moved the whole article below (laid out and painted again).
+    /// empty in the room of its ten bars (`view::TOP_BARS`): appearing (or growing 280 px) at a
+    /// generation's first token, it moved the whole article below (laid out and painted again).
     fn draw_predictions(&self, which: usize) {
         let view = self.view.borrow();
         let Some(p) = view.as_ref().and_then(|v| v.predictions.as_ref()) else { return };
